@@ -1,0 +1,115 @@
+/* Configuration parser and keyword registry. Modules register table rows
+ * (keywords, sections, post-parse hooks) from SLUICE_INIT constructors;
+ * the parser dispatches each line to the row valid in the current section. */
+#ifndef SLUICE_CFG_H
+#define SLUICE_CFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct proxy;
+
+/* Section identifiers, used as masks in keyword rows. */
+#define CFG_SEC_GLOBAL   0x01
+#define CFG_SEC_DEFAULTS 0x02
+#define CFG_SEC_FRONTEND 0x04
+#define CFG_SEC_BACKEND  0x08
+#define CFG_SEC_LISTEN   0x10
+#define CFG_SEC_PROXIES  (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
+#define CFG_SEC_FE       (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_LISTEN)
+#define CFG_SEC_BE       (CFG_SEC_DEFAULTS | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
+
+/* Offset of a field of struct proxy, for rows that target the proxy. */
+#define CFG_PX_OFF(field) offsetof(struct proxy, field)
+
+enum cfg_kw_type {
+	CFG_T_FUNC,   /* .parse does everything */
+	CFG_T_TIME,   /* uint32_t milliseconds at .off */
+	CFG_T_SIZE,   /* uint32_t bytes at .off, bounded by .min/.max */
+	CFG_T_INT,    /* int at .off, bounded by .min/.max */
+	CFG_T_FLAG,   /* uint64_t at .off: "kw" sets .mask, "no kw" clears it */
+	CFG_T_STR,    /* char * at .off, replaced (freed) */
+};
+
+#define CFG_KW_F_NO     0x01  /* "no <kw>" is accepted */
+#define CFG_KW_F_DEPREC 0x02  /* accepted with a deprecation warning */
+
+struct cfg_ctx;
+
+struct cfg_kw {
+	const char      *name;     /* one or more words: "timeout connect" */
+	unsigned         sections; /* CFG_SEC_* where it is valid */
+	enum cfg_kw_type type;
+	size_t           off;      /* into struct global (global section) or struct proxy */
+	/* CFG_T_FUNC: <target> is the base (global or proxy) plus .off; <argv>
+	 * holds the words after the keyword. Returns 0, or -1 after cfg_alert(). */
+	int            (*parse)(struct cfg_ctx *ctx, void *target, int argc, char **argv);
+	unsigned         flags;    /* CFG_KW_F_* */
+	long             min, max; /* bounds for INT/SIZE (max 0: no bound) */
+	uint64_t         mask;     /* CFG_T_FLAG */
+	const char      *usage;    /* what is expected, for error messages */
+	const char      *hint;     /* CFG_KW_F_DEPREC: what to use instead */
+};
+
+struct cfg_ctx {
+	const char    *file;
+	int            line;
+	unsigned       section;   /* CFG_SEC_* of the current section, 0 if none */
+	const char    *secname;   /* "global", "frontend", ... */
+	struct proxy  *px;        /* proxy (or defaults) being configured */
+	struct proxy  *defpx;     /* defaults section in force */
+	const char    *kw;        /* keyword being parsed, for messages */
+	int            inverted;  /* the line started with "no" */
+	int            errors;
+	int            warnings;
+};
+
+/* A section keyword: <begin> is called with the words after the name. */
+struct cfg_section {
+	const char *name;
+	unsigned    id;           /* CFG_SEC_* */
+	int       (*begin)(struct cfg_ctx *ctx, int argc, char **argv);
+	int       (*end)(struct cfg_ctx *ctx);  /* may be NULL */
+};
+
+/* Reports a configuration error at the current line, naming the file, the
+ * line, the keyword and the section; counts it in ctx->errors. */
+void cfg_alert(struct cfg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Same for a warning (ctx->warnings). */
+void cfg_warn(struct cfg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Registers <n> keyword rows / sections / a post-parse hook. The tables must
+ * stay valid for the life of the process. Post-parse hooks run in increasing
+ * <prio> order and return the number of errors they reported. */
+void cfg_register(struct cfg_kw *kws, size_t n);
+void cfg_register_sections(struct cfg_section *secs, size_t n);
+void cfg_register_postparse(int (*fn)(void), int prio);
+
+/* Loads a file, or every *.cfg of a directory in lexical order. Parses all of
+ * it, reporting every error. Returns the number of errors (0: success); a
+ * file that cannot be read counts as one error. */
+int cfg_load_path(const char *path);
+
+/* Parses <len> bytes of configuration text named <name> (fuzzing, tests).
+ * Returns the number of errors. */
+int cfg_parse_text(const char *name, const char *text, size_t len);
+
+/* Runs the post-parse hooks (reference resolution, defaults). Returns the
+ * number of errors. */
+int cfg_postparse(void);
+
+/* Total warnings emitted while loading. */
+int cfg_warnings(void);
+
+/* Finds the keyword row matching <argv> in <section>; sets *<nwords> to the
+ * number of words of its name. For tests and for the suggestion code. */
+const struct cfg_kw *cfg_find_kw(unsigned section, int argc, char **argv, int *nwords);
+
+/* Suggests the closest keyword valid in <section> to <word> (NULL if none is
+ * close enough). */
+const char *cfg_suggest(unsigned section, const char *word);
+
+/* Frees parser state (registered tables stay). */
+void cfg_deinit(void);
+
+#endif

@@ -1,0 +1,41 @@
+/* Per-second event rates (connection rate, session rate) from two counters:
+ * the current second and the previous one, interpolated. */
+#ifndef SLUICE_FREQ_H
+#define SLUICE_FREQ_H
+
+#include <stdint.h>
+
+struct freq_ctr {
+	uint32_t sec;   /* second the <curr> counter belongs to */
+	uint32_t curr;
+	uint32_t prev;
+};
+
+static inline void freq_rotate(struct freq_ctr *f, uint32_t now_sec)
+{
+	if (f->sec == now_sec)
+		return;
+	f->prev = (now_sec - f->sec == 1) ? f->curr : 0;
+	f->curr = 0;
+	f->sec = now_sec;
+}
+
+/* Counts one event at <now_sec>; returns the current rate. */
+static inline uint32_t freq_add(struct freq_ctr *f, uint32_t now_sec)
+{
+	freq_rotate(f, now_sec);
+	f->curr++;
+	return f->curr + f->prev;
+}
+
+/* Events over the last second, estimated at <now_ms> (milliseconds). */
+static inline uint32_t freq_rate(struct freq_ctr *f, uint64_t now_ms)
+{
+	uint32_t now_sec = (uint32_t)(now_ms / 1000);
+	uint32_t frac = (uint32_t)(now_ms % 1000);
+
+	freq_rotate(f, now_sec);
+	return f->curr + (uint32_t)((uint64_t)f->prev * (1000 - frac) / 1000);
+}
+
+#endif

@@ -1,0 +1,92 @@
+/* Listening sockets: `bind` lines, their options, accepting connections,
+ * and pausing when maxconn is reached. Also used by the stats socket. */
+#ifndef SLUICE_LISTENER_H
+#define SLUICE_LISTENER_H
+
+#include <ev.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <sluice/counters.h>
+
+struct proxy;
+struct listener;
+struct cfg_ctx;
+
+#define LI_F_INHERITED  0x0001  /* fd@N: the socket was handed to us */
+#define LI_F_V4V6       0x0002
+#define LI_F_V6ONLY     0x0004
+#define LI_F_DEFER      0x0008  /* TCP_DEFER_ACCEPT */
+#define LI_F_REUSEPORT  0x0010
+#define LI_F_NOREUSEPORT 0x0020
+#define LI_F_PAUSED     0x0040  /* stopped accepting: a limit is reached */
+#define LI_F_BOUND      0x0080
+#define LI_F_UNIX       0x0100
+
+/* Options shared by every listener of one bind line. */
+struct bind_conf {
+	int      backlog;
+	int      maxconn;
+	int      flags;        /* LI_F_* */
+	char    *name;
+	int      id;
+	mode_t   ux_mode;      /* unix sockets */
+	int      ux_uid, ux_gid;
+	int      level;        /* stats socket access level */
+	char    *conf_file;
+	int      conf_line;
+};
+
+/* Called for each accepted connection; owns <fd> from then on. */
+typedef void (*listener_accept_fn)(struct listener *li, int fd,
+                                   struct sockaddr_storage *addr, socklen_t alen);
+
+struct listener {
+	struct listener        *next;        /* in its proxy (or the CLI list) */
+	struct listener        *wait_next;   /* in the paused list */
+	struct proxy           *px;          /* NULL for stats sockets */
+	struct bind_conf       *bc;
+	char                   *addr_str;    /* as written */
+	struct sockaddr_storage addr;
+	socklen_t               addrlen;
+	int                     fd;
+	ev_io                   io;
+	int                     flags;       /* LI_F_* */
+	int                     nbconn;
+	int                     id;
+	listener_accept_fn      accept;
+	struct counters         counters;
+};
+
+/* Parses a bind-like line: address list and options, appending listeners
+ * to <*list>. <cli> selects stats-socket rules (level allowed, accept
+ * function). Returns 0 or -1 after cfg_alert(). */
+int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct proxy *px,
+                        int argc, char **argv, int cli);
+
+/* Binds (or adopts) every listener of <list>. Returns 0 or -1 (alerts are
+ * printed naming the address). */
+int listener_bind_all(struct listener *list);
+
+/* Starts watching all bound listeners of <list> with <fn>. */
+void listener_start_all(struct listener *list, listener_accept_fn fn);
+
+/* Closes the listeners of <list>; unix socket files are removed unless they
+ * were inherited. */
+void listener_close_all(struct listener *list);
+
+/* Called when a connection accepted on <li> ends: frees limits and resumes
+ * paused listeners. */
+void listener_release(struct listener *li);
+
+/* Bind option keyword: argv[0] is the keyword; returns words used or -1
+ * with <err> allocated. */
+struct bind_kw {
+	const char *name;
+	int (*parse)(struct bind_conf *bc, int argc, char **argv, char **err);
+	int         cli_only;    /* only on stats sockets */
+};
+
+void bind_register_keywords(struct bind_kw *kws, size_t n);
+
+#endif

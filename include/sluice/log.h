@@ -1,0 +1,69 @@
+/* Logging: process messages (alerts, warnings, notices) on stderr, and
+ * traffic logs sent to `log` targets (stdout/stderr, UDP syslog, unix
+ * datagram sockets) in raw, rfc3164, rfc5424 or short format. */
+#ifndef SLUICE_LOG_H
+#define SLUICE_LOG_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+enum log_level { LOG_L_EMERG, LOG_L_ALERT, LOG_L_CRIT, LOG_L_ERR, LOG_L_WARNING,
+                 LOG_L_NOTICE, LOG_L_INFO, LOG_L_DEBUG };
+
+enum log_format { LOG_FMT_RFC3164, LOG_FMT_RFC5424, LOG_FMT_RAW, LOG_FMT_SHORT };
+
+enum log_target { LOG_T_FD, LOG_T_UDP, LOG_T_UNIX };
+
+struct logger {
+	struct logger          *next;
+	enum log_target         type;
+	enum log_format         format;
+	int                     fd;        /* 1/2 for stdout/stderr, else our socket */
+	int                     facility;
+	int                     maxlevel;  /* messages above this level are dropped */
+	int                     minlevel;  /* levels below are raised to this one */
+	unsigned                maxlen;    /* truncate lines longer than this */
+	struct sockaddr_storage addr;
+	socklen_t               addrlen;
+	char                   *conf_file; /* where it was declared, for errors */
+	int                     conf_line;
+};
+
+/* A list of loggers as held by the global section or a proxy. */
+struct log_list {
+	struct logger *head;
+	int            use_global;         /* "log global" was given */
+};
+
+/* Sets the tag and hostname stamped on syslog lines. */
+void log_set_identity(const char *tag);
+
+/* Opens the sockets of every logger of <l>. Returns 0 or -1 (the message is
+ * printed as an alert). */
+int log_open(struct log_list *l);
+
+/* Sends <msg> at <level> to every logger of <l> (and of the global list when
+ * <l> says "log global"). Never blocks: a target that cannot take the line
+ * drops it and counts it. */
+void log_send(const struct log_list *l, int level, const char *msg, size_t len);
+
+/* Number of log lines dropped since start-up. */
+unsigned long log_dropped(void);
+
+/* Process messages, on stderr with a "[LEVEL]" prefix; quiet mode hides
+ * notices and warnings but never alerts. */
+void log_alert(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Process-wide messages also go to the global loggers once they are open. */
+void log_set_quiet(int quiet);
+
+/* Copies the loggers of <src> into <dst> (inheritance from defaults); the
+ * copies have their own sockets, opened by log_open(). Returns 0. */
+int log_list_dup(struct log_list *dst, const struct log_list *src);
+
+/* Releases the loggers of <l>. */
+void log_list_free(struct log_list *l);
+
+#endif

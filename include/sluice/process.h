@@ -1,0 +1,27 @@
+/* Process set-up from the global section: limits, daemon mode, pid file,
+ * privileges, chroot, and signalling previous instances (-sf/-st). */
+#ifndef SLUICE_PROCESS_H
+#define SLUICE_PROCESS_H
+
+#include <sys/types.h>
+
+/* Raises RLIMIT_NOFILE for maxconn (or to ulimit-n). Returns 0 or -1. */
+int process_set_limits(void);
+
+/* Detaches from the terminal. Returns in the child only; the parent writes
+ * the pid file (if any) and exits. Returns 0 or -1. */
+int process_daemonize(void);
+
+/* Writes <pid> to the configured pid file. Returns 0 or -1. */
+int process_write_pidfile(pid_t pid);
+
+/* chroot, then group and user switch. Returns 0 or -1 (alert printed). */
+int process_drop_privileges(void);
+
+/* Sends <sig> to each of <n> pids (the -sf/-st lists). */
+void process_signal_old(const pid_t *pids, int n, int sig);
+
+/* Tells systemd we are ready when started as Type=notify. */
+void process_notify_ready(void);
+
+#endif

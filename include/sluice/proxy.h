@@ -1,0 +1,94 @@
+/* Proxies: frontends, backends, listens and defaults sections, with the
+ * settings a defaults section passes on. */
+#ifndef SLUICE_PROXY_H
+#define SLUICE_PROXY_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include <sluice/counters.h>
+#include <sluice/log.h>
+
+struct listener;
+struct server;
+struct stream;
+
+#define PR_CAP_FE  0x01
+#define PR_CAP_BE  0x02
+#define PR_CAP_DEF 0x04
+
+enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
+
+/* Option flags (struct proxy.options), one per "option" keyword. */
+#define PR_O_SPLICE_REQ   0x0001ULL  /* splice client->server */
+#define PR_O_SPLICE_RSP   0x0002ULL  /* splice server->client */
+#define PR_O_SPLICE_AUTO  0x0004ULL  /* splice both ways */
+#define PR_O_TCPLOG       0x0008ULL  /* log in tcplog format at stream end */
+#define PR_O_DONTLOGNULL  0x0010ULL  /* no log for connections with no data */
+#define PR_O_REDISPATCH   0x0020ULL  /* last retry goes to another server */
+#define PR_O_TCP_KA       0x0040ULL  /* SO_KEEPALIVE on both sides */
+#define PR_O_CLI_KA       0x0080ULL  /* SO_KEEPALIVE on the client side */
+#define PR_O_SRV_KA       0x0100ULL  /* SO_KEEPALIVE on the server side */
+#define PR_O_SOCKET_STATS 0x0200ULL  /* per-listener stats rows */
+#define PR_O_TCP_SMART_CONNECT 0x0400ULL /* accepted: data is already sent with the first send */
+
+struct proxy_timeouts {
+	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue;
+};
+
+enum lb_algo { LB_ROUNDROBIN, LB_STATIC_RR };
+
+struct proxy {
+	struct proxy          *next;
+	char                  *name;
+	int                    id;
+	unsigned               cap;          /* PR_CAP_* */
+	char                  *conf_file;
+	int                    conf_line;
+
+	/* settings inherited from defaults (copied at creation) */
+	enum pr_mode           mode;
+	uint64_t               options;      /* PR_O_* */
+	struct proxy_timeouts  timeout;
+	int                    retries;
+	int                    maxconn;      /* frontend: 0 = global maxconn */
+	int                    fullconn;
+	int                    backlog;
+	enum lb_algo           lb_algo;
+	char                  *defbe_name;   /* default_backend */
+	struct log_list        loggers;
+	char                  *desc;
+
+	/* own objects */
+	struct listener       *listeners;
+	struct server         *servers;
+	int                    nsrv;
+	struct proxy          *defbe;        /* resolved default_backend */
+	uint32_t               srv_act;      /* usable servers */
+	uint64_t               tot_weight;   /* sum of usable weights */
+
+	/* runtime */
+	int                    feconn;       /* current frontend connections */
+	int                    beconn;       /* current backend connections */
+	int                    disabled;     /* "disabled" keyword or soft-stopped */
+	time_t                 last_change;
+	struct counters        fe_counters;
+	struct counters        be_counters;
+};
+
+/* Looks a proxy up by name among those having any of <cap>. */
+struct proxy *proxy_find(const char *name, unsigned cap);
+
+/* The effective maxconn of frontend <px>. */
+int proxy_fe_maxconn(const struct proxy *px);
+
+/* Stops every frontend's listeners (soft stop). */
+void proxy_stop_all(void);
+
+/* Releases all proxies (at exit, for leak checkers). */
+void proxy_free_all(void);
+
+/* Human-readable mode ("tcp"/"http"). */
+const char *proxy_mode_str(const struct proxy *px);
+
+#endif

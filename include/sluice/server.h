@@ -1,0 +1,65 @@
+/* Servers of a backend and their `server` line options. */
+#ifndef SLUICE_SERVER_H
+#define SLUICE_SERVER_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <sluice/counters.h>
+
+struct proxy;
+
+#define SRV_F_MAINT   0x01  /* administratively disabled ("disabled") */
+#define SRV_F_BACKUP  0x02  /* backup server */
+#define SRV_F_CHECKED 0x04  /* "check" was given (health checks pending) */
+#define SRV_F_SAMEPORT 0x08 /* no port: use the client's destination port */
+
+struct server {
+	struct server          *next;
+	struct proxy           *px;
+	char                   *name;
+	int                     id;
+	char                   *addr_str;   /* as written, for stats */
+	struct sockaddr_storage addr;
+	socklen_t               addrlen;
+	unsigned                flags;      /* SRV_F_* */
+	int                     weight;     /* configured (0..256) */
+	int                     uweight;    /* user weight (runtime) */
+	int                     maxconn;
+	char                   *conf_file;
+	int                     conf_line;
+
+	/* load balancing state */
+	int64_t                 lb_cur;     /* smooth weighted round robin */
+
+	/* runtime */
+	int                     cur_sess;
+	time_t                  last_change;
+	struct counters         counters;
+};
+
+/* Returns 1 when <srv> can take traffic. */
+static inline int server_usable(const struct server *srv)
+{
+	return !(srv->flags & SRV_F_MAINT) && srv->uweight > 0;
+}
+
+/* Server option keyword: parses argv[0..] (argv[0] is the keyword) and
+ * returns the number of words used (>= 1), or -1 with a message in <err>
+ * (allocated; the caller frees). */
+struct srv_kw {
+	const char *name;
+	int (*parse)(struct server *srv, int argc, char **argv, char **err);
+	int         warn_only;   /* accepted with a warning: not implemented yet */
+};
+
+void srv_register_keywords(struct srv_kw *kws, size_t n);
+
+/* Picks the next server for backend <px> by its algorithm; NULL when none
+ * is usable. */
+struct server *lb_pick(struct proxy *px);
+
+/* Recomputes the usable-server totals of <px> (after a state change). */
+void lb_recalc(struct proxy *px);
+
+#endif

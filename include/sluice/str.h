@@ -1,0 +1,37 @@
+/* String helpers: a growable output string (CLI, stats) and the edit
+ * distance used to suggest the closest keyword in error messages. */
+#ifndef SLUICE_STR_H
+#define SLUICE_STR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* A growable, always NUL-terminated string. Zero-initialise before use. */
+struct dstr {
+	char  *p;
+	size_t len;
+	size_t cap;
+};
+
+/* Appends formatted text. Returns 0, or -1 on allocation failure (the string
+ * is left as it was). */
+int dstr_printf(struct dstr *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int dstr_vprintf(struct dstr *d, const char *fmt, va_list ap);
+/* Appends <len> raw bytes. Returns 0 or -1. */
+int dstr_add(struct dstr *d, const char *s, size_t len);
+/* Drops the first <n> bytes (already sent). */
+void dstr_consume(struct dstr *d, size_t n);
+void dstr_free(struct dstr *d);
+
+/* Levenshtein distance between two strings, capped at 255. */
+int str_distance(const char *a, const char *b);
+
+/* Formats into a newly allocated string; returns NULL on allocation failure.
+ * The caller frees. */
+char *str_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* strdup that aborts on allocation failure: for config-time data only. */
+char *xstrdup(const char *s);
+void *xcalloc(size_t n, size_t size);
+
+#endif

@@ -1,0 +1,16 @@
+/* Version, build options and the feature list that `-vv` prints and that
+ * `feature(NAME)` tests. */
+#ifndef SLUICE_VERSION_H
+#define SLUICE_VERSION_H
+
+#include <stdio.h>
+
+/* Returns 1 when sluice was built with feature <name> (OPENSSL, PCRE2,
+ * PCRE2_JIT, LUA, ZLIB, LINUX_SPLICE, SYSTEMD), else 0. */
+int version_has_feature(const char *name);
+
+/* Prints the version line, and with <verbose> the build options, features
+ * and library versions (the `-vv` output). */
+void version_print(FILE *f, int verbose);
+
+#endif

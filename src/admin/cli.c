@@ -1,0 +1,434 @@
+/* Stats socket: client connections, line splitting, command dispatch and
+ * the built-in commands help/prompt/quit (cli.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <ev.h>
+#include <sluice/cfg.h>
+#include <sluice/cli.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/str.h>
+
+#define CLI_IN_MAX  16384          /* longest accepted command line */
+#define CLI_OUT_MAX (64 << 20)     /* a client that reads nothing can't grow us past this */
+
+struct cli_kw_table {
+	struct cli_kw       *kws;
+	size_t               n;
+	struct cli_kw_table *next;
+};
+
+struct cli_client {
+	struct cli_client *prev, *next;
+	struct listener   *li;
+	int                fd;
+	ev_io              io;
+	int                events;
+	ev_timer           timer;
+	struct cli_ctx     ctx;
+	size_t             inlen;
+	int                closing;    /* close once the output is sent */
+	char               in[CLI_IN_MAX];
+};
+
+static struct {
+	struct cli_kw_table *kws;
+	struct cli_client   *clients;
+} cli;
+
+void cli_register(struct cli_kw *kws, size_t n)
+{
+	struct cli_kw_table *t = xcalloc(1, sizeof(*t)), **tail = &cli.kws;
+
+	t->kws = kws;
+	t->n = n;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = t;
+}
+
+/* Splits <cmd> in place into words (spaces separate, backslash escapes).
+ * Returns the number of words or -1 when there are too many. */
+static int cli_split(char *cmd, char **argv)
+{
+	int argc = 0;
+	char *r = cmd, *w = cmd;
+
+	while (*r) {
+		while (*r == ' ' || *r == '\t')
+			r++;
+		if (!*r)
+			break;
+		if (argc == CLI_MAX_ARGS)
+			return -1;
+		argv[argc++] = w;
+		while (*r && *r != ' ' && *r != '\t') {
+			if (*r == '\\' && r[1])
+				r++;
+			*w++ = *r++;
+		}
+		if (*r)
+			r++;
+		*w++ = '\0';
+	}
+	return argc;
+}
+
+static const struct cli_kw *cli_find(int argc, char **argv, int *nwords)
+{
+	const struct cli_kw *best = NULL;
+	int bestw = 0;
+
+	for (struct cli_kw_table *t = cli.kws; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++) {
+			const struct cli_kw *kw = &t->kws[i];
+			int w = 0;
+
+			while (kw->words[w] && w < argc && strcmp(kw->words[w], argv[w]) == 0)
+				w++;
+			if (!kw->words[w] && w > bestw) {
+				best = kw;
+				bestw = w;
+			}
+		}
+	*nwords = bestw;
+	return best;
+}
+
+static void cli_print_help(struct cli_ctx *ctx)
+{
+	dstr_printf(&ctx->out, "The following commands are valid at this level:\n");
+	for (struct cli_kw_table *t = cli.kws; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++)
+			if (t->kws[i].level <= ctx->level && t->kws[i].usage)
+				dstr_printf(&ctx->out, "  %-40s: %s\n", t->kws[i].usage, t->kws[i].help);
+}
+
+static void cli_exec_one(struct cli_ctx *ctx, char *cmd)
+{
+	char *argv[CLI_MAX_ARGS];
+	const struct cli_kw *kw;
+	int argc = cli_split(cmd, argv), nw;
+
+	if (argc < 0) {
+		dstr_printf(&ctx->out, "Too many words in the command (max %d).\n", CLI_MAX_ARGS);
+		return;
+	}
+	if (argc == 0)
+		return;
+	kw = cli_find(argc, argv, &nw);
+	if (!kw || kw->level > ctx->level) {
+		if (kw) {
+			dstr_printf(&ctx->out, "Permission denied\n\n");
+			return;
+		}
+		dstr_printf(&ctx->out, "Unknown command: '%s'\n", argv[0]);
+		cli_print_help(ctx);
+		dstr_printf(&ctx->out, "\n");
+		return;
+	}
+	kw->fn(ctx, argc, argv);
+	/* Every answer ends with an empty line, as clients expect. */
+	if (!ctx->quit)
+		dstr_printf(&ctx->out, "\n");
+}
+
+int cli_exec_line(struct cli_ctx *ctx, const char *line, size_t len)
+{
+	char *copy, *cmd, *p, *w;
+	int esc = 0;
+
+	if (len >= CLI_IN_MAX) {
+		dstr_printf(&ctx->out, "Command line too long (max %d bytes).\n\n", CLI_IN_MAX - 1);
+		return -1;
+	}
+	if (memchr(line, '\0', len)) {
+		dstr_printf(&ctx->out, "Invalid NUL byte in the command line.\n\n");
+		return -1;
+	}
+	copy = malloc(len + 1);
+	if (!copy) {
+		dstr_printf(&ctx->out, "Out of memory.\n\n");
+		return -1;
+	}
+	memcpy(copy, line, len);
+	copy[len] = '\0';
+	/* Split on unescaped ';'; "\;" stays a literal semicolon. */
+	cmd = w = copy;
+	for (p = copy; ; p++) {
+		if (esc) {
+			if (*p != ';')
+				*w++ = '\\';
+			if (!*p)
+				break;
+			*w++ = *p;
+			esc = 0;
+			continue;
+		}
+		if (*p == '\\') {
+			esc = 1;
+			continue;
+		}
+		if (*p == ';' || !*p) {
+			int end = !*p;
+
+			*w = '\0';
+			cli_exec_one(ctx, cmd);
+			if (end || ctx->quit)
+				break;
+			cmd = w = p + 1;
+			continue;
+		}
+		*w++ = *p;
+	}
+	free(copy);
+	return 0;
+}
+
+/* ---- built-in commands ---- */
+
+static int cli_help(struct cli_ctx *ctx, int argc, char **argv)
+{
+	cli_print_help(ctx);
+	return 0;
+}
+
+static int cli_prompt(struct cli_ctx *ctx, int argc, char **argv)
+{
+	ctx->interactive = !ctx->interactive;
+	return 0;
+}
+
+static int cli_quit(struct cli_ctx *ctx, int argc, char **argv)
+{
+	ctx->quit = 1;
+	return 0;
+}
+
+static int cli_level_parse(const char *s)
+{
+	if (strcmp(s, "user") == 0)
+		return CLI_LVL_USER;
+	if (strcmp(s, "operator") == 0)
+		return CLI_LVL_OPERATOR;
+	if (strcmp(s, "admin") == 0)
+		return CLI_LVL_ADMIN;
+	return -1;
+}
+
+/* "operator" / "user": lower the level of this connection, never raise it. */
+static int cli_set_level(struct cli_ctx *ctx, int argc, char **argv)
+{
+	int lvl = cli_level_parse(argv[0]);
+
+	if (lvl > ctx->level) {
+		dstr_printf(&ctx->out, "Permission denied: cannot raise the level.\n");
+		return -1;
+	}
+	ctx->level = lvl;
+	return 0;
+}
+
+static struct cli_kw cli_builtin_kws[] = {
+	{ { "help", NULL }, "help", "list the commands valid at this level", CLI_LVL_USER, cli_help },
+	{ { "prompt", NULL }, "prompt", "toggle interactive mode with a prompt", CLI_LVL_USER, cli_prompt },
+	{ { "quit", NULL }, "quit", "close this connection", CLI_LVL_USER, cli_quit },
+	{ { "operator", NULL }, "operator", "lower this connection's level to operator",
+	  CLI_LVL_USER, cli_set_level },
+	{ { "user", NULL }, "user", "lower this connection's level to user", CLI_LVL_USER, cli_set_level },
+};
+
+/* ---- connections ---- */
+
+static void cli_client_free(struct cli_client *c)
+{
+	ev_io_stop(global.loop, &c->io);
+	ev_timer_stop(global.loop, &c->timer);
+	close(c->fd);
+	dstr_free(&c->ctx.out);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		cli.clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	global.jobs--;
+	listener_release(c->li);
+	free(c);
+}
+
+static void cli_want(struct cli_client *c, int events)
+{
+	if (c->events == events)
+		return;
+	ev_io_stop(global.loop, &c->io);
+	c->events = events;
+	if (events) {
+		ev_io_set(&c->io, c->fd, events);
+		ev_io_start(global.loop, &c->io);
+	}
+}
+
+/* Sends pending output. Returns 0, or -1 when the client is gone. */
+static int cli_flush(struct cli_client *c)
+{
+	while (c->ctx.out.len) {
+		ssize_t n = send(c->fd, c->ctx.out.p, c->ctx.out.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			return -1;
+		}
+		dstr_consume(&c->ctx.out, (size_t)n);
+	}
+	return 0;
+}
+
+static void cli_process_input(struct cli_client *c)
+{
+	char *nl;
+
+	while (!c->closing && (nl = memchr(c->in, '\n', c->inlen))) {
+		size_t len = (size_t)(nl - c->in), l = len;
+
+		if (l && c->in[l - 1] == '\r')
+			l--;
+		cli_exec_line(&c->ctx, c->in, l);
+		memmove(c->in, nl + 1, c->inlen - len - 1);
+		c->inlen -= len + 1;
+		if (c->ctx.quit || !c->ctx.interactive)
+			c->closing = 1;
+		else
+			dstr_printf(&c->ctx.out, "> ");
+	}
+}
+
+static void cli_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct cli_client *c = w->data;
+
+	if ((revents & EV_READ) && !c->closing) {
+		ssize_t n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, 0);
+
+		if (n == 0) {
+			/* End of input: run an unterminated last line, then close. */
+			if (c->inlen && !memchr(c->in, '\n', c->inlen)) {
+				cli_exec_line(&c->ctx, c->in, c->inlen);
+				c->inlen = 0;
+			}
+			c->closing = 1;
+		} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			cli_client_free(c);
+			return;
+		} else if (n > 0) {
+			c->inlen += (size_t)n;
+			ev_timer_again(loop, &c->timer);
+			cli_process_input(c);
+			if (!c->closing && c->inlen == sizeof(c->in)) {
+				dstr_printf(&c->ctx.out, "Command line too long (max %d bytes).\n\n",
+					    CLI_IN_MAX - 1);
+				c->closing = 1;
+			}
+		}
+	}
+	if (cli_flush(c) == -1 || (c->closing && !c->ctx.out.len) || c->ctx.out.len > CLI_OUT_MAX) {
+		if (c->closing && !c->ctx.out.len)
+			shutdown(c->fd, SHUT_WR);
+		cli_client_free(c);
+		return;
+	}
+	cli_want(c, (c->closing ? 0 : EV_READ) | (c->ctx.out.len ? EV_WRITE : 0));
+}
+
+static void cli_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct cli_client *c = w->data;
+
+	cli_client_free(c);
+}
+
+void cli_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen)
+{
+	struct cli_client *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		close(fd);
+		listener_release(li);
+		return;
+	}
+	c->fd = fd;
+	c->li = li;
+	c->ctx.level = li->bc->level;
+	ev_io_init(&c->io, cli_io_cb, fd, 0);
+	c->io.data = c;
+	ev_init(&c->timer, cli_timer_cb);
+	c->timer.repeat = (global.stats_timeout ? global.stats_timeout : 10000) / 1000.0;
+	c->timer.data = c;
+	ev_timer_again(global.loop, &c->timer);
+	c->next = cli.clients;
+	if (cli.clients)
+		cli.clients->prev = c;
+	cli.clients = c;
+	global.jobs++;
+	cli_want(c, EV_READ);
+}
+
+void cli_close_all(void)
+{
+	while (cli.clients)
+		cli_client_free(cli.clients);
+}
+
+/* ---- configuration ---- */
+
+static int kw_stats_socket(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return listener_parse_bind(ctx, &global.cli_listeners, NULL, argc, argv, 1);
+}
+
+static int bind_level(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	int lvl = argc > 1 ? cli_level_parse(argv[1]) : -1;
+
+	if (lvl < 0) {
+		*err = str_fmt("expects 'user', 'operator' or 'admin'");
+		return -1;
+	}
+	bc->level = lvl;
+	return 2;
+}
+
+static int bind_expose_fd(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	if (argc < 2 || strcmp(argv[1], "listeners") != 0) {
+		*err = str_fmt("expects 'listeners'");
+		return -1;
+	}
+	return 2;
+}
+
+static struct bind_kw cli_bind_kws[] = {
+	{ "level", bind_level, 1 },
+	{ "expose-fd", bind_expose_fd, 1 },
+};
+
+static struct cfg_kw cli_cfg_kws[] = {
+	{ "stats socket", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_stats_socket,
+	  .usage = "<address> [level user|operator|admin] [mode <octal>] [options]" },
+	{ "stats timeout", CFG_SEC_GLOBAL, CFG_T_TIME, offsetof(struct global, stats_timeout),
+	  .usage = "<time>" },
+};
+
+SLUICE_INIT(cli_register_all)
+{
+	cli_register(cli_builtin_kws, ARRAY_SIZE(cli_builtin_kws));
+	bind_register_keywords(cli_bind_kws, ARRAY_SIZE(cli_bind_kws));
+	cfg_register(cli_cfg_kws, ARRAY_SIZE(cli_cfg_kws));
+}

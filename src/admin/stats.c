@@ -1,0 +1,455 @@
+/* `show info` and `show stat`: process information and the CSV statistics
+ * in HAProxy 2.6's column order, so existing clients parse them (stats.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sluice/cli.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/pipe.h>
+#include <sluice/pool.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/stats.h>
+#include <sluice/stream.h>
+
+/* HAProxy 2.6 CSV columns, in order. */
+static const char *const stat_names[] = {
+	"pxname", "svname", "qcur", "qmax", "scur", "smax", "slim", "stot", "bin", "bout",
+	"dreq", "dresp", "ereq", "econ", "eresp", "wretr", "wredis", "status", "weight", "act",
+	"bck", "chkfail", "chkdown", "lastchg", "downtime", "qlimit", "pid", "iid", "sid",
+	"throttle", "lbtot", "tracked", "type", "rate", "rate_lim", "rate_max", "check_status",
+	"check_code", "check_duration", "hrsp_1xx", "hrsp_2xx", "hrsp_3xx", "hrsp_4xx",
+	"hrsp_5xx", "hrsp_other", "hanafail", "req_rate", "req_rate_max", "req_tot", "cli_abrt",
+	"srv_abrt", "comp_in", "comp_out", "comp_byp", "comp_rsp", "lastsess", "last_chk",
+	"last_agt", "qtime", "ctime", "rtime", "ttime", "agent_status", "agent_code",
+	"agent_duration", "check_desc", "agent_desc", "check_rise", "check_fall",
+	"check_health", "agent_rise", "agent_fall", "agent_health", "addr", "cookie", "mode",
+	"algo", "conn_rate", "conn_rate_max", "conn_tot", "intercepted", "dcon", "dses",
+	"wrew", "connect", "reuse", "cache_lookups", "cache_hits", "srv_icur", "src_ilim",
+	"qtime_max", "ctime_max", "rtime_max", "ttime_max", "eint", "idle_conn_cur",
+	"safe_conn_cur", "used_conn_cur", "need_conn_est", "uweight", "agg_server_status",
+	"agg_server_check_status", "agg_check_status",
+};
+
+enum {
+	F_PXNAME, F_SVNAME, F_QCUR, F_QMAX, F_SCUR, F_SMAX, F_SLIM, F_STOT, F_BIN, F_BOUT,
+	F_DREQ, F_DRESP, F_EREQ, F_ECON, F_ERESP, F_WRETR, F_WREDIS, F_STATUS, F_WEIGHT, F_ACT,
+	F_BCK, F_CHKFAIL, F_CHKDOWN, F_LASTCHG, F_DOWNTIME, F_QLIMIT, F_PID, F_IID, F_SID,
+	F_THROTTLE, F_LBTOT, F_TRACKED, F_TYPE, F_RATE, F_RATE_LIM, F_RATE_MAX, F_CHECK_STATUS,
+	F_CHECK_CODE, F_CHECK_DURATION, F_HRSP_1XX, F_HRSP_2XX, F_HRSP_3XX, F_HRSP_4XX,
+	F_HRSP_5XX, F_HRSP_OTHER, F_HANAFAIL, F_REQ_RATE, F_REQ_RATE_MAX, F_REQ_TOT, F_CLI_ABRT,
+	F_SRV_ABRT, F_COMP_IN, F_COMP_OUT, F_COMP_BYP, F_COMP_RSP, F_LASTSESS, F_LAST_CHK,
+	F_LAST_AGT, F_QTIME, F_CTIME, F_RTIME, F_TTIME, F_AGENT_STATUS, F_AGENT_CODE,
+	F_AGENT_DURATION, F_CHECK_DESC, F_AGENT_DESC, F_CHECK_RISE, F_CHECK_FALL,
+	F_CHECK_HEALTH, F_AGENT_RISE, F_AGENT_FALL, F_AGENT_HEALTH, F_ADDR, F_COOKIE, F_MODE,
+	F_ALGO, F_CONN_RATE, F_CONN_RATE_MAX, F_CONN_TOT, F_INTERCEPTED, F_DCON, F_DSES,
+	F_WREW, F_CONNECT, F_REUSE, F_CACHE_LOOKUPS, F_CACHE_HITS, F_SRV_ICUR, F_SRC_ILIM,
+	F_QTIME_MAX, F_CTIME_MAX, F_RTIME_MAX, F_TTIME_MAX, F_EINT, F_IDLE_CONN_CUR,
+	F_SAFE_CONN_CUR, F_USED_CONN_CUR, F_NEED_CONN_EST, F_UWEIGHT, F_AGG_SERVER_STATUS,
+	F_AGG_SERVER_CHECK_STATUS, F_AGG_CHECK_STATUS, F_NB
+};
+
+_Static_assert(ARRAY_SIZE(stat_names) == F_NB, "stat_names and field enum differ");
+
+/* One row being built: every column empty unless set. */
+struct stat_row {
+	char v[F_NB][80];
+};
+
+static void setu(struct stat_row *r, int f, unsigned long long v)
+{
+	snprintf(r->v[f], sizeof(r->v[f]), "%llu", v);
+}
+
+static void seti(struct stat_row *r, int f, long long v)
+{
+	snprintf(r->v[f], sizeof(r->v[f]), "%lld", v);
+}
+
+static void sets(struct stat_row *r, int f, const char *s)
+{
+	snprintf(r->v[f], sizeof(r->v[f]), "%s", s);
+}
+
+static long long secs_since(time_t t)
+{
+	return t ? (long long)(time(NULL) - t) : -1;
+}
+
+/* Columns common to every row of proxy <px>. */
+static void row_common(struct stat_row *r, const struct proxy *px, const char *svname,
+                       int type, int sid)
+{
+	memset(r, 0, sizeof(*r));
+	sets(r, F_PXNAME, px->name);
+	sets(r, F_SVNAME, svname);
+	setu(r, F_PID, 1);
+	setu(r, F_IID, (unsigned)px->id);
+	setu(r, F_SID, (unsigned)sid);
+	setu(r, F_TYPE, (unsigned)type);
+	sets(r, F_MODE, proxy_mode_str(px));
+}
+
+/* Columns shared by server and backend rows (counters of <c>). */
+static void row_be_counters(struct stat_row *r, const struct counters *c)
+{
+	uint64_t now = now_ms();
+
+	setu(r, F_QCUR, 0);
+	setu(r, F_QMAX, 0);
+	setu(r, F_SCUR, c->cur_sess);
+	setu(r, F_SMAX, c->max_sess);
+	setu(r, F_STOT, c->cum_sess);
+	setu(r, F_BIN, c->bytes_in);
+	setu(r, F_BOUT, c->bytes_out);
+	setu(r, F_DRESP, c->denied_resp);
+	setu(r, F_ECON, c->failed_conns);
+	setu(r, F_ERESP, c->failed_resp);
+	setu(r, F_WRETR, c->retries);
+	setu(r, F_WREDIS, c->redispatches);
+	setu(r, F_LBTOT, c->cum_lbconn);
+	setu(r, F_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
+	setu(r, F_RATE_MAX, c->max_sess_rate);
+	setu(r, F_CLI_ABRT, c->cli_aborts);
+	setu(r, F_SRV_ABRT, c->srv_aborts);
+	seti(r, F_LASTSESS, secs_since(c->last_sess));
+	setu(r, F_QTIME, 0);
+	setu(r, F_CTIME, c->ctime_avg);
+	setu(r, F_RTIME, 0);
+	setu(r, F_TTIME, c->ttime_avg);
+	setu(r, F_WREW, 0);
+	setu(r, F_CONNECT, c->connect);
+	setu(r, F_REUSE, 0);
+	setu(r, F_QTIME_MAX, 0);
+	setu(r, F_CTIME_MAX, c->ctime_max);
+	setu(r, F_RTIME_MAX, 0);
+	setu(r, F_TTIME_MAX, c->ttime_max);
+	setu(r, F_EINT, 0);
+}
+
+static void row_frontend(struct stat_row *r, const struct proxy *px)
+{
+	const struct counters *c = &px->fe_counters;
+	uint64_t now = now_ms();
+
+	row_common(r, px, "FRONTEND", 0, 0);
+	setu(r, F_SCUR, c->cur_sess);
+	setu(r, F_SMAX, c->max_sess);
+	setu(r, F_SLIM, (unsigned)proxy_fe_maxconn(px));
+	setu(r, F_STOT, c->cum_sess);
+	setu(r, F_BIN, c->bytes_in);
+	setu(r, F_BOUT, c->bytes_out);
+	setu(r, F_DREQ, c->denied_req);
+	setu(r, F_DRESP, c->denied_resp);
+	setu(r, F_EREQ, c->failed_req);
+	sets(r, F_STATUS, (global.flags & GLB_F_STOPPING) || px->disabled ? "STOP" : "OPEN");
+	setu(r, F_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
+	setu(r, F_RATE_LIM, 0);
+	setu(r, F_RATE_MAX, c->max_sess_rate);
+	setu(r, F_REQ_RATE, 0);
+	setu(r, F_REQ_RATE_MAX, 0);
+	setu(r, F_REQ_TOT, 0);
+	setu(r, F_COMP_IN, 0);
+	setu(r, F_COMP_OUT, 0);
+	setu(r, F_COMP_BYP, 0);
+	setu(r, F_COMP_RSP, 0);
+	setu(r, F_CONN_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
+	setu(r, F_CONN_RATE_MAX, c->max_sess_rate);
+	setu(r, F_CONN_TOT, c->cum_sess);
+	setu(r, F_DCON, 0);
+	setu(r, F_DSES, 0);
+	setu(r, F_WREW, 0);
+	setu(r, F_EINT, 0);
+}
+
+static const char *server_status(const struct server *srv)
+{
+	if (srv->flags & SRV_F_MAINT)
+		return "MAINT";
+	return "no check";
+}
+
+static void row_server(struct stat_row *r, const struct proxy *px, const struct server *srv)
+{
+	row_common(r, px, srv->name, 2, srv->id);
+	row_be_counters(r, &srv->counters);
+	if (srv->maxconn)
+		setu(r, F_SLIM, (unsigned)srv->maxconn);
+	sets(r, F_STATUS, server_status(srv));
+	setu(r, F_WEIGHT, (unsigned)srv->uweight);
+	setu(r, F_ACT, !(srv->flags & SRV_F_BACKUP));
+	setu(r, F_BCK, !!(srv->flags & SRV_F_BACKUP));
+	seti(r, F_LASTCHG, secs_since(srv->last_change));
+	sets(r, F_ADDR, srv->addr_str);
+	setu(r, F_SRV_ICUR, 0);
+	setu(r, F_IDLE_CONN_CUR, 0);
+	setu(r, F_SAFE_CONN_CUR, 0);
+	setu(r, F_USED_CONN_CUR, 0);
+	setu(r, F_NEED_CONN_EST, 0);
+	setu(r, F_UWEIGHT, (unsigned)srv->uweight);
+}
+
+/* Backend session limit: fullconn, or 10% of the frontends' maxconn that
+ * can reach it, as HAProxy computes it. */
+static int backend_slim(const struct proxy *be)
+{
+	long sum = 0;
+
+	if (be->fullconn)
+		return be->fullconn;
+	for (const struct proxy *fe = global.proxies; fe; fe = fe->next)
+		if ((fe->cap & PR_CAP_FE) && fe->defbe == be)
+			sum += proxy_fe_maxconn(fe);
+	return sum / 10 > 0 ? (int)(sum / 10) : 1;
+}
+
+static void row_backend(struct stat_row *r, const struct proxy *px)
+{
+	int act = 0, bck = 0, weight = 0;
+
+	for (const struct server *srv = px->servers; srv; srv = srv->next) {
+		if (!server_usable(srv))
+			continue;
+		if (srv->flags & SRV_F_BACKUP)
+			bck++;
+		else
+			act++;
+		weight += srv->uweight;
+	}
+	row_common(r, px, "BACKEND", 1, 0);
+	row_be_counters(r, &px->be_counters);
+	setu(r, F_SLIM, (unsigned)backend_slim(px));
+	setu(r, F_DREQ, px->be_counters.denied_req);
+	sets(r, F_STATUS, act || bck ? "UP" : "DOWN");
+	setu(r, F_WEIGHT, (unsigned)weight);
+	setu(r, F_ACT, (unsigned)act);
+	setu(r, F_BCK, (unsigned)bck);
+	setu(r, F_CHKDOWN, 0);
+	seti(r, F_LASTCHG, secs_since(px->last_change));
+	setu(r, F_DOWNTIME, 0);
+	setu(r, F_COMP_IN, 0);
+	setu(r, F_COMP_OUT, 0);
+	setu(r, F_COMP_BYP, 0);
+	setu(r, F_COMP_RSP, 0);
+	sets(r, F_ALGO, px->lb_algo == LB_STATIC_RR ? "static-rr" : "roundrobin");
+	setu(r, F_UWEIGHT, (unsigned)weight);
+	setu(r, F_AGG_SERVER_STATUS, 0);
+	setu(r, F_AGG_SERVER_CHECK_STATUS, 0);
+	setu(r, F_AGG_CHECK_STATUS, 0);
+}
+
+static void row_emit(struct dstr *out, const struct stat_row *r)
+{
+	for (int f = 0; f < F_NB; f++)
+		dstr_printf(out, "%s,", r->v[f]);
+	dstr_add(out, "\n", 1);
+}
+
+void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags)
+{
+	struct stat_row *r = malloc(sizeof(*r));
+
+	if (!r)
+		return;
+	dstr_add(out, "# ", 2);
+	for (int f = 0; f < F_NB; f++)
+		dstr_printf(out, "%s,", stat_names[f]);
+	dstr_add(out, "\n", 1);
+	for (const struct proxy *px = global.proxies; px; px = px->next) {
+		if (iid != -1 && px->id != iid)
+			continue;
+		if ((px->cap & PR_CAP_FE) && (types & STATS_T_FE) && sid <= 0) {
+			row_frontend(r, px);
+			row_emit(out, r);
+		}
+		if ((px->cap & PR_CAP_BE) && (types & STATS_T_SRV))
+			for (const struct server *srv = px->servers; srv; srv = srv->next) {
+				if (sid > 0 && srv->id != sid)
+					continue;
+				if ((flags & (STATS_F_UP | STATS_F_NO_MAINT)) && (srv->flags & SRV_F_MAINT))
+					continue;
+				row_server(r, px, srv);
+				row_emit(out, r);
+			}
+		if ((px->cap & PR_CAP_BE) && (types & STATS_T_BE) && sid <= 0) {
+			row_backend(r, px);
+			row_emit(out, r);
+		}
+	}
+	free(r);
+}
+
+static void info_uptime(char *out, size_t sz, long up)
+{
+	snprintf(out, sz, "%ldd %ldh%02ldm%02lds", up / 86400, (up % 86400) / 3600,
+		 (up % 3600) / 60, up % 60);
+}
+
+void stats_dump_info(struct dstr *out)
+{
+	long up = (long)(time(NULL) - global.start_time);
+	struct rlimit rl = { 0 };
+	uint64_t pool_bytes = 0, pool_used = 0;
+	char upstr[64];
+
+	for (struct pool *p = pool_first(); p; p = p->next) {
+		pool_bytes += (uint64_t)p->allocated * p->size;
+		pool_used += (uint64_t)p->used * p->size;
+	}
+	getrlimit(RLIMIT_NOFILE, &rl);
+	info_uptime(upstr, sizeof(upstr), up);
+	dstr_printf(out,
+		"Name: sluice\n"
+		"Version: %s\n"
+		"Release_date: \n"
+		"Nbthread: 1\n"
+		"Nbproc: 1\n"
+		"Process_num: 1\n"
+		"Pid: %d\n"
+		"Uptime: %s\n"
+		"Uptime_sec: %ld\n"
+		"Memmax_MB: 0\n"
+		"PoolAlloc_MB: %llu\n"
+		"PoolUsed_MB: %llu\n"
+		"PoolFailed: 0\n"
+		"Ulimit-n: %llu\n"
+		"Maxsock: %llu\n"
+		"Maxconn: %d\n"
+		"Hard_maxconn: %d\n"
+		"CurrConns: %d\n"
+		"CumConns: %llu\n"
+		"CumReq: %llu\n"
+		"MaxSslConns: 0\nCurrSslConns: 0\nCumSslConns: 0\n"
+		"Maxpipes: %d\n"
+		"PipesUsed: %d\n"
+		"PipesFree: %d\n"
+		"ConnRate: %u\n"
+		"ConnRateLimit: 0\n"
+		"MaxConnRate: %u\n"
+		"SessRate: %u\n"
+		"SessRateLimit: 0\n"
+		"MaxSessRate: %u\n"
+		"SslRate: 0\nSslRateLimit: 0\nMaxSslRate: 0\n"
+		"SslFrontendKeyRate: 0\nSslFrontendMaxKeyRate: 0\nSslFrontendSessionReuse_pct: 0\n"
+		"SslBackendKeyRate: 0\nSslBackendMaxKeyRate: 0\nSslCacheLookups: 0\nSslCacheMisses: 0\n"
+		"CompressBpsIn: 0\nCompressBpsOut: 0\nCompressBpsRateLim: 0\n"
+		"Tasks: %d\n"
+		"Run_queue: 0\n"
+		"Idle_pct: 100\n"
+		"node: %s\n"
+		"%s%s%s"
+		"Stopping: %d\n"
+		"Jobs: %d\n"
+		"Unstoppable Jobs: 0\n"
+		"Listeners: %d\n"
+		"ActivePeers: 0\nConnectedPeers: 0\n"
+		"DroppedLogs: %lu\n"
+		"BusyPolling: 0\nFailedResolutions: 0\n"
+		"TotalBytesOut: %llu\n"
+		"TotalSplicdedBytesOut: %llu\n"
+		"BytesOutRate: 0\n"
+		"DebugCommandsIssued: 0\nCumRecvLogs: 0\n"
+		"Build info: %s\n"
+		"Memmax_bytes: 0\n"
+		"PoolAlloc_bytes: %llu\n"
+		"PoolUsed_bytes: %llu\n"
+		"Start_time_sec: %lld\n"
+		"Tainted: 0\n"
+		"TotalCopiedBytesOut: %llu\n",
+		SLUICE_VERSION, (int)global.pid, upstr, up,
+		(unsigned long long)(pool_bytes >> 20), (unsigned long long)(pool_used >> 20),
+		(unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_cur,
+		global.maxconn, global.maxconn, global.curconn,
+		(unsigned long long)global.cumconn, (unsigned long long)global.cumconn,
+		pipe_max(), pipe_nb_used(), pipe_nb_free(),
+		freq_rate(&global.conn_rate, now_ms()), global.max_conn_rate,
+		freq_rate(&global.conn_rate, now_ms()), global.max_conn_rate,
+		stream_count(), global.node ? global.node : "",
+		global.desc ? "description: " : "", global.desc ? global.desc : "",
+		global.desc ? "\n" : "",
+		!!(global.flags & GLB_F_STOPPING), global.jobs, global.jobs - global.curconn,
+		log_dropped(),
+		(unsigned long long)global.bytes_out, (unsigned long long)global.spliced_bytes,
+		SLUICE_VERSION,
+		(unsigned long long)pool_bytes, (unsigned long long)pool_used,
+		(long long)global.start_time, (unsigned long long)global.copied_bytes);
+}
+
+/* ---- CLI commands ---- */
+
+static int cli_show_info(struct cli_ctx *ctx, int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++)
+		if (strcmp(argv[i], "desc") != 0 && strcmp(argv[i], "float") != 0) {
+			dstr_printf(&ctx->out, "'show info %s' is not supported yet by sluice "
+				    "(plain output only).\n", argv[i]);
+			return -1;
+		}
+	stats_dump_info(&ctx->out);
+	return 0;
+}
+
+static int cli_show_stat(struct cli_ctx *ctx, int argc, char **argv)
+{
+	int iid = -1, types = STATS_T_ALL, sid = -1, flags = 0, i = 2;
+
+	if (argc - i >= 3 && strcmp(argv[i], "typed") && strcmp(argv[i], "json") &&
+	    strcmp(argv[i], "up") && strcmp(argv[i], "no-maint") && strcmp(argv[i], "desc")) {
+		const struct proxy *px = proxy_find(argv[i], PR_CAP_FE | PR_CAP_BE);
+		char *end;
+
+		iid = px ? px->id : (int)strtol(argv[i], &end, 10);
+		if (!px && (*end || (iid < 1 && iid != -1))) {
+			dstr_printf(&ctx->out, "No such proxy.\n");
+			return -1;
+		}
+		types = (int)strtol(argv[i + 1], &end, 10);
+		if (*end || types < -1) {
+			dstr_printf(&ctx->out, "Invalid type: expects a bit field (1 frontends, "
+				    "2 backends, 4 servers, -1 all).\n");
+			return -1;
+		}
+		if (types == -1)
+			types = STATS_T_ALL;
+		sid = (int)strtol(argv[i + 2], &end, 10);
+		if (*end) {
+			dstr_printf(&ctx->out, "Invalid server id.\n");
+			return -1;
+		}
+		i += 3;
+	}
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "up") == 0)
+			flags |= STATS_F_UP;
+		else if (strcmp(argv[i], "no-maint") == 0)
+			flags |= STATS_F_NO_MAINT;
+		else if (strcmp(argv[i], "desc") == 0)
+			continue;
+		else {
+			dstr_printf(&ctx->out, "'show stat %s' is not supported yet by sluice "
+				    "(CSV only).\n", argv[i]);
+			return -1;
+		}
+	}
+	stats_dump_csv(&ctx->out, iid, types, sid, flags);
+	return 0;
+}
+
+static struct cli_kw stats_cli_kws[] = {
+	{ { "show", "info", NULL }, "show info", "report information about the running process",
+	  CLI_LVL_USER, cli_show_info },
+	{ { "show", "stat", NULL }, "show stat [<iid> <type> <sid>] [up|no-maint]",
+	  "report counters for each proxy and server (CSV)", CLI_LVL_USER, cli_show_stat },
+};
+
+SLUICE_INIT(stats_register)
+{
+	cli_register(stats_cli_kws, ARRAY_SIZE(stats_cli_kws));
+}

@@ -1,0 +1,367 @@
+/* Log targets, syslog formats and the `log` keyword (log.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sluice/addr.h>
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/log.h>
+#include <sluice/proxy.h>
+#include <sluice/str.h>
+#include <sluice/units.h>
+
+static const char *const level_names[] = {
+	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"
+};
+static const char *const facility_names[] = {
+	"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
+	"uucp", "cron", "auth2", "ftp", "ntp", "audit", "alert", "cron2",
+	"local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"
+};
+
+static struct {
+	char          tag[64];
+	char          host[256];
+	int           quiet;
+	unsigned long dropped;
+} logstate = { "sluice", "localhost", 0, 0 };
+
+void log_set_identity(const char *tag)
+{
+	snprintf(logstate.tag, sizeof(logstate.tag), "%s", tag);
+	if (gethostname(logstate.host, sizeof(logstate.host) - 1) == -1)
+		strcpy(logstate.host, "localhost");
+}
+
+void log_set_quiet(int quiet)
+{
+	logstate.quiet = quiet;
+}
+
+unsigned long log_dropped(void)
+{
+	return logstate.dropped;
+}
+
+static void log_msg(const char *prefix, int level, const char *fmt, va_list ap)
+{
+	char line[2048];
+	int n;
+
+	if (logstate.quiet && level > LOG_L_ERR)
+		return;
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n < 0)
+		return;
+	fprintf(stderr, "[%s] (%d) : %s%s", prefix, (int)getpid(), line,
+		(n > 0 && line[MIN((size_t)n, sizeof(line) - 1) - 1] == '\n') ? "" : "\n");
+	fflush(stderr);
+}
+
+void log_alert(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_msg("ALERT", LOG_L_ALERT, fmt, ap);
+	va_end(ap);
+}
+
+void log_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_msg("WARNING", LOG_L_WARNING, fmt, ap);
+	va_end(ap);
+}
+
+void log_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_msg("NOTICE", LOG_L_NOTICE, fmt, ap);
+	va_end(ap);
+}
+
+static int name_index(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Builds the header of a syslog line into <hdr>; returns its length. */
+static size_t log_header(const struct logger *lg, int level, char *hdr, size_t sz)
+{
+	int pri = lg->facility * 8 + level;
+	struct timespec ts;
+	struct tm tm;
+	char date[64];
+	int n = 0;
+
+	if (lg->format == LOG_FMT_RAW)
+		return 0;
+	if (lg->format == LOG_FMT_SHORT)
+		return (size_t)snprintf(hdr, sz, "<%d>", pri);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	if (lg->format == LOG_FMT_RFC5424) {
+		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+		n = snprintf(hdr, sz, "<%d>1 %s.%06ldZ %s %s %d - - ", pri, date,
+			     ts.tv_nsec / 1000, logstate.host, logstate.tag, (int)getpid());
+	} else {
+		localtime_r(&ts.tv_sec, &tm);
+		strftime(date, sizeof(date), "%b %e %H:%M:%S", &tm);
+		n = snprintf(hdr, sz, "<%d>%s %s %s[%d]: ", pri, date, logstate.host,
+			     logstate.tag, (int)getpid());
+	}
+	return n < 0 ? 0 : MIN((size_t)n, sz - 1);
+}
+
+static void log_one(struct logger *lg, int level, const char *msg, size_t len)
+{
+	char hdr[512];
+	struct iovec iov[3];
+	struct msghdr mh = { 0 };
+	ssize_t r;
+
+	if (level > lg->maxlevel)
+		return;
+	if (level < lg->minlevel)
+		level = lg->minlevel;
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = log_header(lg, level, hdr, sizeof(hdr));
+	if (iov[0].iov_len + len > lg->maxlen)
+		len = lg->maxlen > iov[0].iov_len ? lg->maxlen - iov[0].iov_len : 0;
+	iov[1].iov_base = (void *)msg;
+	iov[1].iov_len = len;
+	iov[2].iov_base = "\n";
+	iov[2].iov_len = 1;
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 3;
+	if (lg->type == LOG_T_FD) {
+		r = writev(lg->fd, iov, 3);
+	} else {
+		mh.msg_name = &lg->addr;
+		mh.msg_namelen = lg->addrlen;
+		r = sendmsg(lg->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	if (r == -1)
+		logstate.dropped++;
+}
+
+void log_send(const struct log_list *l, int level, const char *msg, size_t len)
+{
+	for (struct logger *lg = l->head; lg; lg = lg->next)
+		if (lg->fd >= 0)
+			log_one(lg, level, msg, len);
+	if (l->use_global && l != &global.loggers)
+		log_send(&global.loggers, level, msg, len);
+}
+
+int log_open(struct log_list *l)
+{
+	for (struct logger *lg = l->head; lg; lg = lg->next) {
+		if (lg->type == LOG_T_FD || lg->fd >= 0)
+			continue;
+		lg->fd = socket(lg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (lg->fd == -1) {
+			log_alert("%s:%d: 'log': cannot create a socket: %s",
+				  lg->conf_file, lg->conf_line, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void log_list_free(struct log_list *l)
+{
+	struct logger *lg, *next;
+
+	for (lg = l->head; lg; lg = next) {
+		next = lg->next;
+		if (lg->type != LOG_T_FD && lg->fd >= 0)
+			close(lg->fd);
+		free(lg->conf_file);
+		free(lg);
+	}
+	l->head = NULL;
+}
+
+int log_list_dup(struct log_list *dst, const struct log_list *src)
+{
+	struct logger **tail = &dst->head;
+
+	dst->head = NULL;
+	dst->use_global = src->use_global;
+	for (const struct logger *lg = src->head; lg; lg = lg->next) {
+		struct logger *n = xcalloc(1, sizeof(*n));
+
+		*n = *lg;
+		n->next = NULL;
+		n->conf_file = xstrdup(lg->conf_file);
+		if (n->type != LOG_T_FD)
+			n->fd = -1;
+		*tail = n;
+		tail = &n->next;
+	}
+	return 0;
+}
+
+/* Parses the target of a `log` line into <lg>. */
+static int log_parse_target(struct cfg_ctx *ctx, struct logger *lg, const char *t)
+{
+	struct addr_spec as;
+	char *err = NULL;
+
+	if (strcmp(t, "stdout") == 0 || strcmp(t, "stderr") == 0) {
+		lg->type = LOG_T_FD;
+		lg->fd = t[3] == 'o' ? 1 : 2;
+		return 0;
+	}
+	if (addr_parse(t, &as, ADDR_F_UNIX_OK | ADDR_F_PORT_OPTIONAL, &err) == -1) {
+		cfg_alert(ctx, "invalid log target '%s': %s", t, err);
+		free(err);
+		return -1;
+	}
+	if (as.kind == ADDR_K_FD) {
+		cfg_alert(ctx, "log target '%s': fd@ targets are not supported", t);
+		return -1;
+	}
+	lg->addr = as.ss;
+	lg->addrlen = as.len;
+	if (as.kind == ADDR_K_UNIX) {
+		lg->type = LOG_T_UNIX;
+	} else {
+		lg->type = LOG_T_UDP;
+		if (as.port_lo == 0)
+			addr_set_port(&lg->addr, 514);
+	}
+	return 0;
+}
+
+/* log <target> [len N] [format F] <facility> [max [min]] | log global */
+static int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct log_list *list = target;
+	struct logger *lg, **tail;
+	const char *err;
+	int i = 1, idx;
+
+	if (ctx->inverted) {
+		/* "no log": forget inherited targets and "log global". */
+		list->use_global = 0;
+		log_list_free(list);
+		return 0;
+	}
+	if (argc < 1) {
+		cfg_alert(ctx, "expects 'global' or '<target> [len <n>] [format <fmt>] "
+			  "<facility> [<max level> [<min level>]]'");
+		return -1;
+	}
+	if (strcmp(argv[0], "global") == 0) {
+		if (list == &global.loggers) {
+			cfg_alert(ctx, "'log global' makes no sense in the global section");
+			return -1;
+		}
+		list->use_global = !ctx->inverted;
+		return 0;
+	}
+	lg = xcalloc(1, sizeof(*lg));
+	lg->fd = -1;
+	lg->maxlevel = LOG_L_DEBUG;
+	lg->minlevel = LOG_L_EMERG;
+	lg->maxlen = 1024;
+	lg->conf_file = xstrdup(ctx->file);
+	lg->conf_line = ctx->line;
+	if (log_parse_target(ctx, lg, argv[0]) == -1)
+		goto fail;
+	for (; i < argc; i++) {
+		long v;
+
+		if (strcmp(argv[i], "len") == 0 && i + 1 < argc) {
+			if (parse_int(argv[++i], 80, 65535, &v, &err) == -1) {
+				cfg_alert(ctx, "'len' %s (80..65535)", err);
+				goto fail;
+			}
+			lg->maxlen = (unsigned)v;
+		} else if (strcmp(argv[i], "format") == 0 && i + 1 < argc) {
+			static const char *const fmts[] = { "rfc3164", "rfc5424", "raw", "short" };
+
+			idx = name_index(fmts, ARRAY_SIZE(fmts), argv[++i]);
+			if (idx < 0) {
+				cfg_alert(ctx, "unknown log format '%s' (expects rfc3164, rfc5424, raw or short)",
+					  argv[i]);
+				goto fail;
+			}
+			lg->format = (enum log_format)idx;
+		} else if (strcmp(argv[i], "sample") == 0) {
+			cfg_alert(ctx, "'sample' is not supported yet by sluice");
+			goto fail;
+		} else {
+			break;
+		}
+	}
+	if (i >= argc) {
+		cfg_alert(ctx, "missing facility (kern, user, daemon, local0..local7, ...)");
+		goto fail;
+	}
+	idx = name_index(facility_names, ARRAY_SIZE(facility_names), argv[i]);
+	if (idx < 0) {
+		cfg_alert(ctx, "unknown facility '%s' (kern, user, daemon, local0..local7, ...)", argv[i]);
+		goto fail;
+	}
+	lg->facility = idx;
+	if (++i < argc) {
+		if ((idx = name_index(level_names, ARRAY_SIZE(level_names), argv[i])) < 0) {
+			cfg_alert(ctx, "unknown max level '%s' (emerg .. debug)", argv[i]);
+			goto fail;
+		}
+		lg->maxlevel = idx;
+		if (++i < argc) {
+			if ((idx = name_index(level_names, ARRAY_SIZE(level_names), argv[i])) < 0) {
+				cfg_alert(ctx, "unknown min level '%s' (emerg .. debug)", argv[i]);
+				goto fail;
+			}
+			lg->minlevel = idx;
+			i++;
+		}
+	}
+	if (i < argc) {
+		cfg_alert(ctx, "unexpected argument '%s'", argv[i]);
+		goto fail;
+	}
+	for (tail = &list->head; *tail; tail = &(*tail)->next)
+		;
+	*tail = lg;
+	return 0;
+fail:
+	free(lg->conf_file);
+	free(lg);
+	return -1;
+}
+
+static struct cfg_kw log_kws[] = {
+	{ "log", CFG_SEC_GLOBAL, CFG_T_FUNC, offsetof(struct global, loggers), .parse = log_kw,
+	  .usage = "<target> [len <n>] [format <fmt>] <facility> [<max> [<min>]]" },
+	{ "log", CFG_SEC_PROXIES, CFG_T_FUNC, CFG_PX_OFF(loggers), .parse = log_kw,
+	  .flags = CFG_KW_F_NO, .usage = "global | <target> [len <n>] [format <fmt>] <facility> [<max> [<min>]]" },
+};
+
+SLUICE_INIT(log_register)
+{
+	cfg_register(log_kws, ARRAY_SIZE(log_kws));
+}

@@ -1,0 +1,119 @@
+/* Version and build information for -v/-vv and feature() (version.h). */
+#include <string.h>
+
+#include <ev.h>
+#include <sluice/common.h>
+#include <sluice/version.h>
+
+#ifdef USE_OPENSSL
+#include <openssl/crypto.h>
+#include <openssl/opensslv.h>
+#endif
+#ifdef USE_PCRE2
+#include <pcre2.h>
+#endif
+#ifdef USE_LUA
+#include <lua.h>
+#endif
+#ifdef USE_ZLIB
+#include <zlib.h>
+#endif
+
+static int pcre2_has_jit(void)
+{
+#ifdef USE_PCRE2
+	uint32_t jit = 0;
+
+	if (pcre2_config(PCRE2_CONFIG_JIT, &jit) < 0)
+		return 0;
+	return jit != 0;
+#else
+	return 0;
+#endif
+}
+
+static const struct feature {
+	const char *name;
+	int         built;
+} features[] = {
+#ifdef USE_OPENSSL
+	{ "OPENSSL", 1 },
+#else
+	{ "OPENSSL", 0 },
+#endif
+#ifdef USE_PCRE2
+	{ "PCRE2", 1 },
+#else
+	{ "PCRE2", 0 },
+#endif
+	{ "PCRE2_JIT", -1 }, /* decided at run time from the library */
+#ifdef USE_LUA
+	{ "LUA", 1 },
+#else
+	{ "LUA", 0 },
+#endif
+#ifdef USE_ZLIB
+	{ "ZLIB", 1 },
+#else
+	{ "ZLIB", 0 },
+#endif
+#ifdef __linux__
+	{ "LINUX_SPLICE", 1 },
+#else
+	{ "LINUX_SPLICE", 0 },
+#endif
+#ifdef USE_SYSTEMD
+	{ "SYSTEMD", 1 },
+#else
+	{ "SYSTEMD", 0 },
+#endif
+};
+
+static int feature_on(const struct feature *f)
+{
+	return f->built < 0 ? pcre2_has_jit() : f->built;
+}
+
+int version_has_feature(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(features); i++)
+		if (strcmp(features[i].name, name) == 0)
+			return feature_on(&features[i]);
+	return 0;
+}
+
+void version_print(FILE *f, int verbose)
+{
+	fprintf(f, "sluice version %s (HAProxy configuration language %s)\n",
+		SLUICE_VERSION, SLUICE_CFG_LEVEL);
+	if (!verbose)
+		return;
+	fprintf(f, "Build options: %s\n", SLUICE_BUILD_OPTS);
+	fprintf(f, "Feature list:");
+	for (size_t i = 0; i < ARRAY_SIZE(features); i++)
+		fprintf(f, " %c%s", feature_on(&features[i]) ? '+' : '-', features[i].name);
+	fprintf(f, "\n\nLibraries:\n");
+	fprintf(f, "  libev %d.%d (running %d.%d)\n", EV_VERSION_MAJOR, EV_VERSION_MINOR,
+		ev_version_major(), ev_version_minor());
+#ifdef USE_OPENSSL
+	fprintf(f, "  %s (running %s)\n", OPENSSL_VERSION_TEXT, OpenSSL_version(OPENSSL_VERSION));
+#endif
+#ifdef USE_PCRE2
+	{
+		char v[64] = "";
+
+		pcre2_config(PCRE2_CONFIG_VERSION, v);
+		fprintf(f, "  PCRE2 %s, JIT %s\n", v, pcre2_has_jit() ? "yes" : "no");
+	}
+#endif
+#ifdef USE_LUA
+	fprintf(f, "  %s\n", LUA_RELEASE);
+#endif
+#ifdef USE_ZLIB
+	fprintf(f, "  zlib %s (running %s)\n", ZLIB_VERSION, zlibVersion());
+#endif
+#ifdef USE_SYSTEMD
+	fprintf(f, "  libsystemd (sd_notify for Type=notify)\n");
+#endif
+	fprintf(f, "\nAvailable polling systems:\n  epoll (libev)\n");
+}

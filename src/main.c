@@ -1,0 +1,285 @@
+/* sluice entry point: command line, start-up order, signals, shutdown. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ev.h>
+#include <sluice/buf.h>
+#include <sluice/ccexpr.h>
+#include <sluice/cfg.h>
+#include <sluice/cli.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/pipe.h>
+#include <sluice/pool.h>
+#include <sluice/process.h>
+#include <sluice/proxy.h>
+#include <sluice/stream.h>
+#include <sluice/version.h>
+
+#define MAX_CFG_FILES 256
+#define MAX_OLD_PIDS  64
+
+struct cmdline {
+	const char *files[MAX_CFG_FILES];
+	int         nfiles;
+	pid_t       old_pids[MAX_OLD_PIDS];
+	int         nold;
+	int         old_sig;         /* SIGUSR1 for -sf, SIGTERM for -st */
+	const char *pidfile;
+};
+
+static void usage(const char *name, int code)
+{
+	fprintf(code ? stderr : stdout,
+		"Usage: %s [-f <cfgfile|cfgdir>]* [-c] [-d] [-D] [-p <pidfile>] [-q]\n"
+		"          [-sf|-st <pid>*] [-cc <expr>] [-v|-vv] [-- <cfgfile>*]\n"
+		"  -f  load a configuration file, or every *.cfg of a directory in order\n"
+		"  -c  check the configuration and exit (0 valid, 1 errors)\n"
+		"  -d  run in the foreground, messages on stderr\n"
+		"  -D  run as a daemon\n"
+		"  -p  write the pid to this file\n"
+		"  -q  quiet: no notices or warnings\n"
+		"  -sf soft-stop these pids once started; -st: hard-stop them\n"
+		"  -cc evaluate a condition (version_atleast(), feature(), ...): exit 0 if true, 1 if false\n"
+		"  -v  version; -vv: build options and libraries\n", name);
+	exit(code);
+}
+
+static void parse_cmdline(struct cmdline *cl, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			while (++i < argc && cl->nfiles < MAX_CFG_FILES)
+				cl->files[cl->nfiles++] = argv[i];
+			break;
+		}
+		if (strcmp(a, "-f") == 0) {
+			if (++i >= argc)
+				usage(argv[0], 1);
+			if (cl->nfiles == MAX_CFG_FILES) {
+				log_alert("too many -f options (max %d)", MAX_CFG_FILES);
+				exit(1);
+			}
+			cl->files[cl->nfiles++] = argv[i];
+		} else if (strcmp(a, "-c") == 0) {
+			global.flags |= GLB_F_CHECK;
+		} else if (strcmp(a, "-d") == 0) {
+			global.flags |= GLB_F_DEBUG;
+		} else if (strcmp(a, "-D") == 0) {
+			global.flags |= GLB_F_DAEMON;
+		} else if (strcmp(a, "-q") == 0) {
+			global.flags |= GLB_F_QUIET;
+			log_set_quiet(1);
+		} else if (strcmp(a, "-p") == 0) {
+			if (++i >= argc)
+				usage(argv[0], 1);
+			cl->pidfile = argv[i];
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "-vv") == 0) {
+			version_print(stdout, a[2] == 'v');
+			exit(0);
+		} else if (strcmp(a, "-cc") == 0) {
+			const char *err;
+			size_t pos;
+			int v;
+
+			if (++i >= argc)
+				usage(argv[0], 1);
+			v = cc_eval(argv[i], &err, &pos);
+			if (v < 0) {
+				log_alert("-cc: %s at position %zu in '%s'", err, pos, argv[i]);
+				exit(2);
+			}
+			exit(v ? 0 : 1);
+		} else if (strcmp(a, "-sf") == 0 || strcmp(a, "-st") == 0) {
+			cl->old_sig = a[2] == 'f' ? SIGUSR1 : SIGTERM;
+			while (i + 1 < argc && argv[i + 1][0] != '-') {
+				char *end;
+				long pid = strtol(argv[++i], &end, 10);
+
+				if (*end || pid <= 0) {
+					log_alert("%s: '%s' is not a pid", a, argv[i]);
+					exit(1);
+				}
+				if (cl->nold < MAX_OLD_PIDS)
+					cl->old_pids[cl->nold++] = (pid_t)pid;
+			}
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(argv[0], 0);
+		} else if (strcmp(a, "-W") == 0 || strcmp(a, "-Ws") == 0 || strcmp(a, "-S") == 0) {
+			log_alert("option '%s': master-worker mode is not supported yet by sluice", a);
+			exit(1);
+		} else {
+			log_alert("unknown option '%s'", a);
+			usage(argv[0], 1);
+		}
+	}
+	if (!cl->nfiles) {
+		log_alert("no configuration file given (use -f <file>)");
+		usage(argv[0], 1);
+	}
+}
+
+static void on_idle_after_stop(void)
+{
+	ev_break(global.loop, EVBREAK_ALL);
+}
+
+static void soft_stop(void)
+{
+	if (global.flags & GLB_F_STOPPING)
+		return;
+	global.flags |= GLB_F_STOPPING;
+	log_notice("soft stop: listeners closed, waiting for %d connection(s) to finish",
+		   stream_count());
+	proxy_stop_all();
+	if (!stream_count())
+		ev_break(global.loop, EVBREAK_ALL);
+	else
+		stream_set_idle_cb(on_idle_after_stop);
+}
+
+static void signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	if (w->signum == SIGUSR1) {
+		soft_stop();
+		return;
+	}
+	/* SIGTERM / SIGINT: hard stop. */
+	log_notice("exiting on signal %d", w->signum);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static int start_listeners(void)
+{
+	int ret = 0;
+
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		if ((px->cap & PR_CAP_FE) && !px->disabled && listener_bind_all(px->listeners) == -1) {
+			log_alert("Starting %s '%s': cannot bind its sockets",
+				  px->cap & PR_CAP_BE ? "proxy" : "frontend", px->name);
+			ret = -1;
+		}
+	if (listener_bind_all(global.cli_listeners) == -1) {
+		log_alert("Starting the stats socket: cannot bind it");
+		ret = -1;
+	}
+	return ret;
+}
+
+static int open_loggers(void)
+{
+	int ret = log_open(&global.loggers);
+
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		if (log_open(&px->loggers) == -1)
+			ret = -1;
+	return ret;
+}
+
+static void cleanup(void)
+{
+	stream_kill_all();
+	cli_close_all();
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		listener_close_all(px->listeners);
+	listener_close_all(global.cli_listeners);
+	pipe_flush();
+	pool_flush_all();
+}
+
+int main(int argc, char **argv)
+{
+	struct cmdline cl = { .old_sig = SIGUSR1 };
+	ev_signal sigs[3];
+	static const int signums[3] = { SIGTERM, SIGINT, SIGUSR1 };
+	const char *slash = strrchr(argv[0], '/');
+	int errors = 0;
+
+	global.progname = (char *)(slash ? slash + 1 : argv[0]);
+	global.pid = getpid();
+	global.start_time = time(NULL);
+	log_set_identity(global.progname);
+	parse_cmdline(&cl, argc, argv);
+
+	for (int i = 0; i < cl.nfiles; i++)
+		errors += cfg_load_path(cl.files[i]);
+	if (!errors)
+		errors += cfg_postparse();
+	if (errors) {
+		log_alert("Fatal errors found in configuration (%d error%s).", errors,
+			  errors > 1 ? "s" : "");
+		return 1;
+	}
+	if (global.flags & GLB_F_CHECK) {
+		printf("Configuration file is valid\n");
+		return 0;
+	}
+	if (cl.pidfile) {
+		free(global.pidfile);
+		global.pidfile = strdup(cl.pidfile);
+	}
+	if ((global.flags & GLB_F_DEBUG) == 0 && global.daemon)
+		global.flags |= GLB_F_DAEMON;
+	if (global.flags & GLB_F_DEBUG)
+		global.flags &= ~GLB_F_DAEMON;
+
+	signal(SIGPIPE, SIG_IGN);
+	process_set_limits();
+	buf_init(global.bufsize);
+	if (start_listeners() == -1 || open_loggers() == -1) {
+		cleanup();
+		return 1;
+	}
+	if (global.flags & GLB_F_DAEMON) {
+		if (process_daemonize() == -1)
+			return 1;
+		global.pid = getpid();
+	} else if (process_write_pidfile(getpid()) == -1) {
+		cleanup();
+		return 1;
+	}
+	if (process_drop_privileges() == -1) {
+		cleanup();
+		return 1;
+	}
+	if (cl.nold)
+		process_signal_old(cl.old_pids, cl.nold, cl.old_sig);
+
+	global.loop = ev_default_loop(EVBACKEND_EPOLL | EVFLAG_NOENV);
+	if (!global.loop) {
+		log_alert("cannot create the event loop (epoll)");
+		return 1;
+	}
+	for (int i = 0; i < 3; i++) {
+		ev_signal_init(&sigs[i], signal_cb, signums[i]);
+		ev_signal_start(global.loop, &sigs[i]);
+		ev_unref(global.loop);  /* signals alone do not keep the loop alive */
+	}
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		listener_start_all(px->listeners, stream_accept);
+	listener_start_all(global.cli_listeners, cli_accept);
+	log_notice("sluice %s started (pid %d, maxconn %d)", SLUICE_VERSION, (int)global.pid,
+		   global.maxconn);
+	process_notify_ready();
+
+	ev_run(global.loop, 0);
+
+	for (int i = 0; i < 3; i++) {
+		ev_ref(global.loop);
+		ev_signal_stop(global.loop, &sigs[i]);
+	}
+	cleanup();
+	proxy_free_all();
+	log_list_free(&global.loggers);
+	ev_loop_destroy(global.loop);
+	return 0;
+}

@@ -1,0 +1,570 @@
+/* `bind` lines, listening sockets, accept loop and maxconn pausing
+ * (listener.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <sluice/addr.h>
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/listener.h>
+#include <sluice/proxy.h>
+#include <sluice/str.h>
+#include <sluice/units.h>
+
+#define LI_MAX_ACCEPT   64     /* connections accepted per wake-up */
+#define LI_CLI_MAXCONN  10     /* default for stats sockets, like HAProxy */
+
+struct bind_kw_table {
+	struct bind_kw       *kws;
+	size_t                n;
+	struct bind_kw_table *next;
+};
+
+static struct {
+	struct bind_kw_table *kws;
+	struct listener      *paused;     /* listeners waiting for a free slot */
+	ev_timer              retry;      /* resumes after EMFILE/ENOMEM */
+	int                   retry_init;
+} lis;
+
+void bind_register_keywords(struct bind_kw *kws, size_t n)
+{
+	struct bind_kw_table *t = xcalloc(1, sizeof(*t));
+
+	t->kws = kws;
+	t->n = n;
+	t->next = lis.kws;
+	lis.kws = t;
+}
+
+static const struct bind_kw *bind_find_kw(const char *name, int cli, const char **suggest)
+{
+	int bestd = 255;
+
+	*suggest = NULL;
+	for (struct bind_kw_table *t = lis.kws; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++) {
+			int d;
+
+			if (t->kws[i].cli_only && !cli)
+				continue;
+			if (strcmp(t->kws[i].name, name) == 0)
+				return &t->kws[i];
+			d = str_distance(name, t->kws[i].name);
+			if (d < bestd) {
+				bestd = d;
+				*suggest = t->kws[i].name;
+			}
+		}
+	if (bestd > 2 + (int)strlen(name) / 4)
+		*suggest = NULL;
+	return NULL;
+}
+
+static struct listener *listener_new(struct bind_conf *bc, struct proxy *px, const char *str)
+{
+	struct listener *li = xcalloc(1, sizeof(*li));
+
+	li->bc = bc;
+	li->px = px;
+	li->fd = -1;
+	li->addr_str = xstrdup(str);
+	li->flags = bc->flags;
+	return li;
+}
+
+/* Expands one comma-separated address item into listeners. */
+static int listener_add_addr(struct cfg_ctx *ctx, struct bind_conf *bc, struct proxy *px,
+                             const char *item, struct listener ***tail)
+{
+	struct addr_spec as;
+	char *err = NULL;
+
+	if (addr_parse(item, &as, ADDR_F_UNIX_OK | ADDR_F_FD_OK | ADDR_F_RANGE_OK, &err) == -1) {
+		cfg_alert(ctx, "%s", err);
+		free(err);
+		return -1;
+	}
+	if (as.kind == ADDR_K_INET && as.port_lo == 0) {
+		cfg_alert(ctx, "'%s': missing port", item);
+		return -1;
+	}
+	for (unsigned port = as.port_lo; ; port++) {
+		struct listener *li = listener_new(bc, px, item);
+
+		if (as.kind == ADDR_K_FD) {
+			li->fd = as.fd;
+			li->flags |= LI_F_INHERITED;
+		} else {
+			li->addr = as.ss;
+			li->addrlen = as.len;
+			if (as.kind == ADDR_K_UNIX)
+				li->flags |= LI_F_UNIX;
+			else
+				addr_set_port(&li->addr, (uint16_t)port);
+		}
+		**tail = li;
+		*tail = &li->next;
+		if (as.kind != ADDR_K_INET || port >= as.port_hi)
+			break;
+	}
+	return 0;
+}
+
+int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct proxy *px,
+                        int argc, char **argv, int cli)
+{
+	struct bind_conf *bc;
+	struct listener **tail = list, *first;
+	char *addrs, *item, *save = NULL;
+	int i, ret = 0;
+
+	if (argc < 1) {
+		cfg_alert(ctx, "expects an address ('ip:port', 'fd@N', 'unix@/path', ...) and options");
+		return -1;
+	}
+	while (*tail)
+		tail = &(*tail)->next;
+	bc = xcalloc(1, sizeof(*bc));
+	bc->ux_uid = bc->ux_gid = -1;
+	bc->conf_file = xstrdup(ctx->file);
+	bc->conf_line = ctx->line;
+	bc->level = 2; /* stats sockets default to "operator", as in HAProxy */
+	if (cli)
+		bc->maxconn = LI_CLI_MAXCONN;
+	for (i = 1; i < argc; ) {
+		const char *sug;
+		const struct bind_kw *kw = bind_find_kw(argv[i], cli, &sug);
+		char *err = NULL;
+		int used;
+
+		if (!kw) {
+			cfg_alert(ctx, "unknown option '%s'%s%s%s", argv[i],
+				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+			ret = -1;
+			i++;
+			continue;
+		}
+		used = kw->parse(bc, argc - i, argv + i, &err);
+		if (used < 0) {
+			cfg_alert(ctx, "option '%s': %s", argv[i], err ? err : "invalid value");
+			free(err);
+			ret = -1;
+			break;
+		}
+		i += used;
+	}
+	first = NULL;
+	addrs = xstrdup(argv[0]);
+	for (item = strtok_r(addrs, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		struct listener **before = tail;
+
+		if (listener_add_addr(ctx, bc, px, item, &tail) == -1)
+			ret = -1;
+		if (!first && *before)
+			first = *before;
+	}
+	free(addrs);
+	if (!first) {
+		/* Nothing references the bind_conf: free it here. */
+		free(bc->conf_file);
+		free(bc->name);
+		free(bc);
+		return -1;
+	}
+	return ret;
+}
+
+static int listener_fail(struct listener *li, const char *what)
+{
+	log_alert("%s:%d: cannot %s '%s': %s", li->bc->conf_file, li->bc->conf_line,
+		  what, li->addr_str, strerror(errno));
+	if (li->fd >= 0 && !(li->flags & LI_F_INHERITED))
+		close(li->fd);
+	li->fd = -1;
+	return -1;
+}
+
+static int listener_adopt(struct listener *li)
+{
+	int type = 0, acc = 0;
+	socklen_t l = sizeof(type);
+
+	if (getsockopt(li->fd, SOL_SOCKET, SO_TYPE, &type, &l) == -1 || type != SOCK_STREAM) {
+		errno = errno ? errno : ENOTSOCK;
+		return listener_fail(li, "use inherited socket (not a stream socket)");
+	}
+	if (fcntl(li->fd, F_SETFL, O_NONBLOCK) == -1 || fcntl(li->fd, F_SETFD, FD_CLOEXEC) == -1)
+		return listener_fail(li, "configure inherited socket");
+	l = sizeof(acc);
+	if (getsockopt(li->fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) == 0 && !acc &&
+	    listen(li->fd, li->bc->backlog ? li->bc->backlog : 1024) == -1)
+		return listener_fail(li, "listen on inherited socket");
+	li->addrlen = sizeof(li->addr);
+	if (getsockname(li->fd, (struct sockaddr *)&li->addr, &li->addrlen) == -1)
+		return listener_fail(li, "query inherited socket");
+	if (li->addr.ss_family == AF_UNIX)
+		li->flags |= LI_F_UNIX;
+	return 0;
+}
+
+static int listener_bind_unix(struct listener *li)
+{
+	struct sockaddr_un *sun = (struct sockaddr_un *)&li->addr;
+	struct stat st;
+
+	/* A stale socket from a previous run would make bind() fail. */
+	if (lstat(sun->sun_path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(sun->sun_path);
+	if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
+		return listener_fail(li, "bind unix socket");
+	if (li->bc->ux_mode && chmod(sun->sun_path, li->bc->ux_mode) == -1)
+		return listener_fail(li, "chmod unix socket");
+	if ((li->bc->ux_uid >= 0 || li->bc->ux_gid >= 0) &&
+	    chown(sun->sun_path, (uid_t)li->bc->ux_uid, (gid_t)li->bc->ux_gid) == -1)
+		return listener_fail(li, "chown unix socket");
+	return 0;
+}
+
+static int listener_bind_one(struct listener *li)
+{
+	int one = 1, backlog;
+
+	if (li->flags & LI_F_BOUND)
+		return 0;
+	if (li->flags & LI_F_INHERITED) {
+		if (listener_adopt(li) == -1)
+			return -1;
+		li->flags |= LI_F_BOUND;
+		return 0;
+	}
+	li->fd = socket(li->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (li->fd == -1)
+		return listener_fail(li, "create socket for");
+	if (li->flags & LI_F_UNIX) {
+		if (listener_bind_unix(li) == -1)
+			return -1;
+	} else {
+		setsockopt(li->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		/* Like HAProxy on Linux: SO_REUSEPORT unless refused, so that a new
+		 * process (-sf) can bind while the old one still serves. */
+		if (!(li->flags & LI_F_NOREUSEPORT))
+			setsockopt(li->fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+		if (li->addr.ss_family == AF_INET6 && (li->flags & (LI_F_V4V6 | LI_F_V6ONLY))) {
+			int v6only = !!(li->flags & LI_F_V6ONLY);
+
+			setsockopt(li->fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
+		}
+		if (li->flags & LI_F_DEFER)
+			setsockopt(li->fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof(one));
+		if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
+			return listener_fail(li, "bind");
+	}
+	backlog = li->bc->backlog ? li->bc->backlog :
+		  li->px ? proxy_fe_maxconn(li->px) : 128;
+	if (listen(li->fd, backlog) == -1)
+		return listener_fail(li, "listen on");
+	li->flags |= LI_F_BOUND;
+	return 0;
+}
+
+int listener_bind_all(struct listener *list)
+{
+	int ret = 0;
+
+	for (struct listener *li = list; li; li = li->next)
+		if (listener_bind_one(li) == -1)
+			ret = -1;
+	return ret;
+}
+
+static int listener_full(const struct listener *li)
+{
+	if (li->bc->maxconn && li->nbconn >= li->bc->maxconn)
+		return 1;
+	if (li->px && (global.curconn >= global.maxconn ||
+		       li->px->feconn >= proxy_fe_maxconn(li->px)))
+		return 1;
+	return 0;
+}
+
+static void listener_pause(struct listener *li)
+{
+	if (li->flags & LI_F_PAUSED)
+		return;
+	ev_io_stop(global.loop, &li->io);
+	li->flags |= LI_F_PAUSED;
+	li->wait_next = lis.paused;
+	lis.paused = li;
+}
+
+static void listener_resume_ready(void)
+{
+	struct listener **pp = &lis.paused;
+
+	while (*pp) {
+		struct listener *li = *pp;
+
+		if (listener_full(li) || li->fd < 0) {
+			pp = &li->wait_next;
+			continue;
+		}
+		*pp = li->wait_next;
+		li->flags &= ~LI_F_PAUSED;
+		li->wait_next = NULL;
+		ev_io_start(global.loop, &li->io);
+	}
+}
+
+static void listener_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	listener_resume_ready();
+}
+
+void listener_release(struct listener *li)
+{
+	BUG_ON(li->nbconn <= 0, "listener connection count underflow");
+	li->nbconn--;
+	if (lis.paused)
+		listener_resume_ready();
+}
+
+static void listener_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct listener *li = container_of(w, struct listener, io);
+
+	for (int i = 0; i < LI_MAX_ACCEPT; i++) {
+		struct sockaddr_storage addr;
+		socklen_t alen = sizeof(addr);
+		int fd;
+
+		if (listener_full(li)) {
+			listener_pause(li);
+			return;
+		}
+		fd = accept4(li->fd, (struct sockaddr *)&addr, &alen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd == -1) {
+			switch (errno) {
+			case EAGAIN:
+			case ECONNABORTED:
+			case EINTR:
+				if (errno == EAGAIN)
+					return;
+				continue;
+			case EMFILE: case ENFILE: case ENOBUFS: case ENOMEM:
+				/* Out of resources: wait a little instead of spinning. */
+				log_warning("accept() on '%s': %s; pausing for 100ms",
+					    li->addr_str, strerror(errno));
+				listener_pause(li);
+				ev_timer_stop(loop, &lis.retry);
+				ev_timer_set(&lis.retry, 0.1, 0.);
+				ev_timer_start(loop, &lis.retry);
+				return;
+			default:
+				log_warning("accept() on '%s': %s", li->addr_str, strerror(errno));
+				return;
+			}
+		}
+		li->nbconn++;
+		li->accept(li, fd, &addr, alen);
+	}
+}
+
+void listener_start_all(struct listener *list, listener_accept_fn fn)
+{
+	if (!lis.retry_init) {
+		ev_timer_init(&lis.retry, listener_retry_cb, 0.1, 0.);
+		lis.retry_init = 1;
+	}
+	for (struct listener *li = list; li; li = li->next) {
+		if (li->fd < 0)
+			continue;
+		li->accept = fn;
+		ev_io_init(&li->io, listener_accept_cb, li->fd, EV_READ);
+		ev_io_start(global.loop, &li->io);
+		global.jobs++;
+	}
+}
+
+void listener_close_all(struct listener *list)
+{
+	for (struct listener *li = list; li; li = li->next) {
+		struct listener **pp;
+
+		if (li->fd < 0)
+			continue;
+		for (pp = &lis.paused; *pp; pp = &(*pp)->wait_next)
+			if (*pp == li) {
+				*pp = li->wait_next;
+				break;
+			}
+		if (global.loop && ev_is_active(&li->io)) {
+			ev_io_stop(global.loop, &li->io);
+		}
+		if ((li->flags & LI_F_BOUND) && global.jobs > 0 && li->accept)
+			global.jobs--;
+		if ((li->flags & LI_F_UNIX) && !(li->flags & LI_F_INHERITED))
+			unlink(((struct sockaddr_un *)&li->addr)->sun_path);
+		close(li->fd);
+		li->fd = -1;
+		li->flags &= ~(LI_F_BOUND | LI_F_PAUSED);
+	}
+}
+
+/* ---- bind options ---- */
+
+static int bind_int_arg(int argc, char **argv, long min, long max, long *v, char **err)
+{
+	const char *e;
+
+	if (argc < 2) {
+		*err = str_fmt("expects a value");
+		return -1;
+	}
+	if (parse_int(argv[1], min, max, v, &e) == -1) {
+		*err = str_fmt("%s (%ld..%ld), got '%s'", e, min, max, argv[1]);
+		return -1;
+	}
+	return 0;
+}
+
+static int bind_backlog(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	long v;
+
+	if (bind_int_arg(argc, argv, 1, 1 << 24, &v, err) == -1)
+		return -1;
+	bc->backlog = (int)v;
+	return 2;
+}
+
+static int bind_maxconn(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	long v;
+
+	if (bind_int_arg(argc, argv, 0, 1 << 24, &v, err) == -1)
+		return -1;
+	bc->maxconn = (int)v;
+	return 2;
+}
+
+static int bind_id(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	long v;
+
+	if (bind_int_arg(argc, argv, 1, 0x7fffffff, &v, err) == -1)
+		return -1;
+	bc->id = (int)v;
+	return 2;
+}
+
+static int bind_name(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	if (argc < 2) {
+		*err = str_fmt("expects a name");
+		return -1;
+	}
+	free(bc->name);
+	bc->name = xstrdup(argv[1]);
+	return 2;
+}
+
+static int bind_flag(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	static const struct { const char *n; int f; } flags[] = {
+		{ "v4v6", LI_F_V4V6 }, { "v6only", LI_F_V6ONLY },
+		{ "defer-accept", LI_F_DEFER }, { "reuseport", LI_F_REUSEPORT },
+		{ "noreuseport", LI_F_NOREUSEPORT },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		if (strcmp(argv[0], flags[i].n) == 0) {
+			bc->flags |= flags[i].f;
+			if (flags[i].f == LI_F_REUSEPORT)
+				bc->flags &= ~LI_F_NOREUSEPORT;
+			return 1;
+		}
+	*err = str_fmt("unknown flag");
+	return -1;
+}
+
+static int bind_mode(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	char *end;
+	long v;
+
+	if (argc < 2 || (v = strtol(argv[1], &end, 8), *end) || v < 0 || v > 07777) {
+		*err = str_fmt("expects an octal mode such as 600");
+		return -1;
+	}
+	bc->ux_mode = (mode_t)v;
+	return 2;
+}
+
+static int bind_owner(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	int is_user = argv[0][0] == 'u';
+	long v;
+
+	if (argc < 2) {
+		*err = str_fmt("expects a value");
+		return -1;
+	}
+	if (strcmp(argv[0], "uid") == 0 || strcmp(argv[0], "gid") == 0) {
+		if (bind_int_arg(argc, argv, 0, 0x7fffffff, &v, err) == -1)
+			return -1;
+	} else if (is_user) {
+		struct passwd *pw = getpwnam(argv[1]);
+
+		if (!pw) {
+			*err = str_fmt("unknown user '%s'", argv[1]);
+			return -1;
+		}
+		v = pw->pw_uid;
+	} else {
+		struct group *gr = getgrnam(argv[1]);
+
+		if (!gr) {
+			*err = str_fmt("unknown group '%s'", argv[1]);
+			return -1;
+		}
+		v = gr->gr_gid;
+	}
+	if (is_user)
+		bc->ux_uid = (int)v;
+	else
+		bc->ux_gid = (int)v;
+	return 2;
+}
+
+static struct bind_kw listener_bind_kws[] = {
+	{ "backlog", bind_backlog, 0 },
+	{ "maxconn", bind_maxconn, 0 },
+	{ "id", bind_id, 0 },
+	{ "name", bind_name, 0 },
+	{ "v4v6", bind_flag, 0 },
+	{ "v6only", bind_flag, 0 },
+	{ "defer-accept", bind_flag, 0 },
+	{ "reuseport", bind_flag, 0 },
+	{ "noreuseport", bind_flag, 0 },
+	{ "mode", bind_mode, 0 },
+	{ "user", bind_owner, 0 },
+	{ "group", bind_owner, 0 },
+	{ "uid", bind_owner, 0 },
+	{ "gid", bind_owner, 0 },
+};
+
+SLUICE_INIT(listener_register)
+{
+	bind_register_keywords(listener_bind_kws, ARRAY_SIZE(listener_bind_kws));
+}

@@ -1,0 +1,449 @@
+/* Proxy sections (defaults, frontend, backend, listen), their keywords, and
+ * the post-parse checks that link frontends to backends (proxy.h). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/listener.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/str.h>
+#include <sluice/units.h>
+
+struct proxy *proxy_find(const char *name, unsigned cap)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		if ((px->cap & cap) && strcmp(px->name, name) == 0)
+			return px;
+	return NULL;
+}
+
+static struct proxy *defaults_find(const char *name)
+{
+	struct proxy *found = NULL;
+
+	/* The last one of that name wins, as sections are read in order. */
+	for (struct proxy *px = global.defaults; px; px = px->next)
+		if (px->name && strcmp(px->name, name) == 0)
+			found = px;
+	return found;
+}
+
+int proxy_fe_maxconn(const struct proxy *px)
+{
+	return px->maxconn ? px->maxconn : global.maxconn;
+}
+
+const char *proxy_mode_str(const struct proxy *px)
+{
+	return px->mode == PR_MODE_HTTP ? "http" : "tcp";
+}
+
+static void proxy_init_defaults(struct proxy *px)
+{
+	px->mode = PR_MODE_TCP;
+	px->retries = 3;
+	px->lb_algo = LB_ROUNDROBIN;
+}
+
+/* Copies the inheritable settings of <def> into <px>. */
+static void proxy_inherit(struct proxy *px, const struct proxy *def)
+{
+	px->mode = def->mode;
+	px->options = def->options;
+	px->timeout = def->timeout;
+	px->retries = def->retries;
+	px->maxconn = def->maxconn;
+	px->fullconn = def->fullconn;
+	px->backlog = def->backlog;
+	px->lb_algo = def->lb_algo;
+	if (def->defbe_name)
+		px->defbe_name = xstrdup(def->defbe_name);
+	log_list_dup(&px->loggers, &def->loggers);
+}
+
+static int proxy_name_ok(const char *name)
+{
+	if (!*name)
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.:", *p))
+			return 0;
+	return 1;
+}
+
+static struct proxy *proxy_new(struct cfg_ctx *ctx, const char *name, unsigned cap,
+                               const struct proxy *def)
+{
+	struct proxy *px = xcalloc(1, sizeof(*px)), **tail;
+
+	px->name = name ? xstrdup(name) : NULL;
+	px->cap = cap;
+	px->conf_file = xstrdup(ctx->file);
+	px->conf_line = ctx->line;
+	proxy_init_defaults(px);
+	if (def)
+		proxy_inherit(px, def);
+	tail = (cap & PR_CAP_DEF) ? &global.defaults : &global.proxies;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = px;
+	return px;
+}
+
+/* <kind> NAME [from DEFAULTS] */
+static int proxy_section_begin(struct cfg_ctx *ctx, unsigned cap, int argc, char **argv)
+{
+	const struct proxy *def = ctx->defpx;
+	const char *name = argc > 0 ? argv[0] : NULL;
+	int ret = 0;
+
+	if (cap & PR_CAP_DEF) {
+		/* "defaults [NAME] [from NAME]" */
+		if (name && strcmp(name, "from") == 0)
+			name = NULL;
+	}
+	if (!(cap & PR_CAP_DEF) && !name) {
+		cfg_alert(ctx, "expects a name");
+		ret = -1;
+		name = "";
+	} else if (name && !proxy_name_ok(name)) {
+		cfg_alert(ctx, "invalid name '%s' (letters, digits, '-', '_', '.' and ':' only)", name);
+		ret = -1;
+	}
+	for (int i = name ? 1 : 0; i < argc; i++) {
+		if (strcmp(argv[i], "from") == 0 && i + 1 < argc) {
+			def = defaults_find(argv[++i]);
+			if (!def) {
+				cfg_alert(ctx, "'from %s': no defaults section of that name", argv[i]);
+				ret = -1;
+			}
+		} else {
+			cfg_alert(ctx, "unexpected argument '%s' (expects 'from <defaults>')", argv[i]);
+			ret = -1;
+			break;
+		}
+	}
+	if (!(cap & PR_CAP_DEF) && *name) {
+		struct proxy *dup = NULL;
+
+		for (struct proxy *p = global.proxies; p; p = p->next)
+			if ((p->cap & cap) && strcmp(p->name, name) == 0)
+				dup = p;
+		if (dup) {
+			cfg_alert(ctx, "'%s' is already used by a proxy declared at %s:%d",
+				  name, dup->conf_file, dup->conf_line);
+			ret = -1;
+		}
+	}
+	ctx->px = proxy_new(ctx, name, cap, def);
+	if (cap & PR_CAP_DEF)
+		ctx->defpx = ctx->px;
+	return ret;
+}
+
+static int sec_defaults(struct cfg_ctx *ctx, int argc, char **argv)
+{
+	return proxy_section_begin(ctx, PR_CAP_DEF, argc, argv);
+}
+
+static int sec_frontend(struct cfg_ctx *ctx, int argc, char **argv)
+{
+	return proxy_section_begin(ctx, PR_CAP_FE, argc, argv);
+}
+
+static int sec_backend(struct cfg_ctx *ctx, int argc, char **argv)
+{
+	return proxy_section_begin(ctx, PR_CAP_BE, argc, argv);
+}
+
+static int sec_listen(struct cfg_ctx *ctx, int argc, char **argv)
+{
+	return proxy_section_begin(ctx, PR_CAP_FE | PR_CAP_BE, argc, argv);
+}
+
+/* ---- keywords ---- */
+
+static int kw_mode(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct proxy *px = ctx->px;
+
+	if (argc != 1) {
+		cfg_alert(ctx, "expects 'tcp' or 'http'");
+		return -1;
+	}
+	if (strcmp(argv[0], "tcp") == 0) {
+		px->mode = PR_MODE_TCP;
+		return 0;
+	}
+	if (strcmp(argv[0], "http") == 0) {
+		cfg_alert(ctx, "'mode http' is not supported yet by sluice (the HTTP engine is "
+			  "not built); use 'mode tcp'");
+		return -1;
+	}
+	if (strcmp(argv[0], "health") == 0) {
+		cfg_alert(ctx, "'mode health' was removed from HAProxy 2.x; use 'monitor-uri' or a tcp frontend");
+		return -1;
+	}
+	cfg_alert(ctx, "unknown mode '%s' (expects 'tcp' or 'http')", argv[0]);
+	return -1;
+}
+
+static int kw_balance(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct proxy *px = ctx->px;
+
+	if (argc < 1) {
+		cfg_alert(ctx, "expects an algorithm (roundrobin, static-rr)");
+		return -1;
+	}
+	if (strcmp(argv[0], "roundrobin") == 0)
+		px->lb_algo = LB_ROUNDROBIN;
+	else if (strcmp(argv[0], "static-rr") == 0)
+		px->lb_algo = LB_STATIC_RR;
+	else {
+		static const char *const later[] = {
+			"leastconn", "first", "source", "uri", "url_param", "hdr", "random",
+			"rdp-cookie",
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(later); i++)
+			if (strncmp(argv[0], later[i], strlen(later[i])) == 0) {
+				cfg_alert(ctx, "algorithm '%s' is not supported yet by sluice "
+					  "(roundrobin and static-rr are)", argv[0]);
+				return -1;
+			}
+		cfg_alert(ctx, "unknown algorithm '%s' (expects roundrobin or static-rr)", argv[0]);
+		return -1;
+	}
+	if (argc > 1) {
+		cfg_alert(ctx, "'%s' takes no argument", argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static int kw_default_backend(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct proxy *px = ctx->px;
+
+	if (argc != 1) {
+		cfg_alert(ctx, "expects a backend name");
+		return -1;
+	}
+	free(px->defbe_name);
+	px->defbe_name = xstrdup(argv[0]);
+	return 0;
+}
+
+static int kw_bind(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return listener_parse_bind(ctx, &ctx->px->listeners, ctx->px, argc, argv, 0);
+}
+
+static int kw_disabled(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	if (argc) {
+		cfg_alert(ctx, "takes no argument");
+		return -1;
+	}
+	ctx->px->disabled = ctx->kw[0] == 'd';
+	return 0;
+}
+
+static int kw_description(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct dstr d = { 0 };
+
+	for (int i = 0; i < argc; i++)
+		dstr_printf(&d, "%s%s", i ? " " : "", argv[i]);
+	free(ctx->px->desc);
+	ctx->px->desc = d.p ? d.p : xstrdup("");
+	return 0;
+}
+
+static struct cfg_section proxy_sections[] = {
+	{ "defaults", CFG_SEC_DEFAULTS, sec_defaults, NULL },
+	{ "frontend", CFG_SEC_FRONTEND, sec_frontend, NULL },
+	{ "backend",  CFG_SEC_BACKEND,  sec_backend,  NULL },
+	{ "listen",   CFG_SEC_LISTEN,   sec_listen,   NULL },
+};
+
+#define PX_TIMEOUT(kw, field, secs) \
+	{ "timeout " kw, secs, CFG_T_TIME, CFG_PX_OFF(timeout.field), .usage = "<time>" }
+#define PX_OPTION(kw, flag, secs) \
+	{ "option " kw, secs, CFG_T_FLAG, CFG_PX_OFF(options), .mask = flag }
+
+static struct cfg_kw proxy_kws[] = {
+	{ "mode", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_mode, .usage = "tcp|http" },
+	{ "balance", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_balance, .usage = "<algorithm>" },
+	{ "default_backend", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_default_backend,
+	  .usage = "<backend>" },
+	{ "bind", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_bind,
+	  .usage = "<address>[,...] [options]" },
+	{ "retries", CFG_SEC_BE, CFG_T_INT, CFG_PX_OFF(retries), .min = 0, .max = 1000,
+	  .usage = "a number of retries" },
+	{ "maxconn", CFG_SEC_FE, CFG_T_INT, CFG_PX_OFF(maxconn), .min = 0, .max = 10000000,
+	  .usage = "a connection limit" },
+	{ "fullconn", CFG_SEC_BE, CFG_T_INT, CFG_PX_OFF(fullconn), .min = 0, .max = 10000000,
+	  .usage = "a connection count" },
+	{ "backlog", CFG_SEC_FE, CFG_T_INT, CFG_PX_OFF(backlog), .min = 1, .max = 1 << 24,
+	  .usage = "a queue length" },
+	{ "id", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_INT, CFG_PX_OFF(id),
+	  .min = 1, .max = 0x7fffffff, .usage = "a positive id" },
+	{ "disabled", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_disabled },
+	{ "enabled", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_disabled },
+	{ "description", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_description, .usage = "<text>" },
+	PX_TIMEOUT("client", client, CFG_SEC_FE),
+	PX_TIMEOUT("server", server, CFG_SEC_BE),
+	PX_TIMEOUT("connect", connect, CFG_SEC_BE),
+	PX_TIMEOUT("tunnel", tunnel, CFG_SEC_BE),
+	PX_TIMEOUT("client-fin", client_fin, CFG_SEC_FE),
+	PX_TIMEOUT("server-fin", server_fin, CFG_SEC_BE),
+	PX_TIMEOUT("queue", queue, CFG_SEC_BE),
+	/* HAProxy 1.x forms, still found in old configs. */
+	{ "clitimeout", CFG_SEC_FE, CFG_T_TIME, CFG_PX_OFF(timeout.client),
+	  .flags = CFG_KW_F_DEPREC, .hint = "'timeout client'", .usage = "<time>" },
+	{ "srvtimeout", CFG_SEC_BE, CFG_T_TIME, CFG_PX_OFF(timeout.server),
+	  .flags = CFG_KW_F_DEPREC, .hint = "'timeout server'", .usage = "<time>" },
+	{ "contimeout", CFG_SEC_BE, CFG_T_TIME, CFG_PX_OFF(timeout.connect),
+	  .flags = CFG_KW_F_DEPREC, .hint = "'timeout connect'", .usage = "<time>" },
+	PX_OPTION("splice-auto", PR_O_SPLICE_AUTO, CFG_SEC_PROXIES),
+	PX_OPTION("splice-request", PR_O_SPLICE_REQ, CFG_SEC_PROXIES),
+	PX_OPTION("splice-response", PR_O_SPLICE_RSP, CFG_SEC_PROXIES),
+	PX_OPTION("tcplog", PR_O_TCPLOG, CFG_SEC_FE),
+	PX_OPTION("dontlognull", PR_O_DONTLOGNULL, CFG_SEC_FE),
+	PX_OPTION("redispatch", PR_O_REDISPATCH, CFG_SEC_BE),
+	PX_OPTION("tcpka", PR_O_TCP_KA, CFG_SEC_PROXIES),
+	PX_OPTION("clitcpka", PR_O_CLI_KA, CFG_SEC_FE),
+	PX_OPTION("srvtcpka", PR_O_SRV_KA, CFG_SEC_BE),
+	PX_OPTION("socket-stats", PR_O_SOCKET_STATS, CFG_SEC_FE),
+};
+
+/* Resolves default_backend, numbers proxies and checks for the mistakes
+ * HAProxy reports. Returns the number of errors. */
+static int proxy_postparse(void)
+{
+	int errors = 0, next_id = 1;
+
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		if (!px->id) {
+			for (;;) {
+				struct proxy *q;
+
+				for (q = global.proxies; q && q->id != next_id; q = q->next)
+					;
+				if (!q)
+					break;
+				next_id++;
+			}
+			px->id = next_id++;
+		}
+		if (px->cap & PR_CAP_FE) {
+			if (!px->listeners)
+				log_warning("%s:%d: %s '%s' has no 'bind' line; it will accept nothing",
+					    px->conf_file, px->conf_line,
+					    px->cap & PR_CAP_BE ? "listen" : "frontend", px->name);
+			if (!px->timeout.client)
+				log_warning("%s:%d: missing 'timeout client' in '%s': idle clients "
+					    "will be kept forever", px->conf_file, px->conf_line, px->name);
+		}
+		if ((px->cap & PR_CAP_BE) && (!px->timeout.server || !px->timeout.connect))
+			log_warning("%s:%d: missing 'timeout connect' or 'timeout server' in '%s'",
+				    px->conf_file, px->conf_line, px->name);
+		if ((px->cap & PR_CAP_FE) && px->defbe_name) {
+			px->defbe = proxy_find(px->defbe_name, PR_CAP_BE);
+			if (!px->defbe) {
+				log_alert("%s:%d: proxy '%s': default_backend '%s' does not exist",
+					  px->conf_file, px->conf_line, px->name, px->defbe_name);
+				errors++;
+			} else if (px->defbe->mode != px->mode) {
+				log_alert("%s:%d: proxy '%s': default_backend '%s' is in %s mode but "
+					  "the frontend is in %s mode", px->conf_file, px->conf_line,
+					  px->name, px->defbe_name, proxy_mode_str(px->defbe),
+					  proxy_mode_str(px));
+				errors++;
+			}
+		} else if ((px->cap & PR_CAP_FE) && (px->cap & PR_CAP_BE)) {
+			px->defbe = px; /* a listen section serves its own servers */
+		}
+		if ((px->cap == PR_CAP_FE) && !px->defbe)
+			log_warning("%s:%d: frontend '%s' has no default_backend; its connections "
+				    "will be closed", px->conf_file, px->conf_line, px->name);
+	}
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		for (struct proxy *q = px->next; q; q = q->next)
+			if (px->id == q->id) {
+				log_alert("%s:%d: proxy '%s' has the same id %d as '%s'",
+					  q->conf_file, q->conf_line, q->name, q->id, px->name);
+				errors++;
+			}
+	return errors;
+}
+
+void proxy_stop_all(void)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		if (px->listeners) {
+			listener_close_all(px->listeners);
+			log_notice("Proxy %s stopped (cumulated conns: FE: %llu, BE: %llu).",
+				   px->name, (unsigned long long)px->fe_counters.cum_sess,
+				   (unsigned long long)px->be_counters.cum_sess);
+		}
+}
+
+static void proxy_free(struct proxy *px)
+{
+	struct listener *li, *lnext;
+	struct server *srv, *snext;
+
+	for (li = px->listeners; li; li = lnext) {
+		lnext = li->next;
+		/* bind_confs are shared by listeners of one line: free on the last. */
+		if (!lnext || lnext->bc != li->bc) {
+			free(li->bc->conf_file);
+			free(li->bc->name);
+			free(li->bc);
+		}
+		free(li->addr_str);
+		free(li);
+	}
+	for (srv = px->servers; srv; srv = snext) {
+		snext = srv->next;
+		free(srv->name);
+		free(srv->addr_str);
+		free(srv->conf_file);
+		free(srv);
+	}
+	log_list_free(&px->loggers);
+	free(px->name);
+	free(px->conf_file);
+	free(px->defbe_name);
+	free(px->desc);
+	free(px);
+}
+
+void proxy_free_all(void)
+{
+	struct proxy *px, *next;
+
+	for (px = global.proxies; px; px = next) {
+		next = px->next;
+		proxy_free(px);
+	}
+	for (px = global.defaults; px; px = next) {
+		next = px->next;
+		proxy_free(px);
+	}
+	global.proxies = global.defaults = NULL;
+}
+
+SLUICE_INIT(proxy_register)
+{
+	cfg_register_sections(proxy_sections, ARRAY_SIZE(proxy_sections));
+	cfg_register(proxy_kws, ARRAY_SIZE(proxy_kws));
+	cfg_register_postparse(proxy_postparse, 20);
+}

@@ -1,0 +1,282 @@
+/* `server` lines, server options, and the roundrobin load balancer
+ * (server.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/addr.h>
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/str.h>
+#include <sluice/units.h>
+
+struct srv_kw_table {
+	struct srv_kw       *kws;
+	size_t               n;
+	struct srv_kw_table *next;
+};
+
+static struct srv_kw_table *srv_kws;
+
+void srv_register_keywords(struct srv_kw *kws, size_t n)
+{
+	struct srv_kw_table *t = xcalloc(1, sizeof(*t));
+
+	t->kws = kws;
+	t->n = n;
+	t->next = srv_kws;
+	srv_kws = t;
+}
+
+static const struct srv_kw *srv_find_kw(const char *name, const char **suggest)
+{
+	int bestd = 255;
+
+	*suggest = NULL;
+	for (struct srv_kw_table *t = srv_kws; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++) {
+			int d;
+
+			if (strcmp(t->kws[i].name, name) == 0)
+				return &t->kws[i];
+			d = str_distance(name, t->kws[i].name);
+			if (d < bestd) {
+				bestd = d;
+				*suggest = t->kws[i].name;
+			}
+		}
+	if (bestd > 2 + (int)strlen(name) / 4)
+		*suggest = NULL;
+	return NULL;
+}
+
+/* server NAME ADDR[:PORT] [options] */
+static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct proxy *px = ctx->px;
+	struct server *srv, **tail;
+	struct addr_spec as;
+	char *err = NULL;
+	int ret = 0;
+
+	if (argc < 2) {
+		cfg_alert(ctx, "expects <name> <address>[:<port>] [options]");
+		return -1;
+	}
+	for (srv = px->servers; srv; srv = srv->next)
+		if (strcmp(srv->name, argv[0]) == 0) {
+			cfg_alert(ctx, "server '%s' is already declared at %s:%d", argv[0],
+				  srv->conf_file, srv->conf_line);
+			return -1;
+		}
+	if (addr_parse(argv[1], &as, ADDR_F_PORT_OPTIONAL | ADDR_F_RESOLVE | ADDR_F_UNIX_OK,
+		       &err) == -1) {
+		cfg_alert(ctx, "server '%s': %s", argv[0], err);
+		free(err);
+		return -1;
+	}
+	srv = xcalloc(1, sizeof(*srv));
+	srv->px = px;
+	srv->name = xstrdup(argv[0]);
+	srv->addr_str = xstrdup(argv[1]);
+	srv->addr = as.ss;
+	srv->addrlen = as.len;
+	srv->weight = srv->uweight = 1;
+	srv->conf_file = xstrdup(ctx->file);
+	srv->conf_line = ctx->line;
+	if (as.kind == ADDR_K_INET && as.port_lo == 0)
+		srv->flags |= SRV_F_SAMEPORT;
+	for (int i = 2; i < argc; ) {
+		const char *sug;
+		const struct srv_kw *kw = srv_find_kw(argv[i], &sug);
+		int used;
+
+		if (!kw) {
+			cfg_alert(ctx, "server '%s': unknown option '%s'%s%s%s", srv->name, argv[i],
+				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+			ret = -1;
+			i++;
+			continue;
+		}
+		used = kw->parse(srv, argc - i, argv + i, &err);
+		if (used < 0) {
+			cfg_alert(ctx, "server '%s': option '%s': %s", srv->name, argv[i],
+				  err ? err : "invalid value");
+			free(err);
+			err = NULL;
+			ret = -1;
+			break;
+		}
+		if (kw->warn_only)
+			cfg_warn(ctx, "server '%s': '%s' is accepted but health checks are not "
+				 "implemented yet: the server is always considered UP", srv->name, argv[i]);
+		i += used;
+	}
+	for (tail = &px->servers; *tail; tail = &(*tail)->next)
+		;
+	*tail = srv;
+	px->nsrv++;
+	return ret;
+}
+
+static int srv_int_arg(int argc, char **argv, long min, long max, long *v, char **err)
+{
+	const char *e;
+
+	if (argc < 2) {
+		*err = str_fmt("expects a value");
+		return -1;
+	}
+	if (parse_int(argv[1], min, max, v, &e) == -1) {
+		*err = str_fmt("%s (%ld..%ld), got '%s'", e, min, max, argv[1]);
+		return -1;
+	}
+	return 0;
+}
+
+static int srv_weight(struct server *srv, int argc, char **argv, char **err)
+{
+	long v;
+
+	if (srv_int_arg(argc, argv, 0, 256, &v, err) == -1)
+		return -1;
+	srv->weight = srv->uweight = (int)v;
+	return 2;
+}
+
+static int srv_id(struct server *srv, int argc, char **argv, char **err)
+{
+	long v;
+
+	if (srv_int_arg(argc, argv, 1, 0x7fffffff, &v, err) == -1)
+		return -1;
+	srv->id = (int)v;
+	return 2;
+}
+
+static int srv_flag(struct server *srv, int argc, char **argv, char **err)
+{
+	if (strcmp(argv[0], "disabled") == 0)
+		srv->flags |= SRV_F_MAINT;
+	else if (strcmp(argv[0], "enabled") == 0)
+		srv->flags &= ~SRV_F_MAINT;
+	else if (strcmp(argv[0], "backup") == 0)
+		srv->flags |= SRV_F_BACKUP;
+	else if (strcmp(argv[0], "check") == 0)
+		srv->flags |= SRV_F_CHECKED;
+	return 1;
+}
+
+/* Check tuning takes one value; accepted (with a warning) until checks exist. */
+static int srv_check_arg(struct server *srv, int argc, char **argv, char **err)
+{
+	if (argc < 2) {
+		*err = str_fmt("expects a value");
+		return -1;
+	}
+	return 2;
+}
+
+static struct srv_kw server_kws[] = {
+	{ "weight",   srv_weight, 0 },
+	{ "id",       srv_id, 0 },
+	{ "disabled", srv_flag, 0 },
+	{ "enabled",  srv_flag, 0 },
+	{ "backup",   srv_flag, 0 },
+	{ "check",    srv_flag, 1 },
+	{ "inter",    srv_check_arg, 1 },
+	{ "fastinter", srv_check_arg, 1 },
+	{ "downinter", srv_check_arg, 1 },
+	{ "rise",     srv_check_arg, 1 },
+	{ "fall",     srv_check_arg, 1 },
+};
+
+static struct cfg_kw server_cfg_kws[] = {
+	{ "server", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_server,
+	  .usage = "<name> <address>[:<port>] [options]" },
+};
+
+/* ---- load balancing ---- */
+
+void lb_recalc(struct proxy *px)
+{
+	px->srv_act = 0;
+	px->tot_weight = 0;
+	for (struct server *srv = px->servers; srv; srv = srv->next)
+		if (server_usable(srv) && !(srv->flags & SRV_F_BACKUP)) {
+			px->srv_act++;
+			px->tot_weight += (uint64_t)srv->uweight;
+		}
+}
+
+/* Smooth weighted round robin: each pick adds every usable server's weight
+ * to its credit and takes the richest, which then pays the total. Servers
+ * interleave (a:5 b:1 gives a a b a a a, not a a a a a b). */
+static struct server *lb_rr_pick(struct proxy *px, int backup)
+{
+	struct server *best = NULL;
+	int64_t total = 0;
+
+	for (struct server *srv = px->servers; srv; srv = srv->next) {
+		if (!server_usable(srv) || !!(srv->flags & SRV_F_BACKUP) != backup)
+			continue;
+		srv->lb_cur += srv->uweight;
+		total += srv->uweight;
+		if (!best || srv->lb_cur > best->lb_cur)
+			best = srv;
+	}
+	if (best)
+		best->lb_cur -= total;
+	return best;
+}
+
+struct server *lb_pick(struct proxy *px)
+{
+	struct server *srv = lb_rr_pick(px, 0);
+
+	/* Backups serve only when no active server is usable; the first one
+	 * declared takes the traffic, as in HAProxy without allbackups. */
+	if (!srv) {
+		for (srv = px->servers; srv; srv = srv->next)
+			if ((srv->flags & SRV_F_BACKUP) && server_usable(srv))
+				break;
+	}
+	if (srv)
+		srv->counters.cum_lbconn++;
+	return srv;
+}
+
+static int server_postparse(void)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		int next_id = 1;
+
+		for (struct server *srv = px->servers; srv; srv = srv->next) {
+			if (!srv->id) {
+				for (;;) {
+					struct server *q;
+
+					for (q = px->servers; q && q->id != next_id; q = q->next)
+						;
+					if (!q)
+						break;
+					next_id++;
+				}
+				srv->id = next_id++;
+			}
+			srv->last_change = global.start_time;
+		}
+		px->last_change = global.start_time;
+		lb_recalc(px);
+	}
+	return 0;
+}
+
+SLUICE_INIT(server_register)
+{
+	srv_register_keywords(server_kws, ARRAY_SIZE(server_kws));
+	cfg_register(server_cfg_kws, ARRAY_SIZE(server_cfg_kws));
+	cfg_register_postparse(server_postparse, 30);
+}

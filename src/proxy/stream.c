@@ -1,0 +1,744 @@
+/* TCP streams: connect, retry, forward by copy or splice(), half-close,
+ * lazy inactivity timers and the tcplog line (stream.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sluice/addr.h>
+#include <sluice/buf.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/pipe.h>
+#include <sluice/pool.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/stream.h>
+
+#define TURNAROUND_MAX 1.0   /* seconds between connect retries (HAProxy's) */
+
+static struct {
+	struct pool   *pool;
+	struct stream *list;
+	int            count;
+	uint64_t       next_id;
+	void         (*idle_cb)(void);
+} strm;
+
+static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
+static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
+static void stream_close(struct stream *s, char t0, char t1);
+static void stream_update(struct stream *s);
+
+int stream_count(void)
+{
+	return strm.count;
+}
+
+struct stream *stream_first(void)
+{
+	return strm.list;
+}
+
+void stream_set_idle_cb(void (*cb)(void))
+{
+	strm.idle_cb = cb;
+}
+
+/* ---- connections ---- */
+
+static void conn_want(struct conn *c, int events)
+{
+	if (c->events == events)
+		return;
+	if (c->events)
+		ev_io_stop(global.loop, &c->io);
+	c->events = events;
+	if (events) {
+		ev_io_set(&c->io, c->fd, events);
+		ev_io_start(global.loop, &c->io);
+	}
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->fd < 0)
+		return;
+	conn_want(c, 0);
+	close(c->fd);
+	c->fd = -1;
+	c->flags = 0;
+}
+
+static void conn_setup_tcp(int fd, int keepalive)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (keepalive)
+		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+}
+
+/* ---- channels ---- */
+
+static inline int chan_pending(const struct channel *ch)
+{
+	return (ch->buf && ch->buf->data) || (ch->pipe && ch->pipe->data);
+}
+
+static inline int chan_has_room(const struct channel *ch)
+{
+	if (ch->buf)
+		return buf_room(ch->buf, buf_size()) > 0;
+	if (ch->pipe)
+		return ch->pipe->data < pipe_capacity();
+	return 1;
+}
+
+static void chan_release(struct channel *ch)
+{
+	buf_put(ch->buf);
+	ch->buf = NULL;
+	pipe_put(ch->pipe);
+	ch->pipe = NULL;
+}
+
+/* Reads from <src> into <ch>. Returns bytes read (> 0), 0 at end of input,
+ * -EAGAIN when nothing is available, or -errno on error. */
+static ssize_t chan_recv(struct channel *ch, struct conn *src)
+{
+	ssize_t n;
+
+	if ((ch->flags & CH_F_SPLICE) && !(ch->flags & CH_F_NOSPLICE) && !ch->buf) {
+		if (!ch->pipe)
+			ch->pipe = pipe_get();
+		if (ch->pipe) {
+			n = splice(src->fd, NULL, ch->pipe->wfd, NULL,
+				   pipe_capacity() - ch->pipe->data,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				ch->pipe->data += (size_t)n;
+				return n;
+			}
+			if (n == 0)
+				goto out_pipe;
+			if (errno == EINVAL || errno == ENOSYS) {
+				/* Not spliceable (e.g. some socket types): copy. */
+				ch->flags |= CH_F_NOSPLICE;
+			} else {
+				n = -errno;
+				goto out_pipe;
+			}
+			if (!ch->pipe->data) {
+				pipe_put(ch->pipe);
+				ch->pipe = NULL;
+			}
+			if (ch->pipe) /* data left in the pipe: send it first */
+				return -EAGAIN;
+		}
+	}
+	if (!ch->buf) {
+		ch->buf = buf_get();
+		if (!ch->buf)
+			return -ENOMEM;
+	}
+	if (!ch->buf->data)
+		ch->buf->head = 0;
+	n = recv(src->fd, ch->buf->area + ch->buf->head + ch->buf->data,
+		 buf_room(ch->buf, buf_size()), 0);
+	if (n > 0) {
+		ch->buf->data += (uint32_t)n;
+		/* splice-auto: a read that fills the buffer announces a large
+		 * transfer; later reads go through a pipe. */
+		if ((ch->flags & CH_F_SPLICE_AUTO) && ch->buf->head + ch->buf->data == buf_size())
+			ch->flags |= CH_F_SPLICE;
+		return n;
+	}
+	n = n == 0 ? 0 : -errno;
+	if (!ch->buf->data) {
+		buf_put(ch->buf);
+		ch->buf = NULL;
+	}
+	return n;
+out_pipe:
+	if (!ch->pipe->data) {
+		pipe_put(ch->pipe);
+		ch->pipe = NULL;
+	}
+	return n;
+}
+
+/* Sends what <ch> holds to <dst>. Returns bytes sent (>= 0) or -errno;
+ * -EAGAIN when the destination is full. */
+static ssize_t chan_send(struct channel *ch, struct conn *dst)
+{
+	ssize_t n, total = 0;
+
+	if (ch->pipe && ch->pipe->data) {
+		n = splice(ch->pipe->rfd, NULL, dst->fd, NULL, ch->pipe->data,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0)
+			return -errno;
+		ch->pipe->data -= (size_t)n;
+		global.spliced_bytes += (uint64_t)n;
+		total += n;
+		if (ch->pipe->data)
+			return total ? total : -EAGAIN;
+		pipe_put(ch->pipe);
+		ch->pipe = NULL;
+	}
+	if (ch->buf && ch->buf->data) {
+		n = send(dst->fd, ch->buf->area + ch->buf->head, ch->buf->data,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0)
+			return total ? total : -errno;
+		ch->buf->head += (uint32_t)n;
+		ch->buf->data -= (uint32_t)n;
+		global.copied_bytes += (uint64_t)n;
+		total += n;
+		if (!ch->buf->data) {
+			buf_put(ch->buf);
+			ch->buf = NULL;
+		}
+	}
+	return total;
+}
+
+enum fwd_result { FWD_OK, FWD_SRC_ERR, FWD_DST_ERR };
+
+/* Moves bytes of <ch> from <src> to <dst> (<dst> NULL while connecting:
+ * only buffer). Updates activity and counters. */
+static enum fwd_result chan_forward(struct stream *s, struct channel *ch, struct conn *src,
+                                    struct conn *dst, int is_req)
+{
+	ev_tstamp now = ev_now(global.loop);
+	int drained = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (dst && chan_pending(ch)) {
+			n = chan_send(ch, dst);
+			if (n > 0) {
+				dst->last_act = now;
+				global.bytes_out += (uint64_t)n;
+			} else if (n != -EAGAIN && n != -EINTR && n != 0) {
+				return FWD_DST_ERR;
+			}
+			if (chan_pending(ch))
+				break;  /* destination full: wait for EV_WRITE */
+		}
+		if ((ch->flags & CH_F_SHUTR) || drained || !chan_has_room(ch))
+			break;
+		n = chan_recv(ch, src);
+		if (n > 0) {
+			src->last_act = now;
+			ch->total += (uint64_t)n;
+			if (is_req) {
+				s->fe->fe_counters.bytes_in += (uint64_t)n;
+				s->be->be_counters.bytes_in += (uint64_t)n;
+				if (s->target)
+					s->target->counters.bytes_in += (uint64_t)n;
+			} else {
+				s->fe->fe_counters.bytes_out += (uint64_t)n;
+				s->be->be_counters.bytes_out += (uint64_t)n;
+				s->target->counters.bytes_out += (uint64_t)n;
+			}
+			/* A short read drained the socket: epoll tells us when
+			 * more arrives, no need for an extra recv() now. */
+			if (ch->buf ? ch->buf->head + ch->buf->data < buf_size()
+				    : ch->pipe && ch->pipe->data < pipe_capacity())
+				drained = 1;
+			continue;
+		}
+		if (n == 0) {
+			ch->flags |= CH_F_SHUTR;
+			src->last_act = now;
+			continue;
+		}
+		if (n == -EAGAIN || n == -EINTR)
+			break;
+		return FWD_SRC_ERR;
+	}
+	if (dst && (ch->flags & CH_F_SHUTR) && !chan_pending(ch) && !(ch->flags & CH_F_SHUTW)) {
+		shutdown(dst->fd, SHUT_WR);
+		ch->flags |= CH_F_SHUTW;
+	}
+	return FWD_OK;
+}
+
+/* ---- timers ---- */
+
+static ev_tstamp side_deadline(ev_tstamp last, uint32_t tmo_ms)
+{
+	return tmo_ms ? last + tmo_ms / 1000.0 : 0;
+}
+
+/* Earliest deadline of <s>, 0 if none. <which> tells what expires then:
+ * 'c' client, 's' server, 'C' connect, 'T' turn-around. */
+static ev_tstamp stream_deadline(const struct stream *s, char *which)
+{
+	const struct proxy_timeouts *fe = &s->fe->timeout, *be = &s->be->timeout;
+	ev_tstamp d = 0, x;
+	uint32_t ct, st;
+
+	*which = 0;
+	if (s->state == ST_TAR) {
+		*which = 'T';
+		return s->t_tar;
+	}
+	if (s->state == ST_EST && be->tunnel) {
+		x = side_deadline(MAX(s->cli.last_act, s->srv.last_act), be->tunnel);
+		*which = 'c';
+		return x;
+	}
+	if (s->state == ST_CON && (x = side_deadline(s->t_conn, be->connect))) {
+		d = x;
+		*which = 'C';
+	}
+	ct = ((s->req.flags & CH_F_SHUTR) || (s->res.flags & CH_F_SHUTW)) && fe->client_fin ?
+	     fe->client_fin : fe->client;
+	if ((x = side_deadline(s->cli.last_act, ct)) && (!d || x < d)) {
+		d = x;
+		*which = 'c';
+	}
+	if (s->state == ST_EST) {
+		st = ((s->res.flags & CH_F_SHUTR) || (s->req.flags & CH_F_SHUTW)) && be->server_fin ?
+		     be->server_fin : be->server;
+		if ((x = side_deadline(s->srv.last_act, st)) && (!d || x < d)) {
+			d = x;
+			*which = 's';
+		}
+	}
+	return d;
+}
+
+/* Arms the timer only when the deadline moved earlier; a later deadline is
+ * found when the early timer fires (libev's "be smart about timeouts"). */
+static void stream_arm(struct stream *s)
+{
+	char which;
+	ev_tstamp d = stream_deadline(s, &which);
+
+	if (!d) {
+		if (s->armed) {
+			ev_timer_stop(global.loop, &s->timer);
+			s->armed = 0;
+		}
+		return;
+	}
+	if (s->armed && s->armed <= d)
+		return;
+	ev_timer_stop(global.loop, &s->timer);
+	ev_timer_set(&s->timer, MAX(d - ev_now(global.loop), 0.0), 0.);
+	ev_timer_start(global.loop, &s->timer);
+	s->armed = d;
+}
+
+/* ---- connecting ---- */
+
+static int stream_connect(struct stream *s);
+
+static int stream_pick_server(struct stream *s, int avoid_current)
+{
+	struct server *prev = s->target, *srv = lb_pick(s->be);
+
+	/* On redispatch, try not to land on the server that just failed. */
+	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)
+		srv = lb_pick(s->be);
+	if (prev && prev != srv)
+		prev->cur_sess--;
+	if (srv && prev != srv) {
+		srv->cur_sess++;
+		counters_sess_start(&srv->counters, (uint32_t)(now_ms() / 1000), time(NULL));
+		srv->counters.cur_sess = (uint32_t)srv->cur_sess;
+	}
+	s->target = srv;
+	return srv ? 0 : -1;
+}
+
+/* Returns 0 while the stream lives on, -1 once it was closed (freed). */
+static int stream_conn_failed(struct stream *s, int timeout)
+{
+	struct server *srv = s->target;
+
+	conn_close(&s->srv);
+	if (s->retries >= s->be->retries) {
+		s->be->be_counters.failed_conns++;
+		if (srv)
+			srv->counters.failed_conns++;
+		stream_close(s, timeout ? 's' : 'S', 'C');
+		return -1;
+	}
+	s->retries++;
+	s->be->be_counters.retries++;
+	if (srv)
+		srv->counters.retries++;
+	/* "option redispatch": the last retry goes to another server. */
+	if ((s->be->options & PR_O_REDISPATCH) && s->retries == s->be->retries &&
+	    s->be->srv_act > 1) {
+		s->redispatched = 1;
+		s->be->be_counters.redispatches++;
+		if (srv)
+			srv->counters.redispatches++;
+		stream_pick_server(s, 1);
+		return stream_connect(s);
+	}
+	if (timeout)
+		return stream_connect(s);
+	/* An immediate refusal: wait before trying the same server again. */
+	s->state = ST_TAR;
+	s->t_tar = ev_now(global.loop) +
+		   MIN(TURNAROUND_MAX, s->be->timeout.connect ? s->be->timeout.connect / 1000.0
+							    : TURNAROUND_MAX);
+	stream_update(s);
+	return 0;
+}
+
+static void stream_established(struct stream *s)
+{
+	s->state = ST_EST;
+	s->srv.flags |= CO_F_CONNECTED;
+	s->t_est = ev_now(global.loop);
+	s->srv.last_act = s->t_est;
+}
+
+/* Opens a connection to the stream's server (picking one first if needed)
+ * and updates the watchers. Returns 0, or -1 when the stream was closed. */
+static int stream_connect(struct stream *s)
+{
+	struct server *srv;
+	struct sockaddr_storage addr;
+	int fd;
+
+	if (!s->target && stream_pick_server(s, 0) == -1) {
+		/* No usable server: nothing will ever answer. */
+		s->be->be_counters.failed_conns++;
+		stream_close(s, 'S', 'C');
+		return -1;
+	}
+	srv = s->target;
+	addr = srv->addr;
+	if (srv->flags & SRV_F_SAMEPORT) {
+		struct sockaddr_storage local;
+		socklen_t l = sizeof(local);
+
+		if (getsockname(s->cli.fd, (struct sockaddr *)&local, &l) == 0)
+			addr_set_port(&addr, addr_get_port(&local));
+	}
+	s->state = ST_CON;
+	s->t_conn = ev_now(global.loop);
+	s->be->be_counters.connect++;
+	srv->counters.connect++;
+	fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		log_warning("backend %s: cannot create a socket: %s", s->be->name, strerror(errno));
+		return stream_conn_failed(s, 0);
+	}
+	s->srv.fd = fd;
+	s->srv.flags = 0;
+	s->srv.events = 0;
+	ev_io_init(&s->srv.io, stream_io_cb, fd, 0);
+	s->srv.io.data = s;
+	if (addr.ss_family != AF_UNIX) {
+		s->srv.flags |= CO_F_TCP;
+		conn_setup_tcp(fd, !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)));
+	}
+	if (connect(fd, (struct sockaddr *)&addr, srv->addrlen) == 0)
+		stream_established(s);
+	else if (errno != EINPROGRESS)
+		return stream_conn_failed(s, 0);
+	stream_update(s);
+	return 0;
+}
+
+/* ---- life cycle ---- */
+
+static void stream_log(struct stream *s)
+{
+	struct proxy *fe = s->fe;
+	char line[1024], ip[64], date[64];
+	struct tm tm;
+	ev_tstamp now = ev_now(global.loop);
+	long tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
+	long tt = (long)((now - s->t_accept) * 1000);
+	int n;
+
+	if (!fe->loggers.head && !fe->loggers.use_global)
+		return;
+	if (!(fe->options & PR_O_TCPLOG))
+		return;
+	if ((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0)
+		return;
+	localtime_r(&s->accept_date.tv_sec, &tm);
+	n = (int)strftime(date, sizeof(date), "%d/%b/%Y:%H:%M:%S", &tm);
+	snprintf(date + n, sizeof(date) - (size_t)n, ".%03ld", s->accept_date.tv_nsec / 1000000);
+	n = snprintf(line, sizeof(line),
+		     "%s:%u [%s] %s %s/%s %d/%ld/%ld %llu %c%c %d/%d/%d/%d/%s%d %d/%d",
+		     addr_ip_str(&s->cli_addr, ip, sizeof(ip)), addr_get_port(&s->cli_addr), date,
+		     fe->name, s->be->name, s->target ? s->target->name : "<NOSRV>",
+		     s->target ? 0 : -1, tc, tt, (unsigned long long)s->res.total,
+		     s->term[0], s->term[1], global.curconn, fe->feconn, s->be->beconn,
+		     s->target ? s->target->cur_sess : 0, s->redispatched ? "+" : "",
+		     s->retries, 0, 0);
+	if (n > 0)
+		log_send(&fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
+}
+
+static void stream_log_connect(struct stream *s)
+{
+	char line[512], src[64], dst[64];
+	struct sockaddr_storage local;
+	socklen_t l = sizeof(local);
+	int n;
+
+	if (!s->fe->loggers.head && !s->fe->loggers.use_global)
+		return;
+	if (s->fe->options & PR_O_TCPLOG)
+		return;
+	if (getsockname(s->cli.fd, (struct sockaddr *)&local, &l) == -1)
+		memset(&local, 0, sizeof(local));
+	n = snprintf(line, sizeof(line), "Connect from %s to %s (%s/%s)",
+		     addr_to_str(&s->cli_addr, src, sizeof(src)),
+		     addr_to_str(&local, dst, sizeof(dst)), s->fe->name, "TCP");
+	if (n > 0)
+		log_send(&s->fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
+}
+
+static void stream_close(struct stream *s, char t0, char t1)
+{
+	s->term[0] = t0;
+	s->term[1] = t1;
+	if (t0 == 'C' || t0 == 'c') {
+		s->fe->fe_counters.cli_aborts++;
+		s->be->be_counters.cli_aborts++;
+		if (s->target)
+			s->target->counters.cli_aborts++;
+	} else if ((t0 == 'S' || t0 == 's') && t1 == 'D') {
+		s->be->be_counters.srv_aborts++;
+		if (s->target)
+			s->target->counters.srv_aborts++;
+	}
+	stream_log(s);
+	{
+		long tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
+		long tt = (long)((ev_now(global.loop) - s->t_accept) * 1000);
+
+		counters_sess_times(&s->be->be_counters, tc, tt);
+		if (s->target)
+			counters_sess_times(&s->target->counters, tc, tt);
+	}
+
+	ev_timer_stop(global.loop, &s->timer);
+	conn_close(&s->cli);
+	conn_close(&s->srv);
+	chan_release(&s->req);
+	chan_release(&s->res);
+
+	if (s->target) {
+		s->target->cur_sess--;
+		s->target->counters.cur_sess = (uint32_t)s->target->cur_sess;
+	}
+	s->be->beconn--;
+	s->be->be_counters.cur_sess--;
+	s->fe->feconn--;
+	s->fe->fe_counters.cur_sess--;
+	s->li->counters.cur_sess--;
+	global.curconn--;
+	global.jobs--;
+
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		strm.list = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	strm.count--;
+	listener_release(s->li);
+	pool_free(strm.pool, s);
+	if (!strm.count && strm.idle_cb)
+		strm.idle_cb();
+}
+
+static void stream_update(struct stream *s)
+{
+	int cev = 0, sev = 0;
+
+	if (!(s->req.flags & CH_F_SHUTR) && chan_has_room(&s->req))
+		cev |= EV_READ;
+	if (chan_pending(&s->res))
+		cev |= EV_WRITE;
+	conn_want(&s->cli, cev);
+	if (s->srv.fd >= 0) {
+		if (s->state == ST_CON) {
+			sev = EV_WRITE;
+		} else if (s->state == ST_EST) {
+			if (!(s->res.flags & CH_F_SHUTR) && chan_has_room(&s->res))
+				sev |= EV_READ;
+			if (chan_pending(&s->req))
+				sev |= EV_WRITE;
+		}
+		conn_want(&s->srv, sev);
+	}
+	stream_arm(s);
+}
+
+/* Runs both directions; closes the stream when both are done or on error. */
+static void stream_process(struct stream *s)
+{
+	enum fwd_result r;
+	int est = s->state == ST_EST;
+
+	r = chan_forward(s, &s->req, &s->cli, est ? &s->srv : NULL, 1);
+	if (r != FWD_OK) {
+		stream_close(s, r == FWD_SRC_ERR ? 'C' : 'S', est ? 'D' : 'C');
+		return;
+	}
+	if (est) {
+		r = chan_forward(s, &s->res, &s->srv, &s->cli, 0);
+		if (r != FWD_OK) {
+			stream_close(s, r == FWD_SRC_ERR ? 'S' : 'C', 'D');
+			return;
+		}
+		if ((s->req.flags & CH_F_SHUTW) && (s->res.flags & CH_F_SHUTW)) {
+			stream_close(s, '-', '-');
+			return;
+		}
+	}
+	stream_update(s);
+}
+
+static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct stream *s = w->data;
+
+	if (w == &s->srv.io && s->state == ST_CON) {
+		int err = 0;
+		socklen_t l = sizeof(err);
+
+		if (getsockopt(s->srv.fd, SOL_SOCKET, SO_ERROR, &err, &l) == -1)
+			err = errno;
+		if (err) {
+			stream_conn_failed(s, 0);
+			return;
+		}
+		stream_established(s);
+	}
+	stream_process(s);
+}
+
+static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct stream *s = container_of(w, struct stream, timer);
+	char which;
+	ev_tstamp d;
+
+	s->armed = 0;
+	d = stream_deadline(s, &which);
+	if (!d || d > ev_now(loop) + 0.0005) {
+		stream_arm(s);
+		return;
+	}
+	switch (which) {
+	case 'T':
+		stream_connect(s);
+		return;
+	case 'C':
+		stream_conn_failed(s, 1);
+		return;
+	case 'c':
+		stream_close(s, 'c', s->state == ST_EST ? 'D' : 'C');
+		return;
+	default:
+		stream_close(s, 's', 'D');
+		return;
+	}
+}
+
+void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen)
+{
+	struct proxy *fe = li->px;
+	struct stream *s;
+	uint32_t sec = (uint32_t)(now_ms() / 1000);
+	time_t wall = time(NULL);
+	uint32_t rate;
+
+	if (!strm.pool)
+		strm.pool = pool_create("stream", sizeof(struct stream));
+	s = pool_alloc(strm.pool);
+	if (!s) {
+		close(fd);
+		listener_release(li);
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	s->uniq_id = strm.next_id++;
+	s->fe = fe;
+	s->li = li;
+	s->be = fe->defbe;
+	s->cli_addr = *addr;
+	s->cli.fd = fd;
+	s->srv.fd = -1;
+	s->t_accept = s->cli.last_act = ev_now(global.loop);
+	clock_gettime(CLOCK_REALTIME, &s->accept_date);
+	ev_io_init(&s->cli.io, stream_io_cb, fd, 0);
+	s->cli.io.data = s;
+	ev_init(&s->timer, stream_timer_cb);
+	s->cli.flags = CO_F_CONNECTED;
+	if (addr->ss_family != AF_UNIX) {
+		s->cli.flags |= CO_F_TCP;
+		conn_setup_tcp(fd, !!(fe->options & (PR_O_TCP_KA | PR_O_CLI_KA)));
+	}
+
+	s->next = strm.list;
+	if (strm.list)
+		strm.list->prev = s;
+	strm.list = s;
+	strm.count++;
+	global.curconn++;
+	global.jobs++;
+	global.cumconn++;
+	rate = freq_add(&global.conn_rate, sec);
+	if (rate > global.max_conn_rate)
+		global.max_conn_rate = rate;
+	fe->feconn++;
+	counters_sess_start(&fe->fe_counters, sec, wall);
+	counters_sess_start(&li->counters, sec, wall);
+	stream_log_connect(s);
+
+	if (!s->be) {
+		/* No backend to send to: HAProxy closes such connections. */
+		s->be = fe;
+		fe->beconn++;
+		fe->be_counters.cur_sess++;
+		stream_close(s, 'S', 'C');
+		return;
+	}
+	s->be->beconn++;
+	counters_sess_start(&s->be->be_counters, sec, wall);
+
+	if ((fe->options | s->be->options) & (PR_O_SPLICE_AUTO)) {
+		s->req.flags |= CH_F_SPLICE_AUTO;
+		s->res.flags |= CH_F_SPLICE_AUTO;
+	}
+	if ((fe->options | s->be->options) & PR_O_SPLICE_REQ)
+		s->req.flags |= CH_F_SPLICE;
+	if ((fe->options | s->be->options) & PR_O_SPLICE_RSP)
+		s->res.flags |= CH_F_SPLICE;
+
+	stream_connect(s);
+}
+
+void stream_kill_all(void)
+{
+	strm.idle_cb = NULL;
+	while (strm.list)
+		stream_close(strm.list, 'K', strm.list->state == ST_EST ? 'D' : 'C');
+}

@@ -1,0 +1,332 @@
+/* Global-section keywords about the process, and the start-up steps they
+ * drive: maxconn and file limits, daemon, pid file, chroot, user/group
+ * (process.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ev.h>
+#ifdef USE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/log.h>
+#include <sluice/pipe.h>
+#include <sluice/process.h>
+#include <sluice/proxy.h>
+#include <sluice/str.h>
+#include <sluice/units.h>
+
+#define MAXCONN_AUTO_CAP 100000   /* default maxconn when nothing limits it */
+#define FD_RESERVE       100      /* descriptors for logs, CLI, checks, ... */
+
+struct global global = {
+	.uid = -1,
+	.gid = -1,
+	.nbthread = 1,
+	.bufsize = 16384,
+	.maxrewrite = 1024,
+};
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	if (global.loop)
+		return (uint64_t)(ev_now(global.loop) * 1000.0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- keywords ---- */
+
+static int sec_global(struct cfg_ctx *ctx, int argc, char **argv)
+{
+	if (argc) {
+		cfg_alert(ctx, "takes no argument");
+		return -1;
+	}
+	return 0;
+}
+
+static int kw_daemon(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	if (argc) {
+		cfg_alert(ctx, "takes no argument");
+		return -1;
+	}
+	global.daemon = !ctx->inverted;
+	return 0;
+}
+
+static int kw_nbthread(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	const char *err;
+	long v;
+
+	if (argc != 1 || parse_int(argv[0], 1, 4096, &v, &err) == -1) {
+		cfg_alert(ctx, "expects a positive number of threads");
+		return -1;
+	}
+	if (v > 1) {
+		cfg_alert(ctx, "sluice runs one event loop per process: only 'nbthread 1' is "
+			  "supported (use several processes for more cores)");
+		return -1;
+	}
+	return 0;
+}
+
+static int kw_nbproc(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	if (argc != 1 || strcmp(argv[0], "1") != 0) {
+		cfg_alert(ctx, "only 'nbproc 1' is supported for now (multi-process mode with "
+			  "a master is not built yet)");
+		return -1;
+	}
+	return 0;
+}
+
+static int kw_text(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct dstr d = { 0 };
+
+	for (int i = 0; i < argc; i++)
+		dstr_printf(&d, "%s%s", i ? " " : "", argv[i]);
+	free(*(char **)target);
+	*(char **)target = d.p ? d.p : xstrdup("");
+	return 0;
+}
+
+static int kw_user_group(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	int is_user = ctx->kw[0] == 'u';
+
+	if (argc != 1) {
+		cfg_alert(ctx, "expects a name");
+		return -1;
+	}
+	if (is_user) {
+		struct passwd *pw = getpwnam(argv[0]);
+
+		if (!pw) {
+			cfg_alert(ctx, "unknown user '%s'", argv[0]);
+			return -1;
+		}
+		global.uid = (int)pw->pw_uid;
+	} else {
+		struct group *gr = getgrnam(argv[0]);
+
+		if (!gr) {
+			cfg_alert(ctx, "unknown group '%s'", argv[0]);
+			return -1;
+		}
+		global.gid = (int)gr->gr_gid;
+	}
+	return 0;
+}
+
+static struct cfg_section process_sections[] = {
+	{ "global", CFG_SEC_GLOBAL, sec_global, NULL },
+};
+
+static struct cfg_kw process_kws[] = {
+	{ "daemon", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_daemon, .flags = CFG_KW_F_NO },
+	{ "maxconn", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, maxconn), .min = 1,
+	  .max = 10000000, .usage = "a connection limit" },
+	{ "ulimit-n", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, ulimit_n), .min = 1,
+	  .max = 100000000, .usage = "a number of file descriptors" },
+	{ "pidfile", CFG_SEC_GLOBAL, CFG_T_STR, offsetof(struct global, pidfile), .usage = "<path>" },
+	{ "chroot", CFG_SEC_GLOBAL, CFG_T_STR, offsetof(struct global, chroot), .usage = "<directory>" },
+	{ "node", CFG_SEC_GLOBAL, CFG_T_STR, offsetof(struct global, node), .usage = "<name>" },
+	{ "description", CFG_SEC_GLOBAL, CFG_T_FUNC, offsetof(struct global, desc), .parse = kw_text },
+	{ "user", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_user_group },
+	{ "group", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_user_group },
+	{ "uid", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, uid), .min = 0,
+	  .max = 0x7fffffff, .usage = "a numeric user id" },
+	{ "gid", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, gid), .min = 0,
+	  .max = 0x7fffffff, .usage = "a numeric group id" },
+	{ "nbthread", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_nbthread },
+	{ "nbproc", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_nbproc },
+	{ "tune.bufsize", CFG_SEC_GLOBAL, CFG_T_SIZE, offsetof(struct global, bufsize),
+	  .min = 1024, .max = 1 << 28, .usage = "a buffer size" },
+	{ "tune.maxrewrite", CFG_SEC_GLOBAL, CFG_T_SIZE, offsetof(struct global, maxrewrite),
+	  .min = 0, .max = 1 << 27, .usage = "a size" },
+};
+
+static int process_uses_splice(void)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		if (px->options & (PR_O_SPLICE_AUTO | PR_O_SPLICE_REQ | PR_O_SPLICE_RSP))
+			return 1;
+	return 0;
+}
+
+/* Derives maxconn from the file limits when it was not given. */
+static int process_postparse(void)
+{
+	struct rlimit rl;
+	int errors = 0;
+
+	if (!global.maxconn) {
+		long fds;
+
+		if (global.ulimit_n) {
+			fds = global.ulimit_n;
+		} else if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY) {
+			fds = (long)rl.rlim_max;
+		} else {
+			fds = 2L * MAXCONN_AUTO_CAP + FD_RESERVE;
+		}
+		/* Two descriptors per connection, plus two per pipe when some
+		 * proxy splices (tune.maxpipes defaults to maxconn/4). */
+		fds -= FD_RESERVE;
+		fds = process_uses_splice() && !global.maxpipes ? fds * 2 / 5 : fds / 2;
+		global.maxconn = (int)MAX(1, MIN(fds, MAXCONN_AUTO_CAP));
+	}
+	if (global.maxrewrite >= global.bufsize / 2) {
+		log_alert("global: tune.maxrewrite (%u) must be less than half of tune.bufsize (%u)",
+			  global.maxrewrite, global.bufsize);
+		errors++;
+	}
+	if (!global.node) {
+		char host[256] = "";
+
+		gethostname(host, sizeof(host) - 1);
+		global.node = xstrdup(host);
+	}
+	return errors;
+}
+
+/* ---- start-up steps ---- */
+
+int process_set_limits(void)
+{
+	struct rlimit rl;
+	rlim_t want;
+
+	want = global.ulimit_n ? (rlim_t)global.ulimit_n :
+	       (rlim_t)global.maxconn * 2 + FD_RESERVE +
+	       (process_uses_splice() ? (rlim_t)pipe_max() * 2 : 0);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return -1;
+	if (rl.rlim_cur >= want && !global.ulimit_n)
+		return 0;
+	rl.rlim_cur = want;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+		rl.rlim_max = want;   /* works as root, refused otherwise */
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		log_warning("cannot raise the file descriptor limit to %llu (now %llu): "
+			    "maxconn %d may not be reachable",
+			    (unsigned long long)want, (unsigned long long)rl.rlim_cur, global.maxconn);
+	}
+	return 0;
+}
+
+int process_write_pidfile(pid_t pid)
+{
+	char buf[32];
+	int fd, n;
+
+	if (!global.pidfile)
+		return 0;
+	fd = open(global.pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd == -1) {
+		log_alert("cannot create pid file '%s': %s", global.pidfile, strerror(errno));
+		return -1;
+	}
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	if (write(fd, buf, (size_t)n) != n) {
+		log_alert("cannot write pid file '%s': %s", global.pidfile, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int process_daemonize(void)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid == -1) {
+		log_alert("cannot fork into the background: %s", strerror(errno));
+		return -1;
+	}
+	if (pid > 0) {
+		/* The parent reports the daemon's pid and leaves. */
+		exit(process_write_pidfile(pid) == 0 ? 0 : 1);
+	}
+	setsid();
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
+}
+
+int process_drop_privileges(void)
+{
+	if (global.chroot) {
+		if (chroot(global.chroot) == -1 || chdir("/") == -1) {
+			log_alert("cannot chroot to '%s': %s", global.chroot, strerror(errno));
+			return -1;
+		}
+	}
+	if (global.gid >= 0) {
+		if (setgroups(0, NULL) == -1 && errno != EPERM) {
+			log_alert("cannot drop supplementary groups: %s", strerror(errno));
+			return -1;
+		}
+		if (setgid((gid_t)global.gid) == -1) {
+			log_alert("cannot set gid %d: %s", global.gid, strerror(errno));
+			return -1;
+		}
+	}
+	if (global.uid >= 0 && setuid((uid_t)global.uid) == -1) {
+		log_alert("cannot set uid %d: %s", global.uid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void process_signal_old(const pid_t *pids, int n, int sig)
+{
+	for (int i = 0; i < n; i++)
+		if (kill(pids[i], sig) == -1 && errno != ESRCH)
+			log_warning("cannot signal old process %d: %s", (int)pids[i], strerror(errno));
+}
+
+void process_notify_ready(void)
+{
+#ifdef USE_SYSTEMD
+	if (getenv("NOTIFY_SOCKET"))
+		sd_notifyf(0, "READY=1\nMAINPID=%lu", (unsigned long)getpid());
+#endif
+}
+
+SLUICE_INIT(process_register)
+{
+	cfg_register_sections(process_sections, ARRAY_SIZE(process_sections));
+	cfg_register(process_kws, ARRAY_SIZE(process_kws));
+	cfg_register_postparse(process_postparse, 10);
+}
