@@ -77,12 +77,13 @@ LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps run test unit reg-tests clean fuzz bench help
+.PHONY: all deps run test unit reg-tests clean fuzz bench help sluice
 
 all: sluice
 
+# ./sluice is the binary of the last build kind (plain or SANITIZE=1).
 sluice: $(BUILD)/sluice
-	cp $< $@
+	@cmp -s $< $@ || cp $< $@
 
 $(BUILD)/sluice: $(OBJS)
 	@echo "  LD  $@"
@@ -94,11 +95,12 @@ $(BUILD)/%.o: src/%.c
 	@$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/libsluice.a: $(LIB_OBJS)
-	rm -f $@ && ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libsluice.a $(LDFLAGS) $(LDLIBS) -lcmocka
+	@echo "  CC  $@"
+	@$(CC) $(CFLAGS) -o $@ $< -Wl,--whole-archive $(BUILD)/libsluice.a -Wl,--no-whole-archive $(LDFLAGS) $(LDLIBS) -lcmocka
 
 -include $(OBJS:.o=.d)
 
