@@ -83,7 +83,7 @@ all: sluice
 
 # ./sluice is the binary of the last build kind (plain or SANITIZE=1).
 sluice: $(BUILD)/sluice
-	@cmp -s $< $@ || cp $< $@
+	@cmp -s $< $@ || { cp $< $@.tmp && mv -f $@.tmp $@; }
 
 $(BUILD)/sluice: $(OBJS)
 	@echo "  LD  $@"

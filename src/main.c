@@ -153,6 +153,11 @@ static void signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		soft_stop();
 		return;
 	}
+	if (w->signum == SIGHUP) {
+		log_notice("SIGHUP received: %d connection(s) in progress; nothing to reload "
+			   "(use -sf to replace the process)", stream_count());
+		return;
+	}
 	/* SIGTERM / SIGINT: hard stop. */
 	log_notice("exiting on signal %d", w->signum);
 	ev_break(loop, EVBREAK_ALL);
@@ -199,8 +204,8 @@ static void cleanup(void)
 int main(int argc, char **argv)
 {
 	struct cmdline cl = { .old_sig = SIGUSR1 };
-	ev_signal sigs[3];
-	static const int signums[3] = { SIGTERM, SIGINT, SIGUSR1 };
+	static const int signums[] = { SIGTERM, SIGINT, SIGUSR1, SIGHUP };
+	ev_signal sigs[ARRAY_SIZE(signums)];
 	const char *slash = strrchr(argv[0], '/');
 	int errors = 0;
 
@@ -259,7 +264,7 @@ int main(int argc, char **argv)
 		log_alert("cannot create the event loop (epoll)");
 		return 1;
 	}
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(signums); i++) {
 		ev_signal_init(&sigs[i], signal_cb, signums[i]);
 		ev_signal_start(global.loop, &sigs[i]);
 		ev_unref(global.loop);  /* signals alone do not keep the loop alive */
@@ -273,7 +278,7 @@ int main(int argc, char **argv)
 
 	ev_run(global.loop, 0);
 
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(signums); i++) {
 		ev_ref(global.loop);
 		ev_signal_stop(global.loop, &sigs[i]);
 	}

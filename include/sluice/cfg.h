@@ -109,6 +109,22 @@ const struct cfg_kw *cfg_find_kw(unsigned section, int argc, char **argv, int *n
  * close enough). */
 const char *cfg_suggest(unsigned section, const char *word);
 
+/* Closest-keyword search shared by every keyword table (sections, bind and
+ * server options): feed candidates with cfg_suggest_add(), then
+ * cfg_suggest_pick() returns the best one if it is close enough to <word>. */
+struct cfg_suggest {
+	const char *word;
+	const char *best;
+	int         dist;
+};
+void cfg_suggest_init(struct cfg_suggest *sg, const char *word);
+void cfg_suggest_add(struct cfg_suggest *sg, const char *candidate);
+const char *cfg_suggest_pick(const struct cfg_suggest *sg);
+
+/* For option keywords taking one integer (bind, server): parses argv[1] in
+ * [min, max]. Returns 0, or -1 with <err> allocated (the caller frees). */
+int cfg_opt_int(int argc, char **argv, long min, long max, long *v, char **err);
+
 /* Frees parser state (registered tables stay). */
 void cfg_deinit(void);
 

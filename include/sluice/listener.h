@@ -54,6 +54,7 @@ struct listener {
 	int                     flags;       /* LI_F_* */
 	int                     nbconn;
 	int                     id;
+	ino_t                   ux_ino;      /* inode of the unix socket we created */
 	listener_accept_fn      accept;
 	struct counters         counters;
 };

@@ -172,41 +172,65 @@ static const struct cfg_section *find_section(const char *name)
 	return NULL;
 }
 
+void cfg_suggest_init(struct cfg_suggest *sg, const char *word)
+{
+	sg->word = word;
+	sg->best = NULL;
+	sg->dist = 255;
+}
+
+void cfg_suggest_add(struct cfg_suggest *sg, const char *candidate)
+{
+	char first[64];
+	int d = str_distance(sg->word, candidate);
+
+	/* Multi-word names ("timeout connect") also match on their first word. */
+	if (strchr(candidate, ' ')) {
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(candidate, " "), candidate);
+		d = MIN(d, str_distance(sg->word, first));
+	}
+	if (d < sg->dist) {
+		sg->dist = d;
+		sg->best = candidate;
+	}
+}
+
+const char *cfg_suggest_pick(const struct cfg_suggest *sg)
+{
+	/* Only suggest when the distance is small against the word's length. */
+	if (!sg->best || sg->dist > 2 + (int)strlen(sg->word) / 4)
+		return NULL;
+	return sg->best;
+}
+
+int cfg_opt_int(int argc, char **argv, long min, long max, long *v, char **err)
+{
+	const char *e;
+
+	if (argc < 2) {
+		*err = str_fmt("expects a value");
+		return -1;
+	}
+	if (parse_int(argv[1], min, max, v, &e) == -1) {
+		*err = str_fmt("%s (%ld..%ld), got '%s'", e, min, max, argv[1]);
+		return -1;
+	}
+	return 0;
+}
+
 const char *cfg_suggest(unsigned section, const char *word)
 {
-	const char *best = NULL;
-	int bestd = 255;
+	struct cfg_suggest sg;
 
+	cfg_suggest_init(&sg, word);
 	for (struct kw_table *t = reg.kws; t; t = t->next)
-		for (size_t i = 0; i < t->n; i++) {
-			const char *name = t->kws[i].name;
-			char first[64];
-			int d;
-
-			if (!(t->kws[i].sections & section))
-				continue;
-			/* Compare against the whole name and against its first word. */
-			d = str_distance(word, name);
-			snprintf(first, sizeof(first), "%.*s", (int)strcspn(name, " "), name);
-			d = MIN(d, str_distance(word, first));
-			if (d < bestd) {
-				bestd = d;
-				best = name;
-			}
-		}
+		for (size_t i = 0; i < t->n; i++)
+			if (t->kws[i].sections & section)
+				cfg_suggest_add(&sg, t->kws[i].name);
 	for (struct sec_table *t = reg.secs; t; t = t->next)
-		for (size_t i = 0; i < t->n; i++) {
-			int d = str_distance(word, t->secs[i].name);
-
-			if (d < bestd) {
-				bestd = d;
-				best = t->secs[i].name;
-			}
-		}
-	/* Only suggest when the distance is small against the word's length. */
-	if (!best || bestd > 2 + (int)strlen(word) / 4)
-		return NULL;
-	return best;
+		for (size_t i = 0; i < t->n; i++)
+			cfg_suggest_add(&sg, t->secs[i].name);
+	return cfg_suggest_pick(&sg);
 }
 
 /* Applies a generic (non-FUNC) row. */

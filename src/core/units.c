@@ -6,28 +6,39 @@
 
 #include <sluice/units.h>
 
+/* Reads the leading decimal digits of <s> into <v>; returns the first byte
+ * after them, or NULL (with <err>) when there is no digit or it overflows. */
+static const char *parse_digits(const char *s, uint64_t *v, const char *expect, const char **err)
+{
+	*v = 0;
+	if (!s || !isdigit((unsigned char)*s)) {
+		*err = expect;
+		return NULL;
+	}
+	while (isdigit((unsigned char)*s)) {
+		*v = *v * 10 + (uint64_t)(*s - '0');
+		if (*v > UINT32_MAX) {
+			*err = "value too large";
+			return NULL;
+		}
+		s++;
+	}
+	return s;
+}
+
 int parse_time_ms(const char *s, unsigned dflt_unit, uint32_t *ms, const char **err)
 {
 	static const struct { const char *sfx; uint64_t num, den; } units[] = {
 		{ "us", 1, 1000 }, { "ms", 1, 1 }, { "s", 1000, 1 },
 		{ "m", 60000, 1 }, { "h", 3600000, 1 }, { "d", 86400000, 1 },
 	};
-	uint64_t v = 0, res;
-	const char *p = s;
+	uint64_t v, res;
+	const char *p;
 	size_t i;
 
-	if (!s || !isdigit((unsigned char)*p)) {
-		*err = "expects a number followed by an optional unit (us, ms, s, m, h, d)";
+	p = parse_digits(s, &v, "expects a number followed by an optional unit (us, ms, s, m, h, d)", err);
+	if (!p)
 		return -1;
-	}
-	while (isdigit((unsigned char)*p)) {
-		v = v * 10 + (uint64_t)(*p - '0');
-		if (v > UINT32_MAX) {
-			*err = "value too large";
-			return -1;
-		}
-		p++;
-	}
 	if (!*p) {
 		res = v * dflt_unit;
 	} else {
@@ -50,21 +61,11 @@ int parse_time_ms(const char *s, unsigned dflt_unit, uint32_t *ms, const char **
 
 int parse_size(const char *s, uint32_t *out, const char **err)
 {
-	uint64_t v = 0;
-	const char *p = s;
+	uint64_t v;
+	const char *p = parse_digits(s, &v, "expects a number with an optional k, m or g suffix", err);
 
-	if (!s || !isdigit((unsigned char)*p)) {
-		*err = "expects a number with an optional k, m or g suffix";
+	if (!p)
 		return -1;
-	}
-	while (isdigit((unsigned char)*p)) {
-		v = v * 10 + (uint64_t)(*p - '0');
-		if (v > UINT32_MAX) {
-			*err = "value too large";
-			return -1;
-		}
-		p++;
-	}
 	switch (*p) {
 	case '\0': break;
 	case 'k': case 'K': v <<= 10; p++; break;

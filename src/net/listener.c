@@ -49,25 +49,18 @@ void bind_register_keywords(struct bind_kw *kws, size_t n)
 
 static const struct bind_kw *bind_find_kw(const char *name, int cli, const char **suggest)
 {
-	int bestd = 255;
+	struct cfg_suggest sg;
 
-	*suggest = NULL;
+	cfg_suggest_init(&sg, name);
 	for (struct bind_kw_table *t = lis.kws; t; t = t->next)
 		for (size_t i = 0; i < t->n; i++) {
-			int d;
-
 			if (t->kws[i].cli_only && !cli)
 				continue;
 			if (strcmp(t->kws[i].name, name) == 0)
 				return &t->kws[i];
-			d = str_distance(name, t->kws[i].name);
-			if (d < bestd) {
-				bestd = d;
-				*suggest = t->kws[i].name;
-			}
+			cfg_suggest_add(&sg, t->kws[i].name);
 		}
-	if (bestd > 2 + (int)strlen(name) / 4)
-		*suggest = NULL;
+	*suggest = cfg_suggest_pick(&sg);
 	return NULL;
 }
 
@@ -228,6 +221,8 @@ static int listener_bind_unix(struct listener *li)
 		unlink(sun->sun_path);
 	if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
 		return listener_fail(li, "bind unix socket");
+	if (stat(sun->sun_path, &st) == 0)
+		li->ux_ino = st.st_ino;
 	if (li->bc->ux_mode && chmod(sun->sun_path, li->bc->ux_mode) == -1)
 		return listener_fail(li, "chmod unix socket");
 	if ((li->bc->ux_uid >= 0 || li->bc->ux_gid >= 0) &&
@@ -413,8 +408,15 @@ void listener_close_all(struct listener *list)
 		}
 		if ((li->flags & LI_F_BOUND) && global.jobs > 0 && li->accept)
 			global.jobs--;
-		if ((li->flags & LI_F_UNIX) && !(li->flags & LI_F_INHERITED))
-			unlink(((struct sockaddr_un *)&li->addr)->sun_path);
+		if ((li->flags & LI_F_UNIX) && !(li->flags & LI_F_INHERITED)) {
+			const char *path = ((struct sockaddr_un *)&li->addr)->sun_path;
+			struct stat st;
+
+			/* After a reload (-sf) the path belongs to the new process:
+			 * remove it only if it is still the socket we created. */
+			if (lstat(path, &st) == 0 && st.st_ino == li->ux_ino)
+				unlink(path);
+		}
 		close(li->fd);
 		li->fd = -1;
 		li->flags &= ~(LI_F_BOUND | LI_F_PAUSED);
@@ -423,26 +425,11 @@ void listener_close_all(struct listener *list)
 
 /* ---- bind options ---- */
 
-static int bind_int_arg(int argc, char **argv, long min, long max, long *v, char **err)
-{
-	const char *e;
-
-	if (argc < 2) {
-		*err = str_fmt("expects a value");
-		return -1;
-	}
-	if (parse_int(argv[1], min, max, v, &e) == -1) {
-		*err = str_fmt("%s (%ld..%ld), got '%s'", e, min, max, argv[1]);
-		return -1;
-	}
-	return 0;
-}
-
 static int bind_backlog(struct bind_conf *bc, int argc, char **argv, char **err)
 {
 	long v;
 
-	if (bind_int_arg(argc, argv, 1, 1 << 24, &v, err) == -1)
+	if (cfg_opt_int(argc, argv, 1, 1 << 24, &v, err) == -1)
 		return -1;
 	bc->backlog = (int)v;
 	return 2;
@@ -452,7 +439,7 @@ static int bind_maxconn(struct bind_conf *bc, int argc, char **argv, char **err)
 {
 	long v;
 
-	if (bind_int_arg(argc, argv, 0, 1 << 24, &v, err) == -1)
+	if (cfg_opt_int(argc, argv, 0, 1 << 24, &v, err) == -1)
 		return -1;
 	bc->maxconn = (int)v;
 	return 2;
@@ -462,7 +449,7 @@ static int bind_id(struct bind_conf *bc, int argc, char **argv, char **err)
 {
 	long v;
 
-	if (bind_int_arg(argc, argv, 1, 0x7fffffff, &v, err) == -1)
+	if (cfg_opt_int(argc, argv, 1, 0x7fffffff, &v, err) == -1)
 		return -1;
 	bc->id = (int)v;
 	return 2;
@@ -521,7 +508,7 @@ static int bind_owner(struct bind_conf *bc, int argc, char **argv, char **err)
 		return -1;
 	}
 	if (strcmp(argv[0], "uid") == 0 || strcmp(argv[0], "gid") == 0) {
-		if (bind_int_arg(argc, argv, 0, 0x7fffffff, &v, err) == -1)
+		if (cfg_opt_int(argc, argv, 0, 0x7fffffff, &v, err) == -1)
 			return -1;
 	} else if (is_user) {
 		struct passwd *pw = getpwnam(argv[1]);

@@ -32,23 +32,16 @@ void srv_register_keywords(struct srv_kw *kws, size_t n)
 
 static const struct srv_kw *srv_find_kw(const char *name, const char **suggest)
 {
-	int bestd = 255;
+	struct cfg_suggest sg;
 
-	*suggest = NULL;
+	cfg_suggest_init(&sg, name);
 	for (struct srv_kw_table *t = srv_kws; t; t = t->next)
 		for (size_t i = 0; i < t->n; i++) {
-			int d;
-
 			if (strcmp(t->kws[i].name, name) == 0)
 				return &t->kws[i];
-			d = str_distance(name, t->kws[i].name);
-			if (d < bestd) {
-				bestd = d;
-				*suggest = t->kws[i].name;
-			}
+			cfg_suggest_add(&sg, t->kws[i].name);
 		}
-	if (bestd > 2 + (int)strlen(name) / 4)
-		*suggest = NULL;
+	*suggest = cfg_suggest_pick(&sg);
 	return NULL;
 }
 
@@ -121,26 +114,11 @@ static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	return ret;
 }
 
-static int srv_int_arg(int argc, char **argv, long min, long max, long *v, char **err)
-{
-	const char *e;
-
-	if (argc < 2) {
-		*err = str_fmt("expects a value");
-		return -1;
-	}
-	if (parse_int(argv[1], min, max, v, &e) == -1) {
-		*err = str_fmt("%s (%ld..%ld), got '%s'", e, min, max, argv[1]);
-		return -1;
-	}
-	return 0;
-}
-
 static int srv_weight(struct server *srv, int argc, char **argv, char **err)
 {
 	long v;
 
-	if (srv_int_arg(argc, argv, 0, 256, &v, err) == -1)
+	if (cfg_opt_int(argc, argv, 0, 256, &v, err) == -1)
 		return -1;
 	srv->weight = srv->uweight = (int)v;
 	return 2;
@@ -150,7 +128,7 @@ static int srv_id(struct server *srv, int argc, char **argv, char **err)
 {
 	long v;
 
-	if (srv_int_arg(argc, argv, 1, 0x7fffffff, &v, err) == -1)
+	if (cfg_opt_int(argc, argv, 1, 0x7fffffff, &v, err) == -1)
 		return -1;
 	srv->id = (int)v;
 	return 2;

@@ -353,8 +353,10 @@ static int stream_pick_server(struct stream *s, int avoid_current)
 	/* On redispatch, try not to land on the server that just failed. */
 	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)
 		srv = lb_pick(s->be);
-	if (prev && prev != srv)
+	if (prev && prev != srv) {
 		prev->cur_sess--;
+		prev->counters.cur_sess = (uint32_t)prev->cur_sess;
+	}
 	if (srv && prev != srv) {
 		srv->cur_sess++;
 		counters_sess_start(&srv->counters, (uint32_t)(now_ms() / 1000), time(NULL));
