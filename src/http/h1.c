@@ -1,0 +1,576 @@
+/* HTTP/1.x head parser (h1.h). Strict by default: anything RFC 9112 lets a
+ * recipient reject and that has served request smuggling is rejected. */
+#include <string.h>
+#include <strings.h>
+
+#include <sluice/common.h>
+#include <sluice/h1.h>
+
+/* tchar of RFC 9110 section 5.6.2. */
+static const unsigned char h1_tchar[256] = {
+	['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1,
+	['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1,
+	['~'] = 1,
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+	['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1,
+	['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+	['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
+	['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+	['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+	['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+	['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
+void h1_msg_init(struct h1_msg *m, struct h1_hdr *hdrs, int maxhdr, int is_resp,
+                 enum h1_meth req_meth)
+{
+	memset(m, 0, sizeof(*m));
+	m->hdrs = hdrs;
+	m->maxhdr = maxhdr;
+	m->flags = is_resp ? H1_F_RESP : 0;
+	/* For a response, meth_id records the request's method (framing). */
+	m->meth_id = req_meth;
+}
+
+static int h1_fail(struct h1_msg *m, int status, uint32_t pos, const char *msg)
+{
+	m->err_status = (m->flags & H1_F_RESP) ? 502 : status;
+	m->err_pos = pos;
+	m->err_msg = msg;
+	return -1;
+}
+
+int h1_hdr_is(const char *buf, const struct h1_hdr *h, const char *name)
+{
+	return strlen(name) == h->name.len && strncasecmp(buf + h->name.off, name, h->name.len) == 0;
+}
+
+static int slice_is(const char *buf, uint32_t off, uint32_t len, const char *s)
+{
+	return strlen(s) == len && strncasecmp(buf + off, s, len) == 0;
+}
+
+/* Finds the end of the head from m->scanned; returns its offset (one past the
+ * final LF) or 0 if not there yet. Leading empty lines are skipped first. */
+static size_t h1_find_end(const char *buf, size_t len, struct h1_msg *m)
+{
+	size_t i;
+
+	if (m->scanned == 0) {
+		/* Empty lines (CRLF or LF) before the start line are ignored. */
+		for (;;) {
+			if (m->skip >= len)
+				return 0;
+			if (buf[m->skip] == '\n') {
+				m->skip++;
+				continue;
+			}
+			if (buf[m->skip] == '\r') {
+				if (m->skip + 1 >= len)
+					return 0;
+				if (buf[m->skip + 1] == '\n') {
+					m->skip += 2;
+					continue;
+				}
+			}
+			break;
+		}
+		m->scanned = m->skip;
+	}
+	for (i = m->scanned; i < len; i++) {
+		if (buf[i] != '\n')
+			continue;
+		if ((i >= m->skip + 1 && buf[i - 1] == '\n') ||
+		    (i >= m->skip + 2 && buf[i - 1] == '\r' && buf[i - 2] == '\n'))
+			return i + 1;
+	}
+	m->scanned = (uint32_t)len;
+	return 0;
+}
+
+/* Returns the offset of the end of the line starting at <p> (the LF) and sets
+ * <eol> to the first byte of the line terminator (CR or LF). */
+static uint32_t h1_line_end(const char *buf, uint32_t p, uint32_t end, uint32_t *eol)
+{
+	const char *lf = memchr(buf + p, '\n', end - p);
+	uint32_t n = lf ? (uint32_t)(lf - buf) : end;
+
+	*eol = (n > p && buf[n - 1] == '\r') ? n - 1 : n;
+	return n;
+}
+
+static enum h1_meth h1_meth_id(const char *s, uint32_t len)
+{
+	static const struct { const char *n; enum h1_meth id; } meths[] = {
+		{ "GET", H1_M_GET }, { "HEAD", H1_M_HEAD }, { "POST", H1_M_POST },
+		{ "PUT", H1_M_PUT }, { "DELETE", H1_M_DELETE }, { "CONNECT", H1_M_CONNECT },
+		{ "OPTIONS", H1_M_OPTIONS }, { "TRACE", H1_M_TRACE }, { "PATCH", H1_M_PATCH },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(meths); i++)
+		if (strlen(meths[i].n) == len && memcmp(meths[i].n, s, len) == 0)
+			return meths[i].id;
+	return H1_M_OTHER;
+}
+
+/* "HTTP/1.0" or "HTTP/1.1" at buf[p]. Returns 0, or -1 after h1_fail(). */
+static int h1_parse_version(const char *buf, uint32_t p, uint32_t len, struct h1_msg *m)
+{
+	if (len == 8 && memcmp(buf + p, "HTTP/1.", 7) == 0 && (buf[p + 7] == '0' || buf[p + 7] == '1')) {
+		if (buf[p + 7] == '1')
+			m->flags |= H1_F_VER_11;
+		return 0;
+	}
+	if (len == 8 && memcmp(buf + p, "HTTP/", 5) == 0 && buf[p + 5] >= '0' && buf[p + 5] <= '9' &&
+	    buf[p + 6] == '.' && buf[p + 7] >= '0' && buf[p + 7] <= '9')
+		return h1_fail(m, 505, p, "unsupported HTTP version");
+	return h1_fail(m, 400, p, "invalid HTTP version");
+}
+
+static int h1_parse_request_line(const char *buf, uint32_t p, uint32_t eol, struct h1_msg *m)
+{
+	uint32_t s = p, u;
+
+	while (p < eol && h1_tchar[(unsigned char)buf[p]])
+		p++;
+	if (p == s || p >= eol || buf[p] != ' ')
+		return h1_fail(m, 400, p, "invalid method");
+	m->meth.off = s;
+	m->meth.len = p - s;
+	m->meth_id = h1_meth_id(buf + s, p - s);
+	u = ++p;
+	/* Visible ASCII only: no CTL, no SP, no DEL, no 8-bit bytes. */
+	while (p < eol && (unsigned char)buf[p] > 0x20 && (unsigned char)buf[p] < 0x7f)
+		p++;
+	if (p == u || p >= eol || buf[p] != ' ')
+		return h1_fail(m, 400, p, p == u ? "empty request target" : "invalid character in request target");
+	m->uri.off = u;
+	m->uri.len = p - u;
+	if (h1_parse_version(buf, p + 1, eol - p - 1, m) == -1)
+		return -1;
+	if (m->meth_id == H1_M_CONNECT) {
+		m->target = H1_T_AUTHORITY;
+		if (buf[u] == '/' || buf[u] == '*')
+			return h1_fail(m, 400, u, "CONNECT needs an authority (host:port) target");
+	} else if (buf[u] == '/') {
+		m->target = H1_T_ORIGIN;
+	} else if (buf[u] == '*' && m->uri.len == 1) {
+		m->target = H1_T_ASTERISK;
+		if (m->meth_id != H1_M_OPTIONS)
+			return h1_fail(m, 400, u, "'*' target is only valid with OPTIONS");
+	} else {
+		/* absolute-form: scheme "://" */
+		uint32_t q = u;
+
+		while (q < p && (h1_tchar[(unsigned char)buf[q]] && buf[q] != ':'))
+			q++;
+		if (q == u || q + 3 > p || memcmp(buf + q, "://", 3) != 0)
+			return h1_fail(m, 400, u, "invalid request target");
+		m->target = H1_T_ABSOLUTE;
+	}
+	return 0;
+}
+
+static int h1_parse_status_line(const char *buf, uint32_t p, uint32_t eol, struct h1_msg *m)
+{
+	int st = 0;
+
+	if (eol - p < 12 || buf[p + 8] != ' ')
+		return h1_fail(m, 502, p, "invalid status line");
+	if (h1_parse_version(buf, p, 8, m) == -1)
+		return -1;
+	for (int i = 9; i < 12; i++) {
+		if (buf[p + i] < '0' || buf[p + i] > '9')
+			return h1_fail(m, 502, p + (uint32_t)i, "invalid status code");
+		st = st * 10 + buf[p + i] - '0';
+	}
+	if (st < 100)
+		return h1_fail(m, 502, p + 9, "invalid status code");
+	m->status = st;
+	if (eol > p + 12 && buf[p + 12] != ' ')
+		return h1_fail(m, 502, p + 12, "invalid status line");
+	m->reason.off = eol > p + 12 ? p + 13 : eol;
+	m->reason.len = eol > p + 12 ? eol - p - 13 : 0;
+	for (uint32_t i = m->reason.off; i < eol; i++)
+		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\t') || buf[i] == 0x7f)
+			return h1_fail(m, 502, i, "invalid character in reason phrase");
+	return 0;
+}
+
+/* Parses a decimal Content-Length value, accepting a list of identical
+ * values ("5, 5"). Returns 0 or -1. */
+static int h1_parse_clen(const char *buf, const struct h1_hdr *h, uint64_t *out)
+{
+	uint32_t p = h->value.off, end = h->value.off + h->value.len;
+	int seen = 0;
+
+	if (!h->value.len)
+		return -1;
+	while (p < end) {
+		uint64_t v = 0;
+		uint32_t s = p;
+
+		while (p < end && buf[p] >= '0' && buf[p] <= '9') {
+			if (v > (UINT64_MAX - 9) / 10)
+				return -1;
+			v = v * 10 + (uint64_t)(buf[p] - '0');
+			p++;
+		}
+		if (p == s || (seen && v != *out))
+			return -1;
+		*out = v;
+		seen = 1;
+		while (p < end && (buf[p] == ' ' || buf[p] == '\t'))
+			p++;
+		if (p < end) {
+			if (buf[p] != ',')
+				return -1;
+			p++;
+			while (p < end && (buf[p] == ' ' || buf[p] == '\t'))
+				p++;
+			if (p == end)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Calls <fn> for each comma-separated token of header <h>'s value. */
+static int h1_each_token(const char *buf, const struct h1_hdr *h, struct h1_msg *m,
+                         int (*fn)(const char *buf, uint32_t off, uint32_t len, struct h1_msg *m))
+{
+	uint32_t p = h->value.off, end = h->value.off + h->value.len;
+
+	while (p < end) {
+		uint32_t s, e;
+
+		while (p < end && (buf[p] == ' ' || buf[p] == '\t' || buf[p] == ','))
+			p++;
+		s = p;
+		while (p < end && buf[p] != ',')
+			p++;
+		e = p;
+		while (e > s && (buf[e - 1] == ' ' || buf[e - 1] == '\t'))
+			e--;
+		if (e > s && fn(buf, s, e - s, m) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int h1_conn_token(const char *buf, uint32_t off, uint32_t len, struct h1_msg *m)
+{
+	if (slice_is(buf, off, len, "close"))
+		m->flags |= H1_F_CONN_CLOSE;
+	else if (slice_is(buf, off, len, "keep-alive"))
+		m->flags |= H1_F_CONN_KA;
+	else if (slice_is(buf, off, len, "upgrade"))
+		m->flags |= H1_F_CONN_UPG;
+	return 0;
+}
+
+static int h1_te_token(const char *buf, uint32_t off, uint32_t len, struct h1_msg *m)
+{
+	static const char *const known[] = { "gzip", "x-gzip", "deflate", "compress", "x-compress" };
+	uint32_t l = len;
+
+	/* Parameters (";q=...") are not part of the coding name. */
+	for (uint32_t i = 0; i < len; i++)
+		if (buf[off + i] == ';' || buf[off + i] == ' ' || buf[off + i] == '\t') {
+			l = i;
+			break;
+		}
+	if (m->flags & H1_F_CHUNKED)
+		return h1_fail(m, 400, off, "Transfer-Encoding: a coding follows 'chunked'");
+	if (slice_is(buf, off, l, "chunked")) {
+		m->flags |= H1_F_CHUNKED;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (slice_is(buf, off, l, known[i]))
+			return 0;
+	return h1_fail(m, 501, off, "unknown transfer coding");
+}
+
+/* Header semantics that decide framing and connection handling. */
+static int h1_analyse_header(const char *buf, const struct h1_hdr *h, struct h1_msg *m)
+{
+	if (h1_hdr_is(buf, h, "content-length")) {
+		uint64_t v = 0;
+
+		if (h1_parse_clen(buf, h, &v) == -1)
+			return h1_fail(m, 400, h->value.off, "invalid Content-Length");
+		if ((m->flags & H1_F_CLEN) && v != m->clen)
+			return h1_fail(m, 400, h->value.off, "conflicting Content-Length values");
+		m->flags |= H1_F_CLEN;
+		m->clen = v;
+	} else if (h1_hdr_is(buf, h, "transfer-encoding")) {
+		m->flags |= H1_F_TE;
+		if (!(m->flags & H1_F_VER_11))
+			return h1_fail(m, 400, h->name.off, "Transfer-Encoding in an HTTP/1.0 message");
+		if (h1_each_token(buf, h, m, h1_te_token) == -1)
+			return -1;
+	} else if (h1_hdr_is(buf, h, "connection")) {
+		h1_each_token(buf, h, m, h1_conn_token);
+	} else if (h1_hdr_is(buf, h, "host")) {
+		if (m->flags & H1_F_HOST)
+			return h1_fail(m, 400, h->name.off, "several Host headers");
+		m->flags |= H1_F_HOST;
+	} else if (h1_hdr_is(buf, h, "upgrade")) {
+		m->flags |= H1_F_UPGRADE;
+	} else if (h1_hdr_is(buf, h, "expect")) {
+		if (slice_is(buf, h->value.off, h->value.len, "100-continue"))
+			m->flags |= H1_F_EXPECT_100;
+	}
+	return 0;
+}
+
+/* Decides how the body is framed once all headers are known. */
+static int h1_framing(struct h1_msg *m)
+{
+	if (m->flags & H1_F_TE) {
+		if (m->flags & H1_F_CLEN) {
+			/* Both: TE wins, CL is dropped, and the connection must not
+			 * be reused (RFC 9112 section 6.3). */
+			m->flags &= ~H1_F_CLEN;
+			m->flags |= H1_F_CLEN_DROPPED | H1_F_CONN_CLOSE;
+		}
+		if (!(m->flags & H1_F_CHUNKED)) {
+			if (!(m->flags & H1_F_RESP))
+				return h1_fail(m, 400, 0, "Transfer-Encoding without final 'chunked'");
+			m->flags |= H1_F_BODY_CLOSE;
+		}
+	}
+	if (m->flags & H1_F_RESP) {
+		if (m->meth_id == H1_M_HEAD || m->status < 200 || m->status == 204 ||
+		    m->status == 304 || (m->meth_id == H1_M_CONNECT && m->status < 300))
+			m->flags = (m->flags & ~(H1_F_CHUNKED | H1_F_CLEN | H1_F_BODY_CLOSE)) | H1_F_NO_BODY;
+		else if (!(m->flags & (H1_F_CHUNKED | H1_F_CLEN | H1_F_BODY_CLOSE)))
+			m->flags |= H1_F_BODY_CLOSE;
+	} else {
+		if ((m->flags & H1_F_VER_11) && !(m->flags & H1_F_HOST))
+			return h1_fail(m, 400, 0, "HTTP/1.1 request without Host");
+		if (!(m->flags & (H1_F_CHUNKED | H1_F_CLEN)) || ((m->flags & H1_F_CLEN) && !m->clen))
+			m->flags |= H1_F_NO_BODY;
+	}
+	return 0;
+}
+
+/* Parses one header line buf[p..eol); handles obs-fold continuation lines
+ * that follow it (joined with spaces in place). Returns the offset of the
+ * next line, or 0 after h1_fail(). */
+static uint32_t h1_parse_header(char *buf, uint32_t p, uint32_t end, struct h1_msg *m)
+{
+	struct h1_hdr *h;
+	uint32_t s = p, eol, lf, v;
+
+	while (p < end && h1_tchar[(unsigned char)buf[p]])
+		p++;
+	if (p == s || p >= end || buf[p] != ':') {
+		const char *why = p == s ? "empty header name" :
+				  p >= end ? "truncated header" :
+				  buf[p] == ' ' || buf[p] == '\t' ? "whitespace before ':' in header" :
+				  "invalid character in header name";
+
+		h1_fail(m, 400, p, why);
+		return 0;
+	}
+	if (m->nhdrs >= m->maxhdr) {
+		h1_fail(m, 400, s, "too many headers");
+		return 0;
+	}
+	h = &m->hdrs[m->nhdrs];
+	h->name.off = s;
+	h->name.len = p - s;
+	lf = h1_line_end(buf, ++p, end, &eol);
+	/* obs-fold: following lines starting with SP/HTAB continue this one. */
+	while (lf + 1 < end && (buf[lf + 1] == ' ' || buf[lf + 1] == '\t')) {
+		for (uint32_t i = eol; i <= lf; i++)
+			buf[i] = ' ';
+		m->flags |= H1_F_OBS_FOLD;
+		lf = h1_line_end(buf, lf + 1, end, &eol);
+	}
+	while (p < eol && (buf[p] == ' ' || buf[p] == '\t'))
+		p++;
+	v = p;
+	for (; p < eol; p++) {
+		unsigned char c = (unsigned char)buf[p];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			h1_fail(m, 400, p, c == '\r' ? "bare CR in header value" :
+				c == 0 ? "NUL byte in header value" : "control character in header value");
+			return 0;
+		}
+	}
+	while (eol > v && (buf[eol - 1] == ' ' || buf[eol - 1] == '\t'))
+		eol--;
+	h->value.off = v;
+	h->value.len = eol - v;
+	m->nhdrs++;
+	if (h1_analyse_header(buf, h, m) == -1)
+		return 0;
+	return lf + 1;
+}
+
+int h1_parse(char *buf, size_t len, size_t limit, struct h1_msg *m)
+{
+	size_t end;
+	uint32_t p, eol, lf;
+
+	if (len > limit)
+		len = limit;
+	end = h1_find_end(buf, len, m);
+	if (!end) {
+		if (len >= limit) {
+			/* Nothing fits: a URI with no end is 414, else 431. */
+			const char *lf0 = memchr(buf + m->skip, '\n', len - m->skip);
+
+			return h1_fail(m, lf0 ? 431 : 414, (uint32_t)len,
+				       lf0 ? "request headers too large" : "request line too long");
+		}
+		return 0;
+	}
+	p = m->skip;
+	lf = h1_line_end(buf, p, (uint32_t)end, &eol);
+	for (uint32_t i = p; i < eol; i++)
+		if (buf[i] == '\r' || buf[i] == '\0')
+			return h1_fail(m, 400, i, "invalid character in start line");
+	if ((m->flags & H1_F_RESP) ? h1_parse_status_line(buf, p, eol, m) == -1
+				   : h1_parse_request_line(buf, p, eol, m) == -1)
+		return -1;
+	p = lf + 1;
+	if (p < end && (buf[p] == ' ' || buf[p] == '\t'))
+		return h1_fail(m, 400, p, "whitespace before the first header");
+	while (p < end) {
+		if (buf[p] == '\n' || (buf[p] == '\r' && p + 1 < end && buf[p + 1] == '\n'))
+			break;  /* the empty line */
+		p = h1_parse_header(buf, p, (uint32_t)end, m);
+		if (!p)
+			return -1;
+	}
+	if (h1_framing(m) == -1)
+		return -1;
+	m->head_len = (uint32_t)end;
+	return (int)end;
+}
+
+static int ck_fail(const char **err, const char *msg)
+{
+	*err = msg;
+	return -1;
+}
+
+static int hexdigit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used,
+                  const char **err)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		char c = buf[i];
+		int d;
+
+		switch (ck->state) {
+		case H1_CK_DATA: {
+			uint64_t n = MIN(ck->left, (uint64_t)(len - i));
+
+			i += (size_t)n;
+			ck->left -= n;
+			if (!ck->left)
+				ck->state = H1_CK_DATA_CR;
+			continue;
+		}
+		case H1_CK_SIZE:
+			if ((d = hexdigit(c)) >= 0) {
+				if (ck->digits == 16)
+					return ck_fail(err, "chunk size too large");
+				ck->size = ck->size * 16 + (uint64_t)d;
+				ck->digits++;
+				break;
+			}
+			if (!ck->digits)
+				return ck_fail(err, "missing chunk size");
+			ck->state = H1_CK_EXT;
+			continue;   /* the same byte is examined by the EXT state */
+		case H1_CK_EXT:
+			if (ck->cr && c != '\n')
+				return ck_fail(err, "bare CR in chunk size line");
+			ck->cr = 0;
+			if (c == '\n') {
+				ck->linelen = 0;
+				ck->digits = 0;
+				if (ck->size == 0) {
+					ck->last = 1;
+					ck->state = H1_CK_TRAILER;
+				} else {
+					ck->left = ck->size;
+					ck->total += ck->size;
+					ck->size = 0;
+					ck->state = H1_CK_DATA;
+				}
+				break;
+			}
+			if (c == '\r') {
+				ck->cr = 1;
+				break;
+			}
+			if ((unsigned char)c < 0x20 && c != '\t')
+				return ck_fail(err, "control character in chunk extension");
+			if (++ck->linelen > H1_CHUNK_LINE_MAX)
+				return ck_fail(err, "chunk extension too long");
+			break;
+		case H1_CK_DATA_CR:
+			if (c == '\r') {
+				ck->state = H1_CK_DATA_LF;
+				break;
+			}
+			/* a bare LF is accepted */
+			__attribute__((fallthrough));
+		case H1_CK_DATA_LF:
+			if (c != '\n')
+				return ck_fail(err, "missing CRLF after chunk data");
+			ck->state = H1_CK_SIZE;
+			break;
+		case H1_CK_TRAILER:
+			if (ck->cr && c != '\n')
+				return ck_fail(err, "bare CR in trailer");
+			ck->cr = 0;
+			if (c == '\n') {
+				if (ck->linelen == 0) {
+					ck->state = H1_CK_DONE;
+					*used = i + 1;
+					return 1;
+				}
+				ck->linelen = 0;
+				break;
+			}
+			if (c == '\r') {
+				ck->cr = 1;
+				break;
+			}
+			if (c == 0)
+				return ck_fail(err, "NUL byte in trailer");
+			if (++ck->linelen > H1_CHUNK_LINE_MAX)
+				return ck_fail(err, "trailer line too long");
+			break;
+		case H1_CK_DONE:
+			*used = i;
+			return 1;
+		}
+		i++;
+	}
+	*used = len;
+	return ck->state == H1_CK_DONE;
+}
