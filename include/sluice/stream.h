@@ -9,37 +9,12 @@
 #include <sys/socket.h>
 #include <time.h>
 
-struct buf;
-struct pipe_pair;
+#include <sluice/channel.h>
+#include <sluice/conn.h>
+
 struct listener;
 struct proxy;
 struct server;
-
-#define CO_F_CONNECTED 0x01   /* socket usable for data */
-#define CO_F_TCP       0x02   /* a TCP socket (options apply) */
-
-struct conn {
-	int       fd;
-	ev_io     io;
-	int       events;      /* EV_READ|EV_WRITE currently watched */
-	unsigned  flags;       /* CO_F_* */
-	ev_tstamp last_act;    /* last successful read or write */
-};
-
-#define CH_F_SHUTR      0x01  /* end of input seen from the source */
-#define CH_F_SHUTW      0x02  /* shutdown(SHUT_WR) sent to the destination */
-#define CH_F_SPLICE     0x04  /* forward with splice() */
-#define CH_F_SPLICE_AUTO 0x08 /* switch to splice once a read fills a buffer */
-#define CH_F_NOSPLICE   0x10  /* splice failed on these sockets: copy only */
-
-/* One direction of the stream. Holds a buffer or a pipe only while bytes
- * are in flight. */
-struct channel {
-	struct buf       *buf;
-	struct pipe_pair *pipe;
-	uint64_t          total;   /* bytes forwarded */
-	unsigned          flags;   /* CH_F_* */
-};
 
 enum stream_state {
 	ST_TAR,        /* waiting before a connect retry */

@@ -1,5 +1,5 @@
-/* TCP streams: connect, retry, forward by copy or splice(), half-close,
- * lazy inactivity timers and the tcplog line (stream.h). */
+/* Streams: accept, connect with retries, run both channels, half-close,
+ * lazy inactivity timers, counters and the tcplog line (stream.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -50,228 +50,6 @@ struct stream *stream_first(void)
 void stream_set_idle_cb(void (*cb)(void))
 {
 	strm.idle_cb = cb;
-}
-
-/* ---- connections ---- */
-
-static void conn_want(struct conn *c, int events)
-{
-	if (c->events == events)
-		return;
-	if (c->events)
-		ev_io_stop(global.loop, &c->io);
-	c->events = events;
-	if (events) {
-		ev_io_set(&c->io, c->fd, events);
-		ev_io_start(global.loop, &c->io);
-	}
-}
-
-static void conn_close(struct conn *c)
-{
-	if (c->fd < 0)
-		return;
-	conn_want(c, 0);
-	close(c->fd);
-	c->fd = -1;
-	c->flags = 0;
-}
-
-static void conn_setup_tcp(int fd, int keepalive)
-{
-	int one = 1;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (keepalive)
-		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-}
-
-/* ---- channels ---- */
-
-static inline int chan_pending(const struct channel *ch)
-{
-	return (ch->buf && ch->buf->data) || (ch->pipe && ch->pipe->data);
-}
-
-static inline int chan_has_room(const struct channel *ch)
-{
-	if (ch->buf)
-		return buf_room(ch->buf, buf_size()) > 0;
-	if (ch->pipe)
-		return ch->pipe->data < pipe_capacity();
-	return 1;
-}
-
-static void chan_release(struct channel *ch)
-{
-	buf_put(ch->buf);
-	ch->buf = NULL;
-	pipe_put(ch->pipe);
-	ch->pipe = NULL;
-}
-
-/* Reads from <src> into <ch>. Returns bytes read (> 0), 0 at end of input,
- * -EAGAIN when nothing is available, or -errno on error. */
-static ssize_t chan_recv(struct channel *ch, struct conn *src)
-{
-	ssize_t n;
-
-	if ((ch->flags & CH_F_SPLICE) && !(ch->flags & CH_F_NOSPLICE) && !ch->buf) {
-		if (!ch->pipe)
-			ch->pipe = pipe_get();
-		if (ch->pipe) {
-			n = splice(src->fd, NULL, ch->pipe->wfd, NULL,
-				   pipe_capacity() - ch->pipe->data,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-			if (n > 0) {
-				ch->pipe->data += (size_t)n;
-				return n;
-			}
-			if (n == 0)
-				goto out_pipe;
-			if (errno == EINVAL || errno == ENOSYS) {
-				/* Not spliceable (e.g. some socket types): copy. */
-				ch->flags |= CH_F_NOSPLICE;
-			} else {
-				n = -errno;
-				goto out_pipe;
-			}
-			if (!ch->pipe->data) {
-				pipe_put(ch->pipe);
-				ch->pipe = NULL;
-			}
-			if (ch->pipe) /* data left in the pipe: send it first */
-				return -EAGAIN;
-		}
-	}
-	if (!ch->buf) {
-		ch->buf = buf_get();
-		if (!ch->buf)
-			return -ENOMEM;
-	}
-	if (!ch->buf->data)
-		ch->buf->head = 0;
-	n = recv(src->fd, ch->buf->area + ch->buf->head + ch->buf->data,
-		 buf_room(ch->buf, buf_size()), 0);
-	if (n > 0) {
-		ch->buf->data += (uint32_t)n;
-		/* splice-auto: a read that fills the buffer announces a large
-		 * transfer; later reads go through a pipe. */
-		if ((ch->flags & CH_F_SPLICE_AUTO) && ch->buf->head + ch->buf->data == buf_size())
-			ch->flags |= CH_F_SPLICE;
-		return n;
-	}
-	n = n == 0 ? 0 : -errno;
-	if (!ch->buf->data) {
-		buf_put(ch->buf);
-		ch->buf = NULL;
-	}
-	return n;
-out_pipe:
-	if (!ch->pipe->data) {
-		pipe_put(ch->pipe);
-		ch->pipe = NULL;
-	}
-	return n;
-}
-
-/* Sends what <ch> holds to <dst>. Returns bytes sent (>= 0) or -errno;
- * -EAGAIN when the destination is full. */
-static ssize_t chan_send(struct channel *ch, struct conn *dst)
-{
-	ssize_t n, total = 0;
-
-	if (ch->pipe && ch->pipe->data) {
-		n = splice(ch->pipe->rfd, NULL, dst->fd, NULL, ch->pipe->data,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n < 0)
-			return -errno;
-		ch->pipe->data -= (size_t)n;
-		global.spliced_bytes += (uint64_t)n;
-		total += n;
-		if (ch->pipe->data)
-			return total ? total : -EAGAIN;
-		pipe_put(ch->pipe);
-		ch->pipe = NULL;
-	}
-	if (ch->buf && ch->buf->data) {
-		n = send(dst->fd, ch->buf->area + ch->buf->head, ch->buf->data,
-			 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0)
-			return total ? total : -errno;
-		ch->buf->head += (uint32_t)n;
-		ch->buf->data -= (uint32_t)n;
-		global.copied_bytes += (uint64_t)n;
-		total += n;
-		if (!ch->buf->data) {
-			buf_put(ch->buf);
-			ch->buf = NULL;
-		}
-	}
-	return total;
-}
-
-enum fwd_result { FWD_OK, FWD_SRC_ERR, FWD_DST_ERR };
-
-/* Moves bytes of <ch> from <src> to <dst> (<dst> NULL while connecting:
- * only buffer). Updates activity and counters. */
-static enum fwd_result chan_forward(struct stream *s, struct channel *ch, struct conn *src,
-                                    struct conn *dst, int is_req)
-{
-	ev_tstamp now = ev_now(global.loop);
-	int drained = 0;
-
-	for (;;) {
-		ssize_t n;
-
-		if (dst && chan_pending(ch)) {
-			n = chan_send(ch, dst);
-			if (n > 0) {
-				dst->last_act = now;
-				global.bytes_out += (uint64_t)n;
-			} else if (n != -EAGAIN && n != -EINTR && n != 0) {
-				return FWD_DST_ERR;
-			}
-			if (chan_pending(ch))
-				break;  /* destination full: wait for EV_WRITE */
-		}
-		if ((ch->flags & CH_F_SHUTR) || drained || !chan_has_room(ch))
-			break;
-		n = chan_recv(ch, src);
-		if (n > 0) {
-			src->last_act = now;
-			ch->total += (uint64_t)n;
-			if (is_req) {
-				s->fe->fe_counters.bytes_in += (uint64_t)n;
-				s->be->be_counters.bytes_in += (uint64_t)n;
-				if (s->target)
-					s->target->counters.bytes_in += (uint64_t)n;
-			} else {
-				s->fe->fe_counters.bytes_out += (uint64_t)n;
-				s->be->be_counters.bytes_out += (uint64_t)n;
-				s->target->counters.bytes_out += (uint64_t)n;
-			}
-			/* A short read drained the socket: epoll tells us when
-			 * more arrives, no need for an extra recv() now. */
-			if (ch->buf ? ch->buf->head + ch->buf->data < buf_size()
-				    : ch->pipe && ch->pipe->data < pipe_capacity())
-				drained = 1;
-			continue;
-		}
-		if (n == 0) {
-			ch->flags |= CH_F_SHUTR;
-			src->last_act = now;
-			continue;
-		}
-		if (n == -EAGAIN || n == -EINTR)
-			break;
-		return FWD_SRC_ERR;
-	}
-	if (dst && (ch->flags & CH_F_SHUTR) && !chan_pending(ch) && !(ch->flags & CH_F_SHUTW)) {
-		shutdown(dst->fd, SHUT_WR);
-		ch->flags |= CH_F_SHUTW;
-	}
-	return FWD_OK;
 }
 
 /* ---- timers ---- */
@@ -592,21 +370,55 @@ static void stream_update(struct stream *s)
 	stream_arm(s);
 }
 
+/* Accounts <in> bytes received from the client (<is_req>) or the server on
+ * every counter they belong to. */
+static void stream_count_bytes(struct stream *s, int is_req, uint64_t in)
+{
+	if (is_req) {
+		s->fe->fe_counters.bytes_in += in;
+		s->be->be_counters.bytes_in += in;
+		if (s->target)
+			s->target->counters.bytes_in += in;
+	} else {
+		s->fe->fe_counters.bytes_out += in;
+		s->be->be_counters.bytes_out += in;
+		s->target->counters.bytes_out += in;
+	}
+}
+
+/* Runs one direction from <src> to <dst> and records activity. */
+static enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,
+                                    struct conn *dst, int is_req)
+{
+	uint64_t in = 0, out = 0;
+	enum chan_res r;
+	ev_tstamp now = ev_now(global.loop);
+
+	r = chan_forward(ch, src->fd, dst ? dst->fd : -1, &in, &out);
+	if (in || (ch->flags & CH_F_SHUTR))
+		src->last_act = now;
+	if (out)
+		dst->last_act = now;
+	if (in)
+		stream_count_bytes(s, is_req, in);
+	return r;
+}
+
 /* Runs both directions; closes the stream when both are done or on error. */
 static void stream_process(struct stream *s)
 {
-	enum fwd_result r;
+	enum chan_res r;
 	int est = s->state == ST_EST;
 
-	r = chan_forward(s, &s->req, &s->cli, est ? &s->srv : NULL, 1);
-	if (r != FWD_OK) {
-		stream_close(s, r == FWD_SRC_ERR ? 'C' : 'S', est ? 'D' : 'C');
+	r = stream_forward(s, &s->req, &s->cli, est ? &s->srv : NULL, 1);
+	if (r != CHN_OK) {
+		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', est ? 'D' : 'C');
 		return;
 	}
 	if (est) {
-		r = chan_forward(s, &s->res, &s->srv, &s->cli, 0);
-		if (r != FWD_OK) {
-			stream_close(s, r == FWD_SRC_ERR ? 'S' : 'C', 'D');
+		r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
+		if (r != CHN_OK) {
+			stream_close(s, r == CHN_SRC_ERR ? 'S' : 'C', 'D');
 			return;
 		}
 		if ((s->req.flags & CH_F_SHUTW) && (s->res.flags & CH_F_SHUTW)) {
@@ -726,6 +538,8 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	s->be->beconn++;
 	counters_sess_start(&s->be->be_counters, sec, wall);
 
+	/* mode tcp: a tunnel, every byte may leave unanalysed. */
+	s->req.to_forward = s->res.to_forward = CHN_INFINITE;
 	if ((fe->options | s->be->options) & (PR_O_SPLICE_AUTO)) {
 		s->req.flags |= CH_F_SPLICE_AUTO;
 		s->res.flags |= CH_F_SPLICE_AUTO;

@@ -1,0 +1,50 @@
+/* One direction of a stream: bytes read from a source socket and sent to a
+ * destination, by copy through a pooled buffer or by splice() through a
+ * pooled pipe. A channel holds a buffer or a pipe only while bytes are in
+ * flight. <to_forward> bounds what may leave without being analysed:
+ * infinite for TCP tunnels; HTTP analysers grant it message by message. */
+#ifndef SLUICE_CHANNEL_H
+#define SLUICE_CHANNEL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct buf;
+struct pipe_pair;
+
+#define CHN_INFINITE UINT64_MAX
+
+#define CH_F_SHUTR       0x01  /* end of input seen from the source */
+#define CH_F_SHUTW       0x02  /* shutdown(SHUT_WR) sent to the destination */
+#define CH_F_SPLICE      0x04  /* forward with splice() */
+#define CH_F_SPLICE_AUTO 0x08  /* switch to splice once a read fills a buffer */
+#define CH_F_NOSPLICE    0x10  /* splice failed on these sockets: copy only */
+
+struct channel {
+	struct buf       *buf;
+	struct pipe_pair *pipe;
+	uint64_t          to_forward;  /* bytes allowed out without analysis */
+	uint64_t          total;       /* bytes received from the source */
+	unsigned          flags;       /* CH_F_* */
+};
+
+enum chan_res { CHN_OK, CHN_SRC_ERR, CHN_DST_ERR };
+
+/* Moves bytes from <src_fd> to <dst_fd> (-1: not connected yet, only
+ * buffer). Reads while there is room and the socket has data, sends what
+ * to_forward allows. Adds the bytes read to <*rcvd> and sent to <*sent>.
+ * Sends the FIN to the destination once the source ended and all is sent.
+ * Returns CHN_OK, or which side failed. */
+enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd,
+                           uint64_t *rcvd, uint64_t *sent);
+
+/* Bytes waiting to be sent (buffer and pipe) that to_forward allows. */
+int chan_pending(const struct channel *ch);
+
+/* Whether a read could store more bytes. */
+int chan_has_room(const struct channel *ch);
+
+/* Gives back the buffer and pipe (their contents are dropped). */
+void chan_release(struct channel *ch);
+
+#endif

@@ -1,0 +1,28 @@
+/* A connection endpoint: one socket, the events watched on it and its last
+ * activity. Knows nothing of the other side (the stream joins them). */
+#ifndef SLUICE_CONN_H
+#define SLUICE_CONN_H
+
+#include <ev.h>
+
+#define CO_F_CONNECTED 0x01   /* socket usable for data */
+#define CO_F_TCP       0x02   /* a TCP socket (TCP options apply) */
+
+struct conn {
+	int       fd;
+	ev_io     io;
+	int       events;      /* EV_READ|EV_WRITE currently watched */
+	unsigned  flags;       /* CO_F_* */
+	ev_tstamp last_act;    /* last successful read or write */
+};
+
+/* Watches exactly <events> on <c> (0: none); no syscall when unchanged. */
+void conn_want(struct conn *c, int events);
+
+/* Stops watching and closes the socket (idempotent). */
+void conn_close(struct conn *c);
+
+/* TCP_NODELAY, and SO_KEEPALIVE when <keepalive>. */
+void conn_setup_tcp(int fd, int keepalive);
+
+#endif

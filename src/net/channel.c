@@ -1,0 +1,203 @@
+/* Channel forwarding: copy through a buffer or splice() through a pipe,
+ * bounded by to_forward (channel.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+
+#include <sluice/buf.h>
+#include <sluice/channel.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/pipe.h>
+
+int chan_pending(const struct channel *ch)
+{
+	return (ch->pipe && ch->pipe->data) || (ch->buf && ch->buf->data && ch->to_forward);
+}
+
+int chan_has_room(const struct channel *ch)
+{
+	if (ch->buf)
+		return buf_room(ch->buf, buf_size()) > 0;
+	if (ch->pipe)
+		return ch->pipe->data < pipe_capacity();
+	return 1;
+}
+
+void chan_release(struct channel *ch)
+{
+	buf_put(ch->buf);
+	ch->buf = NULL;
+	pipe_put(ch->pipe);
+	ch->pipe = NULL;
+}
+
+static void chan_drop_pipe_if_empty(struct channel *ch)
+{
+	if (ch->pipe && !ch->pipe->data) {
+		pipe_put(ch->pipe);
+		ch->pipe = NULL;
+	}
+}
+
+/* Splices from <fd> into the channel's pipe. Returns bytes (> 0), 0 at end
+ * of input, -EAGAIN, -ENOTSUP when splicing is not possible here, or -errno. */
+static ssize_t chan_recv_splice(struct channel *ch, int fd)
+{
+	size_t room;
+	ssize_t n;
+
+	if (!ch->pipe && !(ch->pipe = pipe_get()))
+		return -ENOTSUP;
+	room = pipe_capacity() - ch->pipe->data;
+	/* Never splice past what may leave unanalysed. */
+	if (ch->to_forward != CHN_INFINITE && ch->to_forward - ch->pipe->data < room)
+		room = (size_t)(ch->to_forward - ch->pipe->data);
+	if (!room) {
+		chan_drop_pipe_if_empty(ch);
+		return -ENOTSUP;
+	}
+	n = splice(fd, NULL, ch->pipe->wfd, NULL, room, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (n > 0) {
+		ch->pipe->data += (size_t)n;
+		return n;
+	}
+	if (n == -1 && (errno == EINVAL || errno == ENOSYS)) {
+		/* Not spliceable (e.g. some socket types): copy from now on. */
+		ch->flags |= CH_F_NOSPLICE;
+		n = -ENOTSUP;
+	} else if (n == -1) {
+		n = -errno;
+	}
+	chan_drop_pipe_if_empty(ch);
+	return n;
+}
+
+/* Reads from <fd> into the channel. Returns bytes read (> 0), 0 at end of
+ * input, -EAGAIN when nothing is available, or -errno on error. */
+static ssize_t chan_recv(struct channel *ch, int fd)
+{
+	ssize_t n;
+
+	if ((ch->flags & CH_F_SPLICE) && !(ch->flags & CH_F_NOSPLICE) && !ch->buf) {
+		n = chan_recv_splice(ch, fd);
+		if (n != -ENOTSUP)
+			return n;
+		if (ch->pipe) /* data left in the pipe: send it first */
+			return -EAGAIN;
+	}
+	if (!ch->buf) {
+		ch->buf = buf_get();
+		if (!ch->buf)
+			return -ENOMEM;
+	}
+	if (!ch->buf->data)
+		ch->buf->head = 0;
+	n = recv(fd, ch->buf->area + ch->buf->head + ch->buf->data,
+		 buf_room(ch->buf, buf_size()), 0);
+	if (n > 0) {
+		ch->buf->data += (uint32_t)n;
+		/* splice-auto: a read that fills the buffer announces a large
+		 * transfer; later reads go through a pipe. */
+		if ((ch->flags & CH_F_SPLICE_AUTO) && ch->buf->head + ch->buf->data == buf_size())
+			ch->flags |= CH_F_SPLICE;
+		return n;
+	}
+	n = n == 0 ? 0 : -errno;
+	if (!ch->buf->data) {
+		buf_put(ch->buf);
+		ch->buf = NULL;
+	}
+	return n;
+}
+
+/* Sends what the channel may send to <fd>. Returns bytes sent (>= 0) or
+ * -errno (-EAGAIN when the destination is full). */
+static ssize_t chan_send(struct channel *ch, int fd)
+{
+	ssize_t n, total = 0;
+
+	if (ch->pipe && ch->pipe->data) {
+		n = splice(ch->pipe->rfd, NULL, fd, NULL, ch->pipe->data,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0)
+			return -errno;
+		ch->pipe->data -= (size_t)n;
+		if (ch->to_forward != CHN_INFINITE)
+			ch->to_forward -= (uint64_t)n;
+		global.spliced_bytes += (uint64_t)n;
+		total += n;
+		if (ch->pipe->data)
+			return total ? total : -EAGAIN;
+		pipe_put(ch->pipe);
+		ch->pipe = NULL;
+	}
+	if (ch->buf && ch->buf->data && ch->to_forward) {
+		size_t len = ch->buf->data;
+
+		if (ch->to_forward < len)
+			len = (size_t)ch->to_forward;
+		n = send(fd, ch->buf->area + ch->buf->head, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0)
+			return total ? total : -errno;
+		ch->buf->head += (uint32_t)n;
+		ch->buf->data -= (uint32_t)n;
+		if (ch->to_forward != CHN_INFINITE)
+			ch->to_forward -= (uint64_t)n;
+		global.copied_bytes += (uint64_t)n;
+		total += n;
+		if (!ch->buf->data) {
+			buf_put(ch->buf);
+			ch->buf = NULL;
+		}
+	}
+	return total;
+}
+
+enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd,
+                           uint64_t *rcvd, uint64_t *sent)
+{
+	int drained = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (dst_fd >= 0 && chan_pending(ch)) {
+			n = chan_send(ch, dst_fd);
+			if (n > 0) {
+				*sent += (uint64_t)n;
+				global.bytes_out += (uint64_t)n;
+			} else if (n != -EAGAIN && n != -EINTR && n != 0) {
+				return CHN_DST_ERR;
+			}
+			if (chan_pending(ch))
+				break;  /* destination full: wait for EV_WRITE */
+		}
+		if ((ch->flags & CH_F_SHUTR) || drained || !chan_has_room(ch))
+			break;
+		n = chan_recv(ch, src_fd);
+		if (n > 0) {
+			*rcvd += (uint64_t)n;
+			ch->total += (uint64_t)n;
+			/* A short read drained the socket: epoll reports when more
+			 * arrives, an extra recv() now would only say EAGAIN. */
+			if (ch->buf ? ch->buf->head + ch->buf->data < buf_size()
+				    : ch->pipe && ch->pipe->data < pipe_capacity())
+				drained = 1;
+			continue;
+		}
+		if (n == 0) {
+			ch->flags |= CH_F_SHUTR;
+			continue;
+		}
+		if (n == -EAGAIN || n == -EINTR)
+			break;
+		return CHN_SRC_ERR;
+	}
+	if (dst_fd >= 0 && (ch->flags & CH_F_SHUTR) && !(ch->flags & CH_F_SHUTW) &&
+	    !(ch->pipe && ch->pipe->data) && !(ch->buf && ch->buf->data)) {
+		shutdown(dst_fd, SHUT_WR);
+		ch->flags |= CH_F_SHUTW;
+	}
+	return CHN_OK;
+}
