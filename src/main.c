@@ -128,6 +128,16 @@ static void parse_cmdline(struct cmdline *cl, int argc, char **argv)
 	}
 }
 
+static int has_listeners(void)
+{
+	if (global.cli_listeners)
+		return 1;
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		if ((px->cap & PR_CAP_FE) && px->listeners && !px->disabled)
+			return 1;
+	return 0;
+}
+
 static void on_idle_after_stop(void)
 {
 	ev_break(global.loop, EVBREAK_ALL);
@@ -225,7 +235,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (global.flags & GLB_F_CHECK) {
-		printf("Configuration file is valid\n");
+		if (!has_listeners()) {
+			if (!(global.flags & GLB_F_QUIET))
+				printf("Configuration file has no error but will not start (no listener) => exit(2).\n");
+			return 2;
+		}
+		if (!(global.flags & GLB_F_QUIET))
+			printf("Configuration file is valid\n");
 		return 0;
 	}
 	if (cl.pidfile) {
@@ -244,15 +260,17 @@ int main(int argc, char **argv)
 		cleanup();
 		return 1;
 	}
+	/* Everything that can fail is done while the terminal still shows the
+	 * error: pid file, chroot and privileges come before detaching. */
+	if (process_open_pidfile() == -1 || process_drop_privileges() == -1) {
+		cleanup();
+		return 1;
+	}
 	if (global.flags & GLB_F_DAEMON) {
 		if (process_daemonize() == -1)
 			return 1;
 		global.pid = getpid();
 	} else if (process_write_pidfile(getpid()) == -1) {
-		cleanup();
-		return 1;
-	}
-	if (process_drop_privileges() == -1) {
 		cleanup();
 		return 1;
 	}

@@ -57,9 +57,9 @@ struct cfg_ctx {
 	unsigned       section;   /* CFG_SEC_* of the current section, 0 if none */
 	const char    *secname;   /* "global", "frontend", ... */
 	struct proxy  *px;        /* proxy (or defaults) being configured */
-	struct proxy  *defpx;     /* defaults section in force */
 	const char    *kw;        /* keyword being parsed, for messages */
 	int            inverted;  /* the line started with "no" */
+	int            stop;      /* stop reading this file (.alert) */
 	int            errors;
 	int            warnings;
 };
@@ -116,6 +116,7 @@ struct cfg_suggest {
 	const char *word;
 	const char *best;
 	int         dist;
+	char        first[64];   /* holds <best> when it is a first word */
 };
 void cfg_suggest_init(struct cfg_suggest *sg, const char *word);
 void cfg_suggest_add(struct cfg_suggest *sg, const char *candidate);

@@ -54,6 +54,7 @@ struct global {
 	time_t           start_time;      /* wall clock at start */
 	int              curconn;         /* client connections being served */
 	int              jobs;            /* curconn + listeners + CLI clients */
+	int              listeners;       /* bound listening sockets (stats sockets too) */
 	uint64_t         cumconn;
 	struct freq_ctr  conn_rate;
 	uint32_t         max_conn_rate;

@@ -10,7 +10,14 @@
 enum log_level { LOG_L_EMERG, LOG_L_ALERT, LOG_L_CRIT, LOG_L_ERR, LOG_L_WARNING,
                  LOG_L_NOTICE, LOG_L_INFO, LOG_L_DEBUG };
 
-enum log_format { LOG_FMT_RFC3164, LOG_FMT_RFC5424, LOG_FMT_RAW, LOG_FMT_SHORT };
+/* Line formats, as HAProxy writes them:
+ *  rfc3164  <PRI>Mmm dd hh:mm:ss HOST TAG[PID]: msg
+ *  rfc5424  <PRI>1 ISO-TIME HOST TAG PID - - msg
+ *  local    <PRI>Mmm dd hh:mm:ss TAG[PID]: msg
+ *  short    <SEVERITY>msg        priority <PRI>msg
+ *  timed    <SEVERITY>ISO-TIME msg    iso ISO-TIME msg    raw msg */
+enum log_format { LOG_FMT_RFC3164, LOG_FMT_RFC5424, LOG_FMT_RAW, LOG_FMT_SHORT,
+                  LOG_FMT_PRIORITY, LOG_FMT_TIMED, LOG_FMT_ISO, LOG_FMT_LOCAL };
 
 enum log_target { LOG_T_FD, LOG_T_UDP, LOG_T_UNIX };
 
@@ -50,13 +57,21 @@ void log_send(const struct log_list *l, int level, const char *msg, size_t len);
 /* Number of log lines dropped since start-up. */
 unsigned long log_dropped(void);
 
+/* Host name sent in rfc3164/rfc5424 headers ("log-send-hostname"). */
+void log_set_hostname(const char *name);
+
 /* Process messages, on stderr with a "[LEVEL]" prefix; quiet mode hides
  * notices and warnings but never alerts. */
 void log_alert(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Process-wide messages also go to the global loggers once they are open. */
+/* An event worth a log line (a proxy stopped, a server changed state): on
+ * stderr like the messages above and to the global log targets, as HAProxy
+ * reports them. */
+void log_event(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Quiet mode (-q). */
 void log_set_quiet(int quiet);
 
 /* Copies the loggers of <src> into <dst> (inheritance from defaults); the

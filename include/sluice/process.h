@@ -8,11 +8,16 @@
 /* Raises RLIMIT_NOFILE for maxconn (or to ulimit-n). Returns 0 or -1. */
 int process_set_limits(void);
 
+/* Opens the configured pid file, before chroot and privilege changes make
+ * it unreachable. Returns 0 (also when none is configured) or -1. */
+int process_open_pidfile(void);
+
 /* Detaches from the terminal. Returns in the child only; the parent writes
- * the pid file (if any) and exits. Returns 0 or -1. */
+ * the child's pid to the pid file (if any) and exits. Returns 0 or -1. */
 int process_daemonize(void);
 
-/* Writes <pid> to the configured pid file. Returns 0 or -1. */
+/* Writes <pid> to the pid file opened earlier (if any) and closes it.
+ * Returns 0 or -1. */
 int process_write_pidfile(pid_t pid);
 
 /* chroot, then group and user switch. Returns 0 or -1 (alert printed). */

@@ -163,13 +163,14 @@ int cli_exec_line(struct cli_ctx *ctx, const char *line, size_t len)
 	cmd = w = copy;
 	for (p = copy; ; p++) {
 		if (esc) {
-			if (*p != ';')
-				*w++ = '\\';
-			if (!*p)
-				break;
-			*w++ = *p;
 			esc = 0;
-			continue;
+			if (*p != ';')
+				*w++ = '\\';  /* only "\;" is an escape here */
+			if (*p) {
+				*w++ = *p;
+				continue;
+			}
+			/* a trailing backslash: the line still ends here */
 		}
 		if (*p == '\\') {
 			esc = 1;

@@ -169,6 +169,34 @@ static void row_frontend(struct stat_row *r, const struct proxy *px)
 	setu(r, F_EINT, 0);
 }
 
+/* A per-listener row ("option socket-stats"). */
+static void row_listener(struct stat_row *r, const struct proxy *px, const struct listener *li,
+                         int idx)
+{
+	const struct counters *c = &li->counters;
+	char name[64];
+
+	if (li->bc->name)
+		snprintf(name, sizeof(name), "%s", li->bc->name);
+	else
+		snprintf(name, sizeof(name), "sock-%d", idx);
+	row_common(r, px, name, 3, li->bc->id ? li->bc->id : idx);
+	setu(r, F_SCUR, c->cur_sess);
+	setu(r, F_SMAX, c->max_sess);
+	setu(r, F_SLIM, (unsigned)(li->bc->maxconn ? li->bc->maxconn : proxy_fe_maxconn(px)));
+	setu(r, F_STOT, c->cum_sess);
+	setu(r, F_BIN, c->bytes_in);
+	setu(r, F_BOUT, c->bytes_out);
+	setu(r, F_DREQ, c->denied_req);
+	setu(r, F_DRESP, c->denied_resp);
+	setu(r, F_EREQ, c->failed_req);
+	sets(r, F_STATUS, li->fd < 0 ? "STOP" : (li->flags & LI_F_PAUSED) ? "FULL" : "OPEN");
+	setu(r, F_DCON, 0);
+	setu(r, F_DSES, 0);
+	setu(r, F_WREW, 0);
+	setu(r, F_EINT, 0);
+}
+
 static const char *server_status(const struct server *srv)
 {
 	if (srv->flags & SRV_F_MAINT)
@@ -265,9 +293,17 @@ void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags)
 	for (const struct proxy *px = global.proxies; px; px = px->next) {
 		if (iid != -1 && px->id != iid)
 			continue;
-		if ((px->cap & PR_CAP_FE) && (types & STATS_T_FE) && sid <= 0) {
+		if ((px->cap & PR_CAP_FE) && (types & STATS_T_FE)) {
 			row_frontend(r, px);
 			row_emit(out, r);
+		}
+		if ((px->cap & PR_CAP_FE) && (types & STATS_T_LI) && (px->options & PR_O_SOCKET_STATS)) {
+			int idx = 1;
+
+			for (const struct listener *li = px->listeners; li; li = li->next, idx++) {
+				row_listener(r, px, li, idx);
+				row_emit(out, r);
+			}
 		}
 		if ((px->cap & PR_CAP_BE) && (types & STATS_T_SRV))
 			for (const struct server *srv = px->servers; srv; srv = srv->next) {
@@ -278,7 +314,7 @@ void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags)
 				row_server(r, px, srv);
 				row_emit(out, r);
 			}
-		if ((px->cap & PR_CAP_BE) && (types & STATS_T_BE) && sid <= 0) {
+		if ((px->cap & PR_CAP_BE) && (types & STATS_T_BE)) {
 			row_backend(r, px);
 			row_emit(out, r);
 		}
@@ -297,11 +333,13 @@ void stats_dump_info(struct dstr *out)
 	long up = (long)(time(NULL) - global.start_time);
 	struct rlimit rl = { 0 };
 	uint64_t pool_bytes = 0, pool_used = 0;
+	unsigned pool_failed = 0;
 	char upstr[64];
 
 	for (struct pool *p = pool_first(); p; p = p->next) {
 		pool_bytes += (uint64_t)p->allocated * p->size;
 		pool_used += (uint64_t)p->used * p->size;
+		pool_failed += p->failed;
 	}
 	getrlimit(RLIMIT_NOFILE, &rl);
 	info_uptime(upstr, sizeof(upstr), up);
@@ -318,7 +356,7 @@ void stats_dump_info(struct dstr *out)
 		"Memmax_MB: 0\n"
 		"PoolAlloc_MB: %llu\n"
 		"PoolUsed_MB: %llu\n"
-		"PoolFailed: 0\n"
+		"PoolFailed: %u\n"
 		"Ulimit-n: %llu\n"
 		"Maxsock: %llu\n"
 		"Maxconn: %d\n"
@@ -365,7 +403,7 @@ void stats_dump_info(struct dstr *out)
 		"TotalCopiedBytesOut: %llu\n",
 		SLUICE_VERSION, (int)global.pid, upstr, up,
 		(unsigned long long)(pool_bytes >> 20), (unsigned long long)(pool_used >> 20),
-		(unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_cur,
+		pool_failed, (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_cur,
 		global.maxconn, global.maxconn, global.curconn,
 		(unsigned long long)global.cumconn, (unsigned long long)global.cumconn,
 		pipe_max(), pipe_nb_used(), pipe_nb_free(),
@@ -374,7 +412,7 @@ void stats_dump_info(struct dstr *out)
 		stream_count(), global.node ? global.node : "",
 		global.desc ? "description: " : "", global.desc ? global.desc : "",
 		global.desc ? "\n" : "",
-		!!(global.flags & GLB_F_STOPPING), global.jobs, global.jobs - global.curconn,
+		!!(global.flags & GLB_F_STOPPING), global.jobs, global.listeners,
 		log_dropped(),
 		(unsigned long long)global.bytes_out, (unsigned long long)global.spliced_bytes,
 		SLUICE_VERSION,
@@ -411,6 +449,10 @@ static int cli_show_stat(struct cli_ctx *ctx, int argc, char **argv)
 			return -1;
 		}
 		types = (int)strtol(argv[i + 1], &end, 10);
+		/* HAProxy's bits: 1 frontends, 2 backends, 4 servers; listeners
+		 * come with frontends there. */
+		if (types > 0 && (types & STATS_T_FE))
+			types |= STATS_T_LI;
 		if (*end || types < -1) {
 			dstr_printf(&ctx->out, "Invalid type: expects a bit field (1 frontends, "
 				    "2 backends, 4 servers, -1 all).\n");

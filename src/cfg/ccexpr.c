@@ -206,7 +206,13 @@ static int cc_or(struct cc *c)
 int cc_eval(const char *expr, const char **err, size_t *errpos)
 {
 	struct cc c = { expr, 0, 0, NULL, 0 };
-	int v = cc_or(&c);
+	int v;
+
+	/* An empty condition is false, as in HAProxy. */
+	cc_skip(&c);
+	if (!expr[c.p])
+		return 0;
+	v = cc_or(&c);
 
 	if (v >= 0) {
 		cc_skip(&c);

@@ -182,12 +182,19 @@ void cfg_suggest_init(struct cfg_suggest *sg, const char *word)
 void cfg_suggest_add(struct cfg_suggest *sg, const char *candidate)
 {
 	char first[64];
-	int d = str_distance(sg->word, candidate);
+	int d = str_distance(sg->word, candidate), d1;
 
-	/* Multi-word names ("timeout connect") also match on their first word. */
-	if (strchr(candidate, ' ')) {
+	/* Multi-word names ("timeout connect") also match on their first word,
+	 * and then only that word is suggested ("timeot" -> "timeout"). */
+	if (strchr(candidate, ' ') && !strchr(sg->word, ' ')) {
 		snprintf(first, sizeof(first), "%.*s", (int)strcspn(candidate, " "), candidate);
-		d = MIN(d, str_distance(sg->word, first));
+		d1 = str_distance(sg->word, first);
+		if (d1 < d && d1 < sg->dist) {
+			sg->dist = d1;
+			memcpy(sg->first, first, sizeof(first));
+			sg->best = sg->first;
+			return;
+		}
 	}
 	if (d < sg->dist) {
 		sg->dist = d;
@@ -197,8 +204,9 @@ void cfg_suggest_add(struct cfg_suggest *sg, const char *candidate)
 
 const char *cfg_suggest_pick(const struct cfg_suggest *sg)
 {
-	/* Only suggest when the distance is small against the word's length. */
-	if (!sg->best || sg->dist > 2 + (int)strlen(sg->word) / 4)
+	/* Only suggest when the distance is small against the word's length,
+	 * and never the very word that was typed. */
+	if (!sg->best || sg->dist == 0 || sg->dist > 2 + (int)strlen(sg->word) / 4)
 		return NULL;
 	return sg->best;
 }
@@ -220,7 +228,7 @@ int cfg_opt_int(int argc, char **argv, long min, long max, long *v, char **err)
 
 const char *cfg_suggest(unsigned section, const char *word)
 {
-	struct cfg_suggest sg;
+	static struct cfg_suggest sg;   /* the result may point into it */
 
 	cfg_suggest_init(&sg, word);
 	for (struct kw_table *t = reg.kws; t; t = t->next)
@@ -337,7 +345,14 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 	}
 	kw = cfg_find_kw(ctx->section, argc, argv, &nw);
 	if (!kw) {
-		const char *s = cfg_suggest(ctx->section, argv[0]);
+		char two[256];
+		const char *s;
+
+		/* "option httplog": score the two words together first. */
+		snprintf(two, sizeof(two), "%s %s", argv[0], argc > 1 ? argv[1] : "");
+		s = argc > 1 ? cfg_suggest(ctx->section, two) : NULL;
+		if (!s)
+			s = cfg_suggest(ctx->section, argv[0]);
 		int valid_elsewhere = cfg_find_kw(~0u, argc, argv, &nw) != NULL;
 
 		if (valid_elsewhere)
@@ -390,13 +405,9 @@ static int cond_eval_words(struct cfg_ctx *ctx, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		dstr_printf(&expr, "%s%s", i > 1 ? " " : "", argv[i]);
-	if (!expr.p) {
-		cfg_alert(ctx, "missing condition");
-		return -1;
-	}
-	v = cc_eval(expr.p, &err, &pos);
+	v = cc_eval(expr.p ? expr.p : "", &err, &pos);
 	if (v < 0)
-		cfg_alert(ctx, "%s at position %zu in '%s'", err, pos, expr.p);
+		cfg_alert(ctx, "%s at position %zu in '%s'", err, pos, expr.p ? expr.p : "");
 	dstr_free(&expr);
 	return v;
 }
@@ -460,9 +471,12 @@ static int cfg_directive(struct cfg_ctx *ctx, struct cond_stack *cs, int argc, c
 			cfg_alert(ctx, "%s", msg.p ? msg.p : "");
 		else if (d[1] == 'w')
 			cfg_warn(ctx, "%s", msg.p ? msg.p : "");
-		else
+		else if (d[1] == 'n')
 			log_notice("%s:%d: %s", ctx->file, ctx->line, msg.p ? msg.p : "");
+		/* .diag is for a diagnostic mode sluice does not have: silent. */
 		dstr_free(&msg);
+		if (d[1] == 'a')
+			ctx->stop = 1;  /* like HAProxy: the file is not read further */
 		return d[1] == 'a' ? -1 : 0;
 	}
 	cfg_alert(ctx, "unknown directive (expects .if, .elif, .else, .endif, .diag, "
@@ -500,6 +514,8 @@ static int cfg_parse_lines(struct cfg_ctx *ctx, const char *text, size_t len)
 			continue;
 		if (words[0][0] == '.' && words[0][1]) {
 			cfg_directive(ctx, &cs, n, words);
+			if (ctx->stop)
+				return ctx->errors;
 			continue;
 		}
 		if (!cond_active(&cs))

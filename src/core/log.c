@@ -31,16 +31,23 @@ static const char *const facility_names[] = {
 
 static struct {
 	char          tag[64];
-	char          host[256];
+	char          host[256];    /* empty unless log-send-hostname */
 	int           quiet;
 	unsigned long dropped;
-} logstate = { "sluice", "localhost", 0, 0 };
+} logstate = { "sluice", "", 0, 0 };
 
 void log_set_identity(const char *tag)
 {
 	snprintf(logstate.tag, sizeof(logstate.tag), "%s", tag);
-	if (gethostname(logstate.host, sizeof(logstate.host) - 1) == -1)
+}
+
+void log_set_hostname(const char *name)
+{
+	if (name) {
+		snprintf(logstate.host, sizeof(logstate.host), "%s", name);
+	} else if (gethostname(logstate.host, sizeof(logstate.host) - 1) == -1) {
 		strcpy(logstate.host, "localhost");
+	}
 }
 
 void log_set_quiet(int quiet)
@@ -66,6 +73,23 @@ static void log_msg(const char *prefix, int level, const char *fmt, va_list ap)
 	fprintf(stderr, "[%s] (%d) : %s%s", prefix, (int)getpid(), line,
 		(n > 0 && line[MIN((size_t)n, sizeof(line) - 1) - 1] == '\n') ? "" : "\n");
 	fflush(stderr);
+}
+
+void log_event(int level, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	if (!logstate.quiet || level <= LOG_L_ERR)
+		fprintf(stderr, "[%s] (%d) : %s\n", level <= LOG_L_ERR ? "ALERT" :
+			level == LOG_L_WARNING ? "WARNING" : "NOTICE", (int)getpid(), line);
+	log_send(&global.loggers, level, line, MIN((size_t)n, sizeof(line) - 1));
 }
 
 void log_alert(const char *fmt, ...)
@@ -109,25 +133,49 @@ static size_t log_header(const struct logger *lg, int level, char *hdr, size_t s
 	int pri = lg->facility * 8 + level;
 	struct timespec ts;
 	struct tm tm;
-	char date[64];
+	char date[64], iso[128];
 	int n = 0;
 
-	if (lg->format == LOG_FMT_RAW)
+	switch (lg->format) {
+	case LOG_FMT_RAW:
 		return 0;
-	if (lg->format == LOG_FMT_SHORT)
+	case LOG_FMT_SHORT:
+		return (size_t)snprintf(hdr, sz, "<%d>", level);
+	case LOG_FMT_PRIORITY:
 		return (size_t)snprintf(hdr, sz, "<%d>", pri);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	if (lg->format == LOG_FMT_RFC5424) {
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-		n = snprintf(hdr, sz, "<%d>1 %s.%06ldZ %s %s %d - - ", pri, date,
-			     ts.tv_nsec / 1000, logstate.host, logstate.tag, (int)getpid());
-	} else {
-		localtime_r(&ts.tv_sec, &tm);
-		strftime(date, sizeof(date), "%b %e %H:%M:%S", &tm);
-		n = snprintf(hdr, sz, "<%d>%s %s %s[%d]: ", pri, date, logstate.host,
-			     logstate.tag, (int)getpid());
+	default:
+		break;
 	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	if (lg->format == LOG_FMT_RFC3164 || lg->format == LOG_FMT_LOCAL) {
+		strftime(date, sizeof(date), "%b %e %H:%M:%S", &tm);
+		if (lg->format == LOG_FMT_LOCAL)
+			n = snprintf(hdr, sz, "<%d>%s %s[%d]: ", pri, date, logstate.tag, (int)getpid());
+		else
+			n = snprintf(hdr, sz, "<%d>%s %s %s[%d]: ", pri, date,
+				     *logstate.host ? logstate.host : "localhost",
+				     logstate.tag, (int)getpid());
+		return n < 0 ? 0 : MIN((size_t)n, sz - 1);
+	}
+	/* ISO 8601 with microseconds and a numeric offset: 2026-11-21T05:56:18.201875+00:00 */
+	{
+		char off[8];
+		size_t l;
+
+		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+		strftime(off, sizeof(off), "%z", &tm);
+		l = strlen(off);
+		snprintf(iso, sizeof(iso), "%.40s.%06ld%.*s:%s", date, (long)(ts.tv_nsec / 1000) % 1000000,
+			 (int)(l > 2 ? l - 2 : l), off, l > 2 ? off + l - 2 : "");
+	}
+	if (lg->format == LOG_FMT_RFC5424)
+		n = snprintf(hdr, sz, "<%d>1 %s %s %s %d - - ", pri, iso,
+			     *logstate.host ? logstate.host : "-", logstate.tag, (int)getpid());
+	else if (lg->format == LOG_FMT_TIMED)
+		n = snprintf(hdr, sz, "<%d>%s ", level, iso);
+	else
+		n = snprintf(hdr, sz, "%s ", iso);
 	return n < 0 ? 0 : MIN((size_t)n, sz - 1);
 }
 
@@ -299,12 +347,14 @@ static int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 			}
 			lg->maxlen = (unsigned)v;
 		} else if (strcmp(argv[i], "format") == 0 && i + 1 < argc) {
-			static const char *const fmts[] = { "rfc3164", "rfc5424", "raw", "short" };
+			static const char *const fmts[] = {
+				"rfc3164", "rfc5424", "raw", "short", "priority", "timed", "iso", "local"
+			};
 
 			idx = name_index(fmts, ARRAY_SIZE(fmts), argv[++i]);
 			if (idx < 0) {
-				cfg_alert(ctx, "unknown log format '%s' (expects rfc3164, rfc5424, raw or short)",
-					  argv[i]);
+				cfg_alert(ctx, "unknown log format '%s' (expects rfc3164, rfc5424, local, "
+					  "short, priority, timed, iso or raw)", argv[i]);
 				goto fail;
 			}
 			lg->format = (enum log_format)idx;
@@ -354,7 +404,31 @@ fail:
 	return -1;
 }
 
+/* log-send-hostname [<name>] */
+static int kw_send_hostname(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	if (argc > 1) {
+		cfg_alert(ctx, "expects at most one host name");
+		return -1;
+	}
+	log_set_hostname(argc ? argv[0] : NULL);
+	return 0;
+}
+
+static int kw_log_tag(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	if (argc != 1 || !*argv[0]) {
+		cfg_alert(ctx, "expects a tag");
+		return -1;
+	}
+	log_set_identity(argv[0]);
+	return 0;
+}
+
 static struct cfg_kw log_kws[] = {
+	{ "log-send-hostname", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_send_hostname,
+	  .usage = "[<name>]" },
+	{ "log-tag", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_log_tag, .usage = "<tag>" },
 	{ "log", CFG_SEC_GLOBAL, CFG_T_FUNC, offsetof(struct global, loggers), .parse = log_kw,
 	  .usage = "<target> [len <n>] [format <fmt>] <facility> [<max> [<min>]]" },
 	{ "log", CFG_SEC_PROXIES, CFG_T_FUNC, CFG_PX_OFF(loggers), .parse = log_kw,

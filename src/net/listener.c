@@ -144,9 +144,9 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 		if (!kw) {
 			cfg_alert(ctx, "unknown option '%s'%s%s%s", argv[i],
 				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+			/* Its arguments cannot be told from options: stop here. */
 			ret = -1;
-			i++;
-			continue;
+			break;
 		}
 		used = kw->parse(bc, argc - i, argv + i, &err);
 		if (used < 0) {
@@ -266,6 +266,7 @@ static int listener_bind_one(struct listener *li)
 			return listener_fail(li, "bind");
 	}
 	backlog = li->bc->backlog ? li->bc->backlog :
+		  li->px && li->px->backlog ? li->px->backlog :
 		  li->px ? proxy_fe_maxconn(li->px) : 128;
 	if (listen(li->fd, backlog) == -1)
 		return listener_fail(li, "listen on");
@@ -388,6 +389,7 @@ void listener_start_all(struct listener *list, listener_accept_fn fn)
 		ev_io_init(&li->io, listener_accept_cb, li->fd, EV_READ);
 		ev_io_start(global.loop, &li->io);
 		global.jobs++;
+		global.listeners++;
 	}
 }
 
@@ -406,8 +408,10 @@ void listener_close_all(struct listener *list)
 		if (global.loop && ev_is_active(&li->io)) {
 			ev_io_stop(global.loop, &li->io);
 		}
-		if ((li->flags & LI_F_BOUND) && global.jobs > 0 && li->accept)
+		if ((li->flags & LI_F_BOUND) && global.jobs > 0 && li->accept) {
 			global.jobs--;
+			global.listeners--;
+		}
 		if ((li->flags & LI_F_UNIX) && !(li->flags & LI_F_INHERITED)) {
 			const char *path = ((struct sockaddr_un *)&li->addr)->sun_path;
 			struct stat st;

@@ -32,6 +32,17 @@ static struct proxy *defaults_find(const char *name)
 	return found;
 }
 
+/* The defaults section in force: the last one declared, in any file, as
+ * HAProxy applies it to the proxies that follow. */
+static struct proxy *defaults_last(void)
+{
+	struct proxy *px = global.defaults;
+
+	while (px && px->next)
+		px = px->next;
+	return px;
+}
+
 int proxy_fe_maxconn(const struct proxy *px)
 {
 	return px->maxconn ? px->maxconn : global.maxconn;
@@ -60,6 +71,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->fullconn = def->fullconn;
 	px->backlog = def->backlog;
 	px->lb_algo = def->lb_algo;
+	px->disabled = def->disabled;
 	if (def->defbe_name)
 		px->defbe_name = xstrdup(def->defbe_name);
 	log_list_dup(&px->loggers, &def->loggers);
@@ -97,7 +109,7 @@ static struct proxy *proxy_new(struct cfg_ctx *ctx, const char *name, unsigned c
 /* <kind> NAME [from DEFAULTS] */
 static int proxy_section_begin(struct cfg_ctx *ctx, unsigned cap, int argc, char **argv)
 {
-	const struct proxy *def = ctx->defpx;
+	const struct proxy *def = defaults_last();
 	const char *name = argc > 0 ? argv[0] : NULL;
 	int ret = 0;
 
@@ -140,8 +152,6 @@ static int proxy_section_begin(struct cfg_ctx *ctx, unsigned cap, int argc, char
 		}
 	}
 	ctx->px = proxy_new(ctx, name, cap, def);
-	if (cap & PR_CAP_DEF)
-		ctx->defpx = ctx->px;
 	return ret;
 }
 
@@ -386,13 +396,12 @@ static int proxy_postparse(void)
 
 void proxy_stop_all(void)
 {
-	for (struct proxy *px = global.proxies; px; px = px->next)
-		if (px->listeners) {
-			listener_close_all(px->listeners);
-			log_notice("Proxy %s stopped (cumulated conns: FE: %llu, BE: %llu).",
-				   px->name, (unsigned long long)px->fe_counters.cum_sess,
-				   (unsigned long long)px->be_counters.cum_sess);
-		}
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		listener_close_all(px->listeners);
+		log_event(LOG_L_WARNING, "Proxy %s stopped (cumulated conns: FE: %llu, BE: %llu).",
+			  px->name, (unsigned long long)px->fe_counters.cum_sess,
+			  (unsigned long long)px->be_counters.cum_sess);
+	}
 }
 
 static void proxy_free(struct proxy *px)

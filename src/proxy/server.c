@@ -89,9 +89,9 @@ static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 		if (!kw) {
 			cfg_alert(ctx, "server '%s': unknown option '%s'%s%s%s", srv->name, argv[i],
 				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+			/* Its arguments cannot be told from options: stop here. */
 			ret = -1;
-			i++;
-			continue;
+			break;
 		}
 		used = kw->parse(srv, argc - i, argv + i, &err);
 		if (used < 0) {
@@ -147,11 +147,21 @@ static int srv_flag(struct server *srv, int argc, char **argv, char **err)
 	return 1;
 }
 
-/* Check tuning takes one value; accepted (with a warning) until checks exist. */
+/* Check tuning: validated, then accepted with a warning until checks exist. */
 static int srv_check_arg(struct server *srv, int argc, char **argv, char **err)
 {
+	const char *e = "must not be zero";
+	uint32_t ms = 0;
+	long v;
+
+	if (strcmp(argv[0], "rise") == 0 || strcmp(argv[0], "fall") == 0)
+		return cfg_opt_int(argc, argv, 1, 1000000, &v, err) == -1 ? -1 : 2;
 	if (argc < 2) {
-		*err = str_fmt("expects a value");
+		*err = str_fmt("expects a time");
+		return -1;
+	}
+	if (parse_time_ms(argv[1], 1, &ms, &e) == -1 || ms == 0) {
+		*err = str_fmt("expects a time such as 2s, got '%s': %s", argv[1], e);
 		return -1;
 	}
 	return 2;
@@ -221,13 +231,17 @@ struct server *lb_pick(struct proxy *px)
 			if ((srv->flags & SRV_F_BACKUP) && server_usable(srv))
 				break;
 	}
-	if (srv)
+	if (srv) {
 		srv->counters.cum_lbconn++;
+		px->be_counters.cum_lbconn++;
+	}
 	return srv;
 }
 
 static int server_postparse(void)
 {
+	int errors = 0;
+
 	for (struct proxy *px = global.proxies; px; px = px->next) {
 		int next_id = 1;
 
@@ -245,11 +259,18 @@ static int server_postparse(void)
 				srv->id = next_id++;
 			}
 			srv->last_change = global.start_time;
+			for (struct server *q = srv->next; q; q = q->next)
+				if (q->id == srv->id) {
+					log_alert("%s:%d: server '%s/%s' has the same id %d as server '%s'",
+						  q->conf_file, q->conf_line, px->name, q->name, q->id,
+						  srv->name);
+					errors++;
+				}
 		}
 		px->last_change = global.start_time;
 		lb_recalc(px);
 	}
-	return 0;
+	return errors;
 }
 
 SLUICE_INIT(server_register)

@@ -375,11 +375,13 @@ static void stream_update(struct stream *s)
 static void stream_count_bytes(struct stream *s, int is_req, uint64_t in)
 {
 	if (is_req) {
+		s->li->counters.bytes_in += in;
 		s->fe->fe_counters.bytes_in += in;
 		s->be->be_counters.bytes_in += in;
 		if (s->target)
 			s->target->counters.bytes_in += in;
 	} else {
+		s->li->counters.bytes_out += in;
 		s->fe->fe_counters.bytes_out += in;
 		s->be->be_counters.bytes_out += in;
 		s->target->counters.bytes_out += in;

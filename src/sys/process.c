@@ -195,11 +195,9 @@ static int process_postparse(void)
 		fds = process_uses_splice() && !global.maxpipes ? fds * 2 / 5 : fds / 2;
 		global.maxconn = (int)MAX(1, MIN(fds, MAXCONN_AUTO_CAP));
 	}
-	if (global.maxrewrite >= global.bufsize / 2) {
-		log_alert("global: tune.maxrewrite (%u) must be less than half of tune.bufsize (%u)",
-			  global.maxrewrite, global.bufsize);
-		errors++;
-	}
+	/* As HAProxy does: a reserve of half the buffer or more is lowered. */
+	if (global.maxrewrite >= global.bufsize / 2)
+		global.maxrewrite = global.bufsize / 2;
 	if (!global.node) {
 		char host[256] = "";
 
@@ -237,26 +235,35 @@ int process_set_limits(void)
 	return 0;
 }
 
-int process_write_pidfile(pid_t pid)
-{
-	char buf[32];
-	int fd, n;
+static int pidfile_fd = -1;
 
+int process_open_pidfile(void)
+{
 	if (!global.pidfile)
 		return 0;
-	fd = open(global.pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd == -1) {
+	pidfile_fd = open(global.pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (pidfile_fd == -1) {
 		log_alert("cannot create pid file '%s': %s", global.pidfile, strerror(errno));
 		return -1;
 	}
-	n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
-	if (write(fd, buf, (size_t)n) != n) {
-		log_alert("cannot write pid file '%s': %s", global.pidfile, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
 	return 0;
+}
+
+int process_write_pidfile(pid_t pid)
+{
+	char buf[32];
+	int n, ret = 0;
+
+	if (pidfile_fd < 0)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	if (write(pidfile_fd, buf, (size_t)n) != n) {
+		log_alert("cannot write pid file '%s': %s", global.pidfile, strerror(errno));
+		ret = -1;
+	}
+	close(pidfile_fd);
+	pidfile_fd = -1;
+	return ret;
 }
 
 int process_daemonize(void)
@@ -271,6 +278,10 @@ int process_daemonize(void)
 	if (pid > 0) {
 		/* The parent reports the daemon's pid and leaves. */
 		exit(process_write_pidfile(pid) == 0 ? 0 : 1);
+	}
+	if (pidfile_fd >= 0) {
+		close(pidfile_fd);
+		pidfile_fd = -1;
 	}
 	setsid();
 	fd = open("/dev/null", O_RDWR);
