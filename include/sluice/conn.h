@@ -7,13 +7,14 @@
 
 #define CO_F_CONNECTED 0x01   /* socket usable for data */
 #define CO_F_TCP       0x02   /* a TCP socket (TCP options apply) */
+#define CO_F_WAITING   0x04   /* we wait for this side (its timeout runs) */
 
 struct conn {
 	int       fd;
 	ev_io     io;
 	int       events;      /* EV_READ|EV_WRITE currently watched */
 	unsigned  flags;       /* CO_F_* */
-	ev_tstamp last_act;    /* last successful read or write */
+	ev_tstamp last_act;    /* last read or write, or start of the current wait */
 };
 
 /* Watches exactly <events> on <c> (0: none); no syscall when unchanged. */

@@ -163,6 +163,18 @@ const struct cfg_kw *cfg_find_kw(unsigned section, int argc, char **argv, int *n
 	return best;
 }
 
+/* Whether <word> starts some multi-word keyword ("option", "timeout"). */
+static int is_family_word(const char *word)
+{
+	size_t l = strlen(word);
+
+	for (struct kw_table *t = reg.kws; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++)
+			if (strncmp(t->kws[i].name, word, l) == 0 && t->kws[i].name[l] == ' ')
+				return 1;
+	return 0;
+}
+
 static const struct cfg_section *find_section(const char *name)
 {
 	for (struct sec_table *t = reg.secs; t; t = t->next)
@@ -347,20 +359,24 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 	if (!kw) {
 		char two[256];
 		const char *s;
+		int two_words = argc > 1 && is_family_word(argv[0]);
 
-		/* "option httplog": score the two words together first. */
+		/* "timeot connect": score the two words together first. */
 		snprintf(two, sizeof(two), "%s %s", argv[0], argc > 1 ? argv[1] : "");
 		s = argc > 1 ? cfg_suggest(ctx->section, two) : NULL;
-		if (!s)
+		if (s)
+			two_words = 1;
+		else
 			s = cfg_suggest(ctx->section, argv[0]);
 		int valid_elsewhere = cfg_find_kw(~0u, argc, argv, &nw) != NULL;
 
+		/* Name the second word only for families like "option X". */
 		if (valid_elsewhere)
 			cfg_alert(ctx, "'%s%s%s' is not valid in a %s section", argv[0],
-				  argc > 1 ? " " : "", argc > 1 ? argv[1] : "", ctx->secname);
+				  two_words ? " " : "", two_words ? argv[1] : "", ctx->secname);
 		else
 			cfg_alert(ctx, "unknown keyword '%s%s%s' in %s section%s%s%s", argv[0],
-				  argc > 1 ? " " : "", argc > 1 ? argv[1] : "", ctx->secname,
+				  two_words ? " " : "", two_words ? argv[1] : "", ctx->secname,
 				  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 		return -1;
 	}

@@ -380,7 +380,7 @@ static int proxy_postparse(void)
 		} else if ((px->cap & PR_CAP_FE) && (px->cap & PR_CAP_BE)) {
 			px->defbe = px; /* a listen section serves its own servers */
 		}
-		if ((px->cap == PR_CAP_FE) && !px->defbe)
+		if ((px->cap == PR_CAP_FE) && !px->defbe && !px->defbe_name)
 			log_warning("%s:%d: frontend '%s' has no default_backend; its connections "
 				    "will be closed", px->conf_file, px->conf_line, px->name);
 	}

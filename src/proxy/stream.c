@@ -81,13 +81,16 @@ static ev_tstamp stream_deadline(const struct stream *s, char *which)
 		d = x;
 		*which = 'C';
 	}
+	/* A side's timeout runs only while we wait for that side: a peer
+	 * stalled because the other one is slow is not to blame. */
 	ct = ((s->req.flags & CH_F_SHUTR) || (s->res.flags & CH_F_SHUTW)) && fe->client_fin ?
 	     fe->client_fin : fe->client;
-	if ((x = side_deadline(s->cli.last_act, ct)) && (!d || x < d)) {
+	if ((s->cli.flags & CO_F_WAITING) && (x = side_deadline(s->cli.last_act, ct)) &&
+	    (!d || x < d)) {
 		d = x;
 		*which = 'c';
 	}
-	if (s->state == ST_EST) {
+	if (s->state == ST_EST && (s->srv.flags & CO_F_WAITING)) {
 		st = ((s->res.flags & CH_F_SHUTR) || (s->req.flags & CH_F_SHUTW)) && be->server_fin ?
 		     be->server_fin : be->server;
 		if ((x = side_deadline(s->srv.last_act, st)) && (!d || x < d)) {
@@ -347,6 +350,17 @@ static void stream_close(struct stream *s, char t0, char t1)
 		strm.idle_cb();
 }
 
+/* Starts a side's inactivity period when we begin waiting for it. */
+static void stream_mark_wait(struct conn *c, int waiting)
+{
+	if (waiting && !(c->flags & CO_F_WAITING)) {
+		c->flags |= CO_F_WAITING;
+		c->last_act = ev_now(global.loop);
+	} else if (!waiting) {
+		c->flags &= ~CO_F_WAITING;
+	}
+}
+
 static void stream_update(struct stream *s)
 {
 	int cev = 0, sev = 0;
@@ -356,6 +370,7 @@ static void stream_update(struct stream *s)
 	if (chan_pending(&s->res))
 		cev |= EV_WRITE;
 	conn_want(&s->cli, cev);
+	stream_mark_wait(&s->cli, cev != 0);
 	if (s->srv.fd >= 0) {
 		if (s->state == ST_CON) {
 			sev = EV_WRITE;
@@ -366,6 +381,7 @@ static void stream_update(struct stream *s)
 				sev |= EV_WRITE;
 		}
 		conn_want(&s->srv, sev);
+		stream_mark_wait(&s->srv, s->state == ST_EST && sev != 0);
 	}
 	stream_arm(s);
 }
