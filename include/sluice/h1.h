@@ -100,6 +100,7 @@ struct h1_chunk {
 	uint32_t         linelen;   /* length of the current size/trailer line */
 	int              last;      /* the zero-size chunk was seen */
 	int              cr;        /* a CR was seen: the next byte must be LF */
+	int              sub;       /* position inside an extension or trailer line */
 	uint64_t         total;     /* payload bytes seen */
 };
 

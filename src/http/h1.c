@@ -456,6 +456,80 @@ int h1_parse(char *buf, size_t len, size_t limit, struct h1_msg *m)
 	return (int)end;
 }
 
+/* Positions inside a chunk extension (RFC 9112 section 7.1.1):
+ * chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ) */
+enum { CK_EXT_SIZE, CK_EXT_SEMI, CK_EXT_NAME, CK_EXT_AFTER_NAME, CK_EXT_EQ,
+       CK_EXT_TOKEN, CK_EXT_QUOTED, CK_EXT_QESC, CK_EXT_AFTER_VAL };
+
+/* Advances the extension grammar by one byte; returns 0 or -1. */
+static int ck_ext_step(struct h1_chunk *ck, char c)
+{
+	int ws = c == ' ' || c == '\t';
+	int tc = h1_tchar[(unsigned char)c];
+
+	switch (ck->sub) {
+	case CK_EXT_SIZE:        /* just after the hex digits */
+	case CK_EXT_AFTER_NAME:
+	case CK_EXT_AFTER_VAL:
+		if (ws)
+			return 0;
+		if (c == ';') {
+			ck->sub = CK_EXT_SEMI;
+			return 0;
+		}
+		if (c == '=' && ck->sub == CK_EXT_AFTER_NAME) {
+			ck->sub = CK_EXT_EQ;
+			return 0;
+		}
+		return -1;
+	case CK_EXT_SEMI:
+		if (ws)
+			return 0;
+		if (!tc)
+			return -1;
+		ck->sub = CK_EXT_NAME;
+		return 0;
+	case CK_EXT_NAME:
+		if (tc)
+			return 0;
+		ck->sub = CK_EXT_AFTER_NAME;
+		return ck_ext_step(ck, c);
+	case CK_EXT_EQ:
+		if (ws)
+			return 0;
+		if (c == '"') {
+			ck->sub = CK_EXT_QUOTED;
+			return 0;
+		}
+		if (!tc)
+			return -1;
+		ck->sub = CK_EXT_TOKEN;
+		return 0;
+	case CK_EXT_TOKEN:
+		if (tc)
+			return 0;
+		ck->sub = CK_EXT_AFTER_VAL;
+		return ck_ext_step(ck, c);
+	case CK_EXT_QUOTED:
+		if (c == '"') {
+			ck->sub = CK_EXT_AFTER_VAL;
+			return 0;
+		}
+		if (c == '\\') {
+			ck->sub = CK_EXT_QESC;
+			return 0;
+		}
+		/* qdtext: HTAB, SP, visible ASCII but '"' and '\', obs-text */
+		return (((unsigned char)c < 0x20 && c != '\t') || c == 0x7f) ? -1 : 0;
+	case CK_EXT_QESC:
+		if (((unsigned char)c < 0x20 && c != '\t') || c == 0x7f)
+			return -1;
+		ck->sub = CK_EXT_QUOTED;
+		return 0;
+	}
+	return -1;
+}
+
 static int ck_fail(const char **err, const char *msg)
 {
 	*err = msg;
@@ -509,8 +583,12 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 				return ck_fail(err, "bare CR in chunk size line");
 			ck->cr = 0;
 			if (c == '\n') {
+				if (ck->sub == CK_EXT_SEMI || ck->sub == CK_EXT_EQ ||
+				    ck->sub == CK_EXT_QUOTED || ck->sub == CK_EXT_QESC)
+					return ck_fail(err, "truncated chunk extension");
 				ck->linelen = 0;
 				ck->digits = 0;
+				ck->sub = 0;
 				if (ck->size == 0) {
 					ck->last = 1;
 					ck->state = H1_CK_TRAILER;
@@ -522,14 +600,14 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 				}
 				break;
 			}
-			if (c == '\r') {
+			if (c == '\r' && ck->sub != CK_EXT_QUOTED && ck->sub != CK_EXT_QESC) {
 				ck->cr = 1;
 				break;
 			}
-			if ((unsigned char)c < 0x20 && c != '\t')
-				return ck_fail(err, "control character in chunk extension");
 			if (++ck->linelen > H1_CHUNK_LINE_MAX)
 				return ck_fail(err, "chunk extension too long");
+			if (ck_ext_step(ck, c) == -1)
+				return ck_fail(err, "invalid chunk size or extension");
 			break;
 		case H1_CK_DATA_CR:
 			if (c == '\r') {
@@ -553,6 +631,8 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 					*used = i + 1;
 					return 1;
 				}
+				if (ck->sub == 0)
+					return ck_fail(err, "trailer line without ':'");
 				ck->linelen = 0;
 				break;
 			}
@@ -560,10 +640,19 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 				ck->cr = 1;
 				break;
 			}
-			if (c == 0)
-				return ck_fail(err, "NUL byte in trailer");
 			if (++ck->linelen > H1_CHUNK_LINE_MAX)
 				return ck_fail(err, "trailer line too long");
+			/* field-line: token ":" value without control characters */
+			if (ck->linelen == 1)
+				ck->sub = 0;
+			if (ck->sub == 0) {
+				if (c == ':' && ck->linelen > 1)
+					ck->sub = 1;
+				else if (!h1_tchar[(unsigned char)c])
+					return ck_fail(err, "invalid trailer field name");
+			} else if (((unsigned char)c < 0x20 && c != '\t') || c == 0x7f) {
+				return ck_fail(err, "control character in trailer");
+			}
 			break;
 		case H1_CK_DONE:
 			*used = i;
