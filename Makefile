@@ -137,14 +137,55 @@ test: deps
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
 	@tests/summarize $(BUILD)/results.txt
 
-FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-fuzz:
-	@mkdir -p build-fuzz
-	@for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
-	  echo "  FUZZ $$n"; \
-	  clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined \
-	    -DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_BUILD_OPTS='"fuzz"' \
-	    -o build-fuzz/$$n $$f $(LIB_SRCS) $(LIBEV_LIBS) -lm || exit 1; \
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, libFuzzer, ASan
+# and UBSan into build-fuzz/. The library objects are compiled once, without
+# the USE_* options (no OpenSSL/PCRE2/Lua/zlib/systemd), so only libev is
+# linked. `make fuzz-smoke` runs each harness fuzz_<name> FUZZ_TIME seconds
+# from its seeds tests/fuzz/corpus/<name>/ (read only; new inputs go to
+# build-fuzz/corpus/<name>/) with tests/fuzz/<name>.dict if present, and
+# fails on any crash, leak, timeout or OOM.
+FUZZ_CC     ?= clang
+FUZZ_TIME   ?= 20
+FUZZ_SRCS   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS   := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
+FUZZ_OBJS   := $(patsubst src/%.c,build-fuzz/obj/%.o,$(LIB_SRCS))
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Iinclude \
+               -DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_BUILD_OPTS='"fuzz"' $(LIBEV_CFLAGS) \
+               -fsanitize=address,undefined -fno-sanitize-recover=undefined
+
+.PHONY: fuzz fuzz-smoke deps-fuzz
+.SECONDARY: $(FUZZ_OBJS)
+fuzz: deps-fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+
+# clang and its libFuzzer runtime (Debian 12: libclang-rt-14-dev).
+deps-fuzz:
+	@$(MAKE) --no-print-directory deps DEPS_TEST="clang libclang-rt-14-dev"
+
+
+build-fuzz/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC  $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	@echo "  LD  $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lm
+
+-include $(FUZZ_OBJS:.o=.d)
+
+fuzz-smoke: fuzz
+	@for b in $(FUZZ_BINS); do n=$$(basename $$b); s=$${n#fuzz_}; \
+	  mkdir -p build-fuzz/corpus/$$s; \
+	  dict=; if [ -f tests/fuzz/$$s.dict ]; then dict=-dict=tests/fuzz/$$s.dict; fi; \
+	  seeds=; if [ -d tests/fuzz/corpus/$$s ]; then seeds=tests/fuzz/corpus/$$s; fi; \
+	  echo "  FUZZ $$n for $(FUZZ_TIME)s"; \
+	  $$b -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+	    -close_fd_mask=3 -print_final_stats=1 $$dict -artifact_prefix=build-fuzz/$$n- \
+	    build-fuzz/corpus/$$s $$seeds > build-fuzz/$$n.log 2>&1 || { \
+	    tail -40 build-fuzz/$$n.log; \
+	    echo "fuzz-smoke: $$n failed, see build-fuzz/$$n.log and build-fuzz/$$n-*"; exit 1; }; \
+	  sed -n 's/^stat::number_of_executed_units: */    executions: /p' build-fuzz/$$n.log; \
 	done
 
 bench: sluice

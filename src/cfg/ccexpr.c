@@ -95,6 +95,12 @@ static int cc_call(struct cc *c, const char *fn, size_t fnlen)
 			       "feature, defined, streq or strneq)");
 	}
 	c->p++; /* '(' */
+	cc_skip(c);
+	if (c->s[c->p] == ')') {
+		/* "f()": no argument at all, not one empty argument */
+		c->p++;
+		return cc_fail(c, "wrong number of arguments");
+	}
 	for (;;) {
 		if (nargs == CC_MAX_ARGS)
 			return cc_fail(c, "too many arguments");

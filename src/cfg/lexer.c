@@ -73,6 +73,8 @@ static int lex_escape(struct lex *lx, const char *line, size_t len, size_t i)
 	if (i + 1 >= len)
 		return lex_put(lx, i, '\\') == -1 ? -1 : 1;
 	c = line[i + 1];
+	if (c == '\0')
+		return lex_fail(lx, i + 1, "NUL byte in configuration line");
 	switch (c) {
 	case ' ': case '\t': case '\\': case '#': case '\'': case '"': case '$':
 		return lex_put(lx, i, c) == -1 ? -1 : 2;
@@ -110,8 +112,11 @@ static int lex_env(struct lex *lx, const char *line, size_t len, size_t i)
 	name[n] = '\0';
 	if (j < len && line[j] == '-') {
 		dflt = line + ++j;
-		while (j < len && line[j] != '}')
+		while (j < len && line[j] != '}') {
+			if (line[j] == '\0')
+				return lex_fail(lx, j, "NUL byte in configuration line");
 			j++;
+		}
 		dlen = (size_t)(line + j - dflt);
 	} else if (j < len && line[j] == '[') {
 		if (j + 3 >= len || strncmp(line + j, "[*]", 3) != 0)

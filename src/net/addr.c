@@ -171,6 +171,8 @@ int addr_parse(const char *str, struct addr_spec *out, int flags, char **err)
 		port = close[1] == ':' ? close + 2 : NULL;
 		if (close[1] && close[1] != ':')
 			return addr_fail(err, "'%s': unexpected text after ']'", str);
+		if (family == AF_INET)
+			return addr_fail(err, "'%s': not a valid IP address for ipv4@ (it is IPv6)", str);
 		family = AF_INET6;
 	} else {
 		port = strrchr(tmp, ':');
@@ -179,8 +181,11 @@ int addr_parse(const char *str, struct addr_spec *out, int flags, char **err)
 		else if (!(flags & ADDR_F_PORT_OPTIONAL))
 			return addr_fail(err, "'%s': missing ':<port>'", str);
 		/* "::" alone before the colon still means IPv6 any. */
-		if (port && strchr(host, ':'))
+		if (port && strchr(host, ':')) {
+			if (family == AF_INET)
+				return addr_fail(err, "'%s': not a valid IP address for ipv4@ (it is IPv6)", str);
 			family = AF_INET6;
+		}
 	}
 	if (port && *port) {
 		dash = strchr(port, '-');

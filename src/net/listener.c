@@ -22,6 +22,7 @@
 #include <sluice/units.h>
 
 #define LI_MAX_ACCEPT   64     /* connections accepted per wake-up */
+#define LI_MAX_TOTAL    100000 /* listeners a configuration may declare */
 #define LI_CLI_MAXCONN  10     /* default for stats sockets, like HAProxy */
 
 struct bind_kw_table {
@@ -32,6 +33,7 @@ struct bind_kw_table {
 
 static struct {
 	struct bind_kw_table *kws;
+	int                   declared;   /* listeners created by the configuration */
 	struct listener      *paused;     /* listeners waiting for a free slot */
 	ev_timer              retry;      /* resumes after EMFILE/ENOMEM */
 	int                   retry_init;
@@ -92,6 +94,12 @@ static int listener_add_addr(struct cfg_ctx *ctx, struct bind_conf *bc, struct p
 		cfg_alert(ctx, "'%s': missing port", item);
 		return -1;
 	}
+	if (lis.declared + (as.port_hi - as.port_lo + 1) > LI_MAX_TOTAL) {
+		cfg_alert(ctx, "'%s': more than %d listening sockets in the configuration",
+			  item, LI_MAX_TOTAL);
+		return -1;
+	}
+	lis.declared += as.port_hi - as.port_lo + 1;
 	for (unsigned port = as.port_lo; ; port++) {
 		struct listener *li = listener_new(bc, px, item);
 

@@ -109,7 +109,9 @@ static struct proxy *proxy_new(struct cfg_ctx *ctx, const char *name, unsigned c
 /* <kind> NAME [from DEFAULTS] */
 static int proxy_section_begin(struct cfg_ctx *ctx, unsigned cap, int argc, char **argv)
 {
-	const struct proxy *def = defaults_last();
+	/* Regular proxies inherit the last defaults section; a defaults
+	 * section starts from scratch unless it names one with "from". */
+	const struct proxy *def = (cap & PR_CAP_DEF) ? NULL : defaults_last();
 	const char *name = argc > 0 ? argv[0] : NULL;
 	int ret = 0;
 

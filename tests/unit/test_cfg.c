@@ -20,13 +20,6 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 
-/* Tests of known src/ bugs skip unless built with -DSLUICE_TEST_KNOWN_BUGS. */
-#ifdef SLUICE_TEST_KNOWN_BUGS
-#define SKIP_KNOWN_BUG() do { } while (0)
-#else
-#define SKIP_KNOWN_BUG() skip()
-#endif
-
 static struct global pristine;   /* struct global before any parsing */
 static char *errtext;            /* stderr of the last parse() / postparse() */
 
@@ -313,15 +306,16 @@ static void test_wrong_section(void **state)
 	expect_msg("'stats socket' is not valid in a defaults section");
 }
 
-/* BUG (src/cfg/parser.c, cfg_dispatch): for a one-word keyword the message
- * quotes the keyword and its first argument as if both were the name:
- * "'bind :80' is not valid in a backend section", "'balance roundrobin' is
- * not valid in a global section". It should name the keyword only. */
+/* A one-word keyword is named alone, not with its first argument ("'bind
+ * :80' is not valid..."); families like "option X" keep both words. */
 static void test_wrong_section_names_keyword(void **state)
 {
-	SKIP_KNOWN_BUG();
-	PARSE_ERRORS("backend b\n  bind :80\n", 1);
+	PARSE_FRESH("backend b\n  bind :80\n", 1);
 	expect_msg("t.cfg:2: 'bind' is not valid in a backend section");
+	PARSE_FRESH("global\n  balance roundrobin\n", 1);
+	expect_msg("t.cfg:2: 'balance' is not valid in a global section");
+	PARSE_FRESH("backend b\n  option tcplog\n", 1);
+	expect_msg("t.cfg:2: 'option tcplog' is not valid in a backend section");
 }
 
 static void test_bad_values(void **state)
@@ -671,7 +665,6 @@ static void test_defaults_do_not_chain(void **state)
 {
 	struct proxy *y;
 
-	SKIP_KNOWN_BUG();
 	PARSE_ERRORS("defaults base\n  option splice-auto\n  maxconn 70\n"
 		     "defaults other\n  timeout client 9s\n"
 		     "frontend y\n", 0);
