@@ -97,6 +97,16 @@ static void row_common(struct stat_row *r, const struct proxy *px, const char *s
 	sets(r, F_MODE, proxy_mode_str(px));
 }
 
+/* Session and byte columns, common to every row kind. */
+static void row_sessions(struct stat_row *r, const struct counters *c)
+{
+	setu(r, F_SCUR, c->cur_sess);
+	setu(r, F_SMAX, c->max_sess);
+	setu(r, F_STOT, c->cum_sess);
+	setu(r, F_BIN, c->bytes_in);
+	setu(r, F_BOUT, c->bytes_out);
+}
+
 /* Columns shared by server and backend rows (counters of <c>). */
 static void row_be_counters(struct stat_row *r, const struct counters *c)
 {
@@ -104,11 +114,7 @@ static void row_be_counters(struct stat_row *r, const struct counters *c)
 
 	setu(r, F_QCUR, 0);
 	setu(r, F_QMAX, 0);
-	setu(r, F_SCUR, c->cur_sess);
-	setu(r, F_SMAX, c->max_sess);
-	setu(r, F_STOT, c->cum_sess);
-	setu(r, F_BIN, c->bytes_in);
-	setu(r, F_BOUT, c->bytes_out);
+	row_sessions(r, c);
 	setu(r, F_DRESP, c->denied_resp);
 	setu(r, F_ECON, c->failed_conns);
 	setu(r, F_ERESP, c->failed_resp);
@@ -140,12 +146,8 @@ static void row_frontend(struct stat_row *r, const struct proxy *px)
 	uint64_t now = now_ms();
 
 	row_common(r, px, "FRONTEND", 0, 0);
-	setu(r, F_SCUR, c->cur_sess);
-	setu(r, F_SMAX, c->max_sess);
+	row_sessions(r, c);
 	setu(r, F_SLIM, (unsigned)proxy_fe_maxconn(px));
-	setu(r, F_STOT, c->cum_sess);
-	setu(r, F_BIN, c->bytes_in);
-	setu(r, F_BOUT, c->bytes_out);
 	setu(r, F_DREQ, c->denied_req);
 	setu(r, F_DRESP, c->denied_resp);
 	setu(r, F_EREQ, c->failed_req);
@@ -181,12 +183,8 @@ static void row_listener(struct stat_row *r, const struct proxy *px, const struc
 	else
 		snprintf(name, sizeof(name), "sock-%d", idx);
 	row_common(r, px, name, 3, li->bc->id ? li->bc->id : idx);
-	setu(r, F_SCUR, c->cur_sess);
-	setu(r, F_SMAX, c->max_sess);
+	row_sessions(r, c);
 	setu(r, F_SLIM, (unsigned)(li->bc->maxconn ? li->bc->maxconn : proxy_fe_maxconn(px)));
-	setu(r, F_STOT, c->cum_sess);
-	setu(r, F_BIN, c->bytes_in);
-	setu(r, F_BOUT, c->bytes_out);
 	setu(r, F_DREQ, c->denied_req);
 	setu(r, F_DRESP, c->denied_resp);
 	setu(r, F_EREQ, c->failed_req);
