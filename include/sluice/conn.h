@@ -8,6 +8,7 @@
 #define CO_F_CONNECTED 0x01   /* socket usable for data */
 #define CO_F_TCP       0x02   /* a TCP socket (TCP options apply) */
 #define CO_F_WAITING   0x04   /* we wait for this side (its timeout runs) */
+#define CO_F_RD_READY  0x08   /* epoll said readable and no read drained it since */
 
 struct conn {
 	int       fd;

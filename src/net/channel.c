@@ -154,10 +154,21 @@ static ssize_t chan_send(struct channel *ch, int fd)
 	return total;
 }
 
-enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd,
+int chan_shutw_due(const struct channel *ch)
+{
+	return (ch->flags & CH_F_SHUTR) && !(ch->flags & CH_F_SHUTW) &&
+	       !(ch->pipe && ch->pipe->data) && !(ch->buf && ch->buf->data);
+}
+
+void chan_shutw(struct channel *ch, int dst_fd)
+{
+	shutdown(dst_fd, SHUT_WR);
+	ch->flags |= CH_F_SHUTW;
+}
+
+enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd, int *src_ready,
                            uint64_t *rcvd, uint64_t *sent)
 {
-	int drained = 0;
 
 	for (;;) {
 		ssize_t n;
@@ -173,7 +184,7 @@ enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd,
 			if (chan_pending(ch))
 				break;  /* destination full: wait for EV_WRITE */
 		}
-		if ((ch->flags & CH_F_SHUTR) || drained || !chan_has_room(ch))
+		if ((ch->flags & CH_F_SHUTR) || !*src_ready || !chan_has_room(ch))
 			break;
 		n = chan_recv(ch, src_fd);
 		if (n > 0) {
@@ -183,21 +194,20 @@ enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd,
 			 * arrives, an extra recv() now would only say EAGAIN. */
 			if (ch->buf ? ch->buf->head + ch->buf->data < buf_size()
 				    : ch->pipe && ch->pipe->data < pipe_capacity())
-				drained = 1;
+				*src_ready = 0;
 			continue;
 		}
 		if (n == 0) {
 			ch->flags |= CH_F_SHUTR;
 			continue;
 		}
-		if (n == -EAGAIN || n == -EINTR)
+		if (n == -EAGAIN) {
+			*src_ready = 0;
 			break;
+		}
+		if (n == -EINTR)
+			continue;
 		return CHN_SRC_ERR;
-	}
-	if (dst_fd >= 0 && (ch->flags & CH_F_SHUTR) && !(ch->flags & CH_F_SHUTW) &&
-	    !(ch->pipe && ch->pipe->data) && !(ch->buf && ch->buf->data)) {
-		shutdown(dst_fd, SHUT_WR);
-		ch->flags |= CH_F_SHUTW;
 	}
 	return CHN_OK;
 }

@@ -411,8 +411,11 @@ static enum chan_res stream_forward(struct stream *s, struct channel *ch, struct
 	uint64_t in = 0, out = 0;
 	enum chan_res r;
 	ev_tstamp now = ev_now(global.loop);
+	int ready = !!(src->flags & CO_F_RD_READY);
 
-	r = chan_forward(ch, src->fd, dst ? dst->fd : -1, &in, &out);
+	r = chan_forward(ch, src->fd, dst ? dst->fd : -1, &ready, &in, &out);
+	if (!ready)
+		src->flags &= ~CO_F_RD_READY;
 	if (in || (ch->flags & CH_F_SHUTR))
 		src->last_act = now;
 	if (out)
@@ -439,10 +442,17 @@ static void stream_process(struct stream *s)
 			stream_close(s, r == CHN_SRC_ERR ? 'S' : 'C', 'D');
 			return;
 		}
-		if ((s->req.flags & CH_F_SHUTW) && (s->res.flags & CH_F_SHUTW)) {
+		/* Both directions done: close() sends the FINs, no shutdown()
+		 * needed (every byte was read to EOF, so no RST either). */
+		if (((s->req.flags & CH_F_SHUTW) || chan_shutw_due(&s->req)) &&
+		    ((s->res.flags & CH_F_SHUTW) || chan_shutw_due(&s->res))) {
 			stream_close(s, '-', '-');
 			return;
 		}
+		if (chan_shutw_due(&s->req))
+			chan_shutw(&s->req, s->srv.fd);
+		if (chan_shutw_due(&s->res))
+			chan_shutw(&s->res, s->cli.fd);
 	}
 	stream_update(s);
 }
@@ -450,6 +460,9 @@ static void stream_process(struct stream *s)
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct stream *s = w->data;
+
+	if (revents & EV_READ)
+		((w == &s->cli.io) ? &s->cli : &s->srv)->flags |= CO_F_RD_READY;
 
 	if (w == &s->srv.io && s->state == ST_CON) {
 		int err = 0;
