@@ -41,7 +41,7 @@ static void usage(const char *name, int code)
 		"Usage: %s [-f <cfgfile|cfgdir>]* [-c] [-d] [-D] [-p <pidfile>] [-q]\n"
 		"          [-sf|-st <pid>*] [-cc <expr>] [-v|-vv] [-- <cfgfile>*]\n"
 		"  -f  load a configuration file, or every *.cfg of a directory in order\n"
-		"  -c  check the configuration and exit (0 valid, 1 errors)\n"
+		"  -c  check the configuration and exit (0 valid, 1 errors, 2 no listener)\n"
 		"  -d  run in the foreground, messages on stderr\n"
 		"  -D  run as a daemon\n"
 		"  -p  write the pid to this file\n"

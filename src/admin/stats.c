@@ -1,5 +1,6 @@
 /* `show info` and `show stat`: process information and the CSV statistics
  * in HAProxy 2.6's column order, so existing clients parse them (stats.h). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,8 +173,7 @@ static void row_frontend(struct stat_row *r, const struct proxy *px)
 }
 
 /* A per-listener row ("option socket-stats"). */
-static void row_listener(struct stat_row *r, const struct proxy *px, const struct listener *li,
-                         int idx)
+static void row_listener(struct stat_row *r, const struct proxy *px, const struct listener *li)
 {
 	const struct counters *c = &li->counters;
 	char name[64];
@@ -181,8 +181,8 @@ static void row_listener(struct stat_row *r, const struct proxy *px, const struc
 	if (li->bc->name)
 		snprintf(name, sizeof(name), "%s", li->bc->name);
 	else
-		snprintf(name, sizeof(name), "sock-%d", idx);
-	row_common(r, px, name, 3, li->bc->id ? li->bc->id : idx);
+		snprintf(name, sizeof(name), "sock-%d", li->id);
+	row_common(r, px, name, 3, li->id);
 	row_sessions(r, c);
 	setu(r, F_SLIM, (unsigned)(li->bc->maxconn ? li->bc->maxconn : proxy_fe_maxconn(px)));
 	setu(r, F_DREQ, c->denied_req);
@@ -296,10 +296,10 @@ void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags)
 			row_emit(out, r);
 		}
 		if ((px->cap & PR_CAP_FE) && (types & STATS_T_LI) && (px->options & PR_O_SOCKET_STATS)) {
-			int idx = 1;
-
-			for (const struct listener *li = px->listeners; li; li = li->next, idx++) {
-				row_listener(r, px, li, idx);
+			for (const struct listener *li = px->listeners; li; li = li->next) {
+				if (sid > 0 && li->id != sid)
+					continue;
+				row_listener(r, px, li);
 				row_emit(out, r);
 			}
 		}
@@ -436,6 +436,10 @@ static int cli_show_stat(struct cli_ctx *ctx, int argc, char **argv)
 {
 	int iid = -1, types = STATS_T_ALL, sid = -1, flags = 0, i = 2;
 
+	if (argc - i >= 1 && argc - i < 3 && isdigit((unsigned char)argv[i][0])) {
+		dstr_printf(&ctx->out, "Filters need three values: show stat <iid> <type> <sid>.\n");
+		return -1;
+	}
 	if (argc - i >= 3 && strcmp(argv[i], "typed") && strcmp(argv[i], "json") &&
 	    strcmp(argv[i], "up") && strcmp(argv[i], "no-maint") && strcmp(argv[i], "desc")) {
 		const struct proxy *px = proxy_find(argv[i], PR_CAP_FE | PR_CAP_BE);
@@ -447,10 +451,6 @@ static int cli_show_stat(struct cli_ctx *ctx, int argc, char **argv)
 			return -1;
 		}
 		types = (int)strtol(argv[i + 1], &end, 10);
-		/* HAProxy's bits: 1 frontends, 2 backends, 4 servers; listeners
-		 * come with frontends there. */
-		if (types > 0 && (types & STATS_T_FE))
-			types |= STATS_T_LI;
 		if (*end || types < -1) {
 			dstr_printf(&ctx->out, "Invalid type: expects a bit field (1 frontends, "
 				    "2 backends, 4 servers, -1 all).\n");

@@ -166,9 +166,16 @@ void chan_shutw(struct channel *ch, int dst_fd)
 	ch->flags |= CH_F_SHUTW;
 }
 
+/* Bytes read from one socket per wake-up before yielding to the others:
+ * a busy transfer must not starve the rest of the loop (latency), and a
+ * few buffers per call keep the syscall count low (throughput). Level-
+ * triggered epoll brings us back for what is left. */
+#define CHN_READ_BUDGET (256 * 1024)
+
 enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd, int *src_ready,
                            uint64_t *rcvd, uint64_t *sent)
 {
+	uint64_t budget = CHN_READ_BUDGET;
 
 	for (;;) {
 		ssize_t n;
@@ -184,12 +191,13 @@ enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd, int *src_
 			if (chan_pending(ch))
 				break;  /* destination full: wait for EV_WRITE */
 		}
-		if ((ch->flags & CH_F_SHUTR) || !*src_ready || !chan_has_room(ch))
+		if ((ch->flags & CH_F_SHUTR) || !*src_ready || !chan_has_room(ch) || !budget)
 			break;
 		n = chan_recv(ch, src_fd);
 		if (n > 0) {
 			*rcvd += (uint64_t)n;
 			ch->total += (uint64_t)n;
+			budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
 			/* A short read drained the socket: epoll reports when more
 			 * arrives, an extra recv() now would only say EAGAIN. */
 			if (ch->buf ? ch->buf->head + ch->buf->data < buf_size()

@@ -196,6 +196,16 @@ static int listener_fail(struct listener *li, const char *what)
 	return -1;
 }
 
+/* bind's backlog, else the proxy's, else its maxconn (128 for the CLI). */
+static int listener_backlog(const struct listener *li)
+{
+	if (li->bc->backlog)
+		return li->bc->backlog;
+	if (li->px && li->px->backlog)
+		return li->px->backlog;
+	return li->px ? proxy_fe_maxconn(li->px) : 128;
+}
+
 static int listener_adopt(struct listener *li)
 {
 	int type = 0, acc = 0;
@@ -209,7 +219,7 @@ static int listener_adopt(struct listener *li)
 		return listener_fail(li, "configure inherited socket");
 	l = sizeof(acc);
 	if (getsockopt(li->fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) == 0 && !acc &&
-	    listen(li->fd, li->bc->backlog ? li->bc->backlog : 1024) == -1)
+	    listen(li->fd, listener_backlog(li)) == -1)
 		return listener_fail(li, "listen on inherited socket");
 	li->addrlen = sizeof(li->addr);
 	if (getsockname(li->fd, (struct sockaddr *)&li->addr, &li->addrlen) == -1)
@@ -241,7 +251,7 @@ static int listener_bind_unix(struct listener *li)
 
 static int listener_bind_one(struct listener *li)
 {
-	int one = 1, backlog;
+	int one = 1;
 
 	if (li->flags & LI_F_BOUND)
 		return 0;
@@ -273,10 +283,7 @@ static int listener_bind_one(struct listener *li)
 		if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
 			return listener_fail(li, "bind");
 	}
-	backlog = li->bc->backlog ? li->bc->backlog :
-		  li->px && li->px->backlog ? li->px->backlog :
-		  li->px ? proxy_fe_maxconn(li->px) : 128;
-	if (listen(li->fd, backlog) == -1)
+	if (listen(li->fd, listener_backlog(li)) == -1)
 		return listener_fail(li, "listen on");
 	li->flags |= LI_F_BOUND;
 	return 0;

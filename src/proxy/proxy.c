@@ -335,6 +335,61 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("socket-stats", PR_O_SOCKET_STATS, CFG_SEC_FE),
 };
 
+/* A bind line with "id N" numbers its sockets N, N+1, ...: one run. */
+struct id_run {
+	int first, count;
+};
+
+static int id_in_runs(const struct id_run *runs, int n, int id)
+{
+	for (int i = 0; i < n; i++)
+		if (id >= runs[i].first && id < runs[i].first + runs[i].count)
+			return 1;
+	return 0;
+}
+
+/* Gives each listener of <px> an id: a bind line's "id N" numbers its
+ * sockets from N; the others take the next ids not explicitly given.
+ * Returns the number of errors (explicit ids given twice). */
+static int proxy_number_listeners(struct proxy *px)
+{
+	struct id_run *runs = NULL;
+	const struct bind_conf *bc = NULL;
+	int nruns = 0, errors = 0, auto_id = 1;
+
+	for (struct listener *li = px->listeners; li; li = li->next) {
+		if (!li->bc->id)
+			continue;
+		if (li->bc != bc) {
+			bc = li->bc;
+			runs = realloc(runs, sizeof(*runs) * (size_t)(nruns + 1));
+			BUG_ON(!runs, "out of memory numbering listeners");
+			runs[nruns].first = bc->id;
+			runs[nruns].count = 0;
+			nruns++;
+		}
+		li->id = runs[nruns - 1].first + runs[nruns - 1].count++;
+	}
+	for (int a = 0; a < nruns; a++)
+		for (int b = a + 1; b < nruns; b++)
+			if (runs[a].first < runs[b].first + runs[b].count &&
+			    runs[b].first < runs[a].first + runs[a].count) {
+				log_alert("%s:%d: proxy '%s': bind ids starting at %d and %d overlap",
+					  px->conf_file, px->conf_line, px->name, runs[a].first,
+					  runs[b].first);
+				errors++;
+			}
+	for (struct listener *li = px->listeners; li; li = li->next) {
+		if (li->bc->id)
+			continue;
+		while (id_in_runs(runs, nruns, auto_id))
+			auto_id++;
+		li->id = auto_id++;
+	}
+	free(runs);
+	return errors;
+}
+
 /* Resolves default_backend, numbers proxies and checks for the mistakes
  * HAProxy reports. Returns the number of errors. */
 static int proxy_postparse(void)
@@ -386,6 +441,8 @@ static int proxy_postparse(void)
 			log_warning("%s:%d: frontend '%s' has no default_backend; its connections "
 				    "will be closed", px->conf_file, px->conf_line, px->name);
 	}
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		errors += proxy_number_listeners(px);
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		for (struct proxy *q = px->next; q; q = q->next)
 			if (px->id == q->id) {

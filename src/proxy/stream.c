@@ -72,7 +72,11 @@ static ev_tstamp stream_deadline(const struct stream *s, char *which)
 		*which = 'T';
 		return s->t_tar;
 	}
-	if (s->state == ST_EST && be->tunnel) {
+	/* The tunnel timeout covers both sides, until one half-closes and a
+	 * client-fin/server-fin timeout takes over, as in HAProxy. */
+	if (s->state == ST_EST && be->tunnel &&
+	    !(((s->req.flags | s->res.flags) & (CH_F_SHUTR | CH_F_SHUTW)) &&
+	      (fe->client_fin || be->server_fin))) {
 		x = side_deadline(MAX(s->cli.last_act, s->srv.last_act), be->tunnel);
 		*which = 'c';
 		return x;
@@ -558,11 +562,11 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	counters_sess_start(&li->counters, sec, wall);
 	stream_log_connect(s);
 
-	if (!s->be) {
-		/* No backend to send to: HAProxy closes such connections. */
-		s->be = fe;
-		fe->beconn++;
-		fe->be_counters.cur_sess++;
+	if (!s->be || s->be->disabled) {
+		/* No backend to send to (none, or disabled): close at once. */
+		s->be = s->be ? s->be : fe;
+		s->be->beconn++;
+		s->be->be_counters.cur_sess++;
 		stream_close(s, 'S', 'C');
 		return;
 	}
