@@ -188,7 +188,9 @@ fuzz-smoke: fuzz
 	  sed -n 's/^stat::number_of_executed_units: */    executions: /p' build-fuzz/$$n.log; \
 	done
 
+# The yardsticks and the load generator, only for benchmarks.
 bench: sluice
+	@$(MAKE) --no-print-directory deps DEPS_TEST="haproxy nginx-light wrk procps util-linux"
 	bench/quick
 
 clean:
