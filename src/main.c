@@ -10,6 +10,7 @@
 #include <ev.h>
 #include <sluice/buf.h>
 #include <sluice/ccexpr.h>
+#include <sluice/check.h>
 #include <sluice/cfg.h>
 #include <sluice/cli.h>
 #include <sluice/common.h>
@@ -202,6 +203,7 @@ static int open_loggers(void)
 
 static void cleanup(void)
 {
+	check_stop_all();
 	stream_kill_all();
 	cli_close_all();
 	for (struct proxy *px = global.proxies; px; px = px->next)
@@ -290,6 +292,7 @@ int main(int argc, char **argv)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		listener_start_all(px->listeners, stream_accept);
 	listener_start_all(global.cli_listeners, cli_accept);
+	check_start_all();
 	log_notice("sluice %s started (pid %d, maxconn %d)", SLUICE_VERSION, (int)global.pid,
 		   global.maxconn);
 	process_notify_ready();

@@ -42,6 +42,7 @@ struct global {
 	char            *user, *group;    /* names, resolved at start-up */
 	int              uid, gid;        /* -1 when not set */
 	uint32_t         stats_timeout;   /* ms */
+	int              spread_checks;   /* percent of jitter on check intervals */
 	struct log_list  loggers;
 
 	/* objects */

@@ -30,10 +30,10 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_CLI_KA       0x0080ULL  /* SO_KEEPALIVE on the client side */
 #define PR_O_SRV_KA       0x0100ULL  /* SO_KEEPALIVE on the server side */
 #define PR_O_SOCKET_STATS 0x0200ULL  /* per-listener stats rows */
-#define PR_O_TCP_SMART_CONNECT 0x0400ULL /* accepted: data is already sent with the first send */
+#define PR_O_LOG_HEALTH   0x0400ULL  /* log every health check status change */
 
 struct proxy_timeouts {
-	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue;
+	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
 };
 
 enum lb_algo { LB_ROUNDROBIN, LB_STATIC_RR };

@@ -5,14 +5,16 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include <sluice/check.h>
 #include <sluice/counters.h>
 
 struct proxy;
 
 #define SRV_F_MAINT   0x01  /* administratively disabled ("disabled") */
 #define SRV_F_BACKUP  0x02  /* backup server */
-#define SRV_F_CHECKED 0x04  /* "check" was given (health checks pending) */
+#define SRV_F_CHECKED 0x04  /* "check": health checks decide its state */
 #define SRV_F_SAMEPORT 0x08 /* no port: use the client's destination port */
+#define SRV_F_DOWN    0x10  /* marked DOWN by its health checks */
 
 struct server {
 	struct server          *next;
@@ -32,16 +34,21 @@ struct server {
 	/* load balancing state */
 	int64_t                 lb_cur;     /* smooth weighted round robin */
 
+	/* health */
+	struct check            check;
+
 	/* runtime */
 	int                     cur_sess;
 	time_t                  last_change;
+	time_t                  down_since;  /* wall clock it went DOWN, 0 if up */
+	uint64_t                downtime;    /* seconds spent DOWN before down_since */
 	struct counters         counters;
 };
 
 /* Returns 1 when <srv> can take traffic. */
 static inline int server_usable(const struct server *srv)
 {
-	return !(srv->flags & SRV_F_MAINT) && srv->uweight > 0;
+	return !(srv->flags & (SRV_F_MAINT | SRV_F_DOWN)) && srv->uweight > 0;
 }
 
 /* Server option keyword: parses argv[0..] (argv[0] is the keyword) and
@@ -50,7 +57,6 @@ static inline int server_usable(const struct server *srv)
 struct srv_kw {
 	const char *name;
 	int (*parse)(struct server *srv, int argc, char **argv, char **err);
-	int         warn_only;   /* accepted with a warning: not implemented yet */
 };
 
 void srv_register_keywords(struct srv_kw *kws, size_t n);

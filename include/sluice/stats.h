@@ -9,7 +9,7 @@
 #define STATS_T_FE  1
 #define STATS_T_BE  2
 #define STATS_T_SRV 4
-#define STATS_T_LI  8   /* listeners (with "option socket-stats") */
+#define STATS_T_LI  8   /* listeners (with "option socket-stats"), HAProxy's bit 8 */
 #define STATS_T_ALL 15
 
 /* Appends the CSV (header and rows) to <out>, restricted to proxy id <iid>

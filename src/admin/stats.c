@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sluice/check.h>
 #include <sluice/cli.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
@@ -76,7 +77,7 @@ static void seti(struct stat_row *r, int f, long long v)
 
 static void sets(struct stat_row *r, int f, const char *s)
 {
-	snprintf(r->v[f], sizeof(r->v[f]), "%s", s);
+	snprintf(r->v[f], sizeof(r->v[f]), "%.*s", (int)sizeof(r->v[f]) - 1, s);
 }
 
 static long long secs_since(time_t t)
@@ -195,20 +196,34 @@ static void row_listener(struct stat_row *r, const struct proxy *px, const struc
 	setu(r, F_EINT, 0);
 }
 
-static const char *server_status(const struct server *srv)
-{
-	if (srv->flags & SRV_F_MAINT)
-		return "MAINT";
-	return "no check";
-}
-
 static void row_server(struct stat_row *r, const struct proxy *px, const struct server *srv)
 {
+	char status[32];
+
 	row_common(r, px, srv->name, 2, srv->id);
 	row_be_counters(r, &srv->counters);
 	if (srv->maxconn)
 		setu(r, F_SLIM, (unsigned)srv->maxconn);
-	sets(r, F_STATUS, server_status(srv));
+	check_status_str(srv, status, sizeof(status));
+	sets(r, F_STATUS, status);
+	if (srv->flags & SRV_F_CHECKED) {
+		const struct check *c = &srv->check;
+		time_t now = time(NULL);
+
+		setu(r, F_CHKFAIL, c->failed);
+		setu(r, F_CHKDOWN, c->down_trans);
+		setu(r, F_DOWNTIME, srv->downtime + (srv->down_since ? (uint64_t)(now - srv->down_since) : 0));
+		if (c->result != CHK_R_NONE) {
+			sets(r, F_CHECK_STATUS, check_result_str(c->result));
+			setu(r, F_CHECK_DURATION, (unsigned long)c->duration);
+			sets(r, F_LAST_CHK, c->info);
+			sets(r, F_CHECK_DESC, c->result == CHK_R_OK ? "Layer4 check passed" :
+			     c->result == CHK_R_TOUT ? "Layer4 timeout" : "Layer4 connection problem");
+		}
+		setu(r, F_CHECK_RISE, (unsigned)c->rise);
+		setu(r, F_CHECK_FALL, (unsigned)c->fall);
+		setu(r, F_CHECK_HEALTH, (unsigned)c->health);
+	}
 	setu(r, F_WEIGHT, (unsigned)srv->uweight);
 	setu(r, F_ACT, !(srv->flags & SRV_F_BACKUP));
 	setu(r, F_BCK, !!(srv->flags & SRV_F_BACKUP));
@@ -239,8 +254,10 @@ static int backend_slim(const struct proxy *be)
 static void row_backend(struct stat_row *r, const struct proxy *px)
 {
 	int act = 0, bck = 0, weight = 0;
+	uint64_t chkdown = 0;
 
 	for (const struct server *srv = px->servers; srv; srv = srv->next) {
+		chkdown += srv->check.down_trans;
 		if (!server_usable(srv))
 			continue;
 		if (srv->flags & SRV_F_BACKUP)
@@ -257,7 +274,7 @@ static void row_backend(struct stat_row *r, const struct proxy *px)
 	setu(r, F_WEIGHT, (unsigned)weight);
 	setu(r, F_ACT, (unsigned)act);
 	setu(r, F_BCK, (unsigned)bck);
-	setu(r, F_CHKDOWN, 0);
+	setu(r, F_CHKDOWN, chkdown);
 	seti(r, F_LASTCHG, secs_since(px->last_change));
 	setu(r, F_DOWNTIME, 0);
 	setu(r, F_COMP_IN, 0);

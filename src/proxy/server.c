@@ -81,6 +81,7 @@ static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	srv->conf_line = ctx->line;
 	if (as.kind == ADDR_K_INET && as.port_lo == 0)
 		srv->flags |= SRV_F_SAMEPORT;
+	check_init(&srv->check, srv);
 	for (int i = 2; i < argc; ) {
 		const char *sug;
 		const struct srv_kw *kw = srv_find_kw(argv[i], &sug);
@@ -102,9 +103,6 @@ static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 			ret = -1;
 			break;
 		}
-		if (kw->warn_only)
-			cfg_warn(ctx, "server '%s': '%s' is accepted but health checks are not "
-				 "implemented yet: the server is always considered UP", srv->name, argv[i]);
 		i += used;
 	}
 	for (tail = &px->servers; *tail; tail = &(*tail)->next)
@@ -147,15 +145,22 @@ static int srv_flag(struct server *srv, int argc, char **argv, char **err)
 	return 1;
 }
 
-/* Check tuning: validated, then accepted with a warning until checks exist. */
+/* inter, fastinter, downinter <time>; rise, fall <count>. */
 static int srv_check_arg(struct server *srv, int argc, char **argv, char **err)
 {
 	const char *e = "must not be zero";
 	uint32_t ms = 0;
 	long v;
 
-	if (strcmp(argv[0], "rise") == 0 || strcmp(argv[0], "fall") == 0)
-		return cfg_opt_int(argc, argv, 1, 1000000, &v, err) == -1 ? -1 : 2;
+	if (strcmp(argv[0], "rise") == 0 || strcmp(argv[0], "fall") == 0) {
+		if (cfg_opt_int(argc, argv, 1, 1000000, &v, err) == -1)
+			return -1;
+		if (argv[0][0] == 'r')
+			srv->check.rise = (int)v;
+		else
+			srv->check.fall = (int)v;
+		return 2;
+	}
 	if (argc < 2) {
 		*err = str_fmt("expects a time");
 		return -1;
@@ -164,21 +169,59 @@ static int srv_check_arg(struct server *srv, int argc, char **argv, char **err)
 		*err = str_fmt("expects a time such as 2s, got '%s': %s", argv[1], e);
 		return -1;
 	}
+	if (strcmp(argv[0], "inter") == 0)
+		srv->check.inter = ms;
+	else if (strcmp(argv[0], "fastinter") == 0)
+		srv->check.fastinter = ms;
+	else
+		srv->check.downinter = ms;
+	return 2;
+}
+
+/* port <port>: where checks connect (the server's address, another port). */
+static int srv_check_port(struct server *srv, int argc, char **argv, char **err)
+{
+	long v;
+
+	if (cfg_opt_int(argc, argv, 1, 65535, &v, err) == -1)
+		return -1;
+	srv->check.port = (uint16_t)v;
+	return 2;
+}
+
+/* addr <ip>: where checks connect instead of the server's address. */
+static int srv_check_addr(struct server *srv, int argc, char **argv, char **err)
+{
+	struct addr_spec as;
+
+	if (argc < 2) {
+		*err = str_fmt("expects an IP address");
+		return -1;
+	}
+	if (addr_parse(argv[1], &as, ADDR_F_PORT_OPTIONAL | ADDR_F_RESOLVE, err) == -1)
+		return -1;
+	srv->check.addr = as.ss;
+	srv->check.addrlen = as.len;
+	srv->check.has_addr = 1;
+	if (as.port_lo)
+		srv->check.port = as.port_lo;
 	return 2;
 }
 
 static struct srv_kw server_kws[] = {
-	{ "weight",   srv_weight, 0 },
-	{ "id",       srv_id, 0 },
-	{ "disabled", srv_flag, 0 },
-	{ "enabled",  srv_flag, 0 },
-	{ "backup",   srv_flag, 0 },
-	{ "check",    srv_flag, 1 },
-	{ "inter",    srv_check_arg, 1 },
-	{ "fastinter", srv_check_arg, 1 },
-	{ "downinter", srv_check_arg, 1 },
-	{ "rise",     srv_check_arg, 1 },
-	{ "fall",     srv_check_arg, 1 },
+	{ "weight",   srv_weight },
+	{ "id",       srv_id },
+	{ "disabled", srv_flag },
+	{ "enabled",  srv_flag },
+	{ "backup",   srv_flag },
+	{ "check",    srv_flag },
+	{ "inter",    srv_check_arg },
+	{ "fastinter", srv_check_arg },
+	{ "downinter", srv_check_arg },
+	{ "rise",     srv_check_arg },
+	{ "fall",     srv_check_arg },
+	{ "port",     srv_check_port },
+	{ "addr",     srv_check_addr },
 };
 
 static struct cfg_kw server_cfg_kws[] = {

@@ -472,16 +472,26 @@ static void test_server_options(void **state)
 	reset(NULL);
 	PARSE_ERRORS("backend b\n  server s1 127.0.0.1:99999\n", 1);
 	expect_msg("server 's1': '127.0.0.1:99999': invalid port");
-	/* Health-check options are accepted with a warning. */
+	/* Health-check options configure the server's check, without warning. */
 	reset(NULL);
 	int w = cfg_warnings();
-	PARSE_ERRORS("backend b\n  server s1 127.0.0.1:80 check inter 2s weight 0\n", 0);
-	expect_msg("health checks are not implemented yet");
-	assert_true(cfg_warnings() >= w + 2);
+	PARSE_ERRORS("backend b\n  server s1 127.0.0.1:80 check inter 2s fastinter 500ms "
+		     "downinter 5s rise 4 fall 5 port 8080 weight 0\n", 0);
+	assert_int_equal(cfg_warnings(), w);
 	px = proxy_find("b", PR_CAP_BE);
 	assert_non_null(px);
 	assert_true(px->servers->flags & SRV_F_CHECKED);
 	assert_int_equal(px->servers->weight, 0);
+	assert_int_equal(px->servers->check.inter, 2000);
+	assert_int_equal(px->servers->check.fastinter, 500);
+	assert_int_equal(px->servers->check.downinter, 5000);
+	assert_int_equal(px->servers->check.rise, 4);
+	assert_int_equal(px->servers->check.fall, 5);
+	assert_int_equal(px->servers->check.port, 8080);
+	/* A bad value is an error naming the option. */
+	reset(NULL);
+	PARSE_ERRORS("backend b\n  server s1 127.0.0.1:80 check inter 0\n", 1);
+	expect_msg("option 'inter': expects a time");
 }
 
 static void test_if_blocks(void **state)

@@ -1,0 +1,331 @@
+/* TCP health checks: connect, rise/fall state machine, HAProxy-worded
+ * transition logs, and the check keywords (check.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sluice/addr.h>
+#include <sluice/cfg.h>
+#include <sluice/check.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/log.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+
+#define CHK_DEFAULT_INTER 2000   /* ms, as in HAProxy */
+#define CHK_DEFAULT_RISE  2
+#define CHK_DEFAULT_FALL  3
+
+static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
+static void check_io_cb(struct ev_loop *loop, ev_io *w, int revents);
+
+void check_init(struct check *c, struct server *srv)
+{
+	memset(c, 0, sizeof(*c));
+	c->srv = srv;
+	c->fd = -1;
+	c->inter = CHK_DEFAULT_INTER;
+	c->rise = CHK_DEFAULT_RISE;
+	c->fall = CHK_DEFAULT_FALL;
+	c->result = CHK_R_NONE;
+}
+
+static int check_max_health(const struct check *c)
+{
+	return c->rise + c->fall - 1;
+}
+
+const char *check_result_str(enum chk_result r)
+{
+	switch (r) {
+	case CHK_R_OK:      return "L4OK";
+	case CHK_R_CON:     return "L4CON";
+	case CHK_R_TOUT:    return "L4TOUT";
+	case CHK_R_SOCKERR: return "SOCKERR";
+	default:            return "INI";
+	}
+}
+
+static const char *check_reason(enum chk_result r)
+{
+	switch (r) {
+	case CHK_R_OK:      return "Layer4 check passed";
+	case CHK_R_CON:     return "Layer4 connection problem";
+	case CHK_R_TOUT:    return "Layer4 timeout";
+	case CHK_R_SOCKERR: return "Socket error";
+	default:            return "Initializing";
+	}
+}
+
+void check_status_str(const struct server *srv, char *out, size_t sz)
+{
+	const struct check *c = &srv->check;
+
+	if (srv->flags & SRV_F_MAINT)
+		snprintf(out, sz, "MAINT");
+	else if (!(srv->flags & SRV_F_CHECKED))
+		snprintf(out, sz, "no check");
+	else if (srv->flags & SRV_F_DOWN)
+		snprintf(out, sz, c->health ? "DOWN %d/%d" : "DOWN", c->health, c->rise);
+	else if (c->health < check_max_health(c))
+		snprintf(out, sz, "UP %d/%d", c->health - c->rise + 1, c->fall);
+	else
+		snprintf(out, sz, "UP");
+}
+
+/* Usable active and backup servers of <px>. */
+static void count_servers(const struct proxy *px, int *act, int *bck)
+{
+	*act = *bck = 0;
+	for (const struct server *s = px->servers; s; s = s->next)
+		if (server_usable(s))
+			(s->flags & SRV_F_BACKUP) ? (*bck)++ : (*act)++;
+}
+
+static void server_set_down(struct server *srv)
+{
+	struct check *c = &srv->check;
+	struct proxy *px = srv->px;
+	int act, bck;
+
+	srv->flags |= SRV_F_DOWN;
+	srv->last_change = srv->down_since = time(NULL);
+	c->down_trans++;
+	c->health = 0;
+	lb_recalc(px);
+	count_servers(px, &act, &bck);
+	log_event(LOG_L_WARNING, "Server %s/%s is DOWN, reason: %s, info: \"%s\", check duration: "
+		  "%ldms. %d active and %d backup servers left. %d sessions active, 0 requeued, "
+		  "0 remaining in queue.", px->name, srv->name, check_reason(c->result), c->info,
+		  c->duration, act, bck, srv->cur_sess);
+	if (!act && !bck) {
+		px->last_change = srv->last_change;
+		log_event(LOG_L_ALERT, "backend '%s' has no server available!", px->name);
+	}
+}
+
+static void server_set_up(struct server *srv)
+{
+	struct check *c = &srv->check;
+	struct proxy *px = srv->px;
+	time_t now = time(NULL);
+	int act, bck;
+
+	srv->flags &= ~SRV_F_DOWN;
+	if (srv->down_since)
+		srv->downtime += (uint64_t)(now - srv->down_since);
+	srv->down_since = 0;
+	srv->last_change = now;
+	c->health = check_max_health(c);
+	lb_recalc(px);
+	count_servers(px, &act, &bck);
+	log_event(LOG_L_WARNING, "Server %s/%s is UP, reason: %s, check duration: %ldms. "
+		  "%d active and %d backup servers online. 0 sessions requeued, 0 total in queue.",
+		  px->name, srv->name, check_reason(c->result), c->duration, act, bck);
+}
+
+/* Interval before the next check, with spread-checks jitter. */
+static double check_next_delay(const struct check *c)
+{
+	const struct server *srv = c->srv;
+	uint32_t ms = c->inter;
+
+	if (srv->flags & SRV_F_DOWN)
+		ms = c->downinter ? c->downinter : c->inter;
+	else if (c->health < check_max_health(c))
+		ms = c->fastinter ? c->fastinter : c->inter;
+	if (global.spread_checks) {
+		long span = (long)ms * global.spread_checks / 100;
+
+		if (span > 0)
+			ms = (uint32_t)MAX(1, (long)ms + (random() % (2 * span + 1)) - span);
+	}
+	return ms / 1000.0;
+}
+
+static void check_arm(struct check *c, double delay)
+{
+	ev_timer_stop(global.loop, &c->timer);
+	ev_timer_set(&c->timer, delay, 0.);
+	ev_timer_start(global.loop, &c->timer);
+}
+
+/* Ends the running check with <res>, updates the state, schedules the next. */
+static void check_finish(struct check *c, enum chk_result res, const char *info)
+{
+	struct server *srv = c->srv;
+	enum chk_result prev = c->result;
+	int was_down = !!(srv->flags & SRV_F_DOWN);
+
+	if (c->fd >= 0) {
+		ev_io_stop(global.loop, &c->io);
+		close(c->fd);
+		c->fd = -1;
+	}
+	c->result = res;
+	c->duration = (long)((ev_now(global.loop) - c->start) * 1000);
+	c->last_check = time(NULL);
+	snprintf(c->info, sizeof(c->info), "%s", info ? info : "");
+	if (res == CHK_R_OK) {
+		if (was_down && ++c->health >= c->rise)
+			server_set_up(srv);
+		else if (!was_down)
+			c->health = check_max_health(c);
+	} else {
+		c->failed++;
+		if (!was_down && --c->health < c->rise)
+			server_set_down(srv);
+		else if (was_down)
+			c->health = 0;
+	}
+	if ((srv->px->options & PR_O_LOG_HEALTH) && res != prev) {
+		char st[32];
+		int down = !!(srv->flags & SRV_F_DOWN);
+
+		/* "1/2 UP": progress towards the other state, then the state. */
+		snprintf(st, sizeof(st), "%d/%d %s", down ? c->health : c->health - c->rise + 1,
+			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
+		log_event(LOG_L_NOTICE, "Health check for server %s/%s %s, reason: %s%s%s%s, "
+			  "check duration: %ldms, status: %s.", srv->px->name, srv->name,
+			  res == CHK_R_OK ? "succeeded" : "failed", check_reason(res),
+			  *c->info ? ", info: \"" : "", c->info, *c->info ? "\"" : "",
+			  c->duration, st);
+	}
+	check_arm(c, check_next_delay(c));
+}
+
+/* Timeout of a connect check: "timeout connect" bounded by inter. */
+static double check_timeout(const struct check *c)
+{
+	uint32_t inter = c->inter, tmo = c->srv->px->timeout.connect;
+
+	return (tmo ? MIN(tmo, inter) : inter) / 1000.0;
+}
+
+static void check_run(struct check *c)
+{
+	int fd;
+
+	c->start = ev_now(global.loop);
+	fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		check_finish(c, CHK_R_SOCKERR, strerror(errno));
+		return;
+	}
+	c->fd = fd;
+	if (connect(fd, (struct sockaddr *)&c->addr, c->addrlen) == 0) {
+		check_finish(c, CHK_R_OK, NULL);
+		return;
+	}
+	if (errno != EINPROGRESS) {
+		check_finish(c, CHK_R_CON, strerror(errno));
+		return;
+	}
+	ev_io_set(&c->io, fd, EV_WRITE);
+	ev_io_start(global.loop, &c->io);
+	check_arm(c, check_timeout(c));
+}
+
+static void check_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct check *c = container_of(w, struct check, io);
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l) == -1)
+		err = errno;
+	check_finish(c, err ? CHK_R_CON : CHK_R_OK, err ? strerror(err) : NULL);
+}
+
+static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct check *c = container_of(w, struct check, timer);
+
+	if (c->fd >= 0)
+		check_finish(c, CHK_R_TOUT, "");
+	else
+		check_run(c);
+}
+
+void check_start_all(void)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		int n = 0, i = 0;
+
+		for (struct server *srv = px->servers; srv; srv = srv->next)
+			n += !!(srv->flags & SRV_F_CHECKED);
+		for (struct server *srv = px->servers; srv; srv = srv->next) {
+			struct check *c = &srv->check;
+
+			if (!(srv->flags & SRV_F_CHECKED))
+				continue;
+			ev_init(&c->io, check_io_cb);
+			ev_init(&c->timer, check_timer_cb);
+			/* Spread the first checks of a backend over one interval. */
+			check_arm(c, (double)c->inter * i++ / n / 1000.0);
+		}
+	}
+}
+
+void check_stop_all(void)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next) {
+			struct check *c = &srv->check;
+
+			if (!(srv->flags & SRV_F_CHECKED) || !global.loop)
+				continue;
+			ev_timer_stop(global.loop, &c->timer);
+			if (c->fd >= 0) {
+				ev_io_stop(global.loop, &c->io);
+				close(c->fd);
+				c->fd = -1;
+			}
+		}
+}
+
+/* Resolves where each check connects; a server without a port needs one. */
+static int check_postparse(void)
+{
+	int errors = 0;
+
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next) {
+			struct check *c = &srv->check;
+
+			if (!(srv->flags & SRV_F_CHECKED))
+				continue;
+			if (!c->has_addr) {
+				c->addr = srv->addr;
+				c->addrlen = srv->addrlen;
+			}
+			if (c->port) {
+				addr_set_port(&c->addr, c->port);
+			} else if ((srv->flags & SRV_F_SAMEPORT) && c->addr.ss_family != AF_UNIX) {
+				log_alert("%s:%d: server '%s/%s' has no port: 'check' needs 'port <n>'",
+					  srv->conf_file, srv->conf_line, px->name, srv->name);
+				errors++;
+			}
+			c->health = check_max_health(c);
+		}
+	return errors;
+}
+
+static struct cfg_kw check_kws[] = {
+	{ "timeout check", CFG_SEC_BE, CFG_T_TIME, CFG_PX_OFF(timeout.check), .usage = "<time>" },
+	{ "option log-health-checks", CFG_SEC_BE, CFG_T_FLAG, CFG_PX_OFF(options),
+	  .mask = PR_O_LOG_HEALTH },
+	{ "spread-checks", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, spread_checks),
+	  .min = 0, .max = 50, .usage = "a percentage" },
+};
+
+SLUICE_INIT(check_register)
+{
+	cfg_register(check_kws, ARRAY_SIZE(check_kws));
+	cfg_register_postparse(check_postparse, 40);
+}
