@@ -15,6 +15,7 @@ struct proxy;
 #define SRV_F_CHECKED 0x04  /* "check": health checks decide its state */
 #define SRV_F_SAMEPORT 0x08 /* no port: use the client's destination port */
 #define SRV_F_DOWN    0x10  /* marked DOWN by its health checks */
+#define SRV_F_DRAIN   0x20  /* drain: up, but takes no new connection */
 
 struct server {
 	struct server          *next;
@@ -48,7 +49,7 @@ struct server {
 /* Returns 1 when <srv> can take traffic. */
 static inline int server_usable(const struct server *srv)
 {
-	return !(srv->flags & (SRV_F_MAINT | SRV_F_DOWN)) && srv->uweight > 0;
+	return !(srv->flags & (SRV_F_MAINT | SRV_F_DOWN | SRV_F_DRAIN)) && srv->uweight > 0;
 }
 
 /* Server option keyword: parses argv[0..] (argv[0] is the keyword) and

@@ -68,6 +68,8 @@ void check_status_str(const struct server *srv, char *out, size_t sz)
 
 	if (srv->flags & SRV_F_MAINT)
 		snprintf(out, sz, "MAINT");
+	else if ((srv->flags & SRV_F_DRAIN) && !(srv->flags & SRV_F_DOWN))
+		snprintf(out, sz, "DRAIN");
 	else if (!(srv->flags & SRV_F_CHECKED))
 		snprintf(out, sz, "no check");
 	else if (srv->flags & SRV_F_DOWN)

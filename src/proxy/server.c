@@ -5,12 +5,15 @@
 
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
+#include <sluice/cli.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
+
+#include <stdio.h>
 
 struct srv_kw_table {
 	struct srv_kw       *kws;
@@ -316,9 +319,176 @@ static int server_postparse(void)
 	return errors;
 }
 
+/* ---- runtime API ---- */
+
+/* Finds "backend/server" for a command, or answers HAProxy's error. */
+static struct server *cli_server(struct cli_ctx *ctx, const char *arg)
+{
+	char be[256];
+	const char *slash = arg ? strchr(arg, '/') : NULL;
+	struct proxy *px;
+
+	if (!slash || (size_t)(slash - arg) >= sizeof(be)) {
+		dstr_printf(&ctx->out, "Require 'backend/server'.\n");
+		return NULL;
+	}
+	snprintf(be, sizeof(be), "%.*s", (int)(slash - arg), arg);
+	px = proxy_find(be, PR_CAP_BE);
+	if (!px) {
+		dstr_printf(&ctx->out, "No such backend.\n");
+		return NULL;
+	}
+	for (struct server *srv = px->servers; srv; srv = srv->next)
+		if (strcmp(srv->name, slash + 1) == 0)
+			return srv;
+	dstr_printf(&ctx->out, "No such server.\n");
+	return NULL;
+}
+
+/* Logs an administrative state change and the servers left, as HAProxy. */
+static void server_admin_log(struct server *srv, const char *what)
+{
+	int act = 0, bck = 0;
+
+	lb_recalc(srv->px);
+	srv->last_change = time(NULL);
+	for (const struct server *s = srv->px->servers; s; s = s->next)
+		if (server_usable(s))
+			(s->flags & SRV_F_BACKUP) ? bck++ : act++;
+	log_event(LOG_L_WARNING, "Server %s/%s %s. %d active and %d backup servers %s.",
+		  srv->px->name, srv->name, what, act, bck, act + bck ? "online" : "left");
+	if (!act && !bck)
+		log_event(LOG_L_ALERT, "backend '%s' has no server available!", srv->px->name);
+}
+
+static void server_set_admin(struct server *srv, unsigned flag, int on)
+{
+	if (!!(srv->flags & flag) == on)
+		return;
+	if (on)
+		srv->flags |= flag;
+	else
+		srv->flags &= ~flag;
+	if (flag == SRV_F_MAINT)
+		server_admin_log(srv, on ? "is going DOWN for maintenance" :
+				 "is UP (leaving forced maintenance)");
+	else
+		server_admin_log(srv, on ? "enters drain mode" : "is UP/READY (leaving forced drain)");
+}
+
+/* "N" or "N%" of the initial weight. Returns 0 or -1 (message written). */
+static int server_set_weight(struct cli_ctx *ctx, struct server *srv, const char *arg)
+{
+	char *end;
+	long v = arg ? strtol(arg, &end, 10) : -1;
+
+	if (!arg || end == arg || (*end && strcmp(end, "%") != 0)) {
+		dstr_printf(&ctx->out, "Require <weight> or <weight%%>.\n");
+		return -1;
+	}
+	if (*end == '%') {
+		if (v < 0) {
+			dstr_printf(&ctx->out, "Relative weight must be positive.\n");
+			return -1;
+		}
+		v = MIN(256, (long)srv->weight * v / 100);
+	} else if (v < 0 || v > 256) {
+		dstr_printf(&ctx->out, "Absolute weight can only be between 0 and 256 inclusive.\n");
+		return -1;
+	}
+	srv->uweight = (int)v;
+	srv->last_change = time(NULL);
+	lb_recalc(srv->px);
+	return 0;
+}
+
+static int cli_get_weight(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
+
+	if (!srv)
+		return -1;
+	dstr_printf(&ctx->out, "%d (initial %d)\n", srv->uweight, srv->weight);
+	return 0;
+}
+
+static int cli_set_weight(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
+
+	return srv ? server_set_weight(ctx, srv, argc > 3 ? argv[3] : NULL) : -1;
+}
+
+/* disable server / enable server */
+static int cli_server_maint(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
+
+	if (!srv)
+		return -1;
+	server_set_admin(srv, SRV_F_MAINT, argv[0][0] == 'd');
+	return 0;
+}
+
+/* set server BE/SRV state ready|drain|maint | weight W */
+static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
+	const char *what = argc > 3 ? argv[3] : "";
+	const char *val = argc > 4 ? argv[4] : "";
+
+	if (!srv)
+		return -1;
+	if (strcmp(what, "weight") == 0)
+		return server_set_weight(ctx, srv, argc > 4 ? val : NULL);
+	if (strcmp(what, "state") != 0) {
+		dstr_printf(&ctx->out, "'set server <srv>' only supports 'state' and 'weight' "
+			    "for now.\n");
+		return -1;
+	}
+	if (strcmp(val, "ready") == 0) {
+		server_set_admin(srv, SRV_F_MAINT, 0);
+		server_set_admin(srv, SRV_F_DRAIN, 0);
+	} else if (strcmp(val, "drain") == 0) {
+		server_set_admin(srv, SRV_F_MAINT, 0);
+		server_set_admin(srv, SRV_F_DRAIN, 1);
+	} else if (strcmp(val, "maint") == 0) {
+		server_set_admin(srv, SRV_F_MAINT, 1);
+	} else {
+		dstr_printf(&ctx->out, "'set server <srv> state' expects 'ready', 'drain' and 'maint'.\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int cli_show_backend(struct cli_ctx *ctx, int argc, char **argv)
+{
+	dstr_printf(&ctx->out, "# name\n");
+	for (const struct proxy *px = global.proxies; px; px = px->next)
+		if (px->cap & PR_CAP_BE)
+			dstr_printf(&ctx->out, "%s\n", px->name);
+	return 0;
+}
+
+static struct cli_kw server_cli_kws[] = {
+	{ { "show", "backend", NULL }, "show backend", "list the backends", CLI_LVL_USER,
+	  cli_show_backend },
+	{ { "get", "weight", NULL }, "get weight <bk>/<srv>", "report a server's current and "
+	  "initial weight", CLI_LVL_USER, cli_get_weight },
+	{ { "set", "weight", NULL }, "set weight <bk>/<srv> <weight>[%]", "change a server's "
+	  "weight (absolute, or % of the initial one)", CLI_LVL_ADMIN, cli_set_weight },
+	{ { "set", "server", NULL }, "set server <bk>/<srv> state|weight <value>",
+	  "set a server's state (ready, drain, maint) or weight", CLI_LVL_ADMIN, cli_set_server },
+	{ { "disable", "server", NULL }, "disable server <bk>/<srv>", "put a server in "
+	  "maintenance (no traffic)", CLI_LVL_ADMIN, cli_server_maint },
+	{ { "enable", "server", NULL }, "enable server <bk>/<srv>", "take a server out of "
+	  "maintenance", CLI_LVL_ADMIN, cli_server_maint },
+};
+
 SLUICE_INIT(server_register)
 {
 	srv_register_keywords(server_kws, ARRAY_SIZE(server_kws));
 	cfg_register(server_cfg_kws, ARRAY_SIZE(server_cfg_kws));
 	cfg_register_postparse(server_postparse, 30);
+	cli_register(server_cli_kws, ARRAY_SIZE(server_cli_kws));
 }
