@@ -62,6 +62,7 @@ struct proxy {
 	/* own objects */
 	struct listener       *listeners;
 	struct server         *servers;
+	struct server         *defsrv;       /* default-server template, or NULL */
 	int                    nsrv;
 	struct proxy          *defbe;        /* resolved default_backend */
 	uint32_t               srv_act;      /* usable servers */

@@ -72,6 +72,11 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->backlog = def->backlog;
 	px->lb_algo = def->lb_algo;
 	px->disabled = def->disabled;
+	if (def->defsrv) {
+		px->defsrv = xcalloc(1, sizeof(*px->defsrv));
+		*px->defsrv = *def->defsrv;
+		px->defsrv->check.srv = px->defsrv;
+	}
 	if (def->defbe_name)
 		px->defbe_name = xstrdup(def->defbe_name);
 	log_list_dup(&px->loggers, &def->loggers);
@@ -487,6 +492,7 @@ static void proxy_free(struct proxy *px)
 		free(srv);
 	}
 	log_list_free(&px->loggers);
+	free(px->defsrv);
 	free(px->name);
 	free(px->conf_file);
 	free(px->defbe_name);

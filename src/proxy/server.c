@@ -48,6 +48,52 @@ static const struct srv_kw *srv_find_kw(const char *name, const char **suggest)
 	return NULL;
 }
 
+/* Applies the options argv[0..argc) to <srv> (a server, or the
+ * default-server template named <name>). Returns 0 or -1 after cfg_alert(). */
+static int srv_parse_options(struct cfg_ctx *ctx, struct server *srv, const char *name,
+                             int argc, char **argv)
+{
+	char *err = NULL;
+
+	for (int i = 0; i < argc; ) {
+		const char *sug;
+		const struct srv_kw *kw = srv_find_kw(argv[i], &sug);
+		int used;
+
+		if (!kw) {
+			cfg_alert(ctx, "%s: unknown option '%s'%s%s%s", name, argv[i],
+				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+			/* Its arguments cannot be told from options: stop here. */
+			return -1;
+		}
+		used = kw->parse(srv, argc - i, argv + i, &err);
+		if (used < 0) {
+			cfg_alert(ctx, "%s: option '%s': %s", name, argv[i], err ? err : "invalid value");
+			free(err);
+			return -1;
+		}
+		i += used;
+	}
+	return 0;
+}
+
+/* The default-server template of <px>, created on first use. */
+static struct server *srv_template(struct proxy *px)
+{
+	if (!px->defsrv) {
+		px->defsrv = xcalloc(1, sizeof(*px->defsrv));
+		px->defsrv->weight = px->defsrv->uweight = 1;
+		check_init(&px->defsrv->check, px->defsrv);
+	}
+	return px->defsrv;
+}
+
+/* default-server [options]: what the following server lines start from. */
+static int kw_default_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return srv_parse_options(ctx, srv_template(ctx->px), "default-server", argc, argv);
+}
+
 /* server NAME ADDR[:PORT] [options] */
 static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
@@ -74,39 +120,30 @@ static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 		return -1;
 	}
 	srv = xcalloc(1, sizeof(*srv));
+	if (px->defsrv)
+		*srv = *px->defsrv;   /* flat settings only: names are set below */
 	srv->px = px;
 	srv->name = xstrdup(argv[0]);
 	srv->addr_str = xstrdup(argv[1]);
 	srv->addr = as.ss;
 	srv->addrlen = as.len;
-	srv->weight = srv->uweight = 1;
+	if (!px->defsrv)
+		srv->weight = srv->uweight = 1;
 	srv->conf_file = xstrdup(ctx->file);
 	srv->conf_line = ctx->line;
 	if (as.kind == ADDR_K_INET && as.port_lo == 0)
 		srv->flags |= SRV_F_SAMEPORT;
-	check_init(&srv->check, srv);
-	for (int i = 2; i < argc; ) {
-		const char *sug;
-		const struct srv_kw *kw = srv_find_kw(argv[i], &sug);
-		int used;
+	if (px->defsrv) {
+		srv->check.srv = srv;
+		srv->check.fd = -1;
+	} else {
+		check_init(&srv->check, srv);
+	}
+	{
+		char label[300];
 
-		if (!kw) {
-			cfg_alert(ctx, "server '%s': unknown option '%s'%s%s%s", srv->name, argv[i],
-				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
-			/* Its arguments cannot be told from options: stop here. */
-			ret = -1;
-			break;
-		}
-		used = kw->parse(srv, argc - i, argv + i, &err);
-		if (used < 0) {
-			cfg_alert(ctx, "server '%s': option '%s': %s", srv->name, argv[i],
-				  err ? err : "invalid value");
-			free(err);
-			err = NULL;
-			ret = -1;
-			break;
-		}
-		i += used;
+		snprintf(label, sizeof(label), "server '%s'", srv->name);
+		ret = srv_parse_options(ctx, srv, label, argc - 2, argv + 2);
 	}
 	for (tail = &px->servers; *tail; tail = &(*tail)->next)
 		;
@@ -230,6 +267,8 @@ static struct srv_kw server_kws[] = {
 static struct cfg_kw server_cfg_kws[] = {
 	{ "server", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_server,
 	  .usage = "<name> <address>[:<port>] [options]" },
+	{ "default-server", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_default_server,
+	  .usage = "[options]" },
 };
 
 /* ---- load balancing ---- */
