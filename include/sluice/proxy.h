@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <sluice/counters.h>
+#include <sluice/lb.h>
 #include <sluice/log.h>
 
 struct listener;
@@ -36,7 +37,6 @@ struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
 };
 
-enum lb_algo { LB_ROUNDROBIN, LB_STATIC_RR };
 
 struct proxy {
 	struct proxy          *next;
@@ -54,7 +54,7 @@ struct proxy {
 	int                    maxconn;      /* frontend: 0 = global maxconn */
 	int                    fullconn;
 	int                    backlog;
-	enum lb_algo           lb_algo;
+	struct lb_conf         lb;           /* balance, hash-type (lb.h) */
 	char                  *defbe_name;   /* default_backend */
 	struct log_list        loggers;
 	char                  *desc;

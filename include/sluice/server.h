@@ -62,11 +62,6 @@ struct srv_kw {
 
 void srv_register_keywords(struct srv_kw *kws, size_t n);
 
-/* Picks the next server for backend <px> by its algorithm; NULL when none
- * is usable. */
-struct server *lb_pick(struct proxy *px);
-
-/* Recomputes the usable-server totals of <px> (after a state change). */
-void lb_recalc(struct proxy *px);
+#include <sluice/lb.h>
 
 #endif

@@ -281,7 +281,7 @@ static void row_backend(struct stat_row *r, const struct proxy *px)
 	setu(r, F_COMP_OUT, 0);
 	setu(r, F_COMP_BYP, 0);
 	setu(r, F_COMP_RSP, 0);
-	sets(r, F_ALGO, px->lb_algo == LB_STATIC_RR ? "static-rr" : "roundrobin");
+	sets(r, F_ALGO, lb_algo_str(px));
 	setu(r, F_UWEIGHT, (unsigned)weight);
 	setu(r, F_AGG_SERVER_STATUS, 0);
 	setu(r, F_AGG_SERVER_CHECK_STATUS, 0);

@@ -57,7 +57,8 @@ static void proxy_init_defaults(struct proxy *px)
 {
 	px->mode = PR_MODE_TCP;
 	px->retries = 3;
-	px->lb_algo = LB_ROUNDROBIN;
+	px->lb.algo = LB_ROUNDROBIN;
+	px->lb.draws = 2;
 }
 
 /* Copies the inheritable settings of <def> into <px>. */
@@ -70,7 +71,9 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->maxconn = def->maxconn;
 	px->fullconn = def->fullconn;
 	px->backlog = def->backlog;
-	px->lb_algo = def->lb_algo;
+	px->lb = def->lb;
+	px->lb.ring = NULL;
+	px->lb.ring_n = 0;
 	px->disabled = def->disabled;
 	if (def->defsrv) {
 		px->defsrv = xcalloc(1, sizeof(*px->defsrv));
@@ -209,39 +212,6 @@ static int kw_mode(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	return -1;
 }
 
-static int kw_balance(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
-	struct proxy *px = ctx->px;
-
-	if (argc < 1) {
-		cfg_alert(ctx, "expects an algorithm (roundrobin, static-rr)");
-		return -1;
-	}
-	if (strcmp(argv[0], "roundrobin") == 0)
-		px->lb_algo = LB_ROUNDROBIN;
-	else if (strcmp(argv[0], "static-rr") == 0)
-		px->lb_algo = LB_STATIC_RR;
-	else {
-		static const char *const later[] = {
-			"leastconn", "first", "source", "uri", "url_param", "hdr", "random",
-			"rdp-cookie",
-		};
-		for (size_t i = 0; i < ARRAY_SIZE(later); i++)
-			if (strncmp(argv[0], later[i], strlen(later[i])) == 0) {
-				cfg_alert(ctx, "algorithm '%s' is not supported yet by sluice "
-					  "(roundrobin and static-rr are)", argv[0]);
-				return -1;
-			}
-		cfg_alert(ctx, "unknown algorithm '%s' (expects roundrobin or static-rr)", argv[0]);
-		return -1;
-	}
-	if (argc > 1) {
-		cfg_alert(ctx, "'%s' takes no argument", argv[0]);
-		return -1;
-	}
-	return 0;
-}
-
 static int kw_default_backend(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct proxy *px = ctx->px;
@@ -295,7 +265,6 @@ static struct cfg_section proxy_sections[] = {
 
 static struct cfg_kw proxy_kws[] = {
 	{ "mode", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_mode, .usage = "tcp|http" },
-	{ "balance", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_balance, .usage = "<algorithm>" },
 	{ "default_backend", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_default_backend,
 	  .usage = "<backend>" },
 	{ "bind", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_bind,
@@ -492,6 +461,7 @@ static void proxy_free(struct proxy *px)
 		free(srv);
 	}
 	log_list_free(&px->loggers);
+	lb_free(px);
 	free(px->defsrv);
 	free(px->name);
 	free(px->conf_file);

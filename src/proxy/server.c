@@ -271,58 +271,6 @@ static struct cfg_kw server_cfg_kws[] = {
 	  .usage = "[options]" },
 };
 
-/* ---- load balancing ---- */
-
-void lb_recalc(struct proxy *px)
-{
-	px->srv_act = 0;
-	px->tot_weight = 0;
-	for (struct server *srv = px->servers; srv; srv = srv->next)
-		if (server_usable(srv) && !(srv->flags & SRV_F_BACKUP)) {
-			px->srv_act++;
-			px->tot_weight += (uint64_t)srv->uweight;
-		}
-}
-
-/* Smooth weighted round robin: each pick adds every usable server's weight
- * to its credit and takes the richest, which then pays the total. Servers
- * interleave (a:5 b:1 gives a a b a a a, not a a a a a b). */
-static struct server *lb_rr_pick(struct proxy *px, int backup)
-{
-	struct server *best = NULL;
-	int64_t total = 0;
-
-	for (struct server *srv = px->servers; srv; srv = srv->next) {
-		if (!server_usable(srv) || !!(srv->flags & SRV_F_BACKUP) != backup)
-			continue;
-		srv->lb_cur += srv->uweight;
-		total += srv->uweight;
-		if (!best || srv->lb_cur > best->lb_cur)
-			best = srv;
-	}
-	if (best)
-		best->lb_cur -= total;
-	return best;
-}
-
-struct server *lb_pick(struct proxy *px)
-{
-	struct server *srv = lb_rr_pick(px, 0);
-
-	/* Backups serve only when no active server is usable; the first one
-	 * declared takes the traffic, as in HAProxy without allbackups. */
-	if (!srv) {
-		for (srv = px->servers; srv; srv = srv->next)
-			if ((srv->flags & SRV_F_BACKUP) && server_usable(srv))
-				break;
-	}
-	if (srv) {
-		srv->counters.cum_lbconn++;
-		px->be_counters.cum_lbconn++;
-	}
-	return srv;
-}
-
 static int server_postparse(void)
 {
 	int errors = 0;

@@ -133,11 +133,11 @@ static int stream_connect(struct stream *s);
 
 static int stream_pick_server(struct stream *s, int avoid_current)
 {
-	struct server *prev = s->target, *srv = lb_pick(s->be);
+	struct server *prev = s->target, *srv = lb_pick(s->be, &s->cli_addr);
 
 	/* On redispatch, try not to land on the server that just failed. */
 	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)
-		srv = lb_pick(s->be);
+		srv = lb_pick(s->be, NULL);
 	if (prev && prev != srv) {
 		prev->cur_sess--;
 		prev->counters.cur_sess = (uint32_t)prev->cur_sess;

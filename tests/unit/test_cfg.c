@@ -224,7 +224,7 @@ static void test_valid_config(void **state)
 	assert_true(fe->options & PR_O_TCPLOG);
 	assert_true(fe->loggers.use_global);
 	assert_int_equal(fe->maxconn, 500);
-	assert_int_equal(be->lb_algo, LB_STATIC_RR);
+	assert_int_equal(be->lb.algo, LB_STATIC_RR);
 	assert_string_equal(fe->conf_file, "t.cfg");
 	assert_int_equal(fe->conf_line, 18);
 
@@ -345,8 +345,8 @@ static void test_bad_values(void **state)
 	expect_msg("'no' is not supported");
 	PARSE_FRESH("frontend f\n  mode http\n", 1);
 	expect_msg("'mode' in frontend section:");
-	PARSE_FRESH("backend b\n  balance leastconn\n", 1);
-	expect_msg("not supported yet");
+	PARSE_FRESH("backend b\n  balance uri\n", 1);
+	expect_msg("algorithm 'uri' needs mode http");
 	PARSE_FRESH("backend b\n  balance nope\n", 1);
 	expect_msg("unknown algorithm 'nope'");
 	PARSE_FRESH("global\n  log nowhere local0\n", 1);
