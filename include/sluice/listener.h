@@ -22,6 +22,7 @@ struct cfg_ctx;
 #define LI_F_PAUSED     0x0040  /* stopped accepting: a limit is reached */
 #define LI_F_BOUND      0x0080
 #define LI_F_UNIX       0x0100
+#define LI_F_ACCEPT_PROXY 0x0200  /* connections start with a PROXY header */
 
 /* Options shared by every listener of one bind line. */
 struct bind_conf {

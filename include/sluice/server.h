@@ -16,6 +16,8 @@ struct proxy;
 #define SRV_F_SAMEPORT 0x08 /* no port: use the client's destination port */
 #define SRV_F_DOWN    0x10  /* marked DOWN by its health checks */
 #define SRV_F_DRAIN   0x20  /* drain: up, but takes no new connection */
+#define SRV_F_SEND_PROXY    0x40  /* send a PROXY v1 header first */
+#define SRV_F_SEND_PROXY_V2 0x80  /* send a PROXY v2 header first */
 
 struct server {
 	struct server          *next;

@@ -17,6 +17,7 @@ struct proxy;
 struct server;
 
 enum stream_state {
+	ST_PROXY,      /* waiting for the client's PROXY protocol header */
 	ST_TAR,        /* waiting before a connect retry */
 	ST_CON,        /* connecting to the server */
 	ST_EST,        /* both sides connected: forwarding */
@@ -37,7 +38,9 @@ struct stream {
 	ev_tstamp         armed;        /* deadline the timer is armed for, 0 if none */
 	ev_tstamp         t_accept, t_conn, t_est, t_tar;
 	struct timespec   accept_date;
-	struct sockaddr_storage cli_addr;
+	struct sockaddr_storage cli_addr;   /* the client (from PROXY if any) */
+	struct sockaddr_storage dst_addr;   /* where it connected (from PROXY if any) */
+	int               has_dst;          /* dst_addr is known */
 	char              term[2];      /* termination flags of the log line */
 };
 

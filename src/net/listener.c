@@ -490,7 +490,7 @@ static int bind_flag(struct bind_conf *bc, int argc, char **argv, char **err)
 	static const struct { const char *n; int f; } flags[] = {
 		{ "v4v6", LI_F_V4V6 }, { "v6only", LI_F_V6ONLY },
 		{ "defer-accept", LI_F_DEFER }, { "reuseport", LI_F_REUSEPORT },
-		{ "noreuseport", LI_F_NOREUSEPORT },
+		{ "noreuseport", LI_F_NOREUSEPORT }, { "accept-proxy", LI_F_ACCEPT_PROXY },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
@@ -563,6 +563,7 @@ static struct bind_kw listener_bind_kws[] = {
 	{ "defer-accept", bind_flag, 0 },
 	{ "reuseport", bind_flag, 0 },
 	{ "noreuseport", bind_flag, 0 },
+	{ "accept-proxy", bind_flag, 0 },
 	{ "mode", bind_mode, 0 },
 	{ "user", bind_owner, 0 },
 	{ "group", bind_owner, 0 },

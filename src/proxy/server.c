@@ -182,6 +182,10 @@ static int srv_flag(struct server *srv, int argc, char **argv, char **err)
 		srv->flags |= SRV_F_BACKUP;
 	else if (strcmp(argv[0], "check") == 0)
 		srv->flags |= SRV_F_CHECKED;
+	else if (strcmp(argv[0], "send-proxy") == 0)
+		srv->flags = (srv->flags & ~SRV_F_SEND_PROXY_V2) | SRV_F_SEND_PROXY;
+	else if (strcmp(argv[0], "send-proxy-v2") == 0)
+		srv->flags = (srv->flags & ~SRV_F_SEND_PROXY) | SRV_F_SEND_PROXY_V2;
 	return 1;
 }
 
@@ -255,6 +259,8 @@ static struct srv_kw server_kws[] = {
 	{ "enabled",  srv_flag },
 	{ "backup",   srv_flag },
 	{ "check",    srv_flag },
+	{ "send-proxy", srv_flag },
+	{ "send-proxy-v2", srv_flag },
 	{ "inter",    srv_check_arg },
 	{ "fastinter", srv_check_arg },
 	{ "downinter", srv_check_arg },

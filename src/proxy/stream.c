@@ -19,6 +19,7 @@
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
+#include <sluice/proxyproto.h>
 #include <sluice/server.h>
 #include <sluice/stream.h>
 
@@ -36,6 +37,7 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 static void stream_close(struct stream *s, char t0, char t1);
 static void stream_update(struct stream *s);
+static int stream_read_proxy(struct stream *s);
 
 int stream_count(void)
 {
@@ -189,12 +191,39 @@ static int stream_conn_failed(struct stream *s, int timeout)
 	return 0;
 }
 
-static void stream_established(struct stream *s)
+/* Where the client connected: from its PROXY header, else asked once. */
+static const struct sockaddr_storage *stream_dst(struct stream *s)
 {
+	if (!s->has_dst) {
+		socklen_t l = sizeof(s->dst_addr);
+
+		if (getsockname(s->cli.fd, (struct sockaddr *)&s->dst_addr, &l) == -1)
+			memset(&s->dst_addr, 0, sizeof(s->dst_addr));
+		s->has_dst = 1;
+	}
+	return &s->dst_addr;
+}
+
+/* The server connection is up. Sends the PROXY header first when the server
+ * asks for one. Returns 0, or -1 when that failed (a connection failure). */
+static int stream_established(struct stream *s)
+{
+	unsigned pp = s->target->flags & (SRV_F_SEND_PROXY | SRV_F_SEND_PROXY_V2);
+
 	s->state = ST_EST;
 	s->srv.flags |= CO_F_CONNECTED;
 	s->t_est = ev_now(global.loop);
 	s->srv.last_act = s->t_est;
+	if (pp) {
+		char hdr[256];
+		size_t len = pp_build(pp == SRV_F_SEND_PROXY ? 1 : 2, &s->cli_addr, stream_dst(s),
+				      hdr, sizeof(hdr));
+
+		/* A fresh socket takes a few hundred bytes at once. */
+		if (send(s->srv.fd, hdr, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
+			return -1;
+	}
+	return 0;
 }
 
 /* Opens a connection to the stream's server (picking one first if needed)
@@ -213,13 +242,8 @@ static int stream_connect(struct stream *s)
 	}
 	srv = s->target;
 	addr = srv->addr;
-	if (srv->flags & SRV_F_SAMEPORT) {
-		struct sockaddr_storage local;
-		socklen_t l = sizeof(local);
-
-		if (getsockname(s->cli.fd, (struct sockaddr *)&local, &l) == 0)
-			addr_set_port(&addr, addr_get_port(&local));
-	}
+	if (srv->flags & SRV_F_SAMEPORT)
+		addr_set_port(&addr, addr_get_port(stream_dst(s)));
 	s->state = ST_CON;
 	s->t_conn = ev_now(global.loop);
 	s->be->be_counters.connect++;
@@ -238,10 +262,12 @@ static int stream_connect(struct stream *s)
 		s->srv.flags |= CO_F_TCP;
 		conn_setup_tcp(fd, !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)));
 	}
-	if (connect(fd, (struct sockaddr *)&addr, srv->addrlen) == 0)
-		stream_established(s);
-	else if (errno != EINPROGRESS)
+	if (connect(fd, (struct sockaddr *)&addr, srv->addrlen) == 0) {
+		if (stream_established(s) == -1)
+			return stream_conn_failed(s, 0);
+	} else if (errno != EINPROGRESS) {
 		return stream_conn_failed(s, 0);
+	}
 	stream_update(s);
 	return 0;
 }
@@ -282,19 +308,15 @@ static void stream_log(struct stream *s)
 static void stream_log_connect(struct stream *s)
 {
 	char line[512], src[64], dst[64];
-	struct sockaddr_storage local;
-	socklen_t l = sizeof(local);
 	int n;
 
 	if (!s->fe->loggers.head && !s->fe->loggers.use_global)
 		return;
 	if (s->fe->options & PR_O_TCPLOG)
 		return;
-	if (getsockname(s->cli.fd, (struct sockaddr *)&local, &l) == -1)
-		memset(&local, 0, sizeof(local));
 	n = snprintf(line, sizeof(line), "Connect from %s to %s (%s/%s)",
 		     addr_to_str(&s->cli_addr, src, sizeof(src)),
-		     addr_to_str(&local, dst, sizeof(dst)), s->fe->name, "TCP");
+		     addr_to_str(stream_dst(s), dst, sizeof(dst)), s->fe->name, "TCP");
 	if (n > 0)
 		log_send(&s->fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
 }
@@ -437,8 +459,13 @@ static void stream_process(struct stream *s)
 
 	r = stream_forward(s, &s->req, &s->cli, est ? &s->srv : NULL, 1);
 	if (r != CHN_OK) {
-		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', est ? 'D' : 'C');
+		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', est ? 'D' : s->state == ST_PROXY ? 'R' : 'C');
 		return;
+	}
+	if (s->state == ST_PROXY) {
+		if (stream_read_proxy(s) == -1 || s->state != ST_EST)
+			return;  /* closed, or connecting: watchers already set */
+		est = 1;
 	}
 	if (est) {
 		r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
@@ -474,11 +501,10 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 		if (getsockopt(s->srv.fd, SOL_SOCKET, SO_ERROR, &err, &l) == -1)
 			err = errno;
-		if (err) {
+		if (err || stream_established(s) == -1) {
 			stream_conn_failed(s, 0);
 			return;
 		}
-		stream_established(s);
 	}
 	stream_process(s);
 }
@@ -503,12 +529,64 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		stream_conn_failed(s, 1);
 		return;
 	case 'c':
-		stream_close(s, 'c', s->state == ST_EST ? 'D' : 'C');
+		stream_close(s, 'c', s->state == ST_EST ? 'D' : s->state == ST_PROXY ? 'R' : 'C');
 		return;
 	default:
 		stream_close(s, 's', 'D');
 		return;
 	}
+}
+
+/* The client is known: log it, choose the forwarding method, connect.
+ * Returns 0, or -1 when the stream was closed. */
+static int stream_start(struct stream *s)
+{
+	uint64_t opts = s->fe->options | s->be->options;
+
+	stream_log_connect(s);
+	if (opts & PR_O_SPLICE_AUTO) {
+		s->req.flags |= CH_F_SPLICE_AUTO;
+		s->res.flags |= CH_F_SPLICE_AUTO;
+	}
+	if (opts & PR_O_SPLICE_REQ)
+		s->req.flags |= CH_F_SPLICE;
+	if (opts & PR_O_SPLICE_RSP)
+		s->res.flags |= CH_F_SPLICE;
+	return stream_connect(s);
+}
+
+/* ST_PROXY: looks for the PROXY header in what the client sent. Returns 0
+ * (waiting, or the stream moved on), or -1 when the stream was closed. */
+static int stream_read_proxy(struct stream *s)
+{
+	struct buf *b = s->req.buf;
+	struct sockaddr_storage src, dst;
+	const char *err = NULL;
+	int local, n = 0;
+
+	if (b)
+		n = pp_parse(b->area + b->head, b->data, &src, &dst, &local, &err);
+	if (n == 0 && !(s->req.flags & CH_F_SHUTR) && (!b || chan_has_room(&s->req)))
+		return 0;
+	if (n <= 0) {
+		/* Garbage, or the client left or filled a buffer without a header. */
+		s->fe->fe_counters.failed_req++;
+		s->li->counters.failed_req++;
+		stream_close(s, 'P', 'R');
+		return -1;
+	}
+	b->head += (uint32_t)n;
+	b->data -= (uint32_t)n;
+	if (!b->data) {
+		buf_put(b);
+		s->req.buf = NULL;
+	}
+	if (!local) {
+		s->cli_addr = src;
+		s->dst_addr = dst;
+		s->has_dst = 1;
+	}
+	return stream_start(s);
 }
 
 void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen)
@@ -560,10 +638,10 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	fe->feconn++;
 	counters_sess_start(&fe->fe_counters, sec, wall);
 	counters_sess_start(&li->counters, sec, wall);
-	stream_log_connect(s);
 
 	if (!s->be || s->be->disabled) {
 		/* No backend to send to (none, or disabled): close at once. */
+		stream_log_connect(s);
 		s->be = s->be ? s->be : fe;
 		s->be->beconn++;
 		s->be->be_counters.cur_sess++;
@@ -575,16 +653,13 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 
 	/* mode tcp: a tunnel, every byte may leave unanalysed. */
 	s->req.to_forward = s->res.to_forward = CHN_INFINITE;
-	if ((fe->options | s->be->options) & (PR_O_SPLICE_AUTO)) {
-		s->req.flags |= CH_F_SPLICE_AUTO;
-		s->res.flags |= CH_F_SPLICE_AUTO;
+	if (li->flags & LI_F_ACCEPT_PROXY) {
+		/* Nothing moves before the PROXY header says who the client is. */
+		s->state = ST_PROXY;
+		stream_update(s);
+		return;
 	}
-	if ((fe->options | s->be->options) & PR_O_SPLICE_REQ)
-		s->req.flags |= CH_F_SPLICE;
-	if ((fe->options | s->be->options) & PR_O_SPLICE_RSP)
-		s->res.flags |= CH_F_SPLICE;
-
-	stream_connect(s);
+	stream_start(s);
 }
 
 void stream_kill_all(void)
