@@ -35,6 +35,10 @@ struct lb_conf {
  * NULL when no server is usable. Counts the pick (lbtot). */
 struct server *lb_pick(struct proxy *px, const struct sockaddr_storage *src);
 
+/* Whether some server of <px> is usable, full or not (then a connection
+ * that found no free slot may wait in the queue). */
+int lb_has_usable(const struct proxy *px);
+
 /* Recomputes usable-server totals and rings after a state or weight change. */
 void lb_recalc(struct proxy *px);
 

@@ -65,6 +65,9 @@ struct proxy {
 	struct server         *defsrv;       /* default-server template, or NULL */
 	int                    nsrv;
 	struct proxy          *defbe;        /* resolved default_backend */
+	struct stream         *queue_head, *queue_tail; /* connections waiting for a server */
+	int                    nbpend;       /* their number (qcur) */
+	int                    max_nbpend;   /* qmax */
 	uint32_t               srv_act;      /* usable servers */
 	uint64_t               tot_weight;   /* sum of usable weights */
 

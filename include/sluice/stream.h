@@ -18,6 +18,7 @@ struct server;
 
 enum stream_state {
 	ST_PROXY,      /* waiting for the client's PROXY protocol header */
+	ST_QUEUE,      /* every usable server is full (maxconn): waiting in line */
 	ST_TAR,        /* waiting before a connect retry */
 	ST_CON,        /* connecting to the server */
 	ST_EST,        /* both sides connected: forwarding */
@@ -25,6 +26,7 @@ enum stream_state {
 
 struct stream {
 	struct stream    *prev, *next;  /* all live streams */
+	struct stream    *q_prev, *q_next; /* in its backend's queue (ST_QUEUE) */
 	uint64_t          uniq_id;
 	struct conn       cli, srv;
 	struct channel    req, res;     /* client->server, server->client */
@@ -36,7 +38,8 @@ struct stream {
 	int               redispatched;
 	ev_timer          timer;
 	ev_tstamp         armed;        /* deadline the timer is armed for, 0 if none */
-	ev_tstamp         t_accept, t_conn, t_est, t_tar;
+	ev_tstamp         t_accept, t_conn, t_est, t_tar, t_queue;
+	long              tw;           /* ms spent in the queue */
 	struct timespec   accept_date;
 	struct sockaddr_storage cli_addr;   /* the client (from PROXY if any) */
 	struct sockaddr_storage dst_addr;   /* where it connected (from PROXY if any) */

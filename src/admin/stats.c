@@ -268,6 +268,8 @@ static void row_backend(struct stat_row *r, const struct proxy *px)
 	}
 	row_common(r, px, "BACKEND", 1, 0);
 	row_be_counters(r, &px->be_counters);
+	setu(r, F_QCUR, (unsigned)px->nbpend);
+	setu(r, F_QMAX, (unsigned)px->max_nbpend);
 	setu(r, F_SLIM, (unsigned)backend_slim(px));
 	setu(r, F_DREQ, px->be_counters.denied_req);
 	sets(r, F_STATUS, act || bck ? "UP" : "DOWN");

@@ -134,9 +134,23 @@ const char *lb_algo_str(const struct proxy *px)
 
 /* ---- algorithms (active servers; backups are the caller's fallback) ---- */
 
+/* A server with a free connection slot (maxconn). */
+static int has_slot(const struct server *srv)
+{
+	return !srv->maxconn || srv->cur_sess < srv->maxconn;
+}
+
 static int active(const struct server *srv)
 {
-	return server_usable(srv) && !(srv->flags & SRV_F_BACKUP);
+	return server_usable(srv) && !(srv->flags & SRV_F_BACKUP) && has_slot(srv);
+}
+
+int lb_has_usable(const struct proxy *px)
+{
+	for (const struct server *srv = px->servers; srv; srv = srv->next)
+		if (server_usable(srv))
+			return 1;
+	return 0;
 }
 
 /* Smooth weighted round robin: each pick adds every usable server's weight
@@ -201,10 +215,10 @@ static struct server *lb_map(struct proxy *px, uint64_t h)
 		return NULL;
 	h %= px->tot_weight;
 	for (struct server *srv = px->servers; srv; srv = srv->next) {
-		if (!active(srv))
+		if (!server_usable(srv) || (srv->flags & SRV_F_BACKUP))
 			continue;
 		if (h < (uint64_t)srv->uweight)
-			return srv;
+			return has_slot(srv) ? srv : NULL;
 		h -= (uint64_t)srv->uweight;
 	}
 	return NULL;
@@ -238,7 +252,13 @@ static struct server *lb_pick_source(struct proxy *px, const struct sockaddr_sto
 			else
 				hi = mid;
 		}
-		return px->lb.ring[lo == px->lb.ring_n ? 0 : lo].srv;
+		for (int k = 0; k < px->lb.ring_n; k++, lo++) {
+			struct server *srv = px->lb.ring[lo % px->lb.ring_n].srv;
+
+			if (has_slot(srv))   /* a full server passes its keys on */
+				return srv;
+		}
+		return NULL;
 	}
 	return lb_map(px, h);
 }
@@ -254,7 +274,8 @@ static struct server *lb_pick_random(struct proxy *px)
 		if (srv && (!best || less_loaded(srv, best)))
 			best = srv;
 	}
-	return best;
+	/* Every draw hit a full server: take the least loaded with a slot. */
+	return best ? best : lb_pick_leastconn(px);
 }
 
 struct server *lb_pick(struct proxy *px, const struct sockaddr_storage *src)
@@ -270,9 +291,9 @@ struct server *lb_pick(struct proxy *px, const struct sockaddr_storage *src)
 	}
 	/* Backups serve only when no active server is usable; the first one
 	 * declared takes the traffic, as in HAProxy without allbackups. */
-	if (!srv) {
+	if (!srv && !px->srv_act) {
 		for (srv = px->servers; srv; srv = srv->next)
-			if ((srv->flags & SRV_F_BACKUP) && server_usable(srv))
+			if ((srv->flags & SRV_F_BACKUP) && server_usable(srv) && has_slot(srv))
 				break;
 	}
 	if (srv) {

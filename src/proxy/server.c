@@ -162,6 +162,16 @@ static int srv_weight(struct server *srv, int argc, char **argv, char **err)
 	return 2;
 }
 
+static int srv_maxconn(struct server *srv, int argc, char **argv, char **err)
+{
+	long v;
+
+	if (cfg_opt_int(argc, argv, 0, 10000000, &v, err) == -1)
+		return -1;
+	srv->maxconn = (int)v;
+	return 2;
+}
+
 static int srv_id(struct server *srv, int argc, char **argv, char **err)
 {
 	long v;
@@ -255,6 +265,7 @@ static int srv_check_addr(struct server *srv, int argc, char **argv, char **err)
 static struct srv_kw server_kws[] = {
 	{ "weight",   srv_weight },
 	{ "id",       srv_id },
+	{ "maxconn",  srv_maxconn },
 	{ "disabled", srv_flag },
 	{ "enabled",  srv_flag },
 	{ "backup",   srv_flag },

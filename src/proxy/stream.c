@@ -31,6 +31,7 @@ static struct {
 	int            count;
 	uint64_t       next_id;
 	void         (*idle_cb)(void);
+	int            killing;   /* stream_kill_all() runs: no new work */
 } strm;
 
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
@@ -73,6 +74,15 @@ static ev_tstamp stream_deadline(const struct stream *s, char *which)
 	if (s->state == ST_TAR) {
 		*which = 'T';
 		return s->t_tar;
+	}
+	if (s->state == ST_QUEUE) {
+		/* timeout queue, else timeout connect, as in HAProxy */
+		uint32_t q = be->queue ? be->queue : be->connect;
+
+		if (q && (x = side_deadline(s->t_queue, q))) {
+			d = x;
+			*which = 'Q';
+		}
 	}
 	/* The tunnel timeout covers both sides, until one half-closes and a
 	 * client-fin/server-fin timeout takes over, as in HAProxy. */
@@ -140,6 +150,8 @@ static int stream_pick_server(struct stream *s, int avoid_current)
 	/* On redispatch, try not to land on the server that just failed. */
 	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)
 		srv = lb_pick(s->be, NULL);
+	if (!srv && avoid_current && prev)
+		return 0;       /* every other server is full: retry the same one */
 	if (prev && prev != srv) {
 		prev->cur_sess--;
 		prev->counters.cur_sess = (uint32_t)prev->cur_sess;
@@ -151,6 +163,60 @@ static int stream_pick_server(struct stream *s, int avoid_current)
 	}
 	s->target = srv;
 	return srv ? 0 : -1;
+}
+
+/* ---- queue: connections waiting for a free server slot ---- */
+
+static void queue_add(struct stream *s)
+{
+	struct proxy *be = s->be;
+
+	s->state = ST_QUEUE;
+	s->t_queue = ev_now(global.loop);
+	s->q_next = NULL;
+	s->q_prev = be->queue_tail;
+	if (be->queue_tail)
+		be->queue_tail->q_next = s;
+	else
+		be->queue_head = s;
+	be->queue_tail = s;
+	if (++be->nbpend > be->max_nbpend)
+		be->max_nbpend = be->nbpend;
+}
+
+static void queue_del(struct stream *s)
+{
+	struct proxy *be = s->be;
+
+	if (s->q_prev)
+		s->q_prev->q_next = s->q_next;
+	else
+		be->queue_head = s->q_next;
+	if (s->q_next)
+		s->q_next->q_prev = s->q_prev;
+	else
+		be->queue_tail = s->q_prev;
+	s->q_prev = s->q_next = NULL;
+	be->nbpend--;
+	s->tw = (long)((ev_now(global.loop) - s->t_queue) * 1000);
+}
+
+/* <srv> just freed a slot: the oldest waiting connection of its backend
+ * takes it (first come, first served). */
+static void queue_dequeue(struct server *srv)
+{
+	struct stream *q = srv->px->queue_head;
+
+	if (!q || strm.killing || !server_usable(srv) ||
+	    (srv->maxconn && srv->cur_sess >= srv->maxconn))
+		return;
+	queue_del(q);
+	q->target = srv;
+	srv->cur_sess++;
+	counters_sess_start(&srv->counters, (uint32_t)(now_ms() / 1000), time(NULL));
+	srv->counters.cur_sess = (uint32_t)srv->cur_sess;
+	srv->counters.cum_lbconn++;
+	stream_connect(q);
 }
 
 /* Returns 0 while the stream lives on, -1 once it was closed (freed). */
@@ -235,6 +301,12 @@ static int stream_connect(struct stream *s)
 	int fd;
 
 	if (!s->target && stream_pick_server(s, 0) == -1) {
+		if (lb_has_usable(s->be)) {
+			/* Every usable server is full: wait for a slot. */
+			queue_add(s);
+			stream_update(s);
+			return 0;
+		}
 		/* No usable server: nothing will ever answer. */
 		s->be->be_counters.failed_conns++;
 		stream_close(s, 'S', 'C');
@@ -294,13 +366,13 @@ static void stream_log(struct stream *s)
 	n = (int)strftime(date, sizeof(date), "%d/%b/%Y:%H:%M:%S", &tm);
 	snprintf(date + n, sizeof(date) - (size_t)n, ".%03ld", s->accept_date.tv_nsec / 1000000);
 	n = snprintf(line, sizeof(line),
-		     "%s:%u [%s] %s %s/%s %d/%ld/%ld %llu %c%c %d/%d/%d/%d/%s%d %d/%d",
+		     "%s:%u [%s] %s %s/%s %ld/%ld/%ld %llu %c%c %d/%d/%d/%d/%s%d %d/%d",
 		     addr_ip_str(&s->cli_addr, ip, sizeof(ip)), addr_get_port(&s->cli_addr), date,
 		     fe->name, s->be->name, s->target ? s->target->name : "<NOSRV>",
-		     s->target ? 0 : -1, tc, tt, (unsigned long long)s->res.total,
+		     s->t_queue || s->target ? s->tw : -1L, tc, tt, (unsigned long long)s->res.total,
 		     s->term[0], s->term[1], global.curconn, fe->feconn, s->be->beconn,
 		     s->target ? s->target->cur_sess : 0, s->redispatched ? "+" : "",
-		     s->retries, 0, 0);
+		     s->retries, 0, s->be->nbpend);
 	if (n > 0)
 		log_send(&fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
 }
@@ -323,6 +395,8 @@ static void stream_log_connect(struct stream *s)
 
 static void stream_close(struct stream *s, char t0, char t1)
 {
+	if (s->state == ST_QUEUE)
+		queue_del(s);   /* first: the log line reports the time queued */
 	s->term[0] = t0;
 	s->term[1] = t1;
 	if (t0 == 'C' || t0 == 'c') {
@@ -371,7 +445,13 @@ static void stream_close(struct stream *s, char t0, char t1)
 		s->next->prev = s->prev;
 	strm.count--;
 	listener_release(s->li);
-	pool_free(strm.pool, s);
+	{
+		struct server *freed = s->target;
+
+		pool_free(strm.pool, s);
+		if (freed)
+			queue_dequeue(freed);
+	}
 	if (!strm.count && strm.idle_cb)
 		strm.idle_cb();
 }
@@ -528,6 +608,11 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	case 'C':
 		stream_conn_failed(s, 1);
 		return;
+	case 'Q':
+		/* Waited too long for a slot: like HAProxy's 503, as a close. */
+		s->be->be_counters.failed_conns++;
+		stream_close(s, 's', 'Q');
+		return;
 	case 'c':
 		stream_close(s, 'c', s->state == ST_EST ? 'D' : s->state == ST_PROXY ? 'R' : 'C');
 		return;
@@ -665,6 +750,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 void stream_kill_all(void)
 {
 	strm.idle_cb = NULL;
+	strm.killing = 1;
 	while (strm.list)
 		stream_close(strm.list, 'K', strm.list->state == ST_EST ? 'D' : 'C');
 }
