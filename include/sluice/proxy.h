@@ -32,6 +32,7 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_SRV_KA       0x0100ULL  /* SO_KEEPALIVE on the server side */
 #define PR_O_SOCKET_STATS 0x0200ULL  /* per-listener stats rows */
 #define PR_O_LOG_HEALTH   0x0400ULL  /* log every health check status change */
+#define PR_O_ALLBACKUPS   0x0800ULL  /* all backups share the load, not only the first */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
@@ -58,6 +59,8 @@ struct proxy {
 	char                  *defbe_name;   /* default_backend */
 	struct log_list        loggers;
 	char                  *desc;
+	int                    state_load;   /* load-server-state-from-file: none/global/local */
+	char                  *state_file;   /* server-state-file-name */
 
 	/* own objects */
 	struct listener       *listeners;

@@ -18,6 +18,8 @@ struct proxy;
 #define SRV_F_DRAIN   0x20  /* drain: up, but takes no new connection */
 #define SRV_F_SEND_PROXY    0x40  /* send a PROXY v1 header first */
 #define SRV_F_SEND_PROXY_V2 0x80  /* send a PROXY v2 header first */
+#define SRV_F_DOWN_KILL     0x100 /* on-marked-down shutdown-sessions */
+#define SRV_F_UP_KILL_BACKUP 0x200 /* on-marked-up shutdown-backup-sessions */
 
 struct server {
 	struct server          *next;
@@ -63,6 +65,11 @@ struct srv_kw {
 };
 
 void srv_register_keywords(struct srv_kw *kws, size_t n);
+
+/* Sets <srv>'s address (and port when non-zero), the address its checks use
+ * unless they have their own, and the text `show stat` prints. */
+void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
+                        uint16_t port);
 
 #include <sluice/lb.h>
 

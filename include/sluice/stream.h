@@ -56,6 +56,11 @@ int stream_count(void);
 /* First live stream (for `show sess`), in creation order reversed. */
 struct stream *stream_first(void);
 
+/* Closes the streams connected (or connecting) to <srv>: its sessions are
+ * shut down when it goes DOWN with on-marked-down shutdown-sessions.
+ * Returns how many were closed. */
+int stream_kill_server(struct server *srv);
+
 /* Closes every live stream at once (hard stop, exit). */
 void stream_kill_all(void);
 

@@ -16,6 +16,7 @@
 #include <sluice/log.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/stream.h>
 
 #define CHK_DEFAULT_INTER 2000   /* ms, as in HAProxy */
 #define CHK_DEFAULT_RISE  2
@@ -109,6 +110,8 @@ static void server_set_down(struct server *srv)
 		px->last_change = srv->last_change;
 		log_event(LOG_L_ALERT, "backend '%s' has no server available!", px->name);
 	}
+	if (srv->flags & SRV_F_DOWN_KILL)
+		stream_kill_server(srv);
 }
 
 static void server_set_up(struct server *srv)
@@ -129,6 +132,11 @@ static void server_set_up(struct server *srv)
 	log_event(LOG_L_WARNING, "Server %s/%s is UP, reason: %s, check duration: %ldms. "
 		  "%d active and %d backup servers online. 0 sessions requeued, 0 total in queue.",
 		  px->name, srv->name, check_reason(c->result), c->duration, act, bck);
+	/* An active server is back: sessions on backups may be moved there. */
+	if ((srv->flags & SRV_F_UP_KILL_BACKUP) && !(srv->flags & SRV_F_BACKUP))
+		for (struct server *b = px->servers; b; b = b->next)
+			if (b->flags & SRV_F_BACKUP)
+				stream_kill_server(b);
 }
 
 /* Interval before the next check, with spread-checks jitter. */

@@ -145,6 +145,11 @@ static int active(const struct server *srv)
 	return server_usable(srv) && !(srv->flags & SRV_F_BACKUP) && has_slot(srv);
 }
 
+static int backup_ready(const struct server *srv)
+{
+	return server_usable(srv) && (srv->flags & SRV_F_BACKUP) && has_slot(srv);
+}
+
 int lb_has_usable(const struct proxy *px)
 {
 	for (const struct server *srv = px->servers; srv; srv = srv->next)
@@ -156,13 +161,13 @@ int lb_has_usable(const struct proxy *px)
 /* Smooth weighted round robin: each pick adds every usable server's weight
  * to its credit and takes the richest, which then pays the total. Servers
  * interleave (a:5 b:1 gives a a b a a a, not a a a a a b). */
-static struct server *lb_pick_rr(struct proxy *px)
+static struct server *lb_pick_rr_among(struct proxy *px, int (*eligible)(const struct server *))
 {
 	struct server *best = NULL;
 	int64_t total = 0;
 
 	for (struct server *srv = px->servers; srv; srv = srv->next) {
-		if (!active(srv))
+		if (!eligible(srv))
 			continue;
 		srv->lb_cur += srv->uweight;
 		total += srv->uweight;
@@ -172,6 +177,11 @@ static struct server *lb_pick_rr(struct proxy *px)
 	if (best)
 		best->lb_cur -= total;
 	return best;
+}
+
+static struct server *lb_pick_rr(struct proxy *px)
+{
+	return lb_pick_rr_among(px, active);
 }
 
 /* Whether <a> is less loaded than <b> relative to their weights. */
@@ -289,12 +299,14 @@ struct server *lb_pick(struct proxy *px, const struct sockaddr_storage *src)
 	case LB_RANDOM:    srv = lb_pick_random(px); break;
 	default:           srv = lb_pick_rr(px); break;
 	}
-	/* Backups serve only when no active server is usable; the first one
-	 * declared takes the traffic, as in HAProxy without allbackups. */
+	/* Backups serve only when no active server is usable: the first one
+	 * declared takes the traffic, or all of them with "option allbackups". */
 	if (!srv && !px->srv_act) {
-		for (srv = px->servers; srv; srv = srv->next)
-			if ((srv->flags & SRV_F_BACKUP) && server_usable(srv) && has_slot(srv))
-				break;
+		if (px->options & PR_O_ALLBACKUPS)
+			srv = lb_pick_rr_among(px, backup_ready);
+		else
+			for (srv = px->servers; srv && !backup_ready(srv); srv = srv->next)
+				;
 	}
 	if (srv) {
 		srv->counters.cum_lbconn++;

@@ -75,6 +75,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->lb.ring = NULL;
 	px->lb.ring_n = 0;
 	px->disabled = def->disabled;
+	px->state_load = def->state_load;
 	if (def->defsrv) {
 		px->defsrv = xcalloc(1, sizeof(*px->defsrv));
 		*px->defsrv = *def->defsrv;
@@ -307,6 +308,7 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("clitcpka", PR_O_CLI_KA, CFG_SEC_FE),
 	PX_OPTION("srvtcpka", PR_O_SRV_KA, CFG_SEC_BE),
 	PX_OPTION("socket-stats", PR_O_SOCKET_STATS, CFG_SEC_FE),
+	PX_OPTION("allbackups", PR_O_ALLBACKUPS, CFG_SEC_BE),
 };
 
 /* A bind line with "id N" numbers its sockets N, N+1, ...: one run. */
@@ -467,6 +469,7 @@ static void proxy_free(struct proxy *px)
 	free(px->conf_file);
 	free(px->defbe_name);
 	free(px->desc);
+	free(px->state_file);
 	free(px);
 }
 

@@ -162,6 +162,20 @@ static int srv_weight(struct server *srv, int argc, char **argv, char **err)
 	return 2;
 }
 
+/* on-marked-down shutdown-sessions | on-marked-up shutdown-backup-sessions */
+static int srv_on_marked(struct server *srv, int argc, char **argv, char **err)
+{
+	int down = strcmp(argv[0], "on-marked-down") == 0;
+	const char *want = down ? "shutdown-sessions" : "shutdown-backup-sessions";
+
+	if (argc < 2 || strcmp(argv[1], want) != 0) {
+		*err = str_fmt("expects '%s'", want);
+		return -1;
+	}
+	srv->flags |= down ? SRV_F_DOWN_KILL : SRV_F_UP_KILL_BACKUP;
+	return 2;
+}
+
 static int srv_maxconn(struct server *srv, int argc, char **argv, char **err)
 {
 	long v;
@@ -266,6 +280,8 @@ static struct srv_kw server_kws[] = {
 	{ "weight",   srv_weight },
 	{ "id",       srv_id },
 	{ "maxconn",  srv_maxconn },
+	{ "on-marked-down", srv_on_marked },
+	{ "on-marked-up", srv_on_marked },
 	{ "disabled", srv_flag },
 	{ "enabled",  srv_flag },
 	{ "backup",   srv_flag },
@@ -406,6 +422,67 @@ static int server_set_weight(struct cli_ctx *ctx, struct server *srv, const char
 	return 0;
 }
 
+void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
+                        uint16_t port)
+{
+	char text[80];
+
+	if (!port)
+		port = addr_get_port(&srv->addr);
+	srv->addr = *ss;
+	srv->addrlen = len;
+	addr_set_port(&srv->addr, port);
+	srv->flags &= ~SRV_F_SAMEPORT;
+	if ((srv->flags & SRV_F_CHECKED) && !srv->check.has_addr) {
+		srv->check.addr = srv->addr;
+		srv->check.addrlen = srv->addrlen;
+		if (srv->check.port)
+			addr_set_port(&srv->check.addr, srv->check.port);
+	}
+	free(srv->addr_str);
+	srv->addr_str = xstrdup(addr_to_str(&srv->addr, text, sizeof(text)));
+}
+
+/* set server BE/SRV addr <ip> [port <port>] */
+static int server_set_addr(struct cli_ctx *ctx, struct server *srv, int argc, char **argv)
+{
+	char old_ip[64], new_ip[64], *err = NULL;
+	struct addr_spec as;
+	uint16_t old_port = addr_get_port(&srv->addr), port = old_port;
+	long v = -1;
+
+	if (argc < 1 || addr_parse(argv[0], &as, ADDR_F_PORT_OPTIONAL, &err) == -1 ||
+	    srv->addr.ss_family == AF_UNIX) {
+		free(err);
+		dstr_printf(&ctx->out, "Invalid addr '%s' by 'stats socket command'\n",
+			    argc > 0 ? argv[0] : "");
+		return -1;
+	}
+	if (argc >= 3 && strcmp(argv[1], "port") == 0) {
+		char *end;
+
+		v = strtol(argv[2], &end, 10);
+		if (*end || v < 1 || v > 65535) {
+			dstr_printf(&ctx->out, "Invalid port '%s' by 'stats socket command'\n", argv[2]);
+			return -1;
+		}
+		port = (uint16_t)v;
+	} else if (argc > 1) {
+		dstr_printf(&ctx->out, "'set server <srv> addr' expects <ip> [port <port>]\n");
+		return -1;
+	}
+	addr_ip_str(&srv->addr, old_ip, sizeof(old_ip));
+	server_set_address(srv, &as.ss, as.len, port);
+	addr_ip_str(&srv->addr, new_ip, sizeof(new_ip));
+	if (port != old_port)
+		dstr_printf(&ctx->out, "IP changed from '%s' to '%s', port changed from '%u' to '%u' "
+			    "by 'stats socket command'\n", old_ip, new_ip, old_port, port);
+	else
+		dstr_printf(&ctx->out, "IP changed from '%s' to '%s' by 'stats socket command'\n",
+			    old_ip, new_ip);
+	return 0;
+}
+
 static int cli_get_weight(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
@@ -445,9 +522,11 @@ static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
 		return -1;
 	if (strcmp(what, "weight") == 0)
 		return server_set_weight(ctx, srv, argc > 4 ? val : NULL);
+	if (strcmp(what, "addr") == 0)
+		return server_set_addr(ctx, srv, argc - 4, argv + 4);
 	if (strcmp(what, "state") != 0) {
-		dstr_printf(&ctx->out, "'set server <srv>' only supports 'state' and 'weight' "
-			    "for now.\n");
+		dstr_printf(&ctx->out, "'set server <srv>' only supports 'state', 'weight' and "
+			    "'addr' for now.\n");
 		return -1;
 	}
 	if (strcmp(val, "ready") == 0) {
@@ -481,8 +560,9 @@ static struct cli_kw server_cli_kws[] = {
 	  "initial weight", CLI_LVL_USER, cli_get_weight },
 	{ { "set", "weight", NULL }, "set weight <bk>/<srv> <weight>[%]", "change a server's "
 	  "weight (absolute, or % of the initial one)", CLI_LVL_ADMIN, cli_set_weight },
-	{ { "set", "server", NULL }, "set server <bk>/<srv> state|weight <value>",
-	  "set a server's state (ready, drain, maint) or weight", CLI_LVL_ADMIN, cli_set_server },
+	{ { "set", "server", NULL }, "set server <bk>/<srv> state|weight|addr <value>",
+	  "set a server's state (ready, drain, maint), weight or address", CLI_LVL_ADMIN,
+	  cli_set_server },
 	{ { "disable", "server", NULL }, "disable server <bk>/<srv>", "put a server in "
 	  "maintenance (no traffic)", CLI_LVL_ADMIN, cli_server_maint },
 	{ { "enable", "server", NULL }, "enable server <bk>/<srv>", "take a server out of "

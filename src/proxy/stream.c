@@ -747,6 +747,25 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	stream_start(s);
 }
 
+int stream_kill_server(struct server *srv)
+{
+	struct stream *s = strm.list;
+	int n = 0;
+
+	while (s) {
+		if (s->target != srv || s->state == ST_QUEUE) {
+			s = s->next;
+			continue;
+		}
+		stream_close(s, 'K', s->state == ST_EST ? 'D' : 'C');
+		n++;
+		/* A close can hand a slot to a queued stream, which may change the
+		 * list around us: start over (closed streams are gone from it). */
+		s = strm.list;
+	}
+	return n;
+}
+
 void stream_kill_all(void)
 {
 	strm.idle_cb = NULL;
