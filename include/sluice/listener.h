@@ -23,6 +23,7 @@ struct cfg_ctx;
 #define LI_F_BOUND      0x0080
 #define LI_F_UNIX       0x0100
 #define LI_F_ACCEPT_PROXY 0x0200  /* connections start with a PROXY header */
+#define LI_F_DISABLED   0x0400  /* "disable frontend": not accepting until enabled */
 
 /* Options shared by every listener of one bind line. */
 struct bind_conf {
@@ -80,6 +81,15 @@ void listener_close_all(struct listener *list);
 /* Called when a connection accepted on <li> ends: frees limits and resumes
  * paused listeners. */
 void listener_release(struct listener *li);
+
+/* "disable frontend" / "enable frontend": stop or resume accepting on every
+ * bound listener of <list> (sockets stay bound). Return how many changed. */
+int listener_disable_all(struct listener *list);
+int listener_enable_all(struct listener *list);
+
+/* Resumes the listeners that a limit paused, if the limits now allow (after
+ * a maxconn change). */
+void listener_recheck_limits(void);
 
 /* Bind option keyword: argv[0] is the keyword; returns words used or -1
  * with <err> allocated. */

@@ -66,6 +66,13 @@ struct srv_kw {
 
 void srv_register_keywords(struct srv_kw *kws, size_t n);
 
+struct cli_ctx;
+
+/* Finds the server named by a runtime command's "backend/server" argument
+ * (NULL accepted), or writes HAProxy's error line to ctx->out and returns
+ * NULL. */
+struct server *cli_server(struct cli_ctx *ctx, const char *arg);
+
 /* Sets <srv>'s address (and port when non-zero), the address its checks use
  * unless they have their own, and the text `show stat` prints. */
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,

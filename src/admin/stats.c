@@ -501,7 +501,53 @@ static int cli_show_stat(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* Resets the maximums of <c> ("clear counters"), or everything but the
+ * current values ("clear counters all"). */
+static void counters_clear(struct counters *c, int all)
+{
+	if (all) {
+		uint32_t cur = c->cur_sess;
+
+		memset(c, 0, sizeof(*c));
+		c->cur_sess = cur;
+	}
+	c->max_sess = c->cur_sess;
+	c->max_sess_rate = 0;
+	c->ctime_max = c->ttime_max = 0;
+}
+
+static int cli_clear_counters(struct cli_ctx *ctx, int argc, char **argv)
+{
+	int all = argc > 2 && strcmp(argv[2], "all") == 0;
+
+	if (argc > 2 && !all) {
+		dstr_printf(&ctx->out, "'clear counters' takes only 'all'.\n");
+		return -1;
+	}
+	if (all && ctx->level < CLI_LVL_ADMIN) {
+		dstr_printf(&ctx->out, "Permission denied\n");
+		return -1;
+	}
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		counters_clear(&px->fe_counters, all);
+		counters_clear(&px->be_counters, all);
+		if (all)
+			px->max_nbpend = px->nbpend;
+		for (struct listener *li = px->listeners; li; li = li->next)
+			counters_clear(&li->counters, all);
+		for (struct server *srv = px->servers; srv; srv = srv->next) {
+			counters_clear(&srv->counters, all);
+			if (all)
+				srv->check.failed = srv->check.down_trans = 0;
+		}
+	}
+	global.max_conn_rate = 0;
+	return 0;
+}
+
 static struct cli_kw stats_cli_kws[] = {
+	{ { "clear", "counters", NULL }, "clear counters [all]", "reset maximum values, or all "
+	  "counters ('all' needs admin level)", CLI_LVL_OPERATOR, cli_clear_counters },
 	{ { "show", "info", NULL }, "show info", "report information about the running process",
 	  CLI_LVL_USER, cli_show_info },
 	{ { "show", "stat", NULL }, "show stat [<iid> <type> <sid>] [up|no-maint]",

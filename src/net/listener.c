@@ -326,7 +326,7 @@ static void listener_resume_ready(void)
 	while (*pp) {
 		struct listener *li = *pp;
 
-		if (listener_full(li) || li->fd < 0) {
+		if (listener_full(li) || li->fd < 0 || (li->flags & LI_F_DISABLED)) {
 			pp = &li->wait_next;
 			continue;
 		}
@@ -335,6 +335,40 @@ static void listener_resume_ready(void)
 		li->wait_next = NULL;
 		ev_io_start(global.loop, &li->io);
 	}
+}
+
+void listener_recheck_limits(void)
+{
+	if (lis.paused)
+		listener_resume_ready();
+}
+
+int listener_disable_all(struct listener *list)
+{
+	int n = 0;
+
+	for (struct listener *li = list; li; li = li->next) {
+		if (li->fd < 0 || (li->flags & LI_F_DISABLED))
+			continue;
+		li->flags |= LI_F_DISABLED;
+		listener_pause(li);
+		n++;
+	}
+	return n;
+}
+
+int listener_enable_all(struct listener *list)
+{
+	int n = 0;
+
+	for (struct listener *li = list; li; li = li->next) {
+		if (li->fd < 0 || !(li->flags & LI_F_DISABLED))
+			continue;
+		li->flags &= ~LI_F_DISABLED;
+		n++;
+	}
+	listener_resume_ready();
+	return n;
 }
 
 static void listener_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <sluice/cfg.h>
+#include <sluice/cli.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
@@ -488,9 +489,69 @@ void proxy_free_all(void)
 	global.proxies = global.defaults = NULL;
 }
 
+/* ---- runtime API ---- */
+
+static struct proxy *cli_frontend(struct cli_ctx *ctx, const char *name)
+{
+	struct proxy *px = name ? proxy_find(name, PR_CAP_FE) : NULL;
+
+	if (!px)
+		dstr_printf(&ctx->out, name ? "No such frontend.\n" : "A frontend name is expected.\n");
+	return px;
+}
+
+/* disable frontend <fe> / enable frontend <fe> */
+static int cli_frontend_state(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct proxy *px = cli_frontend(ctx, argc > 2 ? argv[2] : NULL);
+	int disable = argv[0][0] == 'd';
+
+	if (!px)
+		return -1;
+	if (global.flags & GLB_F_STOPPING) {
+		dstr_printf(&ctx->out, "Frontend was already shut down.\n");
+		return -1;
+	}
+	if ((disable ? listener_disable_all : listener_enable_all)(px->listeners) == 0) {
+		dstr_printf(&ctx->out, disable ? "All sockets are already disabled.\n" :
+			    "All sockets are already enabled.\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* set maxconn frontend <fe> <n> */
+static int cli_set_maxconn_fe(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct proxy *px = cli_frontend(ctx, argc > 3 ? argv[3] : NULL);
+	char *end;
+	long v;
+
+	if (!px)
+		return -1;
+	v = argc > 4 ? strtol(argv[4], &end, 10) : -1;
+	if (argc < 5 || *end || v < 0 || v > 10000000) {
+		dstr_printf(&ctx->out, "Integer value expected.\n");
+		return -1;
+	}
+	px->maxconn = (int)v;
+	listener_recheck_limits();
+	return 0;
+}
+
+static struct cli_kw proxy_cli_kws[] = {
+	{ { "disable", "frontend", NULL }, "disable frontend <frontend>",
+	  "stop accepting on a frontend (sockets stay bound)", CLI_LVL_ADMIN, cli_frontend_state },
+	{ { "enable", "frontend", NULL }, "enable frontend <frontend>",
+	  "accept again on a disabled frontend", CLI_LVL_ADMIN, cli_frontend_state },
+	{ { "set", "maxconn", "frontend", NULL }, "set maxconn frontend <frontend> <value>",
+	  "change a frontend's connection limit", CLI_LVL_ADMIN, cli_set_maxconn_fe },
+};
+
 SLUICE_INIT(proxy_register)
 {
 	cfg_register_sections(proxy_sections, ARRAY_SIZE(proxy_sections));
 	cfg_register(proxy_kws, ARRAY_SIZE(proxy_kws));
 	cfg_register_postparse(proxy_postparse, 20);
+	cli_register(proxy_cli_kws, ARRAY_SIZE(proxy_cli_kws));
 }

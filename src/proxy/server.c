@@ -341,8 +341,7 @@ static int server_postparse(void)
 
 /* ---- runtime API ---- */
 
-/* Finds "backend/server" for a command, or answers HAProxy's error. */
-static struct server *cli_server(struct cli_ctx *ctx, const char *arg)
+struct server *cli_server(struct cli_ctx *ctx, const char *arg)
 {
 	char be[256];
 	const char *slash = arg ? strchr(arg, '/') : NULL;

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -12,6 +14,7 @@
 
 #include <sluice/addr.h>
 #include <sluice/buf.h>
+#include <sluice/cli.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
@@ -764,6 +767,86 @@ int stream_kill_server(struct server *srv)
 		s = strm.list;
 	}
 	return n;
+}
+
+/* ---- runtime API ---- */
+
+static const char *stream_state_str(const struct stream *s)
+{
+	static const char *const names[] = {
+		[ST_PROXY] = "PROXY", [ST_QUEUE] = "QUEUE", [ST_TAR] = "TAR",
+		[ST_CON] = "CON", [ST_EST] = "EST",
+	};
+
+	return names[s->state];
+}
+
+static int cli_show_sess(struct cli_ctx *ctx, int argc, char **argv)
+{
+	ev_tstamp now = ev_now(global.loop);
+
+	for (const struct stream *s = strm.list; s; s = s->next) {
+		char src[80];
+
+		dstr_printf(&ctx->out, "%p: proto=%s src=%s fe=%s be=%s srv=%s age=%lds state=%s "
+			    "rq[total=%llu] rp[total=%llu] scf=[fd=%d] scb=[fd=%d]\n",
+			    (const void *)s,
+			    s->cli_addr.ss_family == AF_INET6 ? "tcpv6" :
+			    s->cli_addr.ss_family == AF_UNIX ? "unix_stream" : "tcpv4",
+			    addr_to_str(&s->cli_addr, src, sizeof(src)), s->fe->name, s->be->name,
+			    s->target ? s->target->name : "<none>", (long)(now - s->t_accept),
+			    stream_state_str(s), (unsigned long long)s->req.total,
+			    (unsigned long long)s->res.total, s->cli.fd, s->srv.fd);
+	}
+	return 0;
+}
+
+/* shutdown session <ptr>: only pointers of live streams are accepted, the
+ * value is compared, never dereferenced. */
+static int cli_shutdown_session(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct stream *s;
+	char *end;
+	uintptr_t p;
+
+	if (argc < 3) {
+		dstr_printf(&ctx->out, "Session pointer expected (use 'show sess').\n");
+		return -1;
+	}
+	p = (uintptr_t)strtoull(argv[2], &end, 16);
+	for (s = strm.list; s && (uintptr_t)s != p; s = s->next)
+		;
+	if (!s || *end) {
+		dstr_printf(&ctx->out, "No such session (use 'show sess').\n");
+		return -1;
+	}
+	stream_close(s, 'K', s->state == ST_EST ? 'D' : 'C');
+	return 0;
+}
+
+/* shutdown sessions server <bk>/<srv> */
+static int cli_shutdown_server_sessions(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct server *srv = cli_server(ctx, argc > 3 ? argv[3] : NULL);
+
+	if (!srv)
+		return -1;
+	stream_kill_server(srv);
+	return 0;
+}
+
+static struct cli_kw stream_cli_kws[] = {
+	{ { "show", "sess", NULL }, "show sess", "list the live sessions", CLI_LVL_OPERATOR,
+	  cli_show_sess },
+	{ { "shutdown", "session", NULL }, "shutdown session <id>", "close a session (id from "
+	  "'show sess')", CLI_LVL_ADMIN, cli_shutdown_session },
+	{ { "shutdown", "sessions", "server", NULL }, "shutdown sessions server <bk>/<srv>",
+	  "close every session of a server", CLI_LVL_ADMIN, cli_shutdown_server_sessions },
+};
+
+SLUICE_INIT(stream_register)
+{
+	cli_register(stream_cli_kws, ARRAY_SIZE(stream_cli_kws));
 }
 
 void stream_kill_all(void)

@@ -20,6 +20,8 @@
 #endif
 
 #include <sluice/cfg.h>
+#include <sluice/cli.h>
+#include <sluice/listener.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
@@ -335,9 +337,61 @@ void process_notify_ready(void)
 #endif
 }
 
+/* ---- runtime API ---- */
+
+extern char **environ;
+
+static int cli_show_env(struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (argc > 2) {
+		const char *v = getenv(argv[2]);
+
+		if (!v) {
+			dstr_printf(&ctx->out, "Variable not found\n");
+			return -1;
+		}
+		dstr_printf(&ctx->out, "%s=%s\n", argv[2], v);
+		return 0;
+	}
+	for (char **e = environ; e && *e; e++)
+		dstr_printf(&ctx->out, "%s\n", *e);
+	return 0;
+}
+
+/* set maxconn global <n>: up to the limit computed at start-up. */
+static int cli_set_maxconn_global(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static int hard_max;
+	char *end;
+	long v;
+
+	if (!hard_max)
+		hard_max = global.maxconn;
+	v = argc > 3 ? strtol(argv[3], &end, 10) : -1;
+	if (argc < 4 || *end || v < 1) {
+		dstr_printf(&ctx->out, "Integer value expected.\n");
+		return -1;
+	}
+	if (v > hard_max) {
+		dstr_printf(&ctx->out, "Value too large (limit is %d).\n", hard_max);
+		return -1;
+	}
+	global.maxconn = (int)v;
+	listener_recheck_limits();
+	return 0;
+}
+
+static struct cli_kw process_cli_kws[] = {
+	{ { "show", "env", NULL }, "show env [<name>]", "dump the environment, or one variable",
+	  CLI_LVL_OPERATOR, cli_show_env },
+	{ { "set", "maxconn", "global", NULL }, "set maxconn global <value>",
+	  "change the process-wide connection limit", CLI_LVL_ADMIN, cli_set_maxconn_global },
+};
+
 SLUICE_INIT(process_register)
 {
 	cfg_register_sections(process_sections, ARRAY_SIZE(process_sections));
 	cfg_register(process_kws, ARRAY_SIZE(process_kws));
 	cfg_register_postparse(process_postparse, 10);
+	cli_register(process_cli_kws, ARRAY_SIZE(process_cli_kws));
 }
