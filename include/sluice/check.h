@@ -11,7 +11,10 @@
 
 struct server;
 
-enum chk_result { CHK_R_NONE, CHK_R_OK, CHK_R_CON, CHK_R_TOUT, CHK_R_SOCKERR };
+enum chk_result { CHK_R_NONE, CHK_R_OK, CHK_R_CON, CHK_R_TOUT, CHK_R_SOCKERR,
+                  CHK_R_L7OK, CHK_R_L7RSP, CHK_R_L7TOUT };
+
+struct tcpchk_rule;
 
 struct check {
 	struct server          *srv;
@@ -32,6 +35,13 @@ struct check {
 	uint64_t                failed;      /* chkfail: failed checks */
 	uint64_t                down_trans;  /* chkdown: UP -> DOWN transitions */
 	time_t                  last_check;  /* wall clock of the last result */
+	/* tcp-check rules progress */
+	const struct tcpchk_rule *step;      /* next rule to play, NULL before */
+	int                     step_no;     /* its number, for messages */
+	char                   *rbuf;        /* what the server sent, for expect */
+	size_t                  rlen;
+	int                     rclosed;     /* the server closed its side */
+	int                     connected;   /* the running check's connection is up */
 };
 
 /* Sets <c>'s defaults for server <srv> (inter 2s, rise 2, fall 3). */
@@ -43,8 +53,11 @@ void check_start_all(void);
 /* Stops every check and closes their sockets (exit). */
 void check_stop_all(void);
 
-/* HAProxy's check_status word for <r> ("L4OK", "L4CON", "L4TOUT", ...). */
+/* HAProxy's check_status word for <r> ("L4OK", "L4CON", "L7RSP", ...). */
 const char *check_result_str(enum chk_result r);
+
+/* The words of <r> in logs and check_desc ("Layer4 connection problem"). */
+const char *check_reason(enum chk_result r);
 
 /* Fills <out> with the stats "status" column of <srv> ("UP", "DOWN",
  * "UP 1/3" while going down, "DOWN 1/2" while going up, "MAINT",

@@ -33,6 +33,7 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_SOCKET_STATS 0x0200ULL  /* per-listener stats rows */
 #define PR_O_LOG_HEALTH   0x0400ULL  /* log every health check status change */
 #define PR_O_ALLBACKUPS   0x0800ULL  /* all backups share the load, not only the first */
+#define PR_O_TCPCHK       0x1000ULL  /* health checks play the tcp-check rules */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
@@ -66,6 +67,7 @@ struct proxy {
 	struct listener       *listeners;
 	struct server         *servers;
 	struct server         *defsrv;       /* default-server template, or NULL */
+	struct tcpchk_rule    *tcpchk;       /* tcp-check rules, in order */
 	int                    nsrv;
 	struct proxy          *defbe;        /* resolved default_backend */
 	struct stream         *queue_head, *queue_tail; /* connections waiting for a server */

@@ -217,8 +217,7 @@ static void row_server(struct stat_row *r, const struct proxy *px, const struct 
 			sets(r, F_CHECK_STATUS, check_result_str(c->result));
 			setu(r, F_CHECK_DURATION, (unsigned long)c->duration);
 			sets(r, F_LAST_CHK, c->info);
-			sets(r, F_CHECK_DESC, c->result == CHK_R_OK ? "Layer4 check passed" :
-			     c->result == CHK_R_TOUT ? "Layer4 timeout" : "Layer4 connection problem");
+			sets(r, F_CHECK_DESC, check_reason(c->result));
 		}
 		setu(r, F_CHECK_RISE, (unsigned)c->rise);
 		setu(r, F_CHECK_FALL, (unsigned)c->fall);

@@ -17,6 +17,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/stream.h>
+#include <sluice/tcpcheck.h>
 
 #define CHK_DEFAULT_INTER 2000   /* ms, as in HAProxy */
 #define CHK_DEFAULT_RISE  2
@@ -48,17 +49,23 @@ const char *check_result_str(enum chk_result r)
 	case CHK_R_CON:     return "L4CON";
 	case CHK_R_TOUT:    return "L4TOUT";
 	case CHK_R_SOCKERR: return "SOCKERR";
+	case CHK_R_L7OK:    return "L7OK";
+	case CHK_R_L7RSP:   return "L7RSP";
+	case CHK_R_L7TOUT:  return "L7TOUT";
 	default:            return "INI";
 	}
 }
 
-static const char *check_reason(enum chk_result r)
+const char *check_reason(enum chk_result r)
 {
 	switch (r) {
 	case CHK_R_OK:      return "Layer4 check passed";
 	case CHK_R_CON:     return "Layer4 connection problem";
 	case CHK_R_TOUT:    return "Layer4 timeout";
 	case CHK_R_SOCKERR: return "Socket error";
+	case CHK_R_L7OK:    return "Layer7 check passed";
+	case CHK_R_L7RSP:   return "Layer7 invalid response";
+	case CHK_R_L7TOUT:  return "Layer7 timeout";
 	default:            return "Initializing";
 	}
 }
@@ -177,11 +184,13 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 		close(c->fd);
 		c->fd = -1;
 	}
+	tcpchk_reset(c);
+	c->connected = 0;
 	c->result = res;
 	c->duration = (long)((ev_now(global.loop) - c->start) * 1000);
 	c->last_check = time(NULL);
 	snprintf(c->info, sizeof(c->info), "%s", info ? info : "");
-	if (res == CHK_R_OK) {
+	if (res == CHK_R_OK || res == CHK_R_L7OK) {
 		if (was_down && ++c->health >= c->rise)
 			server_set_up(srv);
 		else if (!was_down)
@@ -202,19 +211,50 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
 		log_event(LOG_L_NOTICE, "Health check for server %s/%s %s, reason: %s%s%s%s, "
 			  "check duration: %ldms, status: %s.", srv->px->name, srv->name,
-			  res == CHK_R_OK ? "succeeded" : "failed", check_reason(res),
+			  res == CHK_R_OK || res == CHK_R_L7OK ? "succeeded" : "failed", check_reason(res),
 			  *c->info ? ", info: \"" : "", c->info, *c->info ? "\"" : "",
 			  c->duration, st);
 	}
 	check_arm(c, check_next_delay(c));
 }
 
-/* Timeout of a connect check: "timeout connect" bounded by inter. */
+/* Timeout of a check: "timeout connect" bounded by inter, plus "timeout
+ * check" for the exchange of tcp-check rules (else inter again). */
 static double check_timeout(const struct check *c)
 {
-	uint32_t inter = c->inter, tmo = c->srv->px->timeout.connect;
+	const struct proxy *px = c->srv->px;
+	uint32_t inter = c->inter, tmo = px->timeout.connect;
+	uint32_t t = tmo ? MIN(tmo, inter) : inter;
 
-	return (tmo ? MIN(tmo, inter) : inter) / 1000.0;
+	if (tcpchk_enabled(px))
+		t += px->timeout.check ? px->timeout.check : inter;
+	return t / 1000.0;
+}
+
+/* The connection is up: pass, or play the tcp-check rules over it. */
+static void check_connected(struct check *c)
+{
+	const char *info = NULL;
+
+	c->connected = 1;
+	if (!tcpchk_enabled(c->srv->px)) {
+		check_finish(c, CHK_R_OK, NULL);
+		return;
+	}
+	switch (tcpchk_run(c, &info)) {
+	case TCPCHK_PASS:
+		check_finish(c, CHK_R_L7OK, NULL);
+		return;
+	case TCPCHK_FAIL:
+		check_finish(c, CHK_R_L7RSP, info);
+		return;
+	case TCPCHK_WAIT_READ:
+		/* The timer still runs: "timeout check" covers the whole exchange. */
+		ev_io_stop(global.loop, &c->io);
+		ev_io_set(&c->io, c->fd, EV_READ);
+		ev_io_start(global.loop, &c->io);
+		return;
+	}
 }
 
 static void check_run(struct check *c)
@@ -229,7 +269,8 @@ static void check_run(struct check *c)
 	}
 	c->fd = fd;
 	if (connect(fd, (struct sockaddr *)&c->addr, c->addrlen) == 0) {
-		check_finish(c, CHK_R_OK, NULL);
+		check_arm(c, check_timeout(c));
+		check_connected(c);
 		return;
 	}
 	if (errno != EINPROGRESS) {
@@ -247,9 +288,16 @@ static void check_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	int err = 0;
 	socklen_t l = sizeof(err);
 
+	if (c->connected) {
+		check_connected(c);   /* data arrived for an expect rule */
+		return;
+	}
 	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l) == -1)
 		err = errno;
-	check_finish(c, err ? CHK_R_CON : CHK_R_OK, err ? strerror(err) : NULL);
+	if (err)
+		check_finish(c, CHK_R_CON, strerror(err));
+	else
+		check_connected(c);
 }
 
 static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -257,7 +305,7 @@ static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct check *c = container_of(w, struct check, timer);
 
 	if (c->fd >= 0)
-		check_finish(c, CHK_R_TOUT, "");
+		check_finish(c, c->connected ? CHK_R_L7TOUT : CHK_R_TOUT, "");
 	else
 		check_run(c);
 }
@@ -296,6 +344,7 @@ void check_stop_all(void)
 				close(c->fd);
 				c->fd = -1;
 			}
+			tcpchk_reset(c);
 		}
 }
 
@@ -314,6 +363,8 @@ static int check_postparse(void)
 				c->addr = srv->addr;
 				c->addrlen = srv->addrlen;
 			}
+			if (!c->port)
+				c->port = tcpchk_connect_port(px);
 			if (c->port) {
 				addr_set_port(&c->addr, c->port);
 			} else if ((srv->flags & SRV_F_SAMEPORT) && c->addr.ss_family != AF_UNIX) {

@@ -12,6 +12,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/str.h>
+#include <sluice/tcpcheck.h>
 #include <sluice/units.h>
 
 struct proxy *proxy_find(const char *name, unsigned cap)
@@ -465,6 +466,7 @@ static void proxy_free(struct proxy *px)
 	}
 	log_list_free(&px->loggers);
 	lb_free(px);
+	tcpchk_free(px);
 	free(px->defsrv);
 	free(px->name);
 	free(px->conf_file);
