@@ -53,6 +53,10 @@ void check_start_all(void);
 /* Stops every check and closes their sockets (exit). */
 void check_stop_all(void);
 
+/* Starts / stops the checks of one server (dynamic servers). */
+void check_start_server(struct server *srv, double delay);
+void check_stop_server(struct server *srv);
+
 /* HAProxy's check_status word for <r> ("L4OK", "L4CON", "L7RSP", ...). */
 const char *check_result_str(enum chk_result r);
 

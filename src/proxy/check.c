@@ -310,6 +310,30 @@ static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		check_run(c);
 }
 
+void check_start_server(struct server *srv, double delay)
+{
+	struct check *c = &srv->check;
+
+	ev_init(&c->io, check_io_cb);
+	ev_init(&c->timer, check_timer_cb);
+	check_arm(c, delay);
+}
+
+void check_stop_server(struct server *srv)
+{
+	struct check *c = &srv->check;
+
+	if (!(srv->flags & SRV_F_CHECKED) || !global.loop)
+		return;
+	ev_timer_stop(global.loop, &c->timer);
+	if (c->fd >= 0) {
+		ev_io_stop(global.loop, &c->io);
+		close(c->fd);
+		c->fd = -1;
+	}
+	tcpchk_reset(c);
+}
+
 void check_start_all(void)
 {
 	for (struct proxy *px = global.proxies; px; px = px->next) {
@@ -317,35 +341,18 @@ void check_start_all(void)
 
 		for (struct server *srv = px->servers; srv; srv = srv->next)
 			n += !!(srv->flags & SRV_F_CHECKED);
-		for (struct server *srv = px->servers; srv; srv = srv->next) {
-			struct check *c = &srv->check;
-
-			if (!(srv->flags & SRV_F_CHECKED))
-				continue;
-			ev_init(&c->io, check_io_cb);
-			ev_init(&c->timer, check_timer_cb);
-			/* Spread the first checks of a backend over one interval. */
-			check_arm(c, (double)c->inter * i++ / n / 1000.0);
-		}
+		for (struct server *srv = px->servers; srv; srv = srv->next)
+			if (srv->flags & SRV_F_CHECKED)
+				/* Spread the first checks of a backend over one interval. */
+				check_start_server(srv, (double)srv->check.inter * i++ / n / 1000.0);
 	}
 }
 
 void check_stop_all(void)
 {
 	for (struct proxy *px = global.proxies; px; px = px->next)
-		for (struct server *srv = px->servers; srv; srv = srv->next) {
-			struct check *c = &srv->check;
-
-			if (!(srv->flags & SRV_F_CHECKED) || !global.loop)
-				continue;
-			ev_timer_stop(global.loop, &c->timer);
-			if (c->fd >= 0) {
-				ev_io_stop(global.loop, &c->io);
-				close(c->fd);
-				c->fd = -1;
-			}
-			tcpchk_reset(c);
-		}
+		for (struct server *srv = px->servers; srv; srv = srv->next)
+			check_stop_server(srv);
 }
 
 /* Resolves where each check connects; a server without a port needs one. */

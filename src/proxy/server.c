@@ -49,32 +49,43 @@ static const struct srv_kw *srv_find_kw(const char *name, const char **suggest)
 }
 
 /* Applies the options argv[0..argc) to <srv> (a server, or the
- * default-server template named <name>). Returns 0 or -1 after cfg_alert(). */
-static int srv_parse_options(struct cfg_ctx *ctx, struct server *srv, const char *name,
-                             int argc, char **argv)
+ * default-server template). Returns 0, or -1 with <err> allocated (the
+ * caller reports it and frees it). */
+static int srv_apply_options(struct server *srv, int argc, char **argv, char **err)
 {
-	char *err = NULL;
-
 	for (int i = 0; i < argc; ) {
 		const char *sug;
 		const struct srv_kw *kw = srv_find_kw(argv[i], &sug);
+		char *e = NULL;
 		int used;
 
 		if (!kw) {
-			cfg_alert(ctx, "%s: unknown option '%s'%s%s%s", name, argv[i],
-				  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
 			/* Its arguments cannot be told from options: stop here. */
+			*err = str_fmt("unknown option '%s'%s%s%s", argv[i],
+				       sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
 			return -1;
 		}
-		used = kw->parse(srv, argc - i, argv + i, &err);
+		used = kw->parse(srv, argc - i, argv + i, &e);
 		if (used < 0) {
-			cfg_alert(ctx, "%s: option '%s': %s", name, argv[i], err ? err : "invalid value");
-			free(err);
+			*err = str_fmt("option '%s': %s", argv[i], e ? e : "invalid value");
+			free(e);
 			return -1;
 		}
 		i += used;
 	}
 	return 0;
+}
+
+static int srv_parse_options(struct cfg_ctx *ctx, struct server *srv, const char *name,
+                             int argc, char **argv)
+{
+	char *err = NULL;
+
+	if (srv_apply_options(srv, argc, argv, &err) == 0)
+		return 0;
+	cfg_alert(ctx, "%s: %s", name, err);
+	free(err);
+	return -1;
 }
 
 /* The default-server template of <px>, created on first use. */
@@ -94,43 +105,38 @@ static int kw_default_server(struct cfg_ctx *ctx, void *target, int argc, char *
 	return srv_parse_options(ctx, srv_template(ctx->px), "default-server", argc, argv);
 }
 
-/* server NAME ADDR[:PORT] [options] */
-static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+/* Creates server <name> at <addr> in <px>, from its default-server
+ * template, then applies the options. Returns the server (appended to <px>),
+ * or NULL with <err> allocated. <config>: at start-up, host names may be
+ * resolved (the runtime API never blocks on DNS), and a server whose options
+ * failed is still declared (with <err> set) so that later lines naming it
+ * do not add errors of their own. */
+static struct server *server_create(struct proxy *px, const char *name, const char *addr,
+                                    int argc, char **argv, int config, char **err)
 {
-	struct proxy *px = ctx->px;
 	struct server *srv, **tail;
 	struct addr_spec as;
-	char *err = NULL;
-	int ret = 0;
 
-	if (argc < 2) {
-		cfg_alert(ctx, "expects <name> <address>[:<port>] [options]");
-		return -1;
-	}
 	for (srv = px->servers; srv; srv = srv->next)
-		if (strcmp(srv->name, argv[0]) == 0) {
-			cfg_alert(ctx, "server '%s' is already declared at %s:%d", argv[0],
-				  srv->conf_file, srv->conf_line);
-			return -1;
+		if (strcmp(srv->name, name) == 0) {
+			*err = str_fmt("server '%s' is already declared at %s:%d", name,
+				       srv->conf_file, srv->conf_line);
+			return NULL;
 		}
-	if (addr_parse(argv[1], &as, ADDR_F_PORT_OPTIONAL | ADDR_F_RESOLVE | ADDR_F_UNIX_OK,
-		       &err) == -1) {
-		cfg_alert(ctx, "server '%s': %s", argv[0], err);
-		free(err);
-		return -1;
-	}
+	if (addr_parse(addr, &as, ADDR_F_PORT_OPTIONAL | ADDR_F_UNIX_OK |
+		       (config ? ADDR_F_RESOLVE : 0), err) == -1)
+		return NULL;
 	srv = xcalloc(1, sizeof(*srv));
 	if (px->defsrv)
 		*srv = *px->defsrv;   /* flat settings only: names are set below */
+	else
+		srv->weight = srv->uweight = 1;
+	srv->next = NULL;
 	srv->px = px;
-	srv->name = xstrdup(argv[0]);
-	srv->addr_str = xstrdup(argv[1]);
+	srv->name = xstrdup(name);
+	srv->addr_str = xstrdup(addr);
 	srv->addr = as.ss;
 	srv->addrlen = as.len;
-	if (!px->defsrv)
-		srv->weight = srv->uweight = 1;
-	srv->conf_file = xstrdup(ctx->file);
-	srv->conf_line = ctx->line;
 	if (as.kind == ADDR_K_INET && as.port_lo == 0)
 		srv->flags |= SRV_F_SAMEPORT;
 	if (px->defsrv) {
@@ -139,17 +145,79 @@ static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	} else {
 		check_init(&srv->check, srv);
 	}
-	{
-		char label[300];
-
-		snprintf(label, sizeof(label), "server '%s'", srv->name);
-		ret = srv_parse_options(ctx, srv, label, argc - 2, argv + 2);
+	if (srv_apply_options(srv, argc, argv, err) == -1 && !config) {
+		free(srv->name);
+		free(srv->addr_str);
+		free(srv);
+		return NULL;
 	}
 	for (tail = &px->servers; *tail; tail = &(*tail)->next)
 		;
 	*tail = srv;
 	px->nsrv++;
-	return ret;
+	return srv;
+}
+
+/* server NAME ADDR[:PORT] [options] */
+static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct server *srv;
+	char *err = NULL;
+
+	if (argc < 2) {
+		cfg_alert(ctx, "expects <name> <address>[:<port>] [options]");
+		return -1;
+	}
+	srv = server_create(ctx->px, argv[0], argv[1], argc - 2, argv + 2, 1, &err);
+	if (srv) {
+		srv->conf_file = xstrdup(ctx->file);
+		srv->conf_line = ctx->line;
+	}
+	if (err) {
+		cfg_alert(ctx, "server '%s': %s", argv[0], err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* server-template PREFIX <n>|<a>-<b> ADDR[:PORT] [options]: servers PREFIXa..b */
+static int kw_server_template(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	long lo = 1, hi;
+	char *end;
+
+	if (argc < 3) {
+		cfg_alert(ctx, "expects <prefix> <count>|<first>-<last> <address>[:<port>] [options]");
+		return -1;
+	}
+	hi = strtol(argv[1], &end, 10);
+	if (*end == '-') {
+		lo = hi;
+		hi = strtol(end + 1, &end, 10);
+	}
+	if (*end || lo < 0 || hi < lo || hi - lo >= 10000) {
+		cfg_alert(ctx, "'%s': expects a count or a range such as 1-5 (at most 10000 servers)",
+			  argv[1]);
+		return -1;
+	}
+	for (long i = lo; i <= hi; i++) {
+		char name[256], *err = NULL;
+		struct server *srv;
+
+		snprintf(name, sizeof(name), "%s%ld", argv[0], i);
+		srv = server_create(ctx->px, name, argv[2], argc - 3, argv + 3, 1, &err);
+		if (srv) {
+			srv->conf_file = xstrdup(ctx->file);
+			srv->conf_line = ctx->line;
+		}
+		if (err) {
+			cfg_alert(ctx, "server '%s': %s", name, err);
+			free(err);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int srv_weight(struct server *srv, int argc, char **argv, char **err)
@@ -302,6 +370,8 @@ static struct cfg_kw server_cfg_kws[] = {
 	  .usage = "<name> <address>[:<port>] [options]" },
 	{ "default-server", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_default_server,
 	  .usage = "[options]" },
+	{ "server-template", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_server_template, .usage = "<prefix> <count>|<a>-<b> <address> [options]" },
 };
 
 static int server_postparse(void)
@@ -543,6 +613,91 @@ static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* add server <bk>/<srv> <addr>[:<port>] [options]: starts in maintenance
+ * ("enable server" puts it in the rotation); options and default-server
+ * apply as on a configuration line; names are not resolved (no DNS at run
+ * time). */
+static int cli_add_server(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *arg = argc > 2 ? argv[2] : NULL, *slash = arg ? strchr(arg, '/') : NULL;
+	struct proxy *px;
+	struct server *srv;
+	char be[256], *err = NULL;
+	int id = 1;
+
+	if (!slash || argc < 4 || (size_t)(slash - arg) >= sizeof(be)) {
+		dstr_printf(&ctx->out, "Usage: add server <backend>/<server> <addr> [options]\n");
+		return -1;
+	}
+	snprintf(be, sizeof(be), "%.*s", (int)(slash - arg), arg);
+	if (!(px = proxy_find(be, PR_CAP_BE))) {
+		dstr_printf(&ctx->out, "No such backend.\n");
+		return -1;
+	}
+	for (srv = px->servers; srv; srv = srv->next)
+		if (strcmp(srv->name, slash + 1) == 0) {
+			dstr_printf(&ctx->out, "Already exists a server with the same name in backend.\n");
+			return -1;
+		}
+	srv = server_create(px, slash + 1, argv[3], argc - 4, argv + 4, 0, &err);
+	if (!srv) {
+		dstr_printf(&ctx->out, "%s\n", err);
+		free(err);
+		return -1;
+	}
+	srv->conf_file = xstrdup("(runtime API)");
+	srv->flags |= SRV_F_MAINT;
+	for (struct server *q = px->servers; q; q = q->next)
+		if (q != srv && q->id >= id)
+			id = q->id + 1;
+	if (!srv->id)
+		srv->id = id;
+	srv->last_change = time(NULL);
+	if ((srv->flags & SRV_F_CHECKED) && srv->addr.ss_family != AF_UNIX && !srv->check.has_addr) {
+		srv->check.addr = srv->addr;
+		srv->check.addrlen = srv->addrlen;
+		if (srv->check.port)
+			addr_set_port(&srv->check.addr, srv->check.port);
+	}
+	srv->check.health = srv->check.rise + srv->check.fall - 1;
+	if (srv->flags & SRV_F_CHECKED)
+		check_start_server(srv, 0.0);
+	lb_recalc(px);
+	dstr_printf(&ctx->out, "New server registered.\n");
+	return 0;
+}
+
+/* del server <bk>/<srv>: only a server in maintenance with no connection. */
+static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL), **pp;
+	struct proxy *px;
+
+	if (!srv)
+		return -1;
+	px = srv->px;
+	if (!(srv->flags & SRV_F_MAINT)) {
+		dstr_printf(&ctx->out, "Only a server in maintenance mode can be deleted.\n");
+		return -1;
+	}
+	if (srv->cur_sess) {
+		dstr_printf(&ctx->out, "Server still has connections attached to it, cannot remove it.\n");
+		return -1;
+	}
+	check_stop_server(srv);
+	for (pp = &px->servers; *pp != srv; pp = &(*pp)->next)
+		;
+	*pp = srv->next;
+	px->nsrv--;
+	lb_recalc(px);
+	free(srv->name);
+	free(srv->addr_str);
+	free(srv->conf_file);
+	free(srv);
+	dstr_printf(&ctx->out, "Server deleted.\n");
+	return 0;
+}
+
 static int cli_show_backend(struct cli_ctx *ctx, int argc, char **argv)
 {
 	dstr_printf(&ctx->out, "# name\n");
@@ -562,6 +717,10 @@ static struct cli_kw server_cli_kws[] = {
 	{ { "set", "server", NULL }, "set server <bk>/<srv> state|weight|addr <value>",
 	  "set a server's state (ready, drain, maint), weight or address", CLI_LVL_ADMIN,
 	  cli_set_server },
+	{ { "add", "server", NULL }, "add server <bk>/<srv> <addr> [options]", "create a "
+	  "server (in maintenance until enabled)", CLI_LVL_ADMIN, cli_add_server },
+	{ { "del", "server", NULL }, "del server <bk>/<srv>", "remove a server in maintenance "
+	  "with no connection", CLI_LVL_ADMIN, cli_del_server },
 	{ { "disable", "server", NULL }, "disable server <bk>/<srv>", "put a server in "
 	  "maintenance (no traffic)", CLI_LVL_ADMIN, cli_server_maint },
 	{ { "enable", "server", NULL }, "enable server <bk>/<srv>", "take a server out of "
