@@ -126,7 +126,4 @@ const char *cfg_suggest_pick(const struct cfg_suggest *sg);
  * [min, max]. Returns 0, or -1 with <err> allocated (the caller frees). */
 int cfg_opt_int(int argc, char **argv, long min, long max, long *v, char **err);
 
-/* Frees parser state (registered tables stay). */
-void cfg_deinit(void);
-
 #endif

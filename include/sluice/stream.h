@@ -53,9 +53,6 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 /* Number of live streams. */
 int stream_count(void);
 
-/* First live stream (for `show sess`), in creation order reversed. */
-struct stream *stream_first(void);
-
 /* Closes the streams connected (or connecting) to <srv>: its sessions are
  * shut down when it goes DOWN with on-marked-down shutdown-sessions.
  * Returns how many were closed. */

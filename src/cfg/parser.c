@@ -645,8 +645,3 @@ int cfg_postparse(void)
 		errors += p->fn();
 	return errors;
 }
-
-void cfg_deinit(void)
-{
-	/* The registry lives as long as the process; nothing per-file is kept. */
-}

@@ -48,11 +48,6 @@ int stream_count(void)
 	return strm.count;
 }
 
-struct stream *stream_first(void)
-{
-	return strm.list;
-}
-
 void stream_set_idle_cb(void (*cb)(void))
 {
 	strm.idle_cb = cb;
