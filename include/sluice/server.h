@@ -42,8 +42,7 @@ struct server {
 	/* health */
 	struct check            check;
 
-	/* runtime */
-	int                     cur_sess;
+	/* runtime (current sessions: counters.cur_sess) */
 	time_t                  last_change;
 	time_t                  down_since;  /* wall clock it went DOWN, 0 if up */
 	uint64_t                downtime;    /* seconds spent DOWN before down_since */

@@ -112,7 +112,7 @@ static void server_set_down(struct server *srv)
 	log_event(LOG_L_WARNING, "Server %s/%s is DOWN, reason: %s, info: \"%s\", check duration: "
 		  "%ldms. %d active and %d backup servers left. %d sessions active, 0 requeued, "
 		  "0 remaining in queue.", px->name, srv->name, check_reason(c->result), c->info,
-		  c->duration, act, bck, srv->cur_sess);
+		  c->duration, act, bck, srv->counters.cur_sess);
 	if (!act && !bck) {
 		px->last_change = srv->last_change;
 		log_event(LOG_L_ALERT, "backend '%s' has no server available!", px->name);

@@ -137,7 +137,7 @@ const char *lb_algo_str(const struct proxy *px)
 /* A server with a free connection slot (maxconn). */
 static int has_slot(const struct server *srv)
 {
-	return !srv->maxconn || srv->cur_sess < srv->maxconn;
+	return !srv->maxconn || srv->counters.cur_sess < (uint32_t)srv->maxconn;
 }
 
 static int active(const struct server *srv)
@@ -187,7 +187,7 @@ static struct server *lb_pick_rr(struct proxy *px)
 /* Whether <a> is less loaded than <b> relative to their weights. */
 static int less_loaded(const struct server *a, const struct server *b)
 {
-	return (int64_t)a->cur_sess * b->uweight < (int64_t)b->cur_sess * a->uweight;
+	return (int64_t)a->counters.cur_sess * b->uweight < (int64_t)b->counters.cur_sess * a->uweight;
 }
 
 /* Fewest connections per unit of weight; ties rotate. */
@@ -212,8 +212,7 @@ static struct server *lb_pick_first(struct proxy *px)
 	struct server *best = NULL;
 
 	for (struct server *srv = px->servers; srv; srv = srv->next)
-		if (active(srv) && (!srv->maxconn || srv->cur_sess < srv->maxconn) &&
-		    (!best || srv->id < best->id))
+		if (active(srv) && (!best || srv->id < best->id))
 			best = srv;
 	return best;
 }

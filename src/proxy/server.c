@@ -680,7 +680,7 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 		dstr_printf(&ctx->out, "Only a server in maintenance mode can be deleted.\n");
 		return -1;
 	}
-	if (srv->cur_sess) {
+	if (srv->counters.cur_sess) {
 		dstr_printf(&ctx->out, "Server still has connections attached to it, cannot remove it.\n");
 		return -1;
 	}

@@ -141,6 +141,19 @@ static void stream_arm(struct stream *s)
 
 static int stream_connect(struct stream *s);
 
+/* Moves <s> from its server (if any) to <srv> (NULL: none), keeping the
+ * servers' session counts, which limits and leastconn read. */
+static void stream_set_target(struct stream *s, struct server *srv)
+{
+	if (s->target == srv)
+		return;
+	if (s->target)
+		s->target->counters.cur_sess--;
+	if (srv)
+		counters_sess_start(&srv->counters, (uint32_t)(now_ms() / 1000), time(NULL));
+	s->target = srv;
+}
+
 static int stream_pick_server(struct stream *s, int avoid_current)
 {
 	struct server *prev = s->target, *srv = lb_pick(s->be, &s->cli_addr);
@@ -150,16 +163,7 @@ static int stream_pick_server(struct stream *s, int avoid_current)
 		srv = lb_pick(s->be, NULL);
 	if (!srv && avoid_current && prev)
 		return 0;       /* every other server is full: retry the same one */
-	if (prev && prev != srv) {
-		prev->cur_sess--;
-		prev->counters.cur_sess = (uint32_t)prev->cur_sess;
-	}
-	if (srv && prev != srv) {
-		srv->cur_sess++;
-		counters_sess_start(&srv->counters, (uint32_t)(now_ms() / 1000), time(NULL));
-		srv->counters.cur_sess = (uint32_t)srv->cur_sess;
-	}
-	s->target = srv;
+	stream_set_target(s, srv);
 	return srv ? 0 : -1;
 }
 
@@ -206,14 +210,13 @@ static void queue_dequeue(struct server *srv)
 	struct stream *q = srv->px->queue_head;
 
 	if (!q || strm.killing || !server_usable(srv) ||
-	    (srv->maxconn && srv->cur_sess >= srv->maxconn))
+	    (srv->maxconn && srv->counters.cur_sess >= (uint32_t)srv->maxconn))
 		return;
 	queue_del(q);
-	q->target = srv;
-	srv->cur_sess++;
-	counters_sess_start(&srv->counters, (uint32_t)(now_ms() / 1000), time(NULL));
-	srv->counters.cur_sess = (uint32_t)srv->cur_sess;
+	stream_set_target(q, srv);
+	/* Chosen without lb_pick(): count the pick as it would. */
 	srv->counters.cum_lbconn++;
+	srv->px->be_counters.cum_lbconn++;
 	stream_connect(q);
 }
 
@@ -369,7 +372,7 @@ static void stream_log(struct stream *s)
 		     fe->name, s->be->name, s->target ? s->target->name : "<NOSRV>",
 		     s->t_queue || s->target ? s->tw : -1L, tc, tt, (unsigned long long)s->res.total,
 		     s->term[0], s->term[1], global.curconn, fe->feconn, s->be->beconn,
-		     s->target ? s->target->cur_sess : 0, s->redispatched ? "+" : "",
+		     s->target ? (int)s->target->counters.cur_sess : 0, s->redispatched ? "+" : "",
 		     s->retries, 0, s->be->nbpend);
 	if (n > 0)
 		log_send(&fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
@@ -393,6 +396,8 @@ static void stream_log_connect(struct stream *s)
 
 static void stream_close(struct stream *s, char t0, char t1)
 {
+	struct server *freed;
+
 	if (s->state == ST_QUEUE)
 		queue_del(s);   /* first: the log line reports the time queued */
 	s->term[0] = t0;
@@ -423,10 +428,8 @@ static void stream_close(struct stream *s, char t0, char t1)
 	chan_release(&s->req);
 	chan_release(&s->res);
 
-	if (s->target) {
-		s->target->cur_sess--;
-		s->target->counters.cur_sess = (uint32_t)s->target->cur_sess;
-	}
+	freed = s->target;
+	stream_set_target(s, NULL);
 	s->be->beconn--;
 	s->be->be_counters.cur_sess--;
 	s->fe->feconn--;
@@ -443,13 +446,9 @@ static void stream_close(struct stream *s, char t0, char t1)
 		s->next->prev = s->prev;
 	strm.count--;
 	listener_release(s->li);
-	{
-		struct server *freed = s->target;
-
-		pool_free(strm.pool, s);
-		if (freed)
-			queue_dequeue(freed);
-	}
+	pool_free(strm.pool, s);
+	if (freed)
+		queue_dequeue(freed);   /* the slot it held goes to the oldest waiter */
 	if (!strm.count && strm.idle_cb)
 		strm.idle_cb();
 }
@@ -677,7 +676,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	struct proxy *fe = li->px;
 	struct stream *s;
 	uint32_t sec = (uint32_t)(now_ms() / 1000);
-	time_t wall = time(NULL);
+	time_t wall;
 	uint32_t rate;
 
 	if (!strm.pool)
@@ -698,6 +697,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	s->srv.fd = -1;
 	s->t_accept = s->cli.last_act = ev_now(global.loop);
 	clock_gettime(CLOCK_REALTIME, &s->accept_date);
+	wall = s->accept_date.tv_sec;
 	ev_io_init(&s->cli.io, stream_io_cb, fd, 0);
 	s->cli.io.data = s;
 	ev_init(&s->timer, stream_timer_cb);

@@ -71,16 +71,16 @@ static void test_leastconn(void **state)
 				"  server a 127.0.0.1:1\n  server b 127.0.0.1:2\n"
 				"  server c 127.0.0.1:3 weight 2\n");
 
-	srv_named(px, "a")->cur_sess = 5;
-	srv_named(px, "b")->cur_sess = 1;
-	srv_named(px, "c")->cur_sess = 4;  /* 2 per unit of weight */
+	srv_named(px, "a")->counters.cur_sess = 5;
+	srv_named(px, "b")->counters.cur_sess = 1;
+	srv_named(px, "c")->counters.cur_sess = 4;  /* 2 per unit of weight */
 	for (int i = 0; i < 10; i++)
 		assert_string_equal(lb_pick(px, NULL)->name, "b");
-	srv_named(px, "b")->cur_sess = 3;  /* c: 4/2 = 2 < 3 */
+	srv_named(px, "b")->counters.cur_sess = 3;  /* c: 4/2 = 2 < 3 */
 	assert_string_equal(lb_pick(px, NULL)->name, "c");
 	/* Ties rotate instead of always taking the first server. */
-	srv_named(px, "a")->cur_sess = srv_named(px, "b")->cur_sess = 0;
-	srv_named(px, "c")->cur_sess = 0;
+	srv_named(px, "a")->counters.cur_sess = srv_named(px, "b")->counters.cur_sess = 0;
+	srv_named(px, "c")->counters.cur_sess = 0;
 	int seen[3] = { 0 };
 	for (int i = 0; i < 30; i++)
 		seen[lb_pick(px, NULL)->name[0] - 'a']++;
@@ -168,7 +168,7 @@ static void test_random_draws(void **state)
 	int n[2] = { 0 };
 
 	assert_int_equal(px->lb.draws, 3);
-	srv_named(px, "a")->cur_sess = 100;
+	srv_named(px, "a")->counters.cur_sess = 100;
 	for (int i = 0; i < 200; i++)
 		n[lb_pick(px, NULL)->name[0] - 'a']++;
 	/* With 3 draws the loaded server wins only when every draw hits it. */
