@@ -126,4 +126,10 @@ const char *cfg_suggest_pick(const struct cfg_suggest *sg);
  * [min, max]. Returns 0, or -1 with <err> allocated (the caller frees). */
 int cfg_opt_int(int argc, char **argv, long min, long max, long *v, char **err);
 
+/* The generic setter of option-table rows without a parse function: stores
+ * argv[1] (in [min, max]) in the int at <base> + <off>. Returns the words
+ * used (2), or -1 with <err> allocated. */
+int cfg_opt_int_at(void *base, size_t off, long min, long max, int argc, char **argv,
+                   char **err);
+
 #endif

@@ -95,8 +95,11 @@ void listener_recheck_limits(void);
  * with <err> allocated. */
 struct bind_kw {
 	const char *name;
+	/* NULL: an integer option stored at <off> in struct bind_conf */
 	int (*parse)(struct bind_conf *bc, int argc, char **argv, char **err);
 	int         cli_only;    /* only on stats sockets */
+	size_t      off;
+	long        min, max;
 };
 
 void bind_register_keywords(struct bind_kw *kws, size_t n);

@@ -60,7 +60,10 @@ static inline int server_usable(const struct server *srv)
  * (allocated; the caller frees). */
 struct srv_kw {
 	const char *name;
+	/* NULL: an integer option stored at <off> in struct server */
 	int (*parse)(struct server *srv, int argc, char **argv, char **err);
+	size_t      off;
+	long        min, max;
 };
 
 void srv_register_keywords(struct srv_kw *kws, size_t n);

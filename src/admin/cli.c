@@ -416,8 +416,8 @@ static int bind_expose_fd(struct bind_conf *bc, int argc, char **argv, char **er
 }
 
 static struct bind_kw cli_bind_kws[] = {
-	{ "level", bind_level, 1 },
-	{ "expose-fd", bind_expose_fd, 1 },
+	{ "level", .parse = bind_level, .cli_only = 1 },
+	{ "expose-fd", .parse = bind_expose_fd, .cli_only = 1 },
 };
 
 static struct cfg_kw cli_cfg_kws[] = {

@@ -238,6 +238,17 @@ int cfg_opt_int(int argc, char **argv, long min, long max, long *v, char **err)
 	return 0;
 }
 
+int cfg_opt_int_at(void *base, size_t off, long min, long max, int argc, char **argv,
+                   char **err)
+{
+	long v;
+
+	if (cfg_opt_int(argc, argv, min, max, &v, err) == -1)
+		return -1;
+	*(int *)((char *)base + off) = (int)v;
+	return 2;
+}
+
 const char *cfg_suggest(unsigned section, const char *word)
 {
 	static struct cfg_suggest sg;   /* the result may point into it */

@@ -156,7 +156,8 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 			ret = -1;
 			break;
 		}
-		used = kw->parse(bc, argc - i, argv + i, &err);
+		used = kw->parse ? kw->parse(bc, argc - i, argv + i, &err) :
+		       cfg_opt_int_at(bc, kw->off, kw->min, kw->max, argc - i, argv + i, &err);
 		if (used < 0) {
 			cfg_alert(ctx, "option '%s': %s", argv[i], err ? err : "invalid value");
 			free(err);
@@ -478,36 +479,6 @@ void listener_close_all(struct listener *list)
 
 /* ---- bind options ---- */
 
-static int bind_backlog(struct bind_conf *bc, int argc, char **argv, char **err)
-{
-	long v;
-
-	if (cfg_opt_int(argc, argv, 1, 1 << 24, &v, err) == -1)
-		return -1;
-	bc->backlog = (int)v;
-	return 2;
-}
-
-static int bind_maxconn(struct bind_conf *bc, int argc, char **argv, char **err)
-{
-	long v;
-
-	if (cfg_opt_int(argc, argv, 0, 1 << 24, &v, err) == -1)
-		return -1;
-	bc->maxconn = (int)v;
-	return 2;
-}
-
-static int bind_id(struct bind_conf *bc, int argc, char **argv, char **err)
-{
-	long v;
-
-	if (cfg_opt_int(argc, argv, 1, 0x7fffffff, &v, err) == -1)
-		return -1;
-	bc->id = (int)v;
-	return 2;
-}
-
 static int bind_name(struct bind_conf *bc, int argc, char **argv, char **err)
 {
 	if (argc < 2) {
@@ -588,21 +559,21 @@ static int bind_owner(struct bind_conf *bc, int argc, char **argv, char **err)
 }
 
 static struct bind_kw listener_bind_kws[] = {
-	{ "backlog", bind_backlog, 0 },
-	{ "maxconn", bind_maxconn, 0 },
-	{ "id", bind_id, 0 },
-	{ "name", bind_name, 0 },
-	{ "v4v6", bind_flag, 0 },
-	{ "v6only", bind_flag, 0 },
-	{ "defer-accept", bind_flag, 0 },
-	{ "reuseport", bind_flag, 0 },
-	{ "noreuseport", bind_flag, 0 },
-	{ "accept-proxy", bind_flag, 0 },
-	{ "mode", bind_mode, 0 },
-	{ "user", bind_owner, 0 },
-	{ "group", bind_owner, 0 },
-	{ "uid", bind_owner, 0 },
-	{ "gid", bind_owner, 0 },
+	{ "backlog", .off = offsetof(struct bind_conf, backlog), .min = 1, .max = 1 << 24 },
+	{ "maxconn", .off = offsetof(struct bind_conf, maxconn), .min = 0, .max = 1 << 24 },
+	{ "id", .off = offsetof(struct bind_conf, id), .min = 1, .max = 0x7fffffff },
+	{ "name", .parse = bind_name },
+	{ "v4v6", .parse = bind_flag },
+	{ "v6only", .parse = bind_flag },
+	{ "defer-accept", .parse = bind_flag },
+	{ "reuseport", .parse = bind_flag },
+	{ "noreuseport", .parse = bind_flag },
+	{ "accept-proxy", .parse = bind_flag },
+	{ "mode", .parse = bind_mode },
+	{ "user", .parse = bind_owner },
+	{ "group", .parse = bind_owner },
+	{ "uid", .parse = bind_owner },
+	{ "gid", .parse = bind_owner },
 };
 
 SLUICE_INIT(listener_register)

@@ -65,7 +65,8 @@ static int srv_apply_options(struct server *srv, int argc, char **argv, char **e
 				       sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
 			return -1;
 		}
-		used = kw->parse(srv, argc - i, argv + i, &e);
+		used = kw->parse ? kw->parse(srv, argc - i, argv + i, &e) :
+		       cfg_opt_int_at(srv, kw->off, kw->min, kw->max, argc - i, argv + i, &e);
 		if (used < 0) {
 			*err = str_fmt("option '%s': %s", argv[i], e ? e : "invalid value");
 			free(e);
@@ -244,26 +245,6 @@ static int srv_on_marked(struct server *srv, int argc, char **argv, char **err)
 	return 2;
 }
 
-static int srv_maxconn(struct server *srv, int argc, char **argv, char **err)
-{
-	long v;
-
-	if (cfg_opt_int(argc, argv, 0, 10000000, &v, err) == -1)
-		return -1;
-	srv->maxconn = (int)v;
-	return 2;
-}
-
-static int srv_id(struct server *srv, int argc, char **argv, char **err)
-{
-	long v;
-
-	if (cfg_opt_int(argc, argv, 1, 0x7fffffff, &v, err) == -1)
-		return -1;
-	srv->id = (int)v;
-	return 2;
-}
-
 static int srv_flag(struct server *srv, int argc, char **argv, char **err)
 {
 	if (strcmp(argv[0], "disabled") == 0)
@@ -345,24 +326,24 @@ static int srv_check_addr(struct server *srv, int argc, char **argv, char **err)
 }
 
 static struct srv_kw server_kws[] = {
-	{ "weight",   srv_weight },
-	{ "id",       srv_id },
-	{ "maxconn",  srv_maxconn },
-	{ "on-marked-down", srv_on_marked },
-	{ "on-marked-up", srv_on_marked },
-	{ "disabled", srv_flag },
-	{ "enabled",  srv_flag },
-	{ "backup",   srv_flag },
-	{ "check",    srv_flag },
-	{ "send-proxy", srv_flag },
-	{ "send-proxy-v2", srv_flag },
-	{ "inter",    srv_check_arg },
-	{ "fastinter", srv_check_arg },
-	{ "downinter", srv_check_arg },
-	{ "rise",     srv_check_arg },
-	{ "fall",     srv_check_arg },
-	{ "port",     srv_check_port },
-	{ "addr",     srv_check_addr },
+	{ "weight", .parse = srv_weight },
+	{ "id", .off = offsetof(struct server, id), .min = 1, .max = 0x7fffffff },
+	{ "maxconn", .off = offsetof(struct server, maxconn), .min = 0, .max = 10000000 },
+	{ "on-marked-down", .parse = srv_on_marked },
+	{ "on-marked-up", .parse = srv_on_marked },
+	{ "disabled", .parse = srv_flag },
+	{ "enabled", .parse = srv_flag },
+	{ "backup", .parse = srv_flag },
+	{ "check", .parse = srv_flag },
+	{ "send-proxy", .parse = srv_flag },
+	{ "send-proxy-v2", .parse = srv_flag },
+	{ "inter", .parse = srv_check_arg },
+	{ "fastinter", .parse = srv_check_arg },
+	{ "downinter", .parse = srv_check_arg },
+	{ "rise", .parse = srv_check_arg },
+	{ "fall", .parse = srv_check_arg },
+	{ "port", .parse = srv_check_port },
+	{ "addr", .parse = srv_check_addr },
 };
 
 static struct cfg_kw server_cfg_kws[] = {
