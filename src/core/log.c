@@ -60,19 +60,23 @@ unsigned long log_dropped(void)
 	return logstate.dropped;
 }
 
+/* Writes "[PREFIX] (pid) : line" on stderr, unless quiet hides <level>. */
+static void log_stderr(const char *prefix, int level, const char *line, int n)
+{
+	if (logstate.quiet && level > LOG_L_ERR)
+		return;
+	fprintf(stderr, "[%s] (%d) : %s%s", prefix, (int)getpid(), line,
+		(n > 0 && line[n - 1] == '\n') ? "" : "\n");
+	fflush(stderr);
+}
+
 static void log_msg(const char *prefix, int level, const char *fmt, va_list ap)
 {
 	char line[2048];
-	int n;
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
 
-	if (logstate.quiet && level > LOG_L_ERR)
-		return;
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	if (n < 0)
-		return;
-	fprintf(stderr, "[%s] (%d) : %s%s", prefix, (int)getpid(), line,
-		(n > 0 && line[MIN((size_t)n, sizeof(line) - 1) - 1] == '\n') ? "" : "\n");
-	fflush(stderr);
+	if (n >= 0)
+		log_stderr(prefix, level, line, MIN(n, (int)sizeof(line) - 1));
 }
 
 void log_event(int level, const char *fmt, ...)
@@ -86,10 +90,10 @@ void log_event(int level, const char *fmt, ...)
 	va_end(ap);
 	if (n <= 0)
 		return;
-	if (!logstate.quiet || level <= LOG_L_ERR)
-		fprintf(stderr, "[%s] (%d) : %s\n", level <= LOG_L_ERR ? "ALERT" :
-			level == LOG_L_WARNING ? "WARNING" : "NOTICE", (int)getpid(), line);
-	log_send(&global.loggers, level, line, MIN((size_t)n, sizeof(line) - 1));
+	n = MIN(n, (int)sizeof(line) - 1);
+	log_stderr(level <= LOG_L_ERR ? "ALERT" : level == LOG_L_WARNING ? "WARNING" : "NOTICE",
+		   level, line, n);
+	log_send(&global.loggers, level, line, (size_t)n);
 }
 
 void log_alert(const char *fmt, ...)

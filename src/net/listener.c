@@ -402,10 +402,9 @@ static void listener_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (fd == -1) {
 			switch (errno) {
 			case EAGAIN:
+				return;
 			case ECONNABORTED:
 			case EINTR:
-				if (errno == EAGAIN)
-					return;
 				continue;
 			case EMFILE: case ENFILE: case ENOBUFS: case ENOMEM:
 				/* Out of resources: wait a little instead of spinning. */

@@ -88,32 +88,20 @@ void check_status_str(const struct server *srv, char *out, size_t sz)
 		snprintf(out, sz, "UP");
 }
 
-/* Usable active and backup servers of <px>. */
-static void count_servers(const struct proxy *px, int *act, int *bck)
-{
-	*act = *bck = 0;
-	for (const struct server *s = px->servers; s; s = s->next)
-		if (server_usable(s))
-			(s->flags & SRV_F_BACKUP) ? (*bck)++ : (*act)++;
-}
-
 static void server_set_down(struct server *srv)
 {
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
-	int act, bck;
-
 	srv->flags |= SRV_F_DOWN;
 	srv->last_change = srv->down_since = time(NULL);
 	c->down_trans++;
 	c->health = 0;
 	lb_recalc(px);
-	count_servers(px, &act, &bck);
 	log_event(LOG_L_WARNING, "Server %s/%s is DOWN, reason: %s, info: \"%s\", check duration: "
-		  "%ldms. %d active and %d backup servers left. %d sessions active, 0 requeued, "
+		  "%ldms. %u active and %u backup servers left. %u sessions active, 0 requeued, "
 		  "0 remaining in queue.", px->name, srv->name, check_reason(c->result), c->info,
-		  c->duration, act, bck, srv->counters.cur_sess);
-	if (!act && !bck) {
+		  c->duration, px->srv_act, px->srv_bck, srv->counters.cur_sess);
+	if (!px->srv_act && !px->srv_bck) {
 		px->last_change = srv->last_change;
 		log_event(LOG_L_ALERT, "backend '%s' has no server available!", px->name);
 	}
@@ -126,7 +114,6 @@ static void server_set_up(struct server *srv)
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
 	time_t now = time(NULL);
-	int act, bck;
 
 	srv->flags &= ~SRV_F_DOWN;
 	if (srv->down_since)
@@ -135,10 +122,9 @@ static void server_set_up(struct server *srv)
 	srv->last_change = now;
 	c->health = check_max_health(c);
 	lb_recalc(px);
-	count_servers(px, &act, &bck);
 	log_event(LOG_L_WARNING, "Server %s/%s is UP, reason: %s, check duration: %ldms. "
-		  "%d active and %d backup servers online. 0 sessions requeued, 0 total in queue.",
-		  px->name, srv->name, check_reason(c->result), c->duration, act, bck);
+		  "%u active and %u backup servers online. 0 sessions requeued, 0 total in queue.",
+		  px->name, srv->name, check_reason(c->result), c->duration, px->srv_act, px->srv_bck);
 	/* An active server is back: sessions on backups may be moved there. */
 	if ((srv->flags & SRV_F_UP_KILL_BACKUP) && !(srv->flags & SRV_F_BACKUP))
 		for (struct server *b = px->servers; b; b = b->next)

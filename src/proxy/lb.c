@@ -110,13 +110,18 @@ static void lb_build_ring(struct proxy *px)
 
 void lb_recalc(struct proxy *px)
 {
-	px->srv_act = 0;
+	px->srv_act = px->srv_bck = 0;
 	px->tot_weight = 0;
-	for (struct server *srv = px->servers; srv; srv = srv->next)
-		if (server_usable(srv) && !(srv->flags & SRV_F_BACKUP)) {
-			px->srv_act++;
-			px->tot_weight += (uint64_t)srv->uweight;
+	for (struct server *srv = px->servers; srv; srv = srv->next) {
+		if (!server_usable(srv))
+			continue;
+		if (srv->flags & SRV_F_BACKUP) {
+			px->srv_bck++;
+			continue;
 		}
+		px->srv_act++;
+		px->tot_weight += (uint64_t)srv->uweight;
+	}
 	if (px->lb.algo == LB_SOURCE && px->lb.consistent)
 		lb_build_ring(px);
 }

@@ -418,16 +418,14 @@ struct server *cli_server(struct cli_ctx *ctx, const char *arg)
 /* Logs an administrative state change and the servers left, as HAProxy. */
 static void server_admin_log(struct server *srv, const char *what)
 {
-	int act = 0, bck = 0;
+	struct proxy *px = srv->px;
 
-	lb_recalc(srv->px);
+	lb_recalc(px);
 	srv->last_change = time(NULL);
-	for (const struct server *s = srv->px->servers; s; s = s->next)
-		if (server_usable(s))
-			(s->flags & SRV_F_BACKUP) ? bck++ : act++;
-	log_event(LOG_L_WARNING, "Server %s/%s %s. %d active and %d backup servers %s.",
-		  srv->px->name, srv->name, what, act, bck, act + bck ? "online" : "left");
-	if (!act && !bck)
+	log_event(LOG_L_WARNING, "Server %s/%s %s. %u active and %u backup servers %s.",
+		  px->name, srv->name, what, px->srv_act, px->srv_bck,
+		  px->srv_act + px->srv_bck ? "online" : "left");
+	if (!px->srv_act && !px->srv_bck)
 		log_event(LOG_L_ALERT, "backend '%s' has no server available!", srv->px->name);
 }
 
