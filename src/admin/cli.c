@@ -90,7 +90,7 @@ static const struct cli_kw *cli_find(int argc, char **argv, int *nwords)
 			const struct cli_kw *kw = &t->kws[i];
 			int w = 0;
 
-			while (kw->words[w] && w < argc && strcmp(kw->words[w], argv[w]) == 0)
+			while (w < argc && kw->words[w] && strcmp(kw->words[w], argv[w]) == 0)
 				w++;
 			if (!kw->words[w] && w > bestw) {
 				best = kw;
