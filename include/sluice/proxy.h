@@ -13,6 +13,10 @@
 struct listener;
 struct server;
 struct stream;
+struct http_px;
+struct http_rules;
+struct http_err_table;
+struct lf_expr;
 
 #define PR_CAP_FE  0x01
 #define PR_CAP_BE  0x02
@@ -77,6 +81,13 @@ struct proxy {
 	uint32_t               srv_bck;      /* usable backup servers (lb_recalc) */
 	uint64_t               tot_weight;   /* sum of usable weights */
 
+	/* module-owned settings (see proxy_register_ext), NULL when unused */
+	struct http_px        *http;         /* http_ana.h */
+	struct http_rules     *http_rules;   /* http_rules.h: HTTP_RS_COUNT sets */
+	struct http_err_table *http_errors;  /* http_reply.c */
+	char                  *logformat_str;/* log-format / option httplog|tcplog */
+	struct lf_expr        *logformat;    /* compiled at post-parse */
+
 	/* runtime */
 	int                    feconn;       /* current frontend connections */
 	int                    beconn;       /* current backend connections */
@@ -85,6 +96,16 @@ struct proxy {
 	struct counters        fe_counters;
 	struct counters        be_counters;
 };
+
+/* A module keeping its own per-proxy settings says how they pass from a
+ * defaults section to a proxy (<inherit>, called at proxy creation) and how
+ * they are released. <e> must stay valid for the life of the process. */
+struct proxy_ext {
+	void (*inherit)(struct proxy *px, const struct proxy *def);
+	void (*release)(struct proxy *px);
+	struct proxy_ext *next;
+};
+void proxy_register_ext(struct proxy_ext *e);
 
 /* Looks a proxy up by name among those having any of <cap>. */
 struct proxy *proxy_find(const char *name, unsigned cap);

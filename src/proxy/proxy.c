@@ -63,6 +63,14 @@ static void proxy_init_defaults(struct proxy *px)
 	px->lb.draws = 2;
 }
 
+static struct proxy_ext *proxy_exts;
+
+void proxy_register_ext(struct proxy_ext *e)
+{
+	e->next = proxy_exts;
+	proxy_exts = e;
+}
+
 /* Copies the inheritable settings of <def> into <px>. */
 static void proxy_inherit(struct proxy *px, const struct proxy *def)
 {
@@ -86,6 +94,11 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	if (def->defbe_name)
 		px->defbe_name = xstrdup(def->defbe_name);
 	log_list_dup(&px->loggers, &def->loggers);
+	if (def->logformat_str)
+		px->logformat_str = xstrdup(def->logformat_str);
+	for (struct proxy_ext *e = proxy_exts; e; e = e->next)
+		if (e->inherit)
+			e->inherit(px, def);
 }
 
 static int proxy_name_ok(const char *name)
@@ -464,6 +477,10 @@ static void proxy_free(struct proxy *px)
 		free(srv->conf_file);
 		free(srv);
 	}
+	for (struct proxy_ext *e = proxy_exts; e; e = e->next)
+		if (e->release)
+			e->release(px);
+	free(px->logformat_str);
 	log_list_free(&px->loggers);
 	lb_free(px);
 	tcpchk_free(px);

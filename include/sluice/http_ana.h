@@ -1,0 +1,115 @@
+/* mode http: the transaction of a stream (one request and its response at a
+ * time, pipelined requests wait in the buffer), the request and response
+ * analysers that stream.c runs around the channels, keep-alive on both
+ * sides, local replies (errors, return, redirect) and the per-proxy HTTP
+ * settings (timeouts, connection mode, forwardfor, captures, logging). */
+#ifndef SLUICE_HTTP_ANA_H
+#define SLUICE_HTTP_ANA_H
+
+#include <ev.h>
+#include <stdint.h>
+
+#include <sluice/h1.h>
+#include <sluice/http_head.h>
+#include <sluice/http_rules.h>
+
+struct proxy;
+struct stream;
+struct lf_ctx;
+struct lf_expr;
+struct http_reply;
+
+/* Connection modes (option http-keep-alive / http-server-close / httpclose). */
+enum http_conn_mode { HTTP_KAL, HTTP_SCL, HTTP_CLO };
+
+enum http_reuse { HTTP_REUSE_SAFE, HTTP_REUSE_NEVER, HTTP_REUSE_AGGRESSIVE, HTTP_REUSE_ALWAYS };
+
+/* capture request|response header NAME len N */
+struct http_capture {
+	char *name;
+	int   len;
+};
+
+#define HTTP_FWD_IFNONE 0x01  /* option forwardfor if-none */
+
+/* Per-proxy HTTP settings (struct proxy.http), inherited from defaults. */
+struct http_px {
+	enum http_conn_mode   conn_mode;
+	int                   conn_mode_set;   /* explicitly set in this section */
+	enum http_reuse       reuse;
+	uint32_t              tmo_http_req, tmo_http_ka, tmo_tarpit;   /* ms */
+	/* option forwardfor [except NET] [header NAME] [if-none] */
+	int                   fwdfor;
+	char                 *fwdfor_hdr;
+	unsigned              fwdfor_flags;
+	struct sockaddr_storage fwdfor_except;
+	int                   fwdfor_except_bits;   /* -1: none */
+	/* option originalto [except NET] [header NAME] */
+	int                   origto;
+	char                 *origto_hdr;
+	struct sockaddr_storage origto_except;
+	int                   origto_except_bits;
+	char                 *monitor_uri;
+	struct http_capture  *req_cap, *res_cap;
+	int                   n_req_cap, n_res_cap;
+	char                 *uniqid_fmt_str, *uniqid_hdr;
+	struct lf_expr       *uniqid_fmt;
+	int                   pool_max_conn;     /* server idle pool size, -1: unlimited */
+	uint32_t              pool_purge_delay;  /* ms */
+};
+
+/* Where a message is in its life. */
+enum http_msg_state {
+	HTTP_MSG_IDLE,      /* waiting for (or parsing) the head */
+	HTTP_MSG_BODY,      /* head forwarded; body being forwarded */
+	HTTP_MSG_DONE,      /* every byte of the message is granted to leave */
+	HTTP_MSG_TUNNEL,    /* upgraded or CONNECT: raw bytes both ways */
+};
+
+#define TX_F_CLI_CLOSE   0x0001  /* close the client side after this transaction */
+#define TX_F_SRV_CLOSE   0x0002  /* close the server connection after it */
+#define TX_F_LOCAL       0x0004  /* the response is made here (error, return...) */
+#define TX_F_REQ_SEEN    0x0008  /* at least one byte of this request arrived */
+#define TX_F_WAIT_100    0x0010  /* Expect: 100-continue was forwarded */
+#define TX_F_TARPIT      0x0020  /* tarpitted: answer at the end of the delay */
+#define TX_F_REUSED      0x0040  /* the server connection was reused */
+#define TX_F_CONNECT     0x0080  /* CONNECT method */
+#define TX_F_LOGGED      0x0100  /* the log line was emitted */
+#define TX_F_DENIED      0x0200  /* denied by a rule (PR-- in the log) */
+#define TX_F_RES_CLOSE_DELIM 0x0400 /* response ends at server close */
+
+/* One request/response exchange of a stream. */
+struct http_txn {
+	unsigned            flags;       /* TX_F_* */
+	enum http_msg_state req_st, res_st;
+	struct h1_msg       req, res;    /* parser state */
+	struct h1_chunk     req_ck, res_ck;
+	int                 req_chunked, res_chunked;
+	enum h1_meth        meth;
+	int                 status;      /* of the response, -1 before */
+	int                 req_ver11;   /* the client speaks HTTP/1.1 */
+	char               *reqline;     /* copy of the request line for the log (pool) */
+	uint32_t            reqline_len;
+	char              **req_cap, **res_cap; /* captured header values (pool strings) */
+	char               *uniq_id;
+	ev_tstamp           t_idle;      /* start of the wait for this request */
+	ev_tstamp           t_req;       /* first byte of the request */
+	ev_tstamp           t_head;      /* request head complete */
+	ev_tstamp           t_res;       /* response head received */
+	uint64_t            req_bytes, res_bytes;  /* client->server, server->client (log %U %B) */
+	uint64_t            nreq;        /* requests so far on this client connection */
+	int                 err_status;  /* status of a local error reply */
+};
+
+/* The stream's HTTP settings for proxy <px>, never NULL (defaults if the
+ * section set nothing). */
+const struct http_px *http_px_of(const struct proxy *px);
+
+/* Fills <c> for stream <s> (log lines, lf-strings). <buf> gives room for
+ * short strings (at least 64 bytes). */
+void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c);
+
+/* Stores the value of request (<res> 0) or response capture <idx>. */
+void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t len);
+
+#endif

@@ -1,0 +1,73 @@
+/* Log-format strings: "%ci:%cp [%tr] %ft %b/%s ..." compiled once at start-up
+ * into a node list, rendered per request from a plain-data context that the
+ * stream fills (so this module knows nothing of streams). Also used for
+ * lf-string values of HTTP rules. option httplog / tcplog are predefined
+ * formats. */
+#ifndef SLUICE_LOGFORMAT_H
+#define SLUICE_LOGFORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+
+/* The formats behind "option httplog", "option tcplog", "option httplog clf". */
+extern const char LF_HTTPLOG[];
+extern const char LF_TCPLOG[];
+extern const char LF_HTTPLOG_CLF[];
+
+struct lf_node;
+
+struct lf_expr {
+	struct lf_node *nodes;
+	int             n;
+	unsigned        needs;   /* LF_N_*: what the context must provide */
+};
+
+#define LF_N_REQLINE  0x01   /* request line / method / uri (%r %HM %HU %HP %HQ %HV) */
+#define LF_N_CAPTURE  0x02   /* captured headers (%hr %hrl %hs %hsl) */
+#define LF_N_UNIQID   0x04   /* %ID */
+
+/* Everything a log line can show, filled by the stream at log time. Times
+ * are milliseconds, -1 when the step did not happen (HAProxy prints -1). */
+struct lf_ctx {
+	const struct sockaddr_storage *cli, *fe_addr, *be_src, *srv_addr;
+	struct timespec accept_date;    /* %t, %T, %Ts ... */
+	struct timespec req_date;       /* %tr (accept date + idle time) */
+	const char     *fe_name, *be_name, *srv_name;   /* srv: "<NOSRV>" when none */
+	const char     *fe_name_transport;              /* %ft: frontend name ('~' when TLS) */
+	long            TR, Tw, Tc, Tr, Ta, Tt, Th, Ti, Tq, Td;
+	int             status;         /* %ST, -1 when none */
+	uint64_t        bytes_out;      /* %B: server->client bytes */
+	uint64_t        bytes_in;       /* %U: client->server bytes */
+	char            term[4];        /* %ts (2 first), %tsc (4) */
+	int             actconn, feconn, beconn, srvconn; /* %ac %fc %bc %sc */
+	int             retries;        /* %rc */
+	int             redispatched;   /* %rc gets a '+' prefix */
+	int             srv_queue, be_queue;  /* %sq %bq */
+	const char     *req_cookie, *res_cookie;   /* %CC %CS ("-" when none) */
+	const char     *reqline;        /* %r: "GET / HTTP/1.1", NULL: "<BADREQ>" */
+	size_t          reqline_len;
+	const char    **req_cap;        /* %hr: capture request header values (NULL: none) */
+	int             n_req_cap;
+	const char    **res_cap;        /* %hs */
+	int             n_res_cap;
+	const char     *unique_id;      /* %ID */
+	uint64_t        uniq_num;       /* %rt: request counter */
+	const char     *hostname;       /* %H */
+	int             pid;            /* %pid */
+};
+
+/* Compiles <fmt>. Unknown variables are errors. On error returns -1 with
+ * <err> allocated (the caller frees it) naming the variable and its
+ * position. Returns 0 on success. */
+int lf_compile(const char *fmt, struct lf_expr *out, char **err);
+
+/* Releases a compiled expression (the struct itself is the caller's). */
+void lf_free(struct lf_expr *e);
+
+/* Renders <e> into <out> (at most <size>-1 bytes, NUL-terminated; a line
+ * that does not fit is truncated). Returns the length written. */
+size_t lf_render(const struct lf_expr *e, const struct lf_ctx *c, char *out, size_t size);
+
+#endif
