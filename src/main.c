@@ -21,6 +21,7 @@
 #include <sluice/pool.h>
 #include <sluice/process.h>
 #include <sluice/proxy.h>
+#include <sluice/srv_idle.h>
 #include <sluice/stream.h>
 #include <sluice/version.h>
 
@@ -152,6 +153,8 @@ static void soft_stop(void)
 	log_notice("soft stop: listeners closed, waiting for %d connection(s) to finish",
 		   stream_count());
 	proxy_stop_all();
+	stream_close_idle();      /* idle keep-alive clients go now */
+	srv_idle_close_all();
 	if (!stream_count())
 		ev_break(global.loop, EVBREAK_ALL);
 	else

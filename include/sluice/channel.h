@@ -26,6 +26,8 @@ struct channel {
 	uint64_t          to_forward;  /* bytes allowed out without analysis */
 	uint64_t          total;       /* bytes received from the source */
 	unsigned          flags;       /* CH_F_* */
+	uint32_t          reserve;     /* buffer bytes reads leave free (tune.maxrewrite
+	                                  while a message head is being analysed) */
 };
 
 enum chan_res { CHN_OK, CHN_SRC_ERR, CHN_DST_ERR };

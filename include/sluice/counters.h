@@ -24,6 +24,15 @@ struct counters {
 	uint64_t        cli_aborts;   /* cli_abrt */
 	uint64_t        srv_aborts;   /* srv_abrt */
 	uint64_t        connect;      /* connections attempted to servers */
+	uint64_t        reuse;        /* requests sent over a reused server connection */
+	uint64_t        http_req;     /* req_tot: HTTP requests */
+	uint64_t        http_rsp[6];  /* hrsp_1xx..hrsp_5xx, hrsp_other */
+	uint64_t        intercepted;  /* answered by sluice itself (return, redirect...) */
+	uint64_t        failed_rewrites; /* wrew */
+	struct freq_ctr req_rate;     /* req_rate */
+	uint32_t        max_req_rate; /* req_rate_max */
+	uint32_t        rtime_avg;    /* rtime: response time, ms, over ~1024 requests */
+	uint32_t        rtime_max;
 	uint32_t        cur_sess;     /* scur */
 	uint32_t        max_sess;     /* smax */
 	struct freq_ctr sess_rate;    /* rate */

@@ -33,6 +33,7 @@ struct global {
 	int              nbthread;
 	uint32_t         bufsize;         /* tune.bufsize */
 	uint32_t         maxrewrite;      /* tune.maxrewrite */
+	int              maxhdr;          /* tune.http.maxhdr */
 	int              maxpipes;        /* tune.maxpipes, 0 = maxconn/4 */
 	uint32_t         pipesize;        /* tune.pipesize, 0 = kernel default */
 	char            *pidfile;

@@ -8,6 +8,7 @@
 
 #include <ev.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <sluice/h1.h>
 #include <sluice/http_head.h>
@@ -37,7 +38,6 @@ struct http_px {
 	enum http_conn_mode   conn_mode;
 	int                   conn_mode_set;   /* explicitly set in this section */
 	enum http_reuse       reuse;
-	uint32_t              tmo_http_req, tmo_http_ka, tmo_tarpit;   /* ms */
 	/* option forwardfor [except NET] [header NAME] [if-none] */
 	int                   fwdfor;
 	char                 *fwdfor_hdr;
@@ -54,8 +54,6 @@ struct http_px {
 	int                   n_req_cap, n_res_cap;
 	char                 *uniqid_fmt_str, *uniqid_hdr;
 	struct lf_expr       *uniqid_fmt;
-	int                   pool_max_conn;     /* server idle pool size, -1: unlimited */
-	uint32_t              pool_purge_delay;  /* ms */
 };
 
 /* Where a message is in its life. */
@@ -77,6 +75,7 @@ enum http_msg_state {
 #define TX_F_LOGGED      0x0100  /* the log line was emitted */
 #define TX_F_DENIED      0x0200  /* denied by a rule (PR-- in the log) */
 #define TX_F_RES_CLOSE_DELIM 0x0400 /* response ends at server close */
+#define TX_F_BE_SET      0x0800  /* past the frontend's rules: the backend is chosen */
 
 /* One request/response exchange of a stream. */
 struct http_txn {
@@ -98,16 +97,58 @@ struct http_txn {
 	ev_tstamp           t_res;       /* response head received */
 	uint64_t            req_bytes, res_bytes;  /* client->server, server->client (log %U %B) */
 	uint64_t            nreq;        /* requests so far on this client connection */
-	int                 err_status;  /* status of a local error reply */
+	ev_tstamp           t_tarpit;    /* end of the tarpit delay */
+	int                 tarpit_status;
+	const struct http_reply *tarpit_reply;
 };
+
+/* ---- hooks run by stream.c for mode http streams ---- */
+
+/* Prepares a new stream of an HTTP frontend. Returns 0 or -1 (no memory). */
+int http_stream_init(struct stream *s);
+
+/* Runs both directions and the analysers. Returns 0, or -1 once <s> was
+ * closed (freed). */
+int http_process(struct stream *s);
+
+/* An error (<t0><t1> termination flags) ends the exchange: answers it with
+ * 502/503/504/408 when nothing of the response was sent yet and returns 0,
+ * or returns -1 for the caller to close the stream. */
+int http_fail(struct stream *s, char t0, char t1);
+
+/* The stream closes: logs an unfinished exchange, gives a clean server
+ * connection to the idle pool, frees the transaction. */
+void http_stream_release(struct stream *s);
+
+/* Deadline of the HTTP-specific waits (http-request, http-keep-alive,
+ * tarpit), 0 if none applies; <which> is set to 'h', 'k' or 'P'. */
+ev_tstamp http_deadline(const struct stream *s, char *which);
+
+/* One of those deadlines expired. */
+void http_timeout(struct stream *s, char which);
+
+/* Whether the client (resp. server) is being waited for, so that its
+ * inactivity timeout runs. */
+int http_cli_waiting(const struct stream *s, int cev);
+int http_srv_waiting(const struct stream *s);
+
+/* Whether <s> waits for a next request and has received none of it. */
+int http_txn_idle(const struct stream *s);
+
+/* Accounts bytes for the log line of the current exchange. */
+void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out);
 
 /* The stream's HTTP settings for proxy <px>, never NULL (defaults if the
  * section set nothing). */
 const struct http_px *http_px_of(const struct proxy *px);
 
-/* Fills <c> for stream <s> (log lines, lf-strings). <buf> gives room for
- * short strings (at least 64 bytes). */
+/* Fills <c> for stream <s> (log lines, lf-strings); <c> then points into
+ * <s>, so it is valid until the stream changes. */
 void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c);
+
+/* Whether address <a> is in network <net>/<bits> (bits < 0: never). */
+int http_addr_in_net(const struct sockaddr_storage *a, const struct sockaddr_storage *net,
+                     int bits);
 
 /* Stores the value of request (<res> 0) or response capture <idx>. */
 void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t len);

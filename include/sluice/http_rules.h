@@ -45,4 +45,12 @@ struct http_rules *http_rules_of(struct proxy *px, enum http_rule_set set);
 enum http_act_ret http_rules_exec(const struct http_rules *rules, struct stream *s,
                                   struct http_head *h, struct http_act_out *out);
 
+/* Runs the "redirect" rules of <px> on request head <h>; HAProxy evaluates
+ * them after every http-request rule. Returns HTTP_ACT_CONT when none
+ * applies, HTTP_ACT_REPLY with <out> filled (status, location in the head's
+ * arena, cookie), or HTTP_ACT_ERR when the Location does not fit in the
+ * arena. */
+enum http_act_ret http_redirect_exec(struct proxy *px, struct stream *s, struct http_head *h,
+                                     struct http_act_out *out);
+
 #endif

@@ -27,6 +27,8 @@ struct lf_expr {
 #define LF_N_REQLINE  0x01   /* request line / method / uri (%r %HM %HU %HP %HQ %HV) */
 #define LF_N_CAPTURE  0x02   /* captured headers (%hr %hrl %hs %hsl) */
 #define LF_N_UNIQID   0x04   /* %ID */
+#define LF_N_HTTP     0x08   /* a variable HAProxy reserves for mode http (see lf_http_var) */
+#define LF_N_FEADDR   0x10   /* the address the client connected to (%fi %fp) */
 
 /* Everything a log line can show, filled by the stream at log time. Times
  * are milliseconds, -1 when the step did not happen (HAProxy prints -1). */
@@ -56,12 +58,24 @@ struct lf_ctx {
 	uint64_t        uniq_num;       /* %rt: request counter */
 	const char     *hostname;       /* %H */
 	int             pid;            /* %pid */
+	/* Added after the first draft; zero (or NULL) when the filler does not
+	 * know them: */
+	long            Tu;             /* %Tu: Tt without the idle and handshake times */
+	uint64_t        log_counter;    /* %lc: lines logged by the frontend */
+	const char     *ssl_ciphers;    /* %sslc, NULL: "-" */
+	const char     *ssl_version;    /* %sslv, NULL: "-" */
+	int             li_id;          /* %cp/%fp of a UNIX socket: the listener's id */
 };
 
 /* Compiles <fmt>. Unknown variables are errors. On error returns -1 with
  * <err> allocated (the caller frees it) naming the variable and its
  * position. Returns 0 on success. */
 int lf_compile(const char *fmt, struct lf_expr *out, char **err);
+
+/* Name (without '%') of the first variable of <e> that HAProxy reserves for
+ * mode http ("TR", "r", "hr"...), so that a TCP proxy can refuse the format
+ * as HAProxy does; NULL when there is none (LF_N_HTTP is clear). */
+const char *lf_http_var(const struct lf_expr *e);
 
 /* Releases a compiled expression (the struct itself is the caller's). */
 void lf_free(struct lf_expr *e);

@@ -38,9 +38,15 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_LOG_HEALTH   0x0400ULL  /* log every health check status change */
 #define PR_O_ALLBACKUPS   0x0800ULL  /* all backups share the load, not only the first */
 #define PR_O_TCPCHK       0x1000ULL  /* health checks play the tcp-check rules */
+#define PR_O_ABRT_CLOSE   0x2000ULL  /* a client closing aborts its pending request */
+#define PR_O_DONTLOG_NORMAL 0x4000ULL /* log only errors, timeouts, retries */
+#define PR_O_LOG_SEP_ERR  0x8000ULL  /* errors logged at level err */
+#define PR_O_PRETEND_KA   0x10000ULL /* http-pretend-keepalive (accepted, no effect) */
+#define PR_O_IGNORE_PROBES 0x20000ULL /* no 408 nor log for connections that sent nothing */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
+	uint32_t http_request, http_keep_alive, tarpit;
 };
 
 

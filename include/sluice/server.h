@@ -9,6 +9,7 @@
 #include <sluice/counters.h>
 
 struct proxy;
+struct srv_idle;
 
 #define SRV_F_MAINT   0x01  /* administratively disabled ("disabled") */
 #define SRV_F_BACKUP  0x02  /* backup server */
@@ -47,6 +48,12 @@ struct server {
 	time_t                  down_since;  /* wall clock it went DOWN, 0 if up */
 	uint64_t                downtime;    /* seconds spent DOWN before down_since */
 	struct counters         counters;
+
+	/* idle connections kept for reuse (srv_idle.h) */
+	struct srv_idle        *idle;        /* most recent first */
+	int                     n_idle;
+	int                     pool_max_conn;    /* -1: unlimited */
+	uint32_t                pool_purge_delay; /* ms */
 };
 
 /* Returns 1 when <srv> can take traffic. */

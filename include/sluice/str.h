@@ -33,5 +33,7 @@ char *str_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* strdup that aborts on allocation failure: for config-time data only. */
 char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
+/* realloc() that aborts on failure (configuration time only). */
+void *xrealloc(void *p, size_t size);
 
 #endif

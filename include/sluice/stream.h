@@ -15,6 +15,7 @@
 struct listener;
 struct proxy;
 struct server;
+struct http_txn;
 
 enum stream_state {
 	ST_PROXY,      /* waiting for the client's PROXY protocol header */
@@ -22,6 +23,7 @@ enum stream_state {
 	ST_TAR,        /* waiting before a connect retry */
 	ST_CON,        /* connecting to the server */
 	ST_EST,        /* both sides connected: forwarding */
+	ST_HREQ,       /* mode http: waiting for a request head, no server chosen */
 };
 
 struct stream {
@@ -45,7 +47,46 @@ struct stream {
 	struct sockaddr_storage dst_addr;   /* where it connected (from PROXY if any) */
 	int               has_dst;          /* dst_addr is known */
 	char              term[2];      /* termination flags of the log line */
+	struct http_txn  *txn;          /* mode http: the current exchange, else NULL */
+	struct server    *kept_srv;     /* server of <srv> while kept open between requests */
+	int               kept_reused;  /* that connection already served a request */
 };
+
+/* ---- for the protocol analysers (http_ana.c) ---- */
+
+/* Recomputes the events watched on both sides and re-arms the timer. */
+void stream_update(struct stream *s);
+
+/* Ends <s> with termination flags <t0><t1>: logs, counts, frees. */
+void stream_close(struct stream *s, char t0, char t1);
+
+/* Connects to the stream's server (chosen first by load balancing if none
+ * is set; queued when all are full). Returns 0, or -1 when <s> was closed. */
+int stream_connect(struct stream *s);
+
+/* Chooses a server by load balancing and makes it the target. Returns 0, or
+ * -1 when no server can take it now. */
+int stream_pick_server(struct stream *s, int avoid_current);
+
+/* Makes <srv> (NULL: none) the stream's server, keeping session counts. */
+void stream_set_target(struct stream *s, struct server *srv);
+
+/* Releases the stream's server slot (end of an HTTP exchange): the oldest
+ * stream queued for it may take it. */
+void stream_release_target(struct stream *s);
+
+/* Runs one direction (client->server when <is_req>) and records activity. */
+enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,
+                             struct conn *dst, int is_req);
+
+/* Uses already connected socket <fd> to the target server (reuse). */
+void stream_attach_srv(struct stream *s, int fd);
+
+/* Detaches the server socket from <s> and returns it (-1 if none). */
+int stream_detach_srv(struct stream *s);
+
+/* Where the client connected (PROXY header, else getsockname once). */
+const struct sockaddr_storage *stream_dst(struct stream *s);
 
 /* Listener callback for frontends: starts a stream on <fd>. */
 void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen);
@@ -57,6 +98,10 @@ int stream_count(void);
  * shut down when it goes DOWN with on-marked-down shutdown-sessions.
  * Returns how many were closed. */
 int stream_kill_server(struct server *srv);
+
+/* Closes the HTTP client connections that wait, idle, for their next
+ * request (soft stop). */
+void stream_close_idle(void);
 
 /* Closes every live stream at once (hard stop, exit). */
 void stream_kill_all(void);

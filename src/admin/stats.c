@@ -142,6 +142,26 @@ static void row_be_counters(struct stat_row *r, const struct counters *c)
 	setu(r, F_EINT, 0);
 }
 
+/* HTTP columns of a mode http row: responses by class and requests. */
+static void row_http(struct stat_row *r, const struct proxy *px, const struct counters *c)
+{
+	uint64_t req = 0;
+
+	if (px->mode != PR_MODE_HTTP)
+		return;
+	for (int i = 0; i < 6; i++) {
+		setu(r, F_HRSP_1XX + i, c->http_rsp[i]);
+		req += c->http_rsp[i];
+	}
+	/* a frontend counts requests as they arrive; a backend or server,
+	 * the responses it gave */
+	setu(r, F_REQ_TOT, c->http_req ? c->http_req : req);
+	setu(r, F_RTIME, c->rtime_avg);
+	setu(r, F_RTIME_MAX, c->rtime_max);
+	setu(r, F_WREW, c->failed_rewrites);
+	setu(r, F_REUSE, c->reuse);
+}
+
 static void row_frontend(struct stat_row *r, const struct proxy *px)
 {
 	const struct counters *c = &px->fe_counters;
@@ -171,6 +191,17 @@ static void row_frontend(struct stat_row *r, const struct proxy *px)
 	setu(r, F_DSES, 0);
 	setu(r, F_WREW, 0);
 	setu(r, F_EINT, 0);
+	if (px->mode == PR_MODE_HTTP) {
+		row_http(r, px, c);
+		sets(r, F_RTIME, "");
+		sets(r, F_RTIME_MAX, "");
+		sets(r, F_REUSE, "");
+		setu(r, F_REQ_RATE, freq_rate((struct freq_ctr *)&c->req_rate, now));
+		setu(r, F_REQ_RATE_MAX, c->max_req_rate);
+		setu(r, F_INTERCEPTED, c->intercepted);
+		setu(r, F_CACHE_LOOKUPS, 0);
+		setu(r, F_CACHE_HITS, 0);
+	}
 }
 
 /* A per-listener row ("option socket-stats"). */
@@ -228,8 +259,9 @@ static void row_server(struct stat_row *r, const struct proxy *px, const struct 
 	setu(r, F_BCK, !!(srv->flags & SRV_F_BACKUP));
 	seti(r, F_LASTCHG, secs_since(srv->last_change));
 	sets(r, F_ADDR, srv->addr_str);
-	setu(r, F_SRV_ICUR, 0);
-	setu(r, F_IDLE_CONN_CUR, 0);
+	row_http(r, px, &srv->counters);
+	setu(r, F_SRV_ICUR, (unsigned)srv->n_idle);
+	setu(r, F_IDLE_CONN_CUR, (unsigned)srv->n_idle);
 	setu(r, F_SAFE_CONN_CUR, 0);
 	setu(r, F_USED_CONN_CUR, 0);
 	setu(r, F_NEED_CONN_EST, 0);
@@ -267,6 +299,11 @@ static void row_backend(struct stat_row *r, const struct proxy *px)
 	}
 	row_common(r, px, "BACKEND", 1, 0);
 	row_be_counters(r, &px->be_counters);
+	row_http(r, px, &px->be_counters);
+	if (px->mode == PR_MODE_HTTP) {
+		setu(r, F_CACHE_LOOKUPS, 0);
+		setu(r, F_CACHE_HITS, 0);
+	}
 	setu(r, F_QCUR, (unsigned)px->nbpend);
 	setu(r, F_QMAX, (unsigned)px->max_nbpend);
 	setu(r, F_SLIM, (unsigned)backend_slim(px));

@@ -359,7 +359,7 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 			  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
 		return -1;
 	}
-	if (!ctx->px && ctx->section != CFG_SEC_GLOBAL)
+	if (!ctx->px && (ctx->section & CFG_SEC_PROXIES))
 		return -1; /* the section header failed; its error is reported */
 	if (strcmp(argv[0], "no") == 0 && argc > 1) {
 		ctx->inverted = 1;
@@ -398,7 +398,14 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 	}
 	if (kw->flags & CFG_KW_F_DEPREC)
 		cfg_warn(ctx, "deprecated; use %s instead", kw->hint ? kw->hint : "the documented form");
-	target = (ctx->section == CFG_SEC_GLOBAL ? (char *)&global : (char *)ctx->px) + kw->off;
+	/* Sections other than global and the proxies (http-errors, ...) keep
+	 * their own state: their rows get no target. */
+	if (ctx->section == CFG_SEC_GLOBAL)
+		target = (char *)&global + kw->off;
+	else if (ctx->section & CFG_SEC_PROXIES)
+		target = (char *)ctx->px + kw->off;
+	else
+		target = NULL;
 	if (kw->type == CFG_T_FUNC)
 		ret = kw->parse(ctx, target, argc - nw, argv + nw);
 	else

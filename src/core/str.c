@@ -142,3 +142,10 @@ void *xcalloc(size_t n, size_t size)
 	BUG_ON(!p, "out of memory at configuration time");
 	return p;
 }
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	BUG_ON(!p, "out of memory at configuration time");
+	return p;
+}

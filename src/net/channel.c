@@ -18,7 +18,7 @@ int chan_pending(const struct channel *ch)
 int chan_has_room(const struct channel *ch)
 {
 	if (ch->buf)
-		return buf_room(ch->buf, buf_size()) > 0;
+		return buf_room(ch->buf, buf_size()) > ch->reserve;
 	if (ch->pipe)
 		return ch->pipe->data < pipe_capacity();
 	return 1;
@@ -93,8 +93,10 @@ static ssize_t chan_recv(struct channel *ch, int fd)
 	}
 	if (!ch->buf->data)
 		ch->buf->head = 0;
+	if (buf_room(ch->buf, buf_size()) <= ch->reserve)
+		return -EAGAIN;
 	n = recv(fd, ch->buf->area + ch->buf->head + ch->buf->data,
-		 buf_room(ch->buf, buf_size()), 0);
+		 buf_room(ch->buf, buf_size()) - ch->reserve, 0);
 	if (n > 0) {
 		ch->buf->data += (uint32_t)n;
 		/* splice-auto: a read that fills the buffer announces a large

@@ -352,8 +352,8 @@ static int kw_balance(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 
 			for (size_t k = 0; k < ARRAY_SIZE(http_only); k++)
 				if (strncmp(a, http_only[k], strlen(http_only[k])) == 0) {
-					cfg_alert(ctx, "algorithm '%s' needs mode http, which sluice does "
-						  "not have yet", a);
+					cfg_alert(ctx, "algorithm '%s' is not supported yet by sluice "
+						  "(the HTTP hashing algorithms are not built)", a);
 					return -1;
 				}
 			cfg_alert(ctx, "unknown algorithm '%s' (expects roundrobin, static-rr, "

@@ -216,9 +216,8 @@ static int kw_mode(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[0], "http") == 0) {
-		cfg_alert(ctx, "'mode http' is not supported yet by sluice (the HTTP engine is "
-			  "not built); use 'mode tcp'");
-		return -1;
+		px->mode = PR_MODE_HTTP;
+		return 0;
 	}
 	if (strcmp(argv[0], "health") == 0) {
 		cfg_alert(ctx, "'mode health' was removed from HAProxy 2.x; use 'monitor-uri' or a tcp frontend");

@@ -10,6 +10,7 @@
 #include <sluice/global.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/srv_idle.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
 
@@ -89,12 +90,20 @@ static int srv_parse_options(struct cfg_ctx *ctx, struct server *srv, const char
 	return -1;
 }
 
+/* Settings of a server line with no default-server. */
+static void srv_init_defaults(struct server *srv)
+{
+	srv->weight = srv->uweight = 1;
+	srv->pool_max_conn = -1;
+	srv->pool_purge_delay = 5000;
+}
+
 /* The default-server template of <px>, created on first use. */
 static struct server *srv_template(struct proxy *px)
 {
 	if (!px->defsrv) {
 		px->defsrv = xcalloc(1, sizeof(*px->defsrv));
-		px->defsrv->weight = px->defsrv->uweight = 1;
+		srv_init_defaults(px->defsrv);
 		check_init(&px->defsrv->check, px->defsrv);
 	}
 	return px->defsrv;
@@ -131,8 +140,10 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	if (px->defsrv)
 		*srv = *px->defsrv;   /* flat settings only: names are set below */
 	else
-		srv->weight = srv->uweight = 1;
+		srv_init_defaults(srv);
 	srv->next = NULL;
+	srv->idle = NULL;
+	srv->n_idle = 0;
 	srv->px = px;
 	srv->name = xstrdup(name);
 	srv->addr_str = xstrdup(addr);
@@ -664,6 +675,7 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 		return -1;
 	}
 	check_stop_server(srv);
+	srv_idle_purge(srv, 0);
 	for (pp = &px->servers; *pp != srv; pp = &(*pp)->next)
 		;
 	*pp = srv->next;

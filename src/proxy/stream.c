@@ -17,6 +17,7 @@
 #include <sluice/cli.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/http_ana.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/pipe.h>
@@ -24,6 +25,7 @@
 #include <sluice/proxy.h>
 #include <sluice/proxyproto.h>
 #include <sluice/server.h>
+#include <sluice/srv_idle.h>
 #include <sluice/stream.h>
 
 #define TURNAROUND_MAX 1.0   /* seconds between connect retries (HAProxy's) */
@@ -39,9 +41,8 @@ static struct {
 
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
-static void stream_close(struct stream *s, char t0, char t1);
-static void stream_update(struct stream *s);
 static int stream_read_proxy(struct stream *s);
+static void stream_fail(struct stream *s, char t0, char t1);
 
 int stream_count(void)
 {
@@ -69,6 +70,8 @@ static ev_tstamp stream_deadline(const struct stream *s, char *which)
 	uint32_t ct, st;
 
 	*which = 0;
+	if (s->txn && (d = http_deadline(s, which)))
+		return d;
 	if (s->state == ST_TAR) {
 		*which = 'T';
 		return s->t_tar;
@@ -85,6 +88,7 @@ static ev_tstamp stream_deadline(const struct stream *s, char *which)
 	/* The tunnel timeout covers both sides, until one half-closes and a
 	 * client-fin/server-fin timeout takes over, as in HAProxy. */
 	if (s->state == ST_EST && be->tunnel &&
+	    (!s->txn || s->txn->req_st == HTTP_MSG_TUNNEL) &&
 	    !(((s->req.flags | s->res.flags) & (CH_F_SHUTR | CH_F_SHUTW)) &&
 	      (fe->client_fin || be->server_fin))) {
 		x = side_deadline(MAX(s->cli.last_act, s->srv.last_act), be->tunnel);
@@ -139,11 +143,7 @@ static void stream_arm(struct stream *s)
 
 /* ---- connecting ---- */
 
-static int stream_connect(struct stream *s);
-
-/* Moves <s> from its server (if any) to <srv> (NULL: none), keeping the
- * servers' session counts, which limits and leastconn read. */
-static void stream_set_target(struct stream *s, struct server *srv)
+void stream_set_target(struct stream *s, struct server *srv)
 {
 	if (s->target == srv)
 		return;
@@ -154,7 +154,7 @@ static void stream_set_target(struct stream *s, struct server *srv)
 	s->target = srv;
 }
 
-static int stream_pick_server(struct stream *s, int avoid_current)
+int stream_pick_server(struct stream *s, int avoid_current)
 {
 	struct server *prev = s->target, *srv = lb_pick(s->be, &s->cli_addr);
 
@@ -220,6 +220,15 @@ static void queue_dequeue(struct server *srv)
 	stream_connect(q);
 }
 
+void stream_release_target(struct stream *s)
+{
+	struct server *freed = s->target;
+
+	stream_set_target(s, NULL);
+	if (freed)
+		queue_dequeue(freed);
+}
+
 /* Returns 0 while the stream lives on, -1 once it was closed (freed). */
 static int stream_conn_failed(struct stream *s, int timeout)
 {
@@ -230,7 +239,7 @@ static int stream_conn_failed(struct stream *s, int timeout)
 		s->be->be_counters.failed_conns++;
 		if (srv)
 			srv->counters.failed_conns++;
-		stream_close(s, timeout ? 's' : 'S', 'C');
+		stream_fail(s, timeout ? 's' : 'S', 'C');
 		return -1;
 	}
 	s->retries++;
@@ -258,8 +267,7 @@ static int stream_conn_failed(struct stream *s, int timeout)
 	return 0;
 }
 
-/* Where the client connected: from its PROXY header, else asked once. */
-static const struct sockaddr_storage *stream_dst(struct stream *s)
+const struct sockaddr_storage *stream_dst(struct stream *s)
 {
 	if (!s->has_dst) {
 		socklen_t l = sizeof(s->dst_addr);
@@ -293,9 +301,7 @@ static int stream_established(struct stream *s)
 	return 0;
 }
 
-/* Opens a connection to the stream's server (picking one first if needed)
- * and updates the watchers. Returns 0, or -1 when the stream was closed. */
-static int stream_connect(struct stream *s)
+int stream_connect(struct stream *s)
 {
 	struct server *srv;
 	struct sockaddr_storage addr;
@@ -310,7 +316,7 @@ static int stream_connect(struct stream *s)
 		}
 		/* No usable server: nothing will ever answer. */
 		s->be->be_counters.failed_conns++;
-		stream_close(s, 'S', 'C');
+		stream_fail(s, 'S', 'C');
 		return -1;
 	}
 	srv = s->target;
@@ -394,7 +400,22 @@ static void stream_log_connect(struct stream *s)
 		log_send(&s->fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
 }
 
-static void stream_close(struct stream *s, char t0, char t1)
+/* An error ended the exchange: mode http answers it (503, 504...) when the
+ * response has not started; otherwise the stream closes. */
+static void stream_fail(struct stream *s, char t0, char t1)
+{
+	if (s->txn) {
+		if (s->state == ST_QUEUE) {
+			queue_del(s);
+			s->state = ST_HREQ;
+		}
+		if (http_fail(s, t0, t1) == 0)
+			return;
+	}
+	stream_close(s, t0, t1);
+}
+
+void stream_close(struct stream *s, char t0, char t1)
 {
 	struct server *freed;
 
@@ -412,7 +433,10 @@ static void stream_close(struct stream *s, char t0, char t1)
 		if (s->target)
 			s->target->counters.srv_aborts++;
 	}
-	stream_log(s);
+	if (s->txn)
+		http_stream_release(s);
+	else
+		stream_log(s);
 	{
 		long tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
 		long tt = (long)((ev_now(global.loop) - s->t_accept) * 1000);
@@ -464,7 +488,7 @@ static void stream_mark_wait(struct conn *c, int waiting)
 	}
 }
 
-static void stream_update(struct stream *s)
+void stream_update(struct stream *s)
 {
 	int cev = 0, sev = 0;
 
@@ -473,20 +497,43 @@ static void stream_update(struct stream *s)
 	if (chan_pending(&s->res))
 		cev |= EV_WRITE;
 	conn_want(&s->cli, cev);
-	stream_mark_wait(&s->cli, cev != 0);
+	/* mode http: a client with its request sent is not waited for. */
+	stream_mark_wait(&s->cli, s->txn ? http_cli_waiting(s, cev) : cev != 0);
 	if (s->srv.fd >= 0) {
 		if (s->state == ST_CON) {
 			sev = EV_WRITE;
-		} else if (s->state == ST_EST) {
+		} else if (s->state == ST_EST || s->state == ST_HREQ) {
 			if (!(s->res.flags & CH_F_SHUTR) && chan_has_room(&s->res))
 				sev |= EV_READ;
 			if (chan_pending(&s->req))
 				sev |= EV_WRITE;
 		}
 		conn_want(&s->srv, sev);
-		stream_mark_wait(&s->srv, s->state == ST_EST && sev != 0);
+		stream_mark_wait(&s->srv, s->state == ST_EST && sev != 0 &&
+				 (!s->txn || http_srv_waiting(s)));
 	}
 	stream_arm(s);
+}
+
+void stream_attach_srv(struct stream *s, int fd)
+{
+	s->srv.fd = fd;
+	s->srv.flags = CO_F_CONNECTED | CO_F_TCP;
+	s->srv.events = 0;
+	ev_io_init(&s->srv.io, stream_io_cb, fd, 0);
+	s->srv.io.data = s;
+	s->state = ST_EST;
+	s->t_conn = s->t_est = s->srv.last_act = ev_now(global.loop);
+}
+
+int stream_detach_srv(struct stream *s)
+{
+	int fd = s->srv.fd;
+
+	conn_want(&s->srv, 0);
+	s->srv.fd = -1;
+	s->srv.flags = 0;
+	return fd;
 }
 
 /* Accounts <in> bytes received from the client (<is_req>) or the server on
@@ -507,8 +554,7 @@ static void stream_count_bytes(struct stream *s, int is_req, uint64_t in)
 	}
 }
 
-/* Runs one direction from <src> to <dst> and records activity. */
-static enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,
+enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,
                                     struct conn *dst, int is_req)
 {
 	uint64_t in = 0, out = 0;
@@ -525,6 +571,8 @@ static enum chan_res stream_forward(struct stream *s, struct channel *ch, struct
 		dst->last_act = now;
 	if (in)
 		stream_count_bytes(s, is_req, in);
+	if (s->txn)
+		http_count_bytes(s, is_req, in, out);
 	return r;
 }
 
@@ -534,13 +582,17 @@ static void stream_process(struct stream *s)
 	enum chan_res r;
 	int est = s->state == ST_EST;
 
+	if (s->txn && s->state != ST_PROXY) {
+		http_process(s);
+		return;
+	}
 	r = stream_forward(s, &s->req, &s->cli, est ? &s->srv : NULL, 1);
 	if (r != CHN_OK) {
 		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', est ? 'D' : s->state == ST_PROXY ? 'R' : 'C');
 		return;
 	}
 	if (s->state == ST_PROXY) {
-		if (stream_read_proxy(s) == -1 || s->state != ST_EST)
+		if (stream_read_proxy(s) == -1 || s->txn || s->state != ST_EST)
 			return;  /* closed, or connecting: watchers already set */
 		est = 1;
 	}
@@ -606,15 +658,18 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		stream_conn_failed(s, 1);
 		return;
 	case 'Q':
-		/* Waited too long for a slot: like HAProxy's 503, as a close. */
+		/* Waited too long for a slot: 503 in mode http, else a close. */
 		s->be->be_counters.failed_conns++;
-		stream_close(s, 's', 'Q');
+		stream_fail(s, 's', 'Q');
 		return;
 	case 'c':
-		stream_close(s, 'c', s->state == ST_EST ? 'D' : s->state == ST_PROXY ? 'R' : 'C');
+		stream_fail(s, 'c', s->state == ST_EST ? 'D' : s->state == ST_PROXY ? 'R' : 'C');
+		return;
+	case 'h': case 'k': case 'P':
+		http_timeout(s, which);
 		return;
 	default:
-		stream_close(s, 's', 'D');
+		stream_fail(s, 's', 'D');
 		return;
 	}
 }
@@ -625,7 +680,8 @@ static int stream_start(struct stream *s)
 {
 	uint64_t opts = s->fe->options | s->be->options;
 
-	stream_log_connect(s);
+	if (!s->txn)
+		stream_log_connect(s);
 	if (opts & PR_O_SPLICE_AUTO) {
 		s->req.flags |= CH_F_SPLICE_AUTO;
 		s->res.flags |= CH_F_SPLICE_AUTO;
@@ -634,6 +690,11 @@ static int stream_start(struct stream *s)
 		s->req.flags |= CH_F_SPLICE;
 	if (opts & PR_O_SPLICE_RSP)
 		s->res.flags |= CH_F_SPLICE;
+	if (s->txn) {
+		/* A request comes first: the server is chosen for it. */
+		s->state = ST_HREQ;
+		return http_process(s);
+	}
 	return stream_connect(s);
 }
 
@@ -722,7 +783,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	counters_sess_start(&fe->fe_counters, sec, wall);
 	counters_sess_start(&li->counters, sec, wall);
 
-	if (!s->be || s->be->disabled) {
+	if ((!s->be || s->be->disabled) && fe->mode != PR_MODE_HTTP) {
 		/* No backend to send to (none, or disabled): close at once. */
 		stream_log_connect(s);
 		s->be = s->be ? s->be : fe;
@@ -731,11 +792,20 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		stream_close(s, 'S', 'C');
 		return;
 	}
+	if (!s->be)
+		s->be = fe;   /* mode http: requests get a 503 */
 	s->be->beconn++;
 	counters_sess_start(&s->be->be_counters, sec, wall);
 
-	/* mode tcp: a tunnel, every byte may leave unanalysed. */
-	s->req.to_forward = s->res.to_forward = CHN_INFINITE;
+	if (fe->mode == PR_MODE_HTTP) {
+		if (http_stream_init(s) == -1) {
+			stream_close(s, 'R', 'R');
+			return;
+		}
+	} else {
+		/* mode tcp: a tunnel, every byte may leave unanalysed. */
+		s->req.to_forward = s->res.to_forward = CHN_INFINITE;
+	}
 	if (li->flags & LI_F_ACCEPT_PROXY) {
 		/* Nothing moves before the PROXY header says who the client is. */
 		s->state = ST_PROXY;
@@ -770,7 +840,7 @@ static const char *stream_state_str(const struct stream *s)
 {
 	static const char *const names[] = {
 		[ST_PROXY] = "PROXY", [ST_QUEUE] = "QUEUE", [ST_TAR] = "TAR",
-		[ST_CON] = "CON", [ST_EST] = "EST",
+		[ST_CON] = "CON", [ST_EST] = "EST", [ST_HREQ] = "HREQ",
 	};
 
 	return names[s->state];
@@ -843,6 +913,21 @@ static struct cli_kw stream_cli_kws[] = {
 SLUICE_INIT(stream_register)
 {
 	cli_register(stream_cli_kws, ARRAY_SIZE(stream_cli_kws));
+}
+
+void stream_close_idle(void)
+{
+	struct stream *s = strm.list, *next;
+
+	for (; s; s = next) {
+		next = s->next;
+		if (s->txn && http_txn_idle(s)) {
+			s->txn->flags |= TX_F_LOGGED;   /* nothing to report */
+			stream_close(s, '-', '-');
+			/* a close may dequeue others, which stay in the list */
+			next = strm.list;
+		}
+	}
 }
 
 void stream_kill_all(void)

@@ -40,6 +40,7 @@ struct global global = {
 	.nbthread = 1,
 	.bufsize = 16384,
 	.maxrewrite = 1024,
+	.maxhdr = 101,
 };
 
 uint64_t now_ms(void)

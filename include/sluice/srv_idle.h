@@ -1,0 +1,29 @@
+/* Idle server connections kept for reuse (http-reuse): a list per server,
+ * most recent first, bounded by the server's pool-max-conn. An idle socket
+ * is watched for reads: anything arriving (the server closing it, or bytes
+ * nobody asked for) closes it. Connections idle longer than the server's
+ * pool-purge-delay are closed. */
+#ifndef SLUICE_SRV_IDLE_H
+#define SLUICE_SRV_IDLE_H
+
+struct server;
+
+/* Gives connected socket <fd> to <srv>'s pool; <reused>: it already served
+ * a request (http-reuse aggressive). Closes it instead when the pool is
+ * full, the server is not usable or the process is stopping. */
+void srv_idle_put(struct server *srv, int fd, int reused);
+
+/* Takes the most recent idle connection of <srv>. <want_reused>: only one
+ * that already served a request. Returns its socket, or -1. */
+int srv_idle_get(struct server *srv, int want_reused);
+
+/* Closes idle connections of <srv> idle for at least <age_ms> (0: all). */
+void srv_idle_purge(struct server *srv, unsigned age_ms);
+
+/* Idle connections over every server (show info, stats). */
+int srv_idle_total(void);
+
+/* Closes every idle connection (stop, exit). */
+void srv_idle_close_all(void);
+
+#endif

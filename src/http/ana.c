@@ -1,0 +1,1320 @@
+/* mode http analysers (http_ana.h): request and response heads parsed in
+ * place, rules applied to an editable view, the head written out once (or
+ * left untouched when nothing changed), bodies granted to the channels by
+ * their framing so that they stream through (spliced when allowed), one
+ * exchange at a time with keep-alive and server connection reuse. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sluice/addr.h>
+#include <sluice/buf.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/http_ana.h>
+#include <sluice/http_reply.h>
+#include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/logformat.h>
+#include <sluice/pipe.h>
+#include <sluice/pool.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/srv_idle.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+
+#define HTTP_EXTRA_FIELDS 32      /* room for fields added by rules */
+#define HTTP_LINE_MAX     1024    /* request line and captures kept for the log */
+
+/* Scratch space for the head being analysed. The loop is single-threaded
+ * and a head is parsed, rewritten and written out in one call, so one set
+ * serves every stream. */
+static struct {
+	struct pool       *txn_pool;
+	struct pool       *line_pool;   /* HTTP_LINE_MAX strings */
+	struct h1_hdr     *hdrs;
+	struct http_field *fields;
+	int                maxf;
+	char              *arena;
+	char              *out;
+	uint32_t           size;
+} ha;
+
+static void http_scratch_init(void)
+{
+	if (ha.txn_pool)
+		return;
+	ha.txn_pool = pool_create("http_txn", sizeof(struct http_txn));
+	ha.line_pool = pool_create("http_line", HTTP_LINE_MAX);
+	ha.hdrs = xcalloc((size_t)global.maxhdr, sizeof(*ha.hdrs));
+	ha.maxf = global.maxhdr + HTTP_EXTRA_FIELDS;
+	ha.fields = xcalloc((size_t)ha.maxf, sizeof(*ha.fields));
+	ha.size = global.bufsize;
+	ha.arena = xcalloc(1, ha.size);
+	ha.out = xcalloc(1, ha.size);
+}
+
+static ev_tstamp now(void)
+{
+	return ev_now(global.loop);
+}
+
+static enum http_conn_mode http_mode(const struct stream *s)
+{
+	enum http_conn_mode f = http_px_of(s->fe)->conn_mode, b = http_px_of(s->be)->conn_mode;
+
+	return f > b ? f : b;   /* the most closing of both wins */
+}
+
+/* ---- transaction life ---- */
+
+static void http_txn_clear(struct http_txn *txn)
+{
+	if (txn->reqline)
+		pool_free(ha.line_pool, txn->reqline);
+	if (txn->uniq_id)
+		pool_free(ha.line_pool, txn->uniq_id);
+	for (int i = 0; txn->req_cap && txn->req_cap[i] != (char *)-1; i++)
+		if (txn->req_cap[i])
+			pool_free(ha.line_pool, txn->req_cap[i]);
+	for (int i = 0; txn->res_cap && txn->res_cap[i] != (char *)-1; i++)
+		if (txn->res_cap[i])
+			pool_free(ha.line_pool, txn->res_cap[i]);
+	free(txn->req_cap);
+	free(txn->res_cap);
+	txn->reqline = txn->uniq_id = NULL;
+	txn->req_cap = txn->res_cap = NULL;
+}
+
+/* Starts waiting for the next request of <s>. */
+static void http_txn_start(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	uint64_t nreq = txn->nreq;
+
+	http_txn_clear(txn);
+	memset(txn, 0, sizeof(*txn));
+	txn->nreq = nreq;
+	txn->status = -1;
+	txn->t_idle = now();
+	h1_msg_init(&txn->req, ha.hdrs, global.maxhdr, 0, H1_M_OTHER);
+	s->req.to_forward = 0;
+	s->res.to_forward = 0;
+	s->req.reserve = global.maxrewrite;
+	s->res.reserve = global.maxrewrite;
+	s->term[0] = s->term[1] = '-';
+	s->retries = 0;
+	s->redispatched = 0;
+	s->tw = 0;
+	s->t_queue = s->t_conn = s->t_est = 0;
+	s->state = ST_HREQ;
+}
+
+int http_stream_init(struct stream *s)
+{
+	http_scratch_init();
+	s->txn = pool_alloc(ha.txn_pool);
+	if (!s->txn)
+		return -1;
+	memset(s->txn, 0, sizeof(*s->txn));
+	http_txn_start(s);
+	s->txn->t_idle = s->t_accept;
+	if (!s->fe->logformat && (s->fe->loggers.head || s->fe->loggers.use_global)) {
+		/* No per-request format: HAProxy logs the connection. */
+		char line[512], src[64], dst[64];
+		int n = snprintf(line, sizeof(line), "Connect from %s to %s (%s/%s)",
+				 addr_to_str(&s->cli_addr, src, sizeof(src)),
+				 addr_to_str(stream_dst(s), dst, sizeof(dst)), s->fe->name, "HTTP");
+
+		if (n > 0)
+			log_send(&s->fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
+	}
+	return 0;
+}
+
+static char *http_line_dup(const char *p, size_t len, size_t max)
+{
+	char *d = pool_alloc(ha.line_pool);
+
+	if (!d)
+		return NULL;
+	len = MIN(len, MIN(max, (size_t)HTTP_LINE_MAX - 1));
+	memcpy(d, p, len);
+	d[len] = 0;
+	return d;
+}
+
+void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t len)
+{
+	const struct http_px *h = http_px_of(s->fe);
+	char ***tab = res ? &s->txn->res_cap : &s->txn->req_cap;
+	int n = res ? h->n_res_cap : h->n_req_cap;
+
+	if (idx < 0 || idx >= n)
+		return;
+	if (!*tab) {
+		/* n slots and an end marker */
+		*tab = calloc((size_t)n + 1, sizeof(char *));
+		if (!*tab)
+			return;
+		(*tab)[n] = (char *)-1;
+	}
+	if ((*tab)[idx]) {
+		/* the last value wins, as in HAProxy */
+		pool_free(ha.line_pool, (*tab)[idx]);
+	}
+	(*tab)[idx] = http_line_dup(v, len, (size_t)(res ? h->res_cap : h->req_cap)[idx].len);
+}
+
+static void http_capture_head(struct stream *s, const struct http_head *h, int res)
+{
+	const struct http_px *hp = http_px_of(s->fe);
+	const struct http_capture *cap = res ? hp->res_cap : hp->req_cap;
+	int n = res ? hp->n_res_cap : hp->n_req_cap;
+
+	for (int i = 0; i < n; i++) {
+		size_t nl = strlen(cap[i].name);
+		int last = -1;
+
+		/* the last occurrence of the field is kept */
+		for (int f = http_head_find(h, cap[i].name, nl, 0); f >= 0;
+		     f = http_head_find(h, cap[i].name, nl, f + 1))
+			last = f;
+		if (last >= 0)
+			http_capture_set(s, res, i, h->f[last].v.p, h->f[last].v.len);
+	}
+}
+
+/* ---- log ---- */
+
+static struct timespec ts_at(const struct stream *s, ev_tstamp t)
+{
+	struct timespec ts = s->accept_date;
+	double d = t - s->t_accept;
+	long long ns;
+
+	if (d < 0)
+		d = 0;
+	ns = (long long)ts.tv_nsec + (long long)(d * 1e9);
+	ts.tv_sec += (time_t)(ns / 1000000000LL);
+	ts.tv_nsec = (long)(ns % 1000000000LL);
+	return ts;
+}
+
+static long ms_between(ev_tstamp a, ev_tstamp b)
+{
+	return (a && b && b >= a) ? (long)((b - a) * 1000) : (a && b ? 0 : -1);
+}
+
+/* Fills what every format may use; <needs> (LF_N_*) asks for the costly
+ * parts (the frontend address is a getsockname() call). */
+static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs);
+
+void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c)
+{
+	http_fill_lf_ctx_for(s, c, ~0U);
+}
+
+static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs)
+{
+	struct http_txn *txn = s->txn;
+	ev_tstamp t = now(), t_req = txn->t_req ? txn->t_req : t;
+	const struct http_px *h = http_px_of(s->fe);
+
+	memset(c, 0, sizeof(*c));
+	c->cli = &s->cli_addr;
+	c->fe_addr = (needs & LF_N_FEADDR) || s->has_dst ? stream_dst(s) : NULL;
+	c->srv_addr = s->target ? &s->target->addr : NULL;
+	c->accept_date = ts_at(s, txn->t_idle);
+	c->req_date = ts_at(s, t_req);
+	c->fe_name = c->fe_name_transport = s->fe->name;
+	/* answered by the frontend's own rules: no backend yet */
+	c->be_name = (txn->flags & TX_F_BE_SET) ? s->be->name : s->fe->name;
+	c->srv_name = s->target ? s->target->name : "<NOSRV>";
+	c->Ti = ms_between(txn->t_idle, t_req);
+	c->Th = 0;
+	c->TR = txn->t_head ? ms_between(t_req, txn->t_head) : -1;
+	c->Tq = txn->t_head ? ms_between(txn->t_idle, txn->t_head) : -1;
+	c->Tw = s->t_queue || s->t_conn ? s->tw : -1;
+	c->Tc = s->t_est ? ms_between(s->t_conn, s->t_est) : -1;
+	c->Tr = txn->t_res && s->t_est ? ms_between(MAX(s->t_est, txn->t_head), txn->t_res) : -1;
+	c->Td = txn->t_res ? ms_between(txn->t_res, t) : -1;
+	c->Ta = ms_between(t_req, t);
+	c->Tt = ms_between(txn->t_idle, t);
+	c->status = txn->status;
+	c->bytes_out = txn->res_bytes;
+	c->bytes_in = txn->req_bytes;
+	c->term[0] = s->term[0];
+	c->term[1] = s->term[1];
+	c->term[2] = '-';
+	c->term[3] = '-';
+	c->actconn = global.curconn;
+	c->feconn = s->fe->feconn;
+	c->beconn = s->be->beconn;
+	c->srvconn = s->target ? (int)s->target->counters.cur_sess : 0;
+	c->retries = s->retries;
+	c->redispatched = s->redispatched;
+	c->srv_queue = 0;
+	c->be_queue = s->be->nbpend;
+	c->req_cookie = c->res_cookie = "-";
+	c->reqline = txn->reqline;
+	c->reqline_len = txn->reqline_len;
+	c->req_cap = (const char **)txn->req_cap;
+	c->n_req_cap = h->n_req_cap;
+	c->res_cap = (const char **)txn->res_cap;
+	c->n_res_cap = h->n_res_cap;
+	c->unique_id = txn->uniq_id;
+	c->uniq_num = s->uniq_id;
+	c->hostname = global.node;
+	c->pid = (int)global.pid;
+}
+
+static void http_log(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	const struct proxy *fe = s->fe;
+	struct lf_ctx c;
+	char line[2048];
+	size_t n;
+	int err;
+
+	if (txn->flags & TX_F_LOGGED)
+		return;
+	txn->flags |= TX_F_LOGGED;
+	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global))
+		return;
+	err = s->term[0] != '-' || txn->status >= 500 || txn->status < 0 || s->retries ||
+	      s->redispatched;
+	if (!err && (fe->options & PR_O_DONTLOG_NORMAL))
+		return;
+	http_fill_lf_ctx_for(s, &c, fe->logformat->needs);
+	n = lf_render(fe->logformat, &c, line, sizeof(line));
+	log_send(&fe->loggers, err && (fe->options & PR_O_LOG_SEP_ERR) ? LOG_L_ERR : LOG_L_INFO,
+		 line, n);
+}
+
+/* ---- counters ---- */
+
+static void http_count_status(struct stream *s, int status, int to_server)
+{
+	int k = status >= 100 && status < 600 ? status / 100 - 1 : 5;
+
+	s->fe->fe_counters.http_rsp[k]++;
+	if (to_server) {
+		s->be->be_counters.http_rsp[k]++;
+		if (s->target)
+			s->target->counters.http_rsp[k]++;
+	}
+}
+
+void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out)
+{
+	if (is_req)
+		s->txn->req_bytes += in;
+	else
+		s->txn->res_bytes += out;
+}
+
+/* ---- writing heads ---- */
+
+/* Replaces the <old_len> head bytes at the start of <ch>'s buffer by the
+ * wire form of <h>. Returns the new head length, or -1 when it does not fit
+ * (tune.maxrewrite exceeded). */
+static long http_head_replace(struct channel *ch, const struct http_head *h, uint32_t old_len)
+{
+	struct buf *b = ch->buf;
+	size_t nl = http_head_len(h), rest = b->data - old_len;
+
+	if (nl + rest > buf_size() || nl > ha.size)
+		return -1;
+	/* Write into scratch first: the view points into the buffer. */
+	http_head_write(h, ha.out);
+	memmove(b->area + nl, b->area + b->head + old_len, rest);
+	memcpy(b->area, ha.out, nl);
+	b->head = 0;
+	b->data = (uint32_t)(nl + rest);
+	return (long)nl;
+}
+
+/* Writes head <h> and <blen> body bytes as the whole content of <ch>. */
+static int http_put_msg(struct channel *ch, const struct http_head *h, const char *body,
+                        size_t blen)
+{
+	size_t nl = http_head_len(h);
+
+	chan_release(ch);
+	if (nl + blen > buf_size() || !(ch->buf = buf_get()))
+		return -1;
+	http_head_write(h, ch->buf->area);
+	memcpy(ch->buf->area + nl, body, blen);
+	ch->buf->head = 0;
+	ch->buf->data = (uint32_t)(nl + blen);
+	ch->to_forward = nl + blen;
+	return 0;
+}
+
+/* ---- local replies ---- */
+
+static void http_srv_close(struct stream *s)
+{
+	conn_close(&s->srv);
+	s->srv.flags = 0;
+	s->kept_srv = NULL;
+}
+
+/* Gives a kept server connection to its server's idle pool. */
+static void http_release_kept(struct stream *s)
+{
+	if (s->kept_srv && s->srv.fd >= 0) {
+		struct server *srv = s->kept_srv;
+		int fd = stream_detach_srv(s);
+
+		s->kept_srv = NULL;
+		if (http_px_of(s->be)->reuse == HTTP_REUSE_NEVER)
+			close(fd);
+		else
+			srv_idle_put(srv, fd, s->kept_reused);
+	}
+	s->kept_srv = NULL;
+}
+
+/* Runs the http-after-response rules (backend, then frontend) on a
+ * response head. */
+static enum http_act_ret http_after_rules(struct stream *s, struct http_head *h)
+{
+	struct http_act_out out;
+	enum http_act_ret r = HTTP_ACT_CONT;
+
+	if (s->be != s->fe && s->be->http_rules)
+		r = http_rules_exec(&s->be->http_rules[HTTP_RS_AFTER], s, h, &out);
+	if ((r == HTTP_ACT_CONT || r == HTTP_ACT_ALLOW) && s->fe->http_rules)
+		r = http_rules_exec(&s->fe->http_rules[HTTP_RS_AFTER], s, h, &out);
+	return r;
+}
+
+/* Sets the Connection field a response to the client needs. */
+static int http_res_conn_hdr(struct stream *s, struct http_head *h)
+{
+	struct http_txn *txn = s->txn;
+	int close = !!(txn->flags & TX_F_CLI_CLOSE);
+
+	if (close && !http_head_has_token(h, "connection", "close"))
+		return http_head_set(h, "connection", 10, "close", 5);
+	if (!close && txn->req_ver11 && http_head_has_token(h, "connection", "close"))
+		http_head_del(h, "connection", 10);
+	if (!close && !txn->req_ver11 && !http_head_has_token(h, "connection", "keep-alive"))
+		return http_head_set(h, "connection", 10, "keep-alive", 10);
+	return 0;
+}
+
+/* Answers the current request from here with <status> (<r>: the reply to
+ * use, NULL for the proxy's error page; <out>: a redirect). The server side
+ * is let go. <t0><t1> are the termination flags for the log. Returns 0. */
+static int http_reply(struct stream *s, int status, const struct http_reply *r,
+                      const struct http_act_out *out, char t0, char t1)
+{
+	struct http_txn *txn = s->txn;
+	struct http_head h;
+	struct lf_ctx lc;
+	const char *body = "";
+	size_t blen = 0;
+	/* error pages: the backend's once it is chosen, else the frontend's */
+	const struct proxy *epx = (txn->flags & TX_F_BE_SET) ? s->be : s->fe;
+
+	if (s->srv.fd >= 0) {
+		if (s->kept_srv)
+			http_release_kept(s);
+		else
+			http_srv_close(s);
+	}
+	if (s->state == ST_QUEUE || s->state == ST_CON || s->state == ST_TAR || s->state == ST_EST)
+		s->state = ST_HREQ;
+	s->term[0] = t0;
+	s->term[1] = t1;
+	txn->status = status;
+	txn->flags |= TX_F_LOCAL;
+	txn->flags &= ~TX_F_TARPIT;
+	/* The request was not (fully) read: its remains cannot be told from a
+	 * next request. */
+	if (txn->req_st != HTTP_MSG_DONE || s->req.to_forward)
+		txn->flags |= TX_F_CLI_CLOSE;
+	if (status >= 500 || status == 400 || status == 408)
+		txn->flags |= TX_F_CLI_CLOSE;
+
+	memset(&h, 0, sizeof(h));
+	h.f = ha.fields;
+	h.maxf = ha.maxf;
+	h.arena = ha.arena;
+	h.arena_size = ha.size;
+	if (out && out->location.p) {
+		char code[8];
+
+		snprintf(code, sizeof(code), "%d", status);
+		h.flags = HTTP_HEAD_F_RESP;
+		http_head_set_sl(&h, HTTP_SL_RSVER, "HTTP/1.1", 8);
+		http_head_set_sl(&h, HTTP_SL_STATUS, code, strlen(code));
+		http_head_set_sl(&h, HTTP_SL_REASON, http_reason(status), strlen(http_reason(status)));
+		http_head_add(&h, "content-length", 14, "0", 1);
+		http_head_add(&h, "location", 8, out->location.p, out->location.len);
+		if (out->cookie.p)
+			http_head_add(&h, "set-cookie", 10, out->cookie.p, out->cookie.len);
+		http_head_add(&h, "cache-control", 13, "no-cache", 8);
+	} else {
+		if (!r && !(r = http_error_find(epx, status)) &&
+		    !(epx != s->fe && (r = http_error_find(s->fe, status))))
+			r = http_error_reply(NULL, status);
+		r = http_reply_resolve(r, epx);
+		txn->status = r->status;
+		if (r->flags & (HTTP_REPLY_F_SILENT | HTTP_REPLY_F_CLOSE))
+			txn->flags |= TX_F_CLI_CLOSE;
+		if (r->flags & HTTP_REPLY_F_SILENT) {
+			/* an empty errorfile: the client is closed without a word */
+			chan_release(&s->res);
+			s->res.to_forward = 0;
+			txn->res_st = HTTP_MSG_DONE;
+			return 0;
+		}
+		http_fill_lf_ctx(s, &lc);
+		if (http_reply_to_head(r, &lc, &h, &body, &blen) == -1) {
+			r = http_error_reply(epx, 500);
+			h.nf = 0;
+			h.arena_used = 0;
+			http_reply_to_head(r, NULL, &h, &body, &blen);
+		}
+		txn->status = r->status;
+	}
+	http_after_rules(s, &h);
+	http_res_conn_hdr(s, &h);
+	if (http_put_msg(&s->res, &h, body, blen) == -1) {
+		/* No buffer or a reply larger than one: give up on the client. */
+		txn->flags |= TX_F_CLI_CLOSE;
+		s->res.to_forward = 0;
+	}
+	txn->res_st = HTTP_MSG_DONE;
+	s->res.reserve = 0;
+	http_count_status(s, txn->status, 0);
+	return 0;
+}
+
+/* ---- requests ---- */
+
+static int http_conn_close_wanted(unsigned flags)
+{
+	return (flags & H1_F_CONN_CLOSE) || (!(flags & H1_F_VER_11) && !(flags & H1_F_CONN_KA));
+}
+
+/* Applies a rule set's verdict. Returns 1 when it produced a reply (or a
+ * tarpit), 0 to go on. */
+static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct http_act_out *o,
+                            struct proxy *px)
+{
+	struct http_txn *txn = s->txn;
+
+	switch (r) {
+	case HTTP_ACT_DENY:
+		s->fe->fe_counters.denied_req++;
+		if (px != s->fe)
+			px->be_counters.denied_req++;
+		s->li->counters.denied_req++;
+		txn->flags |= TX_F_DENIED;
+		http_reply(s, o->status ? o->status : 403, o->reply, NULL, 'P', 'R');
+		return 1;
+	case HTTP_ACT_TARPIT:
+		s->fe->fe_counters.denied_req++;
+		txn->flags |= TX_F_TARPIT | TX_F_DENIED;
+		txn->tarpit_status = o->status ? o->status : 500;
+		txn->tarpit_reply = o->reply;
+		txn->t_tarpit = now() + (s->fe->timeout.tarpit ? s->fe->timeout.tarpit
+							      : s->be->timeout.connect) / 1000.0;
+		return 1;
+	case HTTP_ACT_REPLY:
+		s->fe->fe_counters.intercepted++;
+		http_reply(s, o->status ? o->status : 200, o->reply, o->location.p ? o : NULL,
+			   'L', 'R');
+		return 1;
+	case HTTP_ACT_ERR:
+		s->fe->fe_counters.failed_rewrites++;
+		http_reply(s, 500, NULL, NULL, 'P', 'R');
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Runs the request rules of <px>: http-request, then redirect. */
+static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *h)
+{
+	struct http_act_out out;
+	enum http_act_ret r;
+
+	if (!px->http_rules)
+		return 0;
+	memset(&out, 0, sizeof(out));
+	r = http_rules_exec(&px->http_rules[HTTP_RS_REQ], s, h, &out);
+	if (http_req_verdict(s, r, &out, px))
+		return 1;
+	memset(&out, 0, sizeof(out));
+	r = http_redirect_exec(px, s, h, &out);
+	return http_req_verdict(s, r, &out, px);
+}
+
+/* Adds X-Forwarded-For / X-Original-To as the frontend or backend asks. */
+static int http_add_fwd_headers(struct stream *s, struct http_head *h)
+{
+	const struct http_px *f = http_px_of(s->fe), *b = http_px_of(s->be);
+	const struct http_px *p = f->fwdfor ? f : b->fwdfor ? b : NULL;
+	char ip[64];
+
+	if (p && !http_addr_in_net(&s->cli_addr, &p->fwdfor_except, p->fwdfor_except_bits) &&
+	    (s->cli_addr.ss_family == AF_INET || s->cli_addr.ss_family == AF_INET6)) {
+		const char *n = p->fwdfor_hdr ? p->fwdfor_hdr : "x-forwarded-for";
+
+		if (!((p->fwdfor_flags & HTTP_FWD_IFNONE) && http_head_find(h, n, strlen(n), 0) >= 0)) {
+			addr_ip_str(&s->cli_addr, ip, sizeof(ip));
+			if (http_head_add(h, n, strlen(n), ip, strlen(ip)) == -1)
+				return -1;
+		}
+	}
+	p = f->origto ? f : b->origto ? b : NULL;
+	if (p) {
+		const struct sockaddr_storage *d = stream_dst(s);
+
+		if (!http_addr_in_net(d, &p->origto_except, p->origto_except_bits) &&
+		    (d->ss_family == AF_INET || d->ss_family == AF_INET6)) {
+			const char *n = p->origto_hdr ? p->origto_hdr : "x-original-to";
+
+			addr_ip_str(d, ip, sizeof(ip));
+			if (http_head_add(h, n, strlen(n), ip, strlen(ip)) == -1)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Sets the Connection field of a request to the server. */
+static int http_req_conn_hdr(struct stream *s, struct http_head *h, unsigned mflags)
+{
+	int close = !!(s->txn->flags & TX_F_SRV_CLOSE);
+
+	if (mflags & H1_F_CONN_UPG)
+		return 0;   /* an upgrade keeps its Connection field as it is */
+	if (mflags & H1_F_VER_11) {
+		if (close && !(mflags & H1_F_CONN_CLOSE))
+			return http_head_set(h, "connection", 10, "close", 5);
+		if (!close && (mflags & H1_F_CONN_CLOSE))
+			http_head_del(h, "connection", 10);
+	} else {
+		if (!close && !(mflags & H1_F_CONN_KA))
+			return http_head_set(h, "connection", 10, "keep-alive", 10);
+		if (close && (mflags & H1_F_CONN_KA))
+			http_head_del(h, "connection", 10);
+	}
+	return 0;
+}
+
+/* Connects the request to a server: the connection kept from the previous
+ * request when load balancing picks the same server, else an idle one the
+ * http-reuse policy allows, else a new one. Returns 0 or -1 (closed). */
+static int http_connect(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	const enum http_reuse reuse = http_px_of(s->be)->reuse;
+	struct server *srv;
+	int fd;
+
+	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
+	s->req.flags &= ~CH_F_SHUTW;
+	if (!(s->be->cap & PR_CAP_BE) || stream_pick_server(s, 0) == -1) {
+		http_release_kept(s);
+		return stream_connect(s);   /* queues, or answers 503 */
+	}
+	srv = s->target;
+	if (s->kept_srv == srv && s->srv.fd >= 0) {
+		s->kept_srv = NULL;
+		s->state = ST_EST;
+		s->t_conn = s->t_est = now();
+		txn->flags |= TX_F_REUSED;
+		s->kept_reused = 1;
+		s->be->be_counters.reuse++;
+		srv->counters.reuse++;
+		return 0;
+	}
+	http_release_kept(s);
+	fd = -1;
+	if (reuse == HTTP_REUSE_ALWAYS || (reuse != HTTP_REUSE_NEVER && txn->nreq > 1))
+		fd = srv_idle_get(srv, 0);
+	else if (reuse == HTTP_REUSE_AGGRESSIVE)
+		fd = srv_idle_get(srv, 1);
+	if (fd >= 0) {
+		stream_attach_srv(s, fd);
+		txn->flags |= TX_F_REUSED;
+		s->kept_reused = 1;
+		s->be->be_counters.reuse++;
+		srv->counters.reuse++;
+		return 0;
+	}
+	s->kept_reused = 0;
+	return stream_connect(s);
+}
+
+/* Grants the body of a message whose head (now <hlen> bytes) is at the
+ * start of <ch>. */
+static void http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
+                            enum http_msg_state *st, struct h1_chunk *ck, int *chunked)
+{
+	ch->to_forward += (uint64_t)hlen;
+	if (m->flags & H1_F_NO_BODY) {
+		*st = HTTP_MSG_DONE;
+	} else if (m->flags & H1_F_CHUNKED) {
+		memset(ck, 0, sizeof(*ck));
+		*chunked = 1;
+		*st = HTTP_MSG_BODY;
+	} else if (m->flags & H1_F_CLEN) {
+		ch->to_forward += m->clen;
+		*st = HTTP_MSG_DONE;
+	} else if (m->flags & H1_F_BODY_CLOSE) {
+		ch->to_forward = CHN_INFINITE;
+		*st = HTTP_MSG_BODY;
+	} else {
+		*st = HTTP_MSG_DONE;
+	}
+	ch->reserve = 0;
+}
+
+/* Follows chunked framing over the buffered bytes not yet granted, and
+ * grants them; chunk data beyond the buffer is granted ahead so that it
+ * streams (or is spliced) without being looked at. Returns 1 when the body
+ * ended, 0 to wait, -1 on a framing error. */
+static int http_chunked_step(struct channel *ch, struct h1_chunk *ck)
+{
+	uint64_t in_pipe = ch->pipe ? ch->pipe->data : 0;
+	struct buf *b = ch->buf;
+	uint64_t granted = ch->to_forward - in_pipe;   /* buffered bytes already granted */
+	const char *err;
+	size_t used = 0;
+	int r = 0;
+
+	if (b && b->data > granted) {
+		r = h1_chunk_scan(ck, b->area + b->head + granted, b->data - granted, &used, &err);
+		if (r == -1)
+			return -1;
+		ch->to_forward += used;
+	}
+	if (r == 0 && ck->state == H1_CK_DATA && ck->left) {
+		ch->to_forward += ck->left;
+		ck->left = 0;
+		ck->state = H1_CK_DATA_CR;
+	}
+	return r;
+}
+
+static void http_req_error(struct stream *s, int status, char t0)
+{
+	s->fe->fe_counters.failed_req++;
+	s->li->counters.failed_req++;
+	http_reply(s, status, NULL, NULL, t0, 'R');
+}
+
+/* A complete request head of <hlen> bytes is at the start of the request
+ * buffer: rules, rewrite, framing, server. Returns 0 or -1 (closed). */
+static int http_process_req_head(struct stream *s, int hlen)
+{
+	struct http_txn *txn = s->txn;
+	struct buf *b = s->req.buf;
+	char *base = b->area + b->head;
+	const struct h1_msg *m = &txn->req;
+	const unsigned mf = m->flags;
+	const struct http_px *fh = http_px_of(s->fe);
+	struct http_head h;
+	enum http_conn_mode mode = http_mode(s);
+	uint32_t sec = (uint32_t)(now_ms() / 1000);
+	long nl = hlen;
+	uint32_t rate;
+
+	txn->t_head = now();
+	txn->nreq++;
+	txn->meth = m->meth_id;
+	txn->req_ver11 = !!(mf & H1_F_VER_11);
+	s->fe->fe_counters.http_req++;
+	rate = freq_add(&s->fe->fe_counters.req_rate, sec);
+	if (rate > s->fe->fe_counters.max_req_rate)
+		s->fe->fe_counters.max_req_rate = rate;
+	if (s->fe->logformat) {
+		/* the request line, for %r */
+		uint32_t l = m->uri.off + m->uri.len + 9 - m->skip;
+
+		txn->reqline = http_line_dup(base + m->skip, l, HTTP_LINE_MAX - 1);
+		txn->reqline_len = txn->reqline ? (uint32_t)strlen(txn->reqline) : 0;
+	}
+	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
+	http_capture_head(s, &h, 0);
+
+	if (mode == HTTP_CLO || http_conn_close_wanted(mf) || (mf & H1_F_CLEN_DROPPED) ||
+	    (global.flags & GLB_F_STOPPING))
+		txn->flags |= TX_F_CLI_CLOSE;
+	if (mode != HTTP_KAL || (mf & H1_F_CLEN_DROPPED))
+		txn->flags |= TX_F_SRV_CLOSE;
+	if (txn->meth == H1_M_CONNECT)
+		txn->flags |= TX_F_CONNECT;
+
+	/* the request is consumed from the buffer when answered here */
+	txn->req_st = HTTP_MSG_DONE;
+	if (fh->monitor_uri && h.sl[HTTP_SL_URI].len == strlen(fh->monitor_uri) &&
+	    memcmp(h.sl[HTTP_SL_URI].p, fh->monitor_uri, h.sl[HTTP_SL_URI].len) == 0) {
+		s->fe->fe_counters.intercepted++;
+		b->head += (uint32_t)hlen;
+		b->data -= (uint32_t)hlen;
+		txn->req_st = (mf & H1_F_NO_BODY) || ((mf & H1_F_CLEN) && !m->clen) ?
+			      HTTP_MSG_DONE : HTTP_MSG_BODY;
+		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
+		return http_reply(s, 200, NULL, NULL, 'L', 'R');
+	}
+	if (http_req_rules(s, s->fe, &h) ||
+	    (txn->flags |= TX_F_BE_SET, s->be != s->fe && http_req_rules(s, s->be, &h))) {
+		if (!(txn->flags & TX_F_TARPIT)) {
+			b->head += (uint32_t)hlen;
+			b->data -= (uint32_t)hlen;
+			if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen))
+				txn->req_st = HTTP_MSG_BODY;
+			if (!b->data) {
+				buf_put(b);
+				s->req.buf = NULL;
+			}
+		}
+		return 0;
+	}
+	if (fh->uniqid_fmt) {
+		struct lf_ctx c;
+		char id[HTTP_LINE_MAX];
+		size_t l;
+
+		http_fill_lf_ctx(s, &c);
+		l = lf_render(fh->uniqid_fmt, &c, id, sizeof(id));
+		txn->uniq_id = http_line_dup(id, l, HTTP_LINE_MAX - 1);
+		if (fh->uniqid_hdr && http_head_add(&h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), id, l))
+			goto rewrite_failed;
+	}
+	if (http_add_fwd_headers(s, &h) == -1 || http_req_conn_hdr(s, &h, mf) == -1)
+		goto rewrite_failed;
+	if (mf & H1_F_CLEN_DROPPED)
+		http_head_del(&h, "content-length", 14);
+	if (h.flags & HTTP_HEAD_F_CHANGED) {
+		nl = http_head_replace(&s->req, &h, (uint32_t)hlen);
+		if (nl < 0)
+			goto rewrite_failed;
+	}
+	http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked);
+	if (mf & H1_F_EXPECT_100)
+		txn->flags |= TX_F_WAIT_100;
+	return http_connect(s);
+
+rewrite_failed:
+	s->fe->fe_counters.failed_rewrites++;
+	b->head += (uint32_t)hlen;
+	b->data -= (uint32_t)hlen;
+	return http_reply(s, 500, NULL, NULL, 'P', 'R');
+}
+
+/* Waits for a complete request head. Returns 0 or -1 (closed). */
+static int http_wait_req(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	struct buf *b = s->req.buf;
+	int n;
+
+	if (!b || !b->data) {
+		if (!(s->req.flags & CH_F_SHUTR))
+			return 0;
+		/* The client left between requests: a normal end. One that
+		 * never sent anything is logged as a bad request (HAProxy). */
+		if (txn->nreq || (s->fe->options & PR_O_IGNORE_PROBES) ||
+		    (s->fe->options & PR_O_DONTLOGNULL))
+			txn->flags |= TX_F_LOGGED;
+		txn->status = 400;
+		stream_close(s, 'C', 'R');
+		return -1;
+	}
+	if (!(txn->flags & TX_F_REQ_SEEN)) {
+		txn->flags |= TX_F_REQ_SEEN;
+		txn->t_req = now();
+	}
+	if (b->head) {
+		/* A pipelined request starts mid-buffer: align it so that the
+		 * whole head can be received. */
+		memmove(b->area, b->area + b->head, b->data);
+		b->head = 0;
+	}
+	txn->req.hdrs = ha.hdrs;
+	n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->req);
+	if (n > 0)
+		return http_process_req_head(s, n);
+	if (n < 0) {
+		http_req_error(s, txn->req.err_status, 'P');
+		return 0;
+	}
+	if (s->req.flags & CH_F_SHUTR) {
+		/* Gone in the middle of a request head. */
+		http_req_error(s, 400, 'C');
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- responses ---- */
+
+static void http_res_failed(struct stream *s, char t0)
+{
+	s->be->be_counters.failed_resp++;
+	if (s->target)
+		s->target->counters.failed_resp++;
+	http_reply(s, 502, NULL, NULL, t0, 'H');
+}
+
+/* Runs the response rules: backend's http-response, then frontend's, then
+ * http-after-response. Returns 1 when a reply replaced the response. */
+static int http_res_rules(struct stream *s, struct http_head *h)
+{
+	struct http_act_out out;
+	enum http_act_ret r = HTTP_ACT_CONT;
+
+	memset(&out, 0, sizeof(out));
+	if (s->be->http_rules)
+		r = http_rules_exec(&s->be->http_rules[HTTP_RS_RES], s, h, &out);
+	if ((r == HTTP_ACT_CONT || r == HTTP_ACT_ALLOW) && s->be != s->fe && s->fe->http_rules)
+		r = http_rules_exec(&s->fe->http_rules[HTTP_RS_RES], s, h, &out);
+	if (r == HTTP_ACT_DENY || r == HTTP_ACT_TARPIT) {
+		s->fe->fe_counters.denied_resp++;
+		s->be->be_counters.denied_resp++;
+		if (s->target)
+			s->target->counters.denied_resp++;
+		s->txn->flags |= TX_F_CLI_CLOSE;
+		http_reply(s, 502, out.reply, NULL, 'P', 'H');
+		return 1;
+	}
+	if (r == HTTP_ACT_REPLY) {
+		s->txn->flags |= TX_F_CLI_CLOSE;
+		http_reply(s, out.status, out.reply, out.location.p ? &out : NULL, 'L', 'H');
+		return 1;
+	}
+	if (r == HTTP_ACT_ERR) {
+		s->fe->fe_counters.failed_rewrites++;
+		s->txn->flags |= TX_F_CLI_CLOSE;
+		http_reply(s, 502, NULL, NULL, 'P', 'H');
+		return 1;
+	}
+	http_after_rules(s, h);
+	return 0;
+}
+
+/* A complete response head of <hlen> bytes is at the start of the response
+ * buffer. Returns 0. */
+static int http_process_res_head(struct stream *s, int hlen)
+{
+	struct http_txn *txn = s->txn;
+	struct buf *b = s->res.buf;
+	const struct h1_msg *m = &txn->res;
+	const unsigned mf = m->flags;
+	struct http_head h;
+	long nl = hlen;
+	int status = m->status;
+
+	if (!txn->t_res)
+		txn->t_res = now();
+	if (status < 200) {
+		if (status == 101 && (txn->req.flags & H1_F_UPGRADE)) {
+			txn->req_st = txn->res_st = HTTP_MSG_TUNNEL;
+			txn->status = status;
+			http_count_status(s, status, 1);
+			s->res.to_forward = s->req.to_forward = CHN_INFINITE;
+			s->res.reserve = s->req.reserve = 0;
+			return 0;
+		}
+		/* An interim response (100, 103): passed on as it is, then the
+		 * final one is awaited. */
+		s->res.to_forward += (uint64_t)hlen;
+		h1_msg_init(&txn->res, ha.hdrs, global.maxhdr, 1, txn->meth);
+		txn->flags &= ~TX_F_WAIT_100;
+		return 0;
+	}
+	txn->status = status;
+	http_head_init(&h, b->area + b->head, m, ha.fields, ha.maxf, ha.arena, ha.size);
+	http_capture_head(s, &h, 1);
+	if (http_res_rules(s, &h))
+		return 0;
+	if ((txn->flags & TX_F_CONNECT) && status >= 200 && status < 300) {
+		http_count_status(s, status, 1);
+		txn->req_st = txn->res_st = HTTP_MSG_TUNNEL;
+		if (h.flags & HTTP_HEAD_F_CHANGED && (nl = http_head_replace(&s->res, &h, (uint32_t)hlen)) < 0)
+			nl = hlen;
+		s->res.to_forward = s->req.to_forward = CHN_INFINITE;
+		s->res.reserve = s->req.reserve = 0;
+		return 0;
+	}
+	if (http_conn_close_wanted(mf) || (mf & (H1_F_BODY_CLOSE | H1_F_CLEN_DROPPED)))
+		txn->flags |= TX_F_SRV_CLOSE;
+	if (mf & (H1_F_BODY_CLOSE | H1_F_CLEN_DROPPED))
+		txn->flags |= TX_F_CLI_CLOSE;
+	if (mf & H1_F_BODY_CLOSE)
+		txn->flags |= TX_F_RES_CLOSE_DELIM;
+	if (mf & H1_F_CLEN_DROPPED)
+		http_head_del(&h, "content-length", 14);
+	if (http_res_conn_hdr(s, &h) == -1) {
+		http_res_failed(s, 'P');
+		return 0;
+	}
+	if (h.flags & HTTP_HEAD_F_CHANGED) {
+		nl = http_head_replace(&s->res, &h, (uint32_t)hlen);
+		if (nl < 0) {
+			s->fe->fe_counters.failed_rewrites++;
+			http_res_failed(s, 'P');
+			return 0;
+		}
+	}
+	http_count_status(s, status, 1);
+	http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked);
+	return 0;
+}
+
+static int http_wait_res(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	struct buf *b;
+	int n;
+
+	for (;;) {
+		b = s->res.buf;
+		if (!b || !b->data) {
+			if (s->res.flags & CH_F_SHUTR) {
+				s->be->be_counters.srv_aborts++;
+				http_res_failed(s, 'S');
+			}
+			return 0;
+		}
+		if (b->head && s->res.to_forward == 0) {
+			memmove(b->area, b->area + b->head, b->data);
+			b->head = 0;
+		}
+		if (s->res.to_forward)
+			return 0;   /* an interim response is still leaving */
+		if (!txn->res.hdrs) {
+			h1_msg_init(&txn->res, ha.hdrs, global.maxhdr, 1, txn->meth);
+		}
+		txn->res.hdrs = ha.hdrs;
+		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
+		if (n < 0) {
+			http_res_failed(s, 'P');
+			return 0;
+		}
+		if (n == 0) {
+			if (s->res.flags & CH_F_SHUTR)
+				http_res_failed(s, 'S');
+			return 0;
+		}
+		http_process_res_head(s, n);
+		if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))
+			return 0;
+	}
+}
+
+/* ---- the exchange ---- */
+
+static int http_msg_sent(const struct channel *ch)
+{
+	return ch->to_forward == 0 && !(ch->pipe && ch->pipe->data);
+}
+
+/* The exchange is over: log it, then either close or wait for the next
+ * request. Returns 0, or -1 when the stream was closed. */
+static int http_end_txn(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	long tr = txn->t_res && s->t_est ? (long)((txn->t_res - MAX(s->t_est, txn->t_head)) * 1000) : -1;
+
+	if (tr >= 0 && s->target) {
+		struct counters *c = &s->target->counters;
+
+		c->rtime_avg = counters_avg(c->rtime_avg, (uint32_t)tr, c->avg_n ? c->avg_n : 1);
+		if ((uint32_t)tr > c->rtime_max)
+			c->rtime_max = (uint32_t)tr;
+	}
+	/* A server connection that can carry another request is kept. */
+	if (s->srv.fd >= 0 && s->state == ST_EST && !(txn->flags & TX_F_SRV_CLOSE) &&
+	    !(s->res.flags & CH_F_SHUTR) && !(s->req.flags & CH_F_SHUTW) && s->target &&
+	    !s->res.buf && !s->res.pipe) {
+		s->kept_srv = s->target;
+	} else if (s->srv.fd >= 0) {
+		http_srv_close(s);
+	}
+	http_log(s);
+	if ((txn->flags & TX_F_CLI_CLOSE) || (s->req.flags & CH_F_SHUTR)) {
+		stream_close(s, s->term[0], s->term[1]);
+		return -1;
+	}
+	stream_release_target(s);
+	chan_release(&s->res);
+	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
+	http_txn_start(s);
+	return 0;
+}
+
+/* A kept server connection between requests: anything from it (a close,
+ * or bytes nobody asked for) ends it. */
+static void http_check_kept(struct stream *s)
+{
+	if ((s->res.buf && s->res.buf->data) || (s->res.flags & CH_F_SHUTR)) {
+		http_srv_close(s);
+		chan_release(&s->res);
+		s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
+	}
+}
+
+int http_process(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	enum chan_res r;
+	int rounds = 0;
+
+again:
+	if (++rounds > 64) {
+		/* Many pipelined requests: let the others run too. */
+		stream_update(s);
+		return 0;
+	}
+	r = stream_forward(s, &s->req, &s->cli, s->state == ST_EST ? &s->srv : NULL, 1);
+	if (r == CHN_SRC_ERR) {
+		stream_close(s, 'C', txn->req_st == HTTP_MSG_IDLE ? 'R' : 'D');
+		return -1;
+	}
+	if (r == CHN_DST_ERR) {
+		if (http_fail(s, 'S', 'D') == -1) {
+			stream_close(s, 'S', 'D');
+			return -1;
+		}
+	}
+	if ((s->be->options & PR_O_ABRT_CLOSE) && (s->req.flags & CH_F_SHUTR) &&
+	    txn->req_st == HTTP_MSG_DONE && txn->res_st == HTTP_MSG_IDLE &&
+	    !(txn->flags & TX_F_LOCAL) && !chan_pending(&s->req)) {
+		/* option abortonclose: nobody waits for the answer any more */
+		stream_close(s, 'C', s->state == ST_QUEUE ? 'Q' : s->state == ST_EST ? 'H' : 'C');
+		return -1;
+	}
+	if (s->state == ST_HREQ && txn->req_st == HTTP_MSG_IDLE && !(txn->flags & (TX_F_LOCAL | TX_F_TARPIT))) {
+		if (http_wait_req(s) == -1)
+			return -1;
+		if (s->state == ST_EST)
+			goto again;   /* reused connection: send the request now */
+	}
+	if (txn->req_st == HTTP_MSG_BODY && txn->req_chunked && !(txn->flags & TX_F_LOCAL)) {
+		int c = http_chunked_step(&s->req, &txn->req_ck);
+
+		if (c == 1)
+			txn->req_st = HTTP_MSG_DONE;
+		else if (c == -1)
+			http_req_error(s, 400, 'P');
+	} else if (txn->req_st == HTTP_MSG_BODY && (txn->flags & TX_F_LOCAL)) {
+		/* the body of a request answered here is not read further */
+	}
+
+	/* server -> client (or a reply made here) */
+	r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
+	if (r == CHN_DST_ERR) {
+		stream_close(s, 'C', 'D');
+		return -1;
+	}
+	if (r == CHN_SRC_ERR) {
+		if (s->state == ST_HREQ && s->kept_srv) {
+			http_srv_close(s);
+		} else if (http_fail(s, 'S', txn->res_st == HTTP_MSG_IDLE ? 'H' : 'D') == -1) {
+			stream_close(s, 'S', 'D');
+			return -1;
+		}
+	}
+	if (s->state == ST_HREQ && s->kept_srv)
+		http_check_kept(s);
+	/* Interim responses may precede the final one in the same read: each
+	 * leaves before the next head is looked at. */
+	for (int i = 0; i < 8 && s->state == ST_EST && txn->res_st == HTTP_MSG_IDLE &&
+	     !(txn->flags & TX_F_LOCAL); i++) {
+		http_wait_res(s);
+		/* The head just granted leaves now, with what follows of the
+		 * body, rather than after another trip through epoll. */
+		if (chan_pending(&s->res) &&
+		    stream_forward(s, &s->res, &s->srv, &s->cli, 0) == CHN_DST_ERR) {
+			stream_close(s, 'C', 'D');
+			return -1;
+		}
+		if (s->res.to_forward || !s->res.buf || !s->res.buf->data)
+			break;
+	}
+	if (txn->res_st == HTTP_MSG_BODY && !(txn->flags & TX_F_LOCAL)) {
+		if (txn->flags & TX_F_RES_CLOSE_DELIM) {
+			if ((s->res.flags & CH_F_SHUTR) && !chan_pending(&s->res)) {
+				txn->res_st = HTTP_MSG_DONE;
+				s->res.to_forward = 0;
+			}
+		} else if (txn->res_chunked) {
+			int c = http_chunked_step(&s->res, &txn->res_ck);
+
+			if (c == 1)
+				txn->res_st = HTTP_MSG_DONE;
+			else if (c == -1 && txn->res_bytes == 0)
+				http_res_failed(s, 'P');
+			else if (c == -1) {
+				stream_close(s, 'S', 'D');
+				return -1;
+			}
+		}
+		if (txn->res_st == HTTP_MSG_BODY && (s->res.flags & CH_F_SHUTR) &&
+		    !chan_pending(&s->res) && !(txn->flags & TX_F_RES_CLOSE_DELIM)) {
+			/* the server left in the middle of the body */
+			s->be->be_counters.srv_aborts++;
+			stream_close(s, 'S', 'D');
+			return -1;
+		}
+	}
+	if (txn->req_st == HTTP_MSG_TUNNEL) {
+		/* both ways raw: ends as a TCP stream does */
+		if (((s->req.flags & CH_F_SHUTW) || chan_shutw_due(&s->req)) &&
+		    ((s->res.flags & CH_F_SHUTW) || chan_shutw_due(&s->res))) {
+			http_log(s);
+			stream_close(s, '-', '-');
+			return -1;
+		}
+		if (chan_shutw_due(&s->req) && s->srv.fd >= 0)
+			chan_shutw(&s->req, s->srv.fd);
+		if (chan_shutw_due(&s->res))
+			chan_shutw(&s->res, s->cli.fd);
+		stream_update(s);
+		return 0;
+	}
+	if (txn->res_st == HTTP_MSG_DONE && http_msg_sent(&s->res)) {
+		int req_done = txn->req_st == HTTP_MSG_DONE && http_msg_sent(&s->req);
+
+		if (!req_done) {
+			/* Answered before the whole request arrived: what is left
+			 * of it cannot be told from a next request. */
+			txn->flags |= TX_F_CLI_CLOSE | TX_F_SRV_CLOSE;
+		}
+		if (http_end_txn(s) == -1)
+			return -1;
+		if (s->req.buf && s->req.buf->data)
+			goto again;   /* a pipelined request is waiting */
+	}
+	stream_update(s);
+	return 0;
+}
+
+int http_fail(struct stream *s, char t0, char t1)
+{
+	struct http_txn *txn = s->txn;
+
+	if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL) || txn->res_bytes)
+		return -1;
+	txn->flags |= TX_F_BE_SET;
+	if (t0 == 'C' || t0 == 'c') {
+		if (txn->req_st == HTTP_MSG_IDLE || txn->req_st == HTTP_MSG_BODY) {
+			http_reply(s, 408, NULL, NULL, t0, txn->req_st == HTTP_MSG_IDLE ? 'R' : 'D');
+			return 0;
+		}
+		return -1;
+	}
+	if (t1 == 'D' && s->state == ST_EST)
+		t1 = 'H';   /* no response yet: waiting for its head */
+	chan_release(&s->res);
+	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
+	if (t0 == 's' && t1 == 'H') {
+		s->be->be_counters.failed_resp++;
+		if (s->target)
+			s->target->counters.failed_resp++;
+	}
+	http_reply(s, t1 == 'C' || t1 == 'Q' ? 503 : t0 == 's' ? 504 : 502, NULL, NULL, t0, t1);
+	stream_update(s);
+	return 0;
+}
+
+void http_stream_release(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+
+	if (!(txn->flags & TX_F_LOGGED) && ((txn->flags & TX_F_REQ_SEEN) || !txn->nreq))
+		http_log(s);
+	http_release_kept(s);
+	http_txn_clear(txn);
+	pool_free(ha.txn_pool, txn);
+	s->txn = NULL;
+}
+
+ev_tstamp http_deadline(const struct stream *s, char *which)
+{
+	const struct http_txn *txn = s->txn;
+	uint32_t t;
+	ev_tstamp base;
+
+	if (txn->flags & TX_F_TARPIT) {
+		*which = 'P';
+		return txn->t_tarpit;
+	}
+	if (s->state != ST_HREQ || txn->req_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))
+		return 0;
+	if (txn->nreq && !(txn->flags & TX_F_REQ_SEEN)) {
+		t = s->fe->timeout.http_keep_alive ? s->fe->timeout.http_keep_alive :
+		    s->fe->timeout.http_request ? s->fe->timeout.http_request : s->fe->timeout.client;
+		*which = 'k';
+		base = txn->t_idle;
+	} else {
+		t = s->fe->timeout.http_request ? s->fe->timeout.http_request : s->fe->timeout.client;
+		*which = 'h';
+		base = txn->nreq ? txn->t_req : s->t_accept;
+	}
+	return t ? base + t / 1000.0 : 0;
+}
+
+void http_timeout(struct stream *s, char which)
+{
+	struct http_txn *txn = s->txn;
+
+	switch (which) {
+	case 'P':
+		txn->flags &= ~TX_F_TARPIT;
+		http_reply(s, txn->tarpit_status, txn->tarpit_reply, NULL, 'P', 'T');
+		break;
+	case 'k':
+		txn->flags |= TX_F_LOGGED;
+		stream_close(s, 'c', 'R');
+		return;
+	default:
+		if (!(txn->flags & TX_F_REQ_SEEN) && (s->fe->options & PR_O_IGNORE_PROBES)) {
+			txn->flags |= TX_F_LOGGED;
+			stream_close(s, 'c', 'R');
+			return;
+		}
+		s->fe->fe_counters.failed_req++;
+		http_reply(s, 408, NULL, NULL, 'c', 'R');
+		break;
+	}
+	http_process(s);
+}
+
+int http_txn_idle(const struct stream *s)
+{
+	const struct http_txn *txn = s->txn;
+
+	return s->state == ST_HREQ && txn->req_st == HTTP_MSG_IDLE &&
+	       !(txn->flags & (TX_F_REQ_SEEN | TX_F_LOCAL | TX_F_TARPIT)) &&
+	       !(s->req.buf && s->req.buf->data);
+}
+
+int http_cli_waiting(const struct stream *s, int cev)
+{
+	const struct http_txn *txn = s->txn;
+
+	return (cev & EV_WRITE) || txn->req_st == HTTP_MSG_BODY || txn->req_st == HTTP_MSG_TUNNEL;
+}
+
+int http_srv_waiting(const struct stream *s)
+{
+	return s->txn->res_st != HTTP_MSG_DONE && !(s->txn->flags & TX_F_LOCAL);
+}

@@ -1,0 +1,414 @@
+/* Per-proxy HTTP settings and their keywords (http_ana.h): connection
+ * modes, http-reuse, forwardfor/originalto, monitor-uri, header captures,
+ * unique-id, log formats, HTTP timeouts, tune.http.maxhdr. */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/http_ana.h>
+#include <sluice/logformat.h>
+#include <sluice/proxy.h>
+#include <sluice/log.h>
+#include <sluice/str.h>
+#include <sluice/units.h>
+
+static const struct http_px http_px_default = {
+	.conn_mode = HTTP_KAL,
+	.reuse = HTTP_REUSE_SAFE,
+	.fwdfor_except_bits = -1,
+	.origto_except_bits = -1,
+};
+
+const struct http_px *http_px_of(const struct proxy *px)
+{
+	return px->http ? px->http : &http_px_default;
+}
+
+/* <px>'s settings, created from the defaults on first change. */
+static struct http_px *http_px_w(struct proxy *px)
+{
+	if (!px->http) {
+		px->http = xcalloc(1, sizeof(*px->http));
+		*px->http = http_px_default;
+	}
+	return px->http;
+}
+
+static void http_px_release(struct proxy *px)
+{
+	struct http_px *h = px->http;
+
+	if (px->logformat) {
+		lf_free(px->logformat);
+		free(px->logformat);
+		px->logformat = NULL;
+	}
+	if (!h)
+		return;
+	free(h->fwdfor_hdr);
+	free(h->origto_hdr);
+	free(h->monitor_uri);
+	for (int i = 0; i < h->n_req_cap; i++)
+		free(h->req_cap[i].name);
+	for (int i = 0; i < h->n_res_cap; i++)
+		free(h->res_cap[i].name);
+	free(h->req_cap);
+	free(h->res_cap);
+	free(h->uniqid_fmt_str);
+	free(h->uniqid_hdr);
+	if (h->uniqid_fmt) {
+		lf_free(h->uniqid_fmt);
+		free(h->uniqid_fmt);
+	}
+	free(h);
+	px->http = NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void http_px_inherit(struct proxy *px, const struct proxy *def)
+{
+	const struct http_px *d = def->http;
+	struct http_px *h;
+
+	if (!d)
+		return;
+	h = http_px_w(px);
+	*h = *d;
+	h->conn_mode_set = 0;
+	h->fwdfor_hdr = dup_or_null(d->fwdfor_hdr);
+	h->origto_hdr = dup_or_null(d->origto_hdr);
+	h->monitor_uri = dup_or_null(d->monitor_uri);
+	h->uniqid_fmt_str = dup_or_null(d->uniqid_fmt_str);
+	h->uniqid_hdr = dup_or_null(d->uniqid_hdr);
+	h->uniqid_fmt = NULL;
+	/* captures are frontend settings: not passed on (as in HAProxy) */
+	h->req_cap = h->res_cap = NULL;
+	h->n_req_cap = h->n_res_cap = 0;
+}
+
+static struct proxy_ext http_px_ext = {
+	.inherit = http_px_inherit,
+	.release = http_px_release,
+};
+
+/* ---- keywords ---- */
+
+/* option http-keep-alive | http-server-close | httpclose | forceclose */
+static int kw_conn_mode(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct http_px *h = http_px_w(ctx->px);
+	const char *o = ctx->kw + strlen("option ");
+	enum http_conn_mode m = strcmp(o, "http-keep-alive") == 0 ? HTTP_KAL :
+				strcmp(o, "http-server-close") == 0 ? HTTP_SCL : HTTP_CLO;
+
+	if (argc) {
+		cfg_alert(ctx, "takes no argument");
+		return -1;
+	}
+	if (ctx->inverted) {
+		/* "no option X" goes back to the default when X was the mode */
+		if (h->conn_mode == m)
+			h->conn_mode = HTTP_KAL;
+		return 0;
+	}
+	h->conn_mode = m;
+	h->conn_mode_set = 1;
+	return 0;
+}
+
+/* Parses "A.B.C.D[/bits]" or an IPv6 network into <ss>/<bits>. */
+static int parse_net(const char *s, struct sockaddr_storage *ss, int *bits)
+{
+	char ip[64];
+	const char *slash = strchr(s, '/');
+	size_t l = slash ? (size_t)(slash - s) : strlen(s);
+	long b = -1;
+
+	if (l >= sizeof(ip))
+		return -1;
+	memcpy(ip, s, l);
+	ip[l] = 0;
+	memset(ss, 0, sizeof(*ss));
+	if (slash) {
+		char *end;
+
+		b = strtol(slash + 1, &end, 10);
+		if (*end || end == slash + 1 || b < 0)
+			return -1;
+	}
+	if (inet_pton(AF_INET, ip, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		ss->ss_family = AF_INET;
+		if (b > 32)
+			return -1;
+		*bits = b < 0 ? 32 : (int)b;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, ip, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		ss->ss_family = AF_INET6;
+		if (b > 128)
+			return -1;
+		*bits = b < 0 ? 128 : (int)b;
+		return 0;
+	}
+	return -1;
+}
+
+int http_addr_in_net(const struct sockaddr_storage *a, const struct sockaddr_storage *net,
+                     int bits)
+{
+	const unsigned char *x, *y;
+	int n;
+
+	if (bits < 0 || a->ss_family != net->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET) {
+		x = (const unsigned char *)&((const struct sockaddr_in *)a)->sin_addr;
+		y = (const unsigned char *)&((const struct sockaddr_in *)net)->sin_addr;
+	} else if (a->ss_family == AF_INET6) {
+		x = (const unsigned char *)&((const struct sockaddr_in6 *)a)->sin6_addr;
+		y = (const unsigned char *)&((const struct sockaddr_in6 *)net)->sin6_addr;
+	} else {
+		return 0;
+	}
+	for (n = 0; bits >= 8; bits -= 8, n++)
+		if (x[n] != y[n])
+			return 0;
+	return !bits || ((x[n] ^ y[n]) & (0xff << (8 - bits)) & 0xff) == 0;
+}
+
+/* option forwardfor [except NET] [header NAME] [if-none]
+ * option originalto [except NET] [header NAME] */
+static int kw_fwd_header(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct http_px *h = http_px_w(ctx->px);
+	const int fwd = strcmp(ctx->kw, "option forwardfor") == 0;
+	char **hdr = fwd ? &h->fwdfor_hdr : &h->origto_hdr;
+	struct sockaddr_storage *net = fwd ? &h->fwdfor_except : &h->origto_except;
+	int *bits = fwd ? &h->fwdfor_except_bits : &h->origto_except_bits;
+
+	if (ctx->inverted) {
+		*(fwd ? &h->fwdfor : &h->origto) = 0;
+		return 0;
+	}
+	*(fwd ? &h->fwdfor : &h->origto) = 1;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "except") == 0 && i + 1 < argc) {
+			if (parse_net(argv[++i], net, bits) == -1) {
+				cfg_alert(ctx, "'except' expects an address or network, not '%s'", argv[i]);
+				return -1;
+			}
+		} else if (strcmp(argv[i], "header") == 0 && i + 1 < argc) {
+			free(*hdr);
+			*hdr = xstrdup(argv[++i]);
+		} else if (fwd && strcmp(argv[i], "if-none") == 0) {
+			h->fwdfor_flags |= HTTP_FWD_IFNONE;
+		} else {
+			cfg_alert(ctx, "unexpected '%s' (expects 'except <net>', 'header <name>'%s)",
+				  argv[i], fwd ? " or 'if-none'" : "");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* http-reuse never|safe|aggressive|always */
+static int kw_http_reuse(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	static const char *const names[] = {
+		[HTTP_REUSE_SAFE] = "safe", [HTTP_REUSE_NEVER] = "never",
+		[HTTP_REUSE_AGGRESSIVE] = "aggressive", [HTTP_REUSE_ALWAYS] = "always",
+	};
+
+	for (size_t i = 0; argc == 1 && i < ARRAY_SIZE(names); i++)
+		if (strcmp(argv[0], names[i]) == 0) {
+			http_px_w(ctx->px)->reuse = (enum http_reuse)i;
+			return 0;
+		}
+	cfg_alert(ctx, "expects 'never', 'safe', 'aggressive' or 'always'");
+	return -1;
+}
+
+static int kw_monitor_uri(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct http_px *h = http_px_w(ctx->px);
+
+	if (argc != 1 || !*argv[0]) {
+		cfg_alert(ctx, "expects a URI");
+		return -1;
+	}
+	free(h->monitor_uri);
+	h->monitor_uri = xstrdup(argv[0]);
+	return 0;
+}
+
+/* capture request|response header NAME len N */
+static int kw_capture(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct http_px *h = http_px_w(ctx->px);
+	const int res = strcmp(ctx->kw, "capture response header") == 0;
+	struct http_capture **tab = res ? &h->res_cap : &h->req_cap;
+	int *n = res ? &h->n_res_cap : &h->n_req_cap;
+	long len;
+	const char *err;
+
+	if (!(ctx->px->cap & PR_CAP_FE)) {
+		cfg_alert(ctx, "is only allowed in a frontend or listen section");
+		return -1;
+	}
+	if (argc != 3 || strcmp(argv[1], "len") != 0) {
+		cfg_alert(ctx, "expects '<header> len <length>'");
+		return -1;
+	}
+	if (parse_int(argv[2], 1, 64 * 1024, &len, &err) == -1) {
+		cfg_alert(ctx, "'len %s': %s", argv[2], err);
+		return -1;
+	}
+	*tab = xrealloc(*tab, (size_t)(*n + 1) * sizeof(**tab));
+	(*tab)[*n].name = xstrdup(argv[0]);
+	(*tab)[*n].len = (int)len;
+	(*n)++;
+	return 0;
+}
+
+static int kw_unique_id(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct http_px *h = http_px_w(ctx->px);
+	char **dst = strcmp(ctx->kw, "unique-id-format") == 0 ? &h->uniqid_fmt_str : &h->uniqid_hdr;
+
+	if (argc != 1) {
+		cfg_alert(ctx, "expects one argument (quote it if it has spaces)");
+		return -1;
+	}
+	free(*dst);
+	*dst = xstrdup(argv[0]);
+	return 0;
+}
+
+/* option httplog [clf] | log-format FMT */
+static int kw_log_format(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct proxy *px = ctx->px;
+	const char *fmt;
+
+	if (strcmp(ctx->kw, "log-format") == 0) {
+		if (argc != 1) {
+			cfg_alert(ctx, "expects one format string (quote it if it has spaces)");
+			return -1;
+		}
+		fmt = argv[0];
+	} else {
+		if (ctx->inverted) {
+			free(px->logformat_str);
+			px->logformat_str = NULL;
+			return 0;
+		}
+		if (argc > 1 || (argc == 1 && strcmp(argv[0], "clf") != 0)) {
+			cfg_alert(ctx, "only takes the optional argument 'clf'");
+			return -1;
+		}
+		fmt = argc ? LF_HTTPLOG_CLF : LF_HTTPLOG;
+	}
+	free(px->logformat_str);
+	px->logformat_str = xstrdup(fmt);
+	return 0;
+}
+
+#define HTTP_OPTION(kw, flag, secs) \
+	{ "option " kw, secs, CFG_T_FLAG, CFG_PX_OFF(options), .mask = flag }
+#define HTTP_TIMEOUT(kw, field, secs) \
+	{ "timeout " kw, secs, CFG_T_TIME, CFG_PX_OFF(timeout.field), .usage = "<time>" }
+
+static struct cfg_kw http_px_kws[] = {
+	{ "option http-keep-alive", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
+	  .flags = CFG_KW_F_NO },
+	{ "option http-server-close", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
+	  .flags = CFG_KW_F_NO },
+	{ "option httpclose", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
+	  .flags = CFG_KW_F_NO },
+	{ "option forceclose", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
+	  .flags = CFG_KW_F_NO | CFG_KW_F_DEPREC, .hint = "'option httpclose'" },
+	{ "option forwardfor", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_fwd_header,
+	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>] [if-none]" },
+	{ "option originalto", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_fwd_header,
+	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>]" },
+	{ "option httplog", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format,
+	  .flags = CFG_KW_F_NO, .usage = "[clf]" },
+	{ "log-format", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format, .usage = "<format>" },
+	{ "http-reuse", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_http_reuse,
+	  .usage = "never|safe|aggressive|always" },
+	{ "monitor-uri", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_monitor_uri, .usage = "<uri>" },
+	{ "capture request header", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_capture, .usage = "<name> len <length>" },
+	{ "capture response header", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_capture, .usage = "<name> len <length>" },
+	{ "unique-id-format", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_unique_id,
+	  .usage = "<format>" },
+	{ "unique-id-header", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_unique_id,
+	  .usage = "<name>" },
+	HTTP_OPTION("abortonclose", PR_O_ABRT_CLOSE, CFG_SEC_BE),
+	HTTP_OPTION("dontlog-normal", PR_O_DONTLOG_NORMAL, CFG_SEC_FE),
+	HTTP_OPTION("log-separate-errors", PR_O_LOG_SEP_ERR, CFG_SEC_FE),
+	HTTP_OPTION("http-pretend-keepalive", PR_O_PRETEND_KA, CFG_SEC_BE),
+	HTTP_OPTION("http-ignore-probes", PR_O_IGNORE_PROBES, CFG_SEC_FE),
+	HTTP_TIMEOUT("http-request", http_request, CFG_SEC_FE),
+	HTTP_TIMEOUT("http-keep-alive", http_keep_alive, CFG_SEC_FE),
+	HTTP_TIMEOUT("tarpit", tarpit, CFG_SEC_PROXIES),
+	{ "tune.http.maxhdr", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, maxhdr),
+	  .min = 1, .max = 32767, .usage = "a number of headers" },
+};
+
+/* Every HTTP proxy gets its settings block, which other modules fill at
+ * post-parse (capture slots of http-request capture). */
+static int http_px_alloc(void)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		if (px->mode == PR_MODE_HTTP)
+			http_px_w(px);
+	return 0;
+}
+
+/* Compiles the log and unique-id formats once every proxy is known. */
+static int http_px_postparse(void)
+{
+	int errors = 0;
+
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		struct http_px *h = px->http;
+		char *err = NULL;
+
+		if (px->logformat_str && (px->cap & PR_CAP_FE) && !px->logformat) {
+			px->logformat = xcalloc(1, sizeof(*px->logformat));
+			if (lf_compile(px->logformat_str, px->logformat, &err) == -1) {
+				log_alert("%s:%d: proxy '%s': log-format: %s", px->conf_file,
+					  px->conf_line, px->name, err);
+				free(err);
+				errors++;
+			}
+		}
+		if (h && h->uniqid_fmt_str && !h->uniqid_fmt) {
+			h->uniqid_fmt = xcalloc(1, sizeof(*h->uniqid_fmt));
+			if (lf_compile(h->uniqid_fmt_str, h->uniqid_fmt, &err) == -1) {
+				log_alert("%s:%d: proxy '%s': unique-id-format: %s", px->conf_file,
+					  px->conf_line, px->name, err);
+				free(err);
+				errors++;
+			}
+		}
+	}
+	return errors;
+}
+
+SLUICE_INIT(http_px_register)
+{
+	cfg_register(http_px_kws, ARRAY_SIZE(http_px_kws));
+	cfg_register_postparse(http_px_alloc, 5);
+	cfg_register_postparse(http_px_postparse, 30);
+	proxy_register_ext(&http_px_ext);
+}

@@ -1,0 +1,162 @@
+/* Idle server connection pools (srv_idle.h). */
+#include <stdint.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/pool.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/srv_idle.h>
+#include <sluice/str.h>
+#include <sluice/units.h>
+
+struct srv_idle {
+	struct srv_idle *prev, *next;   /* in the server's list */
+	struct server   *srv;
+	ev_io            io;
+	ev_tstamp        since;
+	int              reused;
+};
+
+static struct {
+	struct pool *pool;
+	int          total;
+	ev_timer     purge;   /* runs while any connection is idle */
+} idle;
+
+static void srv_idle_unlink(struct srv_idle *c)
+{
+	struct server *srv = c->srv;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		srv->idle = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	srv->n_idle--;
+	idle.total--;
+	ev_io_stop(global.loop, &c->io);
+	pool_free(idle.pool, c);
+	if (!idle.total)
+		ev_timer_stop(global.loop, &idle.purge);
+}
+
+static void srv_idle_drop(struct srv_idle *c)
+{
+	int fd = c->io.fd;
+
+	srv_idle_unlink(c);
+	close(fd);
+}
+
+/* An idle socket became readable: the server closed it or talks out of
+ * turn; either way it cannot carry a request any more. */
+static void srv_idle_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	srv_idle_drop(container_of(w, struct srv_idle, io));
+}
+
+static void srv_idle_purge_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next)
+			if (srv->n_idle)
+				srv_idle_purge(srv, srv->pool_purge_delay);
+}
+
+void srv_idle_put(struct server *srv, int fd, int reused)
+{
+	struct srv_idle *c;
+
+	if (!idle.pool) {
+		idle.pool = pool_create("srv_idle", sizeof(struct srv_idle));
+		ev_init(&idle.purge, srv_idle_purge_cb);
+		idle.purge.repeat = 1.0;
+	}
+	if ((srv->pool_max_conn >= 0 && srv->n_idle >= srv->pool_max_conn) ||
+	    !server_usable(srv) || (global.flags & GLB_F_STOPPING) ||
+	    !(c = pool_alloc(idle.pool))) {
+		close(fd);
+		return;
+	}
+	c->srv = srv;
+	c->since = ev_now(global.loop);
+	c->reused = reused;
+	c->prev = NULL;
+	c->next = srv->idle;
+	if (srv->idle)
+		srv->idle->prev = c;
+	srv->idle = c;
+	srv->n_idle++;
+	if (!idle.total++)
+		ev_timer_again(global.loop, &idle.purge);
+	ev_io_init(&c->io, srv_idle_io_cb, fd, EV_READ);
+	ev_io_start(global.loop, &c->io);
+}
+
+int srv_idle_get(struct server *srv, int want_reused)
+{
+	for (struct srv_idle *c = srv->idle; c; c = c->next) {
+		int fd = c->io.fd;
+
+		if (want_reused && !c->reused)
+			continue;
+		srv_idle_unlink(c);
+		return fd;
+	}
+	return -1;
+}
+
+void srv_idle_purge(struct server *srv, unsigned age_ms)
+{
+	ev_tstamp limit = ev_now(global.loop) - age_ms / 1000.0;
+	struct srv_idle *c = srv->idle, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		if (!age_ms || c->since <= limit)
+			srv_idle_drop(c);
+	}
+}
+
+int srv_idle_total(void)
+{
+	return idle.total;
+}
+
+void srv_idle_close_all(void)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next)
+			srv_idle_purge(srv, 0);
+}
+
+static int srv_kw_pool_purge_delay(struct server *srv, int argc, char **argv, char **err)
+{
+	uint32_t ms;
+	const char *e;
+
+	if (argc < 2) {
+		*err = str_fmt("'%s' expects a time", argv[0]);
+		return -1;
+	}
+	if (parse_time_ms(argv[1], 1, &ms, &e) == -1) {
+		*err = str_fmt("'%s': %s", argv[0], e);
+		return -1;
+	}
+	srv->pool_purge_delay = ms;
+	return 2;
+}
+
+static struct srv_kw srv_idle_kws[] = {
+	{ "pool-max-conn", NULL, offsetof(struct server, pool_max_conn), -1, 1 << 24 },
+	{ "pool-purge-delay", srv_kw_pool_purge_delay, 0, 0, 0 },
+};
+
+SLUICE_INIT(srv_idle_register)
+{
+	srv_register_keywords(srv_idle_kws, ARRAY_SIZE(srv_idle_kws));
+}

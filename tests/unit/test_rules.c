@@ -1,0 +1,935 @@
+/* Unit tests for the HTTP rules (src/http/rules.c, src/http/redirect.c):
+ * every action parsed from configuration text (valid forms, and invalid
+ * ones with their messages), then run on heads parsed from real messages,
+ * comparing the bytes http_head_write() gives. Replies, log-format and the
+ * HTTP analyser are the real modules: rules run for a stream made by
+ * http_stream_init(), whose client is 192.0.2.7. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <cmocka.h>
+
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/h1.h>
+#include <sluice/http_ana.h>
+#include <sluice/http_head.h>
+#include <sluice/http_reply.h>
+#include <sluice/http_rules.h>
+#include <sluice/log.h>
+#include <sluice/logformat.h>
+#include <sluice/pool.h>
+#include <sluice/proxy.h>
+#include <sluice/stream.h>
+
+/* The rule structures, to see which values were compiled as log-formats. */
+#include "../../src/http/rules_int.h"
+
+/* ---- helpers ---- */
+
+static struct global pristine;
+static char *errtext;
+
+static FILE *cap_file;
+static int cap_saved = -1;
+
+static void capture_start(void)
+{
+	fflush(stderr);
+	cap_file = tmpfile();
+	assert_non_null(cap_file);
+	cap_saved = dup(2);
+	assert_true(cap_saved >= 0);
+	assert_true(dup2(fileno(cap_file), 2) == 2);
+}
+
+static void capture_end(void)
+{
+	long n;
+
+	fflush(stderr);
+	dup2(cap_saved, 2);
+	close(cap_saved);
+	cap_saved = -1;
+	free(errtext);
+	fseek(cap_file, 0, SEEK_END);
+	n = ftell(cap_file);
+	rewind(cap_file);
+	errtext = calloc(1, (size_t)n + 1);
+	assert_non_null(errtext);
+	assert_int_equal(fread(errtext, 1, (size_t)n, cap_file), (size_t)n);
+	fclose(cap_file);
+	cap_file = NULL;
+}
+
+static int parse(const char *text)
+{
+	int errors;
+
+	capture_start();
+	errors = cfg_parse_text("t.cfg", text, strlen(text));
+	capture_end();
+	return errors;
+}
+
+static int postparse(void)
+{
+	int errors;
+
+	capture_start();
+	errors = cfg_postparse();
+	capture_end();
+	return errors;
+}
+
+static void expect_msg(const char *what)
+{
+	if (!errtext || !strstr(errtext, what))
+		fail_msg("expected message '%s' in:\n%s", what, errtext ? errtext : "(nothing)");
+}
+
+/* The stream rules run for: a client 192.0.2.7:40000 that connected to
+ * 198.51.100.1:80, no socket, no server. Live from run_set() (or strm_new())
+ * until the next one or reset(), so that its captures can be read. */
+static struct stream strm;
+static int strm_live;
+
+static void strm_end(void)
+{
+	if (strm_live)
+		http_stream_release(&strm);
+	strm_live = 0;
+}
+
+static struct stream *strm_new(struct proxy *px)
+{
+	struct sockaddr_in *cli = (struct sockaddr_in *)&strm.cli_addr;
+	struct sockaddr_in *dst = (struct sockaddr_in *)&strm.dst_addr;
+
+	strm_end();
+	memset(&strm, 0, sizeof(strm));
+	strm.fe = strm.be = px;
+	strm.cli.fd = strm.srv.fd = -1;
+	cli->sin_family = AF_INET;
+	cli->sin_port = htons(40000);
+	assert_int_equal(inet_pton(AF_INET, "192.0.2.7", &cli->sin_addr), 1);
+	dst->sin_family = AF_INET;
+	dst->sin_port = htons(80);
+	assert_int_equal(inet_pton(AF_INET, "198.51.100.1", &dst->sin_addr), 1);
+	strm.has_dst = 1;
+	assert_int_equal(http_stream_init(&strm), 0);
+	assert_non_null(strm.txn);
+	strm_live = 1;
+	return &strm;
+}
+
+/* Value of request (<res> 0) or response capture slot <idx> of the test
+ * stream, NULL when nothing was captured there. */
+static const char *strm_cap(int res, int idx)
+{
+	char **tab = res ? strm.txn->res_cap : strm.txn->req_cap;
+
+	return tab ? tab[idx] : NULL;
+}
+
+static int group_setup(void **state)
+{
+	/* The analyser reads the loop's clock (transaction times). */
+	global.loop = ev_loop_new(EVFLAG_AUTO);
+	assert_non_null(global.loop);
+	pristine = global;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	ev_loop_destroy(global.loop);
+	global.loop = NULL;
+	pool_flush_all();
+	return 0;
+}
+
+static int reset(void **state)
+{
+	strm_end();
+	proxy_free_all();
+	log_list_free(&global.loggers);
+	free(global.node);   /* set by post-parse */
+	global = pristine;
+	free(errtext);
+	errtext = NULL;
+	return 0;
+}
+
+#define PARSE_ERRORS(text, n) do { \
+	int e_ = parse(text); \
+	if (e_ != (n)) \
+		fail_msg("expected %d errors, got %d:\n%s", (n), e_, errtext); \
+} while (0)
+
+#define PARSE_FRESH(text, n) do { reset(NULL); PARSE_ERRORS(text, n); } while (0)
+
+/* A message head parsed from <raw> and made editable. */
+struct msg {
+	char              buf[4096];
+	struct h1_hdr     hdrs[64];
+	struct h1_msg     m;
+	struct http_field f[64];
+	char              arena[1024];
+	struct http_head  h;
+	char              out[8192];
+};
+
+static struct msg msg;
+
+static struct http_head *msg_load(const char *raw, uint32_t arena_size)
+{
+	size_t len = strlen(raw);
+	int resp = strncmp(raw, "HTTP/", 5) == 0;
+
+	assert_true(len < sizeof(msg.buf) && arena_size <= sizeof(msg.arena));
+	memcpy(msg.buf, raw, len);
+	h1_msg_init(&msg.m, msg.hdrs, 64, resp, H1_M_GET);
+	if (h1_parse(msg.buf, len, len, &msg.m) <= 0)
+		fail_msg("test message does not parse: %s", msg.m.err_msg ? msg.m.err_msg : "?");
+	http_head_init(&msg.h, msg.buf, &msg.m, msg.f, 64, msg.arena, arena_size);
+	return &msg.h;
+}
+
+static const char *msg_text(void)
+{
+	size_t n = http_head_write(&msg.h, msg.out);
+
+	assert_int_equal(n, http_head_len(&msg.h));
+	msg.out[n] = '\0';
+	return msg.out;
+}
+
+static struct proxy *fe(void)
+{
+	struct proxy *px = proxy_find("fe", PR_CAP_FE);
+
+	assert_non_null(px);
+	return px;
+}
+
+/* How many rules of <set> of <px> hold a compiled log-format. */
+static int lf_rules(struct proxy *px, enum http_rule_set set)
+{
+	int n = 0;
+
+	for (const struct http_rule *r = http_rules_of(px, set)->head; r; r = r->next)
+		n += r->fmt.lf != NULL;
+	return n;
+}
+
+/* Runs set <set> of frontend "fe" on <raw> for a fresh test stream; checks
+ * the verdict. */
+static void run_set(enum http_rule_set set, const char *raw, enum http_act_ret want,
+                    struct http_act_out *out)
+{
+	struct http_head *h = msg_load(raw, sizeof(msg.arena));
+	enum http_act_ret ret = http_rules_exec(http_rules_of(fe(), set), strm_new(fe()), h, out);
+
+	if (ret != want)
+		fail_msg("verdict %d, expected %d", ret, want);
+}
+
+/* One http-request rule line on <req>: the head afterwards must be <want>. */
+static void check_req_rule(const char *rule, const char *req, const char *want)
+{
+	char cfg[512];
+	struct http_act_out out;
+
+	snprintf(cfg, sizeof(cfg), "frontend fe\n    http-request %s\n", rule);
+	PARSE_FRESH(cfg, 0);
+	run_set(HTTP_RS_REQ, req, HTTP_ACT_CONT, &out);
+	if (strcmp(msg_text(), want) != 0)
+		fail_msg("rule '%s' on:\n%s\ngave:\n%s\nexpected:\n%s", rule, req, msg.out, want);
+}
+
+/* The Location that redirect rule <rule> (an http-request action) makes for <req>. */
+static void check_redirect(const char *rule, const char *req, int code, const char *loc)
+{
+	char cfg[512];
+	struct http_act_out out;
+
+	snprintf(cfg, sizeof(cfg), "frontend fe\n    http-request redirect %s\n", rule);
+	PARSE_FRESH(cfg, 0);
+	run_set(HTTP_RS_REQ, req, HTTP_ACT_REPLY, &out);
+	assert_int_equal(out.status, code);
+	assert_null(out.reply);
+	if (out.location.len != strlen(loc) || memcmp(out.location.p, loc, out.location.len))
+		fail_msg("redirect %s: Location '%.*s', expected '%s'", rule, (int)out.location.len,
+			 out.location.p, loc);
+	/* The Location lives in the head's arena. */
+	assert_true(out.location.p >= msg.arena && out.location.p < msg.arena + sizeof(msg.arena));
+}
+
+static const char req1[] =
+	"GET /a/b?c=1 HTTP/1.1\r\n"
+	"Host: www.example.com\r\n"
+	"User-Agent: test\r\n"
+	"\r\n";
+
+/* ---- header actions ---- */
+
+static void test_set_add_del_header(void **state)
+{
+	struct http_act_out out;
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request set-header X-A 1\n"
+		    "    http-request add-header X-B two\n"
+		    "    http-request add-header X-B \"three, four\"\n"
+		    "    http-request del-header x-del\n"
+		    "    http-request set-header Host new.example\n", 0);
+	run_set(HTTP_RS_REQ,
+		"GET / HTTP/1.1\r\nHost: a\r\nX-Del: 1\r\nX-A: old\r\nX-Del: 2\r\n\r\n",
+		HTTP_ACT_CONT, &out);
+	assert_string_equal(msg_text(),
+			    "GET / HTTP/1.1\r\n"
+			    "X-A: 1\r\n"
+			    "X-B: two\r\n"
+			    "X-B: three, four\r\n"
+			    "Host: new.example\r\n"
+			    "\r\n");
+	assert_true(msg.h.flags & HTTP_HEAD_F_CHANGED);
+	/* Values without '%' are literals: nothing was compiled, and the rules
+	 * run without a stream at all (no log-format context to fill). */
+	assert_int_equal(lf_rules(fe(), HTTP_RS_REQ), 0);
+	assert_int_equal(http_rules_exec(http_rules_of(fe(), HTTP_RS_REQ), NULL,
+					 msg_load("GET / HTTP/1.0\r\nX-A: old\r\n\r\n",
+						  sizeof(msg.arena)), &out), HTTP_ACT_CONT);
+	assert_string_equal(msg_text(),
+			    "GET / HTTP/1.0\r\nX-A: 1\r\nX-B: two\r\nX-B: three, four\r\n"
+			    "Host: new.example\r\n\r\n");
+}
+
+static void test_header_log_format(void **state)
+{
+	struct http_act_out out;
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request set-header X-Client %ci\n"
+		    "    http-request add-header X-Pct 100%%\n"
+		    "    http-request add-header X-Dst %fi:%fp/%f\n", 0);
+	assert_int_equal(lf_rules(fe(), HTTP_RS_REQ), 3);
+	/* The values come from the stream (http_fill_lf_ctx). */
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_CONT, &out);
+	assert_string_equal(msg_text(),
+			    "GET /a/b?c=1 HTTP/1.1\r\n"
+			    "Host: www.example.com\r\n"
+			    "User-Agent: test\r\n"
+			    "X-Client: 192.0.2.7\r\n"
+			    "X-Pct: 100%\r\n"
+			    "X-Dst: 198.51.100.1:80/fe\r\n"
+			    "\r\n");
+}
+
+static void test_del_header_methods(void **state)
+{
+	static const char req[] =
+		"GET / HTTP/1.1\r\n"
+		"Host: h\r\n"
+		"X-Trace-Id: 1\r\n"
+		"x-trace-span: 2\r\n"
+		"Req-Id: 3\r\n"
+		"X-Secret-Key: 4\r\n"
+		"X-12: 5\r\n"
+		"\r\n";
+
+	check_req_rule("del-header X-Trace- -m beg", req,
+		       "GET / HTTP/1.1\r\nHost: h\r\nReq-Id: 3\r\nX-Secret-Key: 4\r\nX-12: 5\r\n\r\n");
+	check_req_rule("del-header -ID -m end", req,
+		       "GET / HTTP/1.1\r\nHost: h\r\nx-trace-span: 2\r\nX-Secret-Key: 4\r\n"
+		       "X-12: 5\r\n\r\n");
+	check_req_rule("del-header secret -m sub", req,
+		       "GET / HTTP/1.1\r\nHost: h\r\nX-Trace-Id: 1\r\nx-trace-span: 2\r\n"
+		       "Req-Id: 3\r\nX-12: 5\r\n\r\n");
+	check_req_rule("del-header ^X-[0-9]+$ -m reg", req,
+		       "GET / HTTP/1.1\r\nHost: h\r\nX-Trace-Id: 1\r\nx-trace-span: 2\r\n"
+		       "Req-Id: 3\r\nX-Secret-Key: 4\r\n\r\n");
+	check_req_rule("del-header req-id -m str", req,
+		       "GET / HTTP/1.1\r\nHost: h\r\nX-Trace-Id: 1\r\nx-trace-span: 2\r\n"
+		       "X-Secret-Key: 4\r\nX-12: 5\r\n\r\n");
+	check_req_rule("del-header absent", req, req);
+}
+
+static void test_replace_header(void **state)
+{
+	/* The manual's example: the whole value becomes the replacement. */
+	check_req_rule("replace-header Cookie foo=([^;]*);(.*) foo=\\1;ip=%ci;\\2",
+		       "GET / HTTP/1.0\r\n"
+		       "Cookie: foo=foobar; expires=Tue, 14-Jun-2016 01:40:45 GMT;\r\n"
+		       "Cookie: other=1\r\n"
+		       "\r\n",
+		       "GET / HTTP/1.0\r\n"
+		       "Cookie: foo=foobar;ip=192.0.2.7; expires=Tue, 14-Jun-2016 01:40:45 GMT;\r\n"
+		       "Cookie: other=1\r\n"
+		       "\r\n");
+	/* Each occurrence; \0 is the whole match, unset groups are empty. */
+	check_req_rule("replace-header X-A (b)|(z) [\\0\\1\\2\\\\]",
+		       "GET / HTTP/1.0\r\nX-A: abc\r\nx-a: b\r\nX-B: b\r\n\r\n",
+		       "GET / HTTP/1.0\r\nX-A: [bb\\]\r\nx-a: [bb\\]\r\nX-B: b\r\n\r\n");
+	/* Every field value, commas included. */
+	check_req_rule("replace-header Accept ^(.*)$ <\\1>",
+		       "GET / HTTP/1.0\r\nAccept: a, b\r\n\r\n",
+		       "GET / HTTP/1.0\r\nAccept: <a, b>\r\n\r\n");
+}
+
+static void test_replace_value(void **state)
+{
+	/* The manual's example. */
+	check_req_rule("replace-value X-Forwarded-For ^192\\.168\\.(.*)$ 172.16.\\1",
+		       "GET / HTTP/1.0\r\n"
+		       "X-Forwarded-For: 192.168.10.1, 192.168.13.24, 10.0.0.37\r\n"
+		       "\r\n",
+		       "GET / HTTP/1.0\r\n"
+		       "X-Forwarded-For: 172.16.10.1, 172.16.13.24, 10.0.0.37\r\n"
+		       "\r\n");
+	/* Separators are kept as they were; a quoted comma does not split. */
+	check_req_rule("replace-value X-L ^c$ d",
+		       "GET / HTTP/1.0\r\nX-L: \"a,c\" ,c,  c\t, e\r\nX-L: c\r\n\r\n",
+		       "GET / HTTP/1.0\r\nX-L: \"a,c\" ,d,  d\t, e\r\nX-L: d\r\n\r\n");
+	check_req_rule("replace-value X-L ^nomatch$ d",
+		       "GET / HTTP/1.0\r\nX-L: a, b\r\n\r\n",
+		       "GET / HTTP/1.0\r\nX-L: a, b\r\n\r\n");
+	assert_false(msg.h.flags & HTTP_HEAD_F_CHANGED);
+}
+
+/* ---- start line ---- */
+
+static void test_set_path_query_uri(void **state)
+{
+	static const char org[] = "GET /a/b?x=1 HTTP/1.1\r\nHost: h\r\n\r\n";
+	static const char abs[] = "GET http://h.example:8080/a/b?x=1 HTTP/1.1\r\nHost: h\r\n\r\n";
+	static const char noq[] = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+	static const char bare[] = "GET http://h.example HTTP/1.1\r\nHost: h\r\n\r\n";
+
+	check_req_rule("set-path /new", org, "GET /new?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-path /new", abs,
+		       "GET http://h.example:8080/new?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-path /p", bare, "GET http://h.example/p HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-path \"\"", org, "GET /?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-pathq /p?q=2", org, "GET /p?q=2 HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-pathq /p?q=2", abs,
+		       "GET http://h.example:8080/p?q=2 HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-query y=2", org, "GET /a/b?y=2 HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-query y=2", abs,
+		       "GET http://h.example:8080/a/b?y=2 HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-query y=2", noq, "GET /a?y=2 HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-query k", bare, "GET http://h.example?k HTTP/1.1\r\nHost: h\r\n\r\n");
+	/* An existing '?' stays, none is added for an empty query. */
+	check_req_rule("set-query \"\"", org, "GET /a/b? HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-query \"\"", noq, "GET /a HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-uri /u?v", abs, "GET /u?v HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-uri http://o.example/z", org,
+		       "GET http://o.example/z HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-path /ip/%ci", org, "GET /ip/192.0.2.7?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-method POST", org, "POST /a/b?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+}
+
+static void test_set_status(void **state)
+{
+	static const char res[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+	struct http_act_out out;
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-response set-status 503\n"
+		    "    http-after-response set-status 200 reason \"All good\"\n", 0);
+	run_set(HTTP_RS_RES, res, HTTP_ACT_CONT, &out);
+	assert_string_equal(msg_text(),
+			    "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n");
+	run_set(HTTP_RS_AFTER, res, HTTP_ACT_CONT, &out);
+	assert_string_equal(msg_text(), "HTTP/1.1 200 All good\r\nContent-Length: 0\r\n\r\n");
+}
+
+static void test_rewrite_does_not_fit(void **state)
+{
+	struct http_act_out out;
+	struct http_head *h;
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request set-header X-Long 0123456789abcdef\n", 0);
+	h = msg_load(req1, 8);
+	assert_int_equal(http_rules_exec(http_rules_of(fe(), HTTP_RS_REQ), NULL, h, &out),
+			 HTTP_ACT_ERR);
+
+	PARSE_FRESH("frontend fe\n    http-request set-path /a-rather-long-path\n", 0);
+	h = msg_load(req1, 8);
+	assert_int_equal(http_rules_exec(http_rules_of(fe(), HTTP_RS_REQ), NULL, h, &out),
+			 HTTP_ACT_ERR);
+}
+
+/* ---- final actions ---- */
+
+static void test_deny_tarpit_return_allow(void **state)
+{
+	struct http_act_out out;
+
+	PARSE_FRESH("frontend fe\n    http-request deny\n    http-request set-header X 1\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_DENY, &out);
+	assert_int_equal(out.status, 403);
+	assert_null(out.reply);
+	assert_false(msg.h.flags & HTTP_HEAD_F_CHANGED);   /* nothing ran after it */
+
+	PARSE_FRESH("frontend fe\n    http-request deny deny_status 429\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_DENY, &out);
+	assert_int_equal(out.status, 429);
+	assert_null(out.reply);
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request deny status 451 content-type text/plain string gone\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_DENY, &out);
+	assert_int_equal(out.status, 451);
+	assert_non_null(out.reply);
+	assert_string_equal(out.reply->body, "gone");
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request deny deny_status 404 content-type text/plain string x\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_DENY, &out);
+	assert_int_equal(out.status, 404);
+	assert_non_null(out.reply);
+
+	PARSE_FRESH("frontend fe\n    http-response deny\n", 0);
+	run_set(HTTP_RS_RES, "HTTP/1.1 200 OK\r\n\r\n", HTTP_ACT_DENY, &out);
+	assert_int_equal(out.status, 502);
+
+	PARSE_FRESH("frontend fe\n    http-request tarpit\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_TARPIT, &out);
+	assert_int_equal(out.status, 500);
+	assert_null(out.reply);
+
+	PARSE_FRESH("frontend fe\n    http-request tarpit deny_status 503\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_TARPIT, &out);
+	assert_int_equal(out.status, 503);
+
+	PARSE_FRESH("frontend fe\n    http-request return\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_REPLY, &out);
+	assert_int_equal(out.status, 200);
+	assert_non_null(out.reply);
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request return status 404 content-type text/plain string nope\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_REPLY, &out);
+	assert_int_equal(out.status, 404);
+	assert_string_equal(out.reply->ctype, "text/plain");
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-response return status 200 content-type text/plain string x\n", 0);
+	run_set(HTTP_RS_RES, "HTTP/1.1 500 Oops\r\n\r\n", HTTP_ACT_REPLY, &out);
+	assert_int_equal(out.status, 200);
+
+	/* allow stops the set: later rules do not run. */
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request set-header X-Before 1\n"
+		    "    http-request allow\n"
+		    "    http-request deny\n", 0);
+	run_set(HTTP_RS_REQ, "GET / HTTP/1.0\r\n\r\n", HTTP_ACT_ALLOW, &out);
+	assert_string_equal(msg_text(), "GET / HTTP/1.0\r\nX-Before: 1\r\n\r\n");
+
+	/* No rules at all. */
+	PARSE_FRESH("frontend fe\n    mode tcp\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_CONT, &out);
+	run_set(HTTP_RS_AFTER, "HTTP/1.1 200 OK\r\n\r\n", HTTP_ACT_CONT, &out);
+	assert_int_equal(http_redirect_exec(fe(), NULL, &msg.h, &out), HTTP_ACT_CONT);
+}
+
+/* ---- redirects ---- */
+
+static void test_redirect_rules(void **state)
+{
+	static const char absreq[] = "GET http://a.example/x/y?z=1 HTTP/1.1\r\nHost: a\r\n\r\n";
+	static const char star[] = "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n";
+	static const char nohost[] = "GET /p HTTP/1.0\r\n\r\n";
+	struct http_act_out out;
+
+	check_redirect("location /login", req1, 302, "/login");
+	check_redirect("location /from/%ci code 303", req1, 303, "/from/192.0.2.7");
+	check_redirect("prefix https://x.example", req1, 302, "https://x.example/a/b?c=1");
+	check_redirect("prefix https://x.example drop-query", req1, 302, "https://x.example/a/b");
+	check_redirect("prefix / code 307", req1, 307, "/a/b?c=1");
+	check_redirect("prefix /new append-slash", req1, 302, "/new/a/b/?c=1");
+	check_redirect("prefix /new drop-query append-slash code 301", req1, 301, "/new/a/b/");
+	check_redirect("prefix https://x.example", absreq, 302, "https://x.example/x/y?z=1");
+	check_redirect("scheme https", req1, 302, "https://www.example.com/a/b?c=1");
+	check_redirect("scheme https code 308 drop-query", req1, 308, "https://www.example.com/a/b");
+	check_redirect("scheme https", star, 302, "https://h/");
+	check_redirect("scheme https", nohost, 302, "https:///p");
+	check_redirect("scheme https", absreq, 302, "https://a/x/y?z=1");
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request redirect location / set-cookie SEEN=1\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_REPLY, &out);
+	assert_int_equal(out.cookie.len, strlen("SEEN=1; path=/;"));
+	assert_memory_equal(out.cookie.p, "SEEN=1; path=/;", out.cookie.len);
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request redirect location / clear-cookie SEEN=\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_REPLY, &out);
+	assert_memory_equal(out.cookie.p, "SEEN=; path=/; Max-Age=0;", out.cookie.len);
+	assert_int_equal(out.cookie.len, strlen("SEEN=; path=/; Max-Age=0;"));
+
+	PARSE_FRESH("frontend fe\n"
+		    "    http-response redirect location https://elsewhere/ code 301\n", 0);
+	run_set(HTTP_RS_RES, "HTTP/1.1 200 OK\r\n\r\n", HTTP_ACT_REPLY, &out);
+	assert_int_equal(out.status, 301);
+	assert_memory_equal(out.location.p, "https://elsewhere/", out.location.len);
+	assert_int_equal(out.cookie.len, 0);
+
+	/* No room in the arena for the Location. */
+	PARSE_FRESH("frontend fe\n    http-request redirect prefix https://x.example\n", 0);
+	assert_int_equal(http_rules_exec(http_rules_of(fe(), HTTP_RS_REQ), NULL,
+					 msg_load(req1, 8), &out), HTTP_ACT_ERR);
+}
+
+static void test_redirect_keyword(void **state)
+{
+	struct http_act_out out;
+	struct http_head *h;
+
+	PARSE_FRESH("frontend fe\n"
+		    "    redirect location /lit%ci code 301\n"
+		    "    redirect scheme https\n"
+		    "backend be\n"
+		    "    redirect prefix /b\n", 0);
+	/* Not in the http-request set: evaluated after it. */
+	assert_null(http_rules_of(fe(), HTTP_RS_REQ)->head);
+	/* The keyword's target is a literal, never a log-format: for a stream
+	 * whose %ci is 192.0.2.7, "%ci" stays as written. */
+	h = msg_load(req1, sizeof(msg.arena));
+	assert_int_equal(http_redirect_exec(fe(), strm_new(fe()), h, &out), HTTP_ACT_REPLY);
+	assert_int_equal(out.status, 301);
+	assert_int_equal(out.location.len, strlen("/lit%ci"));
+	assert_memory_equal(out.location.p, "/lit%ci", out.location.len);
+
+	h = msg_load(req1, sizeof(msg.arena));
+	assert_int_equal(http_redirect_exec(proxy_find("be", PR_CAP_BE), NULL, h, &out),
+			 HTTP_ACT_REPLY);
+	assert_memory_equal(out.location.p, "/b/a/b?c=1", out.location.len);
+
+	PARSE_ERRORS("defaults d\n    redirect location /\n", 1);
+	expect_msg("'redirect' is not valid in a defaults section");
+}
+
+/* ---- capture ---- */
+
+static void test_capture(void **state)
+{
+	static const char req[] =
+		"GET / HTTP/1.1\r\n"
+		"X-F: a, b\r\n"
+		"Host: h\r\n"
+		"x-f: c, \"d,e\" \r\n"
+		"\r\n";
+	struct http_act_out out;
+	const struct http_px *hp;
+
+	/* The value goes to the stream's slot (declared slots 0 to 2 here). */
+	PARSE_FRESH("frontend fe\n"
+		    "    capture request header A len 64\n"
+		    "    capture request header B len 64\n"
+		    "    capture request header C len 64\n"
+		    "    http-request capture req.hdr(X-F) id 2\n", 0);
+	run_set(HTTP_RS_REQ, req, HTTP_ACT_CONT, &out);
+	assert_string_equal(strm_cap(0, 2), "\"d,e\"");   /* last value of the last field */
+	assert_null(strm_cap(0, 0));
+	assert_null(strm_cap(0, 1));
+	assert_null(strm.txn->res_cap);
+	assert_int_equal(postparse(), 0);
+
+	/* Slot 2 is not declared in this frontend: nothing is stored. */
+	PARSE_FRESH("frontend fe\n    http-request capture req.hdr(X-F) id 2\n", 0);
+	run_set(HTTP_RS_REQ, req, HTTP_ACT_CONT, &out);
+	assert_null(strm.txn->req_cap);
+	assert_int_equal(postparse(), 1);
+	expect_msg("no request capture slot 2 in 'fe' (it has 0)");
+
+	PARSE_FRESH("frontend fe\n"
+		    "    capture request header X-F len 64\n"
+		    "    http-request capture fhdr(x-f) id 0\n", 0);
+	run_set(HTTP_RS_REQ, req, HTTP_ACT_CONT, &out);
+	assert_string_equal(strm_cap(0, 0), "c, \"d,e\"");
+
+	PARSE_FRESH("frontend fe\n"
+		    "    capture response header Server len 64\n"
+		    "    http-response capture res.hdr(Server) id 0\n", 0);
+	run_set(HTTP_RS_RES, "HTTP/1.1 200 OK\r\nServer: x/1\r\n\r\n", HTTP_ACT_CONT, &out);
+	assert_string_equal(strm_cap(1, 0), "x/1");
+	assert_null(strm.txn->req_cap);
+	run_set(HTTP_RS_RES, "HTTP/1.1 200 OK\r\n\r\n", HTTP_ACT_CONT, &out);
+	assert_null(strm.txn->res_cap);   /* no field, no capture */
+
+	/* "len" makes a slot after the frontend's own ones, at post-parse. */
+	PARSE_FRESH("frontend fe\n"
+		    "    capture request header Referer len 10\n"
+		    "    http-request capture req.hdr(User-Agent) len 3\n"
+		    "    http-request capture hdr(X-Absent) id 1\n"
+		    "    http-request capture hdr(Host) id 0\n", 0);
+	hp = fe()->http;
+	assert_non_null(hp);
+	assert_int_equal(hp->n_req_cap, 1);
+	assert_int_equal(postparse(), 0);
+	assert_int_equal(hp->n_req_cap, 2);
+	assert_string_equal(hp->req_cap[0].name, "Referer");
+	assert_string_equal(hp->req_cap[1].name, "User-Agent");
+	assert_int_equal(hp->req_cap[1].len, 3);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_CONT, &out);
+	/* Slot 1 is cut at 3 bytes, slot 0 at its 10. */
+	assert_string_equal(strm_cap(0, 1), "tes");
+	assert_string_equal(strm_cap(0, 0), "www.exampl");
+	/* Twice is harmless: the slot is made once. */
+	assert_int_equal(postparse(), 0);
+	assert_int_equal(hp->n_req_cap, 2);
+
+	PARSE_FRESH("frontend fe\n    http-request capture req.hdr(User-Agent) len 3\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_CONT, &out);
+	assert_null(strm.txn->req_cap);   /* no slot before post-parse */
+}
+
+/* HAProxy's capture actions overwrite the slot: the last capture of a
+ * request is the one logged (http_action_req_capture_by_id; "capture
+ * request header" also keeps the last occurrence). */
+static void test_capture_last_wins(void **state)
+{
+	struct http_act_out out;
+
+	PARSE_FRESH("frontend fe\n"
+		    "    capture request header Host len 64\n"
+		    "    http-request capture hdr(Host) id 0\n"
+		    "    http-request capture req.hdr(User-Agent) id 0\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_CONT, &out);
+	assert_string_equal(strm_cap(0, 0), "test");
+}
+
+/* ---- parse errors ---- */
+
+struct bad_rule {
+	const char *line;
+	const char *msg;
+};
+
+static void test_parse_errors(void **state)
+{
+	static const struct bad_rule bad[] = {
+		{ "http-request", "expects an action (add-header, allow, capture, del-header, deny, "
+		  "redirect, replace-header, replace-value, return, set-header, set-method, set-path, "
+		  "set-pathq, set-query, set-uri, tarpit)" },
+		{ "http-request set-hedaer X 1", "unknown action 'set-hedaer'; did you mean 'set-header'?" },
+		{ "http-request frobnicate", "unknown action 'frobnicate' (expects add-header," },
+		{ "http-response set-pathq /", "action 'set-pathq' is not possible in http-response "
+		  "rules (expects add-header, allow, capture, del-header, deny, redirect, "
+		  "replace-header, replace-value, return, set-header, set-status)" },
+		{ "http-request set-status 200", "action 'set-status' is not possible in http-request rules" },
+		{ "http-response tarpit", "action 'tarpit' is not possible in http-response rules" },
+		{ "http-after-response deny", "action 'deny' is not possible in http-after-response rules" },
+		{ "http-request set-header X-A", "'http-request' in frontend section: 'set-header': "
+		  "expects <name> <format>" },
+		{ "http-request add-header", "'add-header': expects <name> <format>" },
+		{ "http-request set-header \"X A\" 1", "'set-header': invalid header name 'X A'" },
+		{ "http-request set-header X-A 1 2", "'set-header': unexpected argument '2' (expects 'if', "
+		  "'unless' or the end of the line)" },
+		{ "http-request set-header X-A %zz", "'set-header': invalid log-format string '%zz': "
+		  "unknown log-format variable '%zz' at column 1" },
+		{ "http-request set-path %[path]", "'set-path': invalid log-format string '%[path]': "
+		  "sample expressions (%[...]) need the rules engine" },
+		{ "http-request set-header X-A 1 if TRUE", "conditions ('if'/'unless') need the rules "
+		  "engine (ACLs), not supported yet" },
+		{ "http-request allow unless x", "need the rules engine" },
+		{ "http-request allow now", "'allow': unexpected argument 'now'" },
+		{ "http-request del-header", "'del-header': expects <name> [-m str|beg|end|sub|reg]" },
+		{ "http-request del-header X -m", "'-m' expects a matching method" },
+		{ "http-request del-header X -m exact", "unknown matching method 'exact' (expects str, "
+		  "beg, end, sub or reg)" },
+		{ "http-request del-header ( -m reg", "'del-header': invalid regex '(' at offset 1" },
+		{ "http-request replace-header X", "'replace-header': expects <name> <regex> <format>" },
+		{ "http-request replace-value X a(", "'replace-value': expects <name> <regex> <format>" },
+		{ "http-request replace-value X a( b", "'replace-value': invalid regex 'a('" },
+		{ "http-request set-path", "'set-path': expects <format>" },
+		{ "http-request set-uri", "'set-uri': expects <format>" },
+		{ "http-response set-status", "'set-status': expects <status> [reason <text>]" },
+		{ "http-response set-status 42", "'set-status': expects a status code between 100 and "
+		  "999, got '42'" },
+		{ "http-response set-status 200 reason", "'reason' expects a text" },
+		{ "http-request deny deny_status", "'deny_status' expects a status code between 200 and "
+		  "599, got ''" },
+		{ "http-request deny deny_status 99", "got '99'" },
+		{ "http-request deny bogus 1", "unexpected argument 'bogus' (expects status, "
+		  "content-type, string," },
+		{ "http-request return foo", "unexpected argument 'foo'" },
+		{ "http-request return status", "'status' expects <status_code> as argument" },
+		{ "http-request deny string x", "a payload needs a content type" },
+		{ "http-request redirect", "'redirect': expects location|prefix|scheme <target>" },
+		{ "http-request redirect place /", "unknown redirect type 'place' (expects location, "
+		  "prefix or scheme)" },
+		{ "http-request redirect location", "'location' expects a target" },
+		{ "http-request redirect location / code 305", "unsupported redirect code '305' (301, "
+		  "302, 303, 307 or 308)" },
+		{ "http-request redirect location / code", "'code' expects a code" },
+		{ "http-request redirect location / set-cookie", "'set-cookie' expects a cookie name" },
+		{ "http-request redirect location / drop-qery", "unknown redirect option 'drop-qery'; "
+		  "did you mean 'drop-query'?" },
+		{ "http-request redirect location / xyzzy", "unknown redirect option 'xyzzy' (expects "
+		  "code, drop-query" },
+		{ "http-response redirect prefix /", "only 'location' redirects are possible in "
+		  "http-response rules" },
+		{ "redirect", "'redirect' in frontend section: expects location|prefix|scheme" },
+		{ "redirect scheme https code 300", "'redirect' in frontend section: unsupported "
+		  "redirect code '300'" },
+		{ "http-request capture req.hdr(X)", "'capture': expects <sample> len <length> | id <id>" },
+		{ "http-request capture src len 10", "'capture': sample 'src' needs the rules engine" },
+		{ "http-request capture req.hdr(X,1) len 10", "sample 'req.hdr(X,1)' needs the rules" },
+		{ "http-request capture req.hdr(X) size 10", "expects 'len <length>' or 'id <id>' after "
+		  "the sample, got 'size'" },
+		{ "http-request capture req.hdr(X) len 0", "'len' expects a length between 1 and "
+		  "65535, got '0'" },
+		{ "http-request capture req.hdr(X) id x", "'id' expects a capture slot number" },
+		{ "http-response capture req.hdr(X) id 0", "'req.hdr' cannot be used in http-response "
+		  "rules" },
+		{ "http-response capture res.hdr(X) len 4", "'len' is only possible in http-request "
+		  "rules" },
+	};
+	char cfg[512];
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		int e;
+
+		snprintf(cfg, sizeof(cfg), "frontend fe\n    %s\n", bad[i].line);
+		reset(NULL);
+		e = parse(cfg);
+		if (e != 1 || !strstr(errtext, bad[i].msg))
+			fail_msg("'%s': %d errors, expected 1 with '%s':\n%s", bad[i].line, e,
+				 bad[i].msg, errtext);
+		assert_null(http_rules_of(fe(), HTTP_RS_REQ)->head);
+		assert_null(http_rules_of(fe(), HTTP_RS_RES)->head);
+	}
+
+	/* A backend has no slot to make: "id" only. */
+	PARSE_FRESH("backend be\n    http-request capture req.hdr(X) len 4\n", 1);
+	expect_msg("'len' creates a capture slot, which needs a frontend (use 'id <id>')");
+	PARSE_FRESH("backend be\n    http-request capture req.hdr(X) id 4\n", 0);
+	assert_int_equal(postparse(), 0);   /* its frontends are only known at run time */
+
+	/* Every error of the file is reported. */
+	PARSE_FRESH("frontend fe\n"
+		    "    http-request set-hedaer X 1\n"
+		    "    http-request set-header X-OK 1\n"
+		    "    http-response set-status 1000\n", 2);
+	expect_msg("t.cfg:2: 'http-request' in frontend section: unknown action 'set-hedaer'");
+	expect_msg("t.cfg:4: 'http-response' in frontend section: 'set-status': expects a status");
+	assert_non_null(http_rules_of(fe(), HTTP_RS_REQ)->head);
+}
+
+/* ---- defaults sections ---- */
+
+static void test_defaults_inherit(void **state)
+{
+	struct http_act_out out;
+
+	PARSE_FRESH("defaults web\n"
+		    "    http-request set-header X-Def 1\n"
+		    "    http-response set-header X-Res-Def 1\n"
+		    "frontend fe\n"
+		    "    http-request set-header X-Fe 1\n"
+		    "frontend fe2\n", 0);
+	/* The defaults' rules first, then the proxy's own. */
+	run_set(HTTP_RS_REQ, "GET / HTTP/1.0\r\n\r\n", HTTP_ACT_CONT, &out);
+	assert_string_equal(msg_text(), "GET / HTTP/1.0\r\nX-Def: 1\r\nX-Fe: 1\r\n\r\n");
+	run_set(HTTP_RS_RES, "HTTP/1.1 200 OK\r\n\r\n", HTTP_ACT_CONT, &out);
+	assert_string_equal(msg_text(), "HTTP/1.1 200 OK\r\nX-Res-Def: 1\r\n\r\n");
+	assert_null(http_rules_of(fe(), HTTP_RS_AFTER)->head);
+	assert_non_null(http_rules_of(proxy_find("fe2", PR_CAP_FE), HTTP_RS_REQ)->head);
+	assert_int_equal(postparse(), 0);
+	expect_msg("'http-request' rules ignored for proxy 'fe' as they require 'mode http'");
+
+	/* "allow" in the defaults stops the proxy's rules too. */
+	PARSE_FRESH("defaults web\n"
+		    "    http-request allow\n"
+		    "frontend fe\n"
+		    "    http-request deny\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_ALLOW, &out);
+
+	/* A later defaults section without rules is not affected. */
+	PARSE_FRESH("defaults web\n"
+		    "    http-request deny\n"
+		    "defaults plain\n"
+		    "frontend fe\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_CONT, &out);
+	PARSE_FRESH("defaults web\n"
+		    "    http-request deny\n"
+		    "defaults plain\n"
+		    "frontend fe from web\n", 0);
+	run_set(HTTP_RS_REQ, req1, HTTP_ACT_DENY, &out);
+
+	PARSE_FRESH("defaults\n    http-request deny\n", 1);
+	expect_msg("'http-request' in defaults section: not allowed in an anonymous defaults "
+		   "section (name it: 'defaults <name>')");
+}
+
+static void test_defaults_inherit_errors(void **state)
+{
+	PARSE_FRESH("defaults web\n"
+		    "    http-request deny\n"
+		    "defaults other from web\n", 0);
+	assert_int_equal(postparse(), 1);
+	expect_msg("t.cfg:3: a defaults section cannot inherit from a defaults section defining "
+		   "HTTP rules ('web' at t.cfg:1)");
+
+	PARSE_FRESH("defaults web\n"
+		    "    http-after-response set-header A b\n"
+		    "listen li\n", 0);
+	assert_int_equal(postparse(), 1);
+	expect_msg("t.cfg:3: listen 'li' cannot inherit from a defaults section defining HTTP "
+		   "rules ('web' at t.cfg:1)");
+
+	PARSE_FRESH("defaults web\n"
+		    "    http-request deny\n"
+		    "frontend f1\n"
+		    "frontend f2\n"
+		    "backend b1\n"
+		    "backend b2\n", 0);
+	assert_int_equal(postparse(), 2);
+	expect_msg("t.cfg:5: frontends and backends cannot inherit from the same defaults section "
+		   "if it defines HTTP rules ('web' at t.cfg:1)");
+	expect_msg("t.cfg:6: frontends and backends");
+
+	/* Only frontends: fine. */
+	PARSE_FRESH("defaults web\n"
+		    "    http-request deny\n"
+		    "frontend f1\n"
+		    "frontend f2\n", 0);
+	assert_int_equal(postparse(), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_set_add_del_header, reset),
+		cmocka_unit_test_teardown(test_header_log_format, reset),
+		cmocka_unit_test_teardown(test_del_header_methods, reset),
+		cmocka_unit_test_teardown(test_replace_header, reset),
+		cmocka_unit_test_teardown(test_replace_value, reset),
+		cmocka_unit_test_teardown(test_set_path_query_uri, reset),
+		cmocka_unit_test_teardown(test_set_status, reset),
+		cmocka_unit_test_teardown(test_rewrite_does_not_fit, reset),
+		cmocka_unit_test_teardown(test_deny_tarpit_return_allow, reset),
+		cmocka_unit_test_teardown(test_redirect_rules, reset),
+		cmocka_unit_test_teardown(test_redirect_keyword, reset),
+		cmocka_unit_test_teardown(test_capture, reset),
+		cmocka_unit_test_teardown(test_capture_last_wins, reset),
+		cmocka_unit_test_teardown(test_parse_errors, reset),
+		cmocka_unit_test_teardown(test_defaults_inherit, reset),
+		cmocka_unit_test_teardown(test_defaults_inherit_errors, reset),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
