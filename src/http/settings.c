@@ -383,6 +383,17 @@ static int http_px_postparse(void)
 		struct http_px *h = px->http;
 		char *err = NULL;
 
+		if ((px->cap & PR_CAP_FE) && px->mode == PR_MODE_TCP &&
+		    px->logformat_str && (strcmp(px->logformat_str, LF_HTTPLOG) == 0 ||
+					  strcmp(px->logformat_str, LF_HTTPLOG_CLF) == 0)) {
+			log_warning("%s:%d: 'option httplog' not usable with proxy '%s' (needs "
+				    "'mode http'); falling back to 'option tcplog'",
+				    px->conf_file, px->conf_line, px->name);
+			free(px->logformat_str);
+			px->logformat_str = xstrdup(LF_TCPLOG);
+		}
+		if ((px->cap & PR_CAP_FE) && !px->logformat_str && (px->options & PR_O_TCPLOG))
+			px->logformat_str = xstrdup(LF_TCPLOG);
 		if (px->logformat_str && (px->cap & PR_CAP_FE) && !px->logformat) {
 			px->logformat = xcalloc(1, sizeof(*px->logformat));
 			if (lf_compile(px->logformat_str, px->logformat, &err) == -1) {
@@ -390,6 +401,11 @@ static int http_px_postparse(void)
 					  px->conf_line, px->name, err);
 				free(err);
 				errors++;
+			} else if (px->mode == PR_MODE_TCP && lf_http_var(px->logformat)) {
+				log_warning("%s:%d: proxy '%s': log-format variable '%%%s' is reserved "
+					    "for 'mode http'; it logs nothing useful here",
+					    px->conf_file, px->conf_line, px->name,
+					    lf_http_var(px->logformat));
 			}
 		}
 		if (h && h->uniqid_fmt_str && !h->uniqid_fmt) {

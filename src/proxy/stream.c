@@ -20,6 +20,7 @@
 #include <sluice/http_ana.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/logformat.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
@@ -353,35 +354,50 @@ int stream_connect(struct stream *s)
 
 /* ---- life cycle ---- */
 
+/* The end-of-connection line of a TCP stream, in the frontend's format
+ * (option tcplog, or a log-format). */
 static void stream_log(struct stream *s)
 {
 	struct proxy *fe = s->fe;
-	char line[1024], ip[64], date[64];
-	struct tm tm;
+	struct lf_ctx c;
+	char line[2048];
+	size_t n;
 	ev_tstamp now = ev_now(global.loop);
-	long tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
-	long tt = (long)((now - s->t_accept) * 1000);
-	int n;
 
-	if (!fe->loggers.head && !fe->loggers.use_global)
-		return;
-	if (!(fe->options & PR_O_TCPLOG))
+	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global))
 		return;
 	if ((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0)
 		return;
-	localtime_r(&s->accept_date.tv_sec, &tm);
-	n = (int)strftime(date, sizeof(date), "%d/%b/%Y:%H:%M:%S", &tm);
-	snprintf(date + n, sizeof(date) - (size_t)n, ".%03ld", s->accept_date.tv_nsec / 1000000);
-	n = snprintf(line, sizeof(line),
-		     "%s:%u [%s] %s %s/%s %ld/%ld/%ld %llu %c%c %d/%d/%d/%d/%s%d %d/%d",
-		     addr_ip_str(&s->cli_addr, ip, sizeof(ip)), addr_get_port(&s->cli_addr), date,
-		     fe->name, s->be->name, s->target ? s->target->name : "<NOSRV>",
-		     s->t_queue || s->target ? s->tw : -1L, tc, tt, (unsigned long long)s->res.total,
-		     s->term[0], s->term[1], global.curconn, fe->feconn, s->be->beconn,
-		     s->target ? (int)s->target->counters.cur_sess : 0, s->redispatched ? "+" : "",
-		     s->retries, 0, s->be->nbpend);
-	if (n > 0)
-		log_send(&fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
+	memset(&c, 0, sizeof(c));
+	c.cli = &s->cli_addr;
+	c.fe_addr = (fe->logformat->needs & LF_N_FEADDR) || s->has_dst ? stream_dst(s) : NULL;
+	c.srv_addr = s->target ? &s->target->addr : NULL;
+	c.accept_date = c.req_date = s->accept_date;
+	c.fe_name = c.fe_name_transport = fe->name;
+	c.be_name = s->be->name;
+	c.srv_name = s->target ? s->target->name : "<NOSRV>";
+	c.Tw = s->t_queue || s->target ? s->tw : -1;
+	c.Tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
+	c.Tt = (long)((now - s->t_accept) * 1000);
+	c.TR = c.Tr = c.Ta = c.Tq = c.Td = -1;
+	c.Th = c.Ti = 0;
+	c.status = 0;   /* HAProxy prints 0 for %ST in mode tcp */
+	c.bytes_out = s->res.total;
+	c.bytes_in = s->req.total;
+	memcpy(c.term, (char[4]){ s->term[0], s->term[1], '-', '-' }, 4);
+	c.actconn = global.curconn;
+	c.feconn = fe->feconn;
+	c.beconn = s->be->beconn;
+	c.srvconn = s->target ? (int)s->target->counters.cur_sess : 0;
+	c.retries = s->retries;
+	c.redispatched = s->redispatched;
+	c.be_queue = s->be->nbpend;
+	c.req_cookie = c.res_cookie = "-";
+	c.uniq_num = s->uniq_id;
+	c.hostname = global.node;
+	c.pid = (int)global.pid;
+	n = lf_render(fe->logformat, &c, line, sizeof(line));
+	log_send(&fe->loggers, LOG_L_INFO, line, n);
 }
 
 static void stream_log_connect(struct stream *s)
@@ -391,7 +407,7 @@ static void stream_log_connect(struct stream *s)
 
 	if (!s->fe->loggers.head && !s->fe->loggers.use_global)
 		return;
-	if (s->fe->options & PR_O_TCPLOG)
+	if (s->fe->logformat)
 		return;
 	n = snprintf(line, sizeof(line), "Connect from %s to %s (%s/%s)",
 		     addr_to_str(&s->cli_addr, src, sizeof(src)),
