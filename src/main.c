@@ -259,7 +259,10 @@ int main(int argc, char **argv)
 		global.flags &= ~GLB_F_DAEMON;
 
 	signal(SIGPIPE, SIG_IGN);
-	process_set_limits();
+	if (process_set_limits() == -1) {
+		cleanup();
+		return 1;
+	}
 	buf_init(global.bufsize);
 	if (start_listeners() == -1 || open_loggers() == -1) {
 		cleanup();

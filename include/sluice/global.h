@@ -30,6 +30,7 @@ struct global {
 	int              daemon;          /* "daemon" keyword */
 	int              maxconn;         /* 0 until computed */
 	int              ulimit_n;
+	uint64_t         strict_limits;   /* strict-limits: an unraisable fd limit is fatal */
 	int              nbthread;
 	uint32_t         bufsize;         /* tune.bufsize */
 	uint32_t         maxrewrite;      /* tune.maxrewrite */

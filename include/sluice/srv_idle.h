@@ -13,6 +13,15 @@ struct server;
  * full, the server is not usable or the process is stopping. */
 void srv_idle_put(struct server *srv, int fd, int reused);
 
+/* Lists a connection that stream <owner> keeps between its requests as
+ * available to others: srv_idle_get() may then take it, calling <steal>,
+ * which detaches it from the owner and returns its socket. Returns the
+ * entry (NULL when the pool is full: the connection stays private). */
+struct srv_idle *srv_idle_park(struct server *srv, void *owner, int (*steal)(void *owner));
+
+/* The owner takes its parked connection back, or lets it go (NULL ok). */
+void srv_idle_unpark(struct srv_idle *c);
+
 /* Takes the most recent idle connection of <srv>. <want_reused>: only one
  * that already served a request. Returns its socket, or -1. */
 int srv_idle_get(struct server *srv, int want_reused);

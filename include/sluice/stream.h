@@ -16,6 +16,7 @@ struct listener;
 struct proxy;
 struct server;
 struct http_txn;
+struct srv_idle;
 
 enum stream_state {
 	ST_PROXY,      /* waiting for the client's PROXY protocol header */
@@ -50,6 +51,7 @@ struct stream {
 	struct http_txn  *txn;          /* mode http: the current exchange, else NULL */
 	struct server    *kept_srv;     /* server of <srv> while kept open between requests */
 	int               kept_reused;  /* that connection already served a request */
+	struct srv_idle  *park;         /* its entry in the server's idle list, if shared */
 };
 
 /* ---- for the protocol analysers (http_ana.c) ---- */

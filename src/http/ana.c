@@ -356,10 +356,57 @@ static int http_put_msg(struct channel *ch, const struct http_head *h, const cha
 	return 0;
 }
 
+/* Makes the head canonical before it leaves: one Content-Length field
+ * with a plain number (a list of equal values, or several equal fields,
+ * is folded as RFC 9110 section 8.6 asks), and the exact wire form
+ * (CRLF line ends, one space after the colon, no leading empty line)
+ * whenever the received bytes differ from it, so that the next hop never
+ * has to be as lenient as sluice was. <hlen>: the received head length.
+ * Returns 0, or -1 when the rewrite does not fit. */
+static int http_head_normalize(struct http_head *h, const struct h1_msg *m, uint32_t hlen)
+{
+	if (m->flags & H1_F_CLEN) {
+		int i = http_head_find(h, "content-length", 14, 0);
+
+		if (i >= 0 && (http_head_find(h, "content-length", 14, i + 1) >= 0 ||
+			       memchr(h->f[i].v.p, ',', h->f[i].v.len))) {
+			char v[24];
+			int n = snprintf(v, sizeof(v), "%llu", (unsigned long long)m->clen);
+
+			if (http_head_set(h, "content-length", 14, v, (size_t)n) == -1)
+				return -1;
+		}
+	}
+	if (!(h->flags & HTTP_HEAD_F_CHANGED) && http_head_len(h) != hlen)
+		h->flags |= HTTP_HEAD_F_CHANGED;
+	return 0;
+}
+
 /* ---- local replies ---- */
+
+/* The kept server connection stops being offered to other streams. */
+static void http_unpark(struct stream *s)
+{
+	srv_idle_unpark(s->park);
+	s->park = NULL;
+}
+
+/* Another stream takes the connection <owner> keeps between requests
+ * (srv_idle_get): the owner forgets it. Returns the socket. */
+static int http_steal_kept(void *owner)
+{
+	struct stream *s = owner;
+
+	s->park = NULL;    /* the idle list already dropped the entry */
+	s->kept_srv = NULL;
+	chan_release(&s->res);
+	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
+	return stream_detach_srv(s);
+}
 
 static void http_srv_close(struct stream *s)
 {
+	http_unpark(s);
 	conn_close(&s->srv);
 	s->srv.flags = 0;
 	s->kept_srv = NULL;
@@ -368,6 +415,7 @@ static void http_srv_close(struct stream *s)
 /* Gives a kept server connection to its server's idle pool. */
 static void http_release_kept(struct stream *s)
 {
+	http_unpark(s);
 	if (s->kept_srv && s->srv.fd >= 0) {
 		struct server *srv = s->kept_srv;
 		int fd = stream_detach_srv(s);
@@ -437,11 +485,23 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 	txn->status = status;
 	txn->flags |= TX_F_LOCAL;
 	txn->flags &= ~TX_F_TARPIT;
-	/* The request was not (fully) read: its remains cannot be told from a
-	 * next request. */
+	/* A request fully received but not (all) sent is dropped; one not
+	 * fully received cannot be told from a next request: close. */
+	if (txn->req_st == HTTP_MSG_DONE && s->req.to_forward && s->req.buf &&
+	    !(s->req.pipe && s->req.pipe->data) && s->req.to_forward <= s->req.buf->data) {
+		s->req.buf->head += (uint32_t)s->req.to_forward;
+		s->req.buf->data -= (uint32_t)s->req.to_forward;
+		s->req.to_forward = 0;
+		if (!s->req.buf->data) {
+			buf_put(s->req.buf);
+			s->req.buf = NULL;
+		}
+	}
 	if (txn->req_st != HTTP_MSG_DONE || s->req.to_forward)
 		txn->flags |= TX_F_CLI_CLOSE;
-	if (status >= 500 || status == 400 || status == 408)
+	/* As HAProxy: a bad or late request closes; 5xx pages keep the
+	 * connection when the request was read to its end. */
+	if (status == 400 || status == 408)
 		txn->flags |= TX_F_CLI_CLOSE;
 
 	memset(&h, 0, sizeof(h));
@@ -450,17 +510,34 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 	h.arena = ha.arena;
 	h.arena_size = ha.size;
 	if (out && out->location.p) {
+		/* The location and cookie live in the request head's arena,
+		 * which this head reuses: set them aside first. */
+		struct http_str loc = out->location, ck = out->cookie;
+		const char *reason = status == 301 ? "Moved Permanently" : status == 302 ? "Found" :
+				     status == 303 ? "See Other" : status == 307 ? "Temporary Redirect" :
+				     status == 308 ? "Permanent Redirect" : http_reason(status);
 		char code[8];
 
+		if ((size_t)loc.len + ck.len <= ha.size) {
+			memcpy(ha.out, loc.p, loc.len);
+			loc.p = ha.out;
+			if (ck.p) {
+				memcpy(ha.out + loc.len, ck.p, ck.len);
+				ck.p = ha.out + loc.len;
+			}
+		} else {
+			loc.len = ck.len = 0;
+			ck.p = NULL;
+		}
 		snprintf(code, sizeof(code), "%d", status);
 		h.flags = HTTP_HEAD_F_RESP;
 		http_head_set_sl(&h, HTTP_SL_RSVER, "HTTP/1.1", 8);
 		http_head_set_sl(&h, HTTP_SL_STATUS, code, strlen(code));
-		http_head_set_sl(&h, HTTP_SL_REASON, http_reason(status), strlen(http_reason(status)));
+		http_head_set_sl(&h, HTTP_SL_REASON, reason, strlen(reason));
 		http_head_add(&h, "content-length", 14, "0", 1);
-		http_head_add(&h, "location", 8, out->location.p, out->location.len);
-		if (out->cookie.p)
-			http_head_add(&h, "set-cookie", 10, out->cookie.p, out->cookie.len);
+		http_head_add(&h, "location", 8, loc.p, loc.len);
+		if (ck.p)
+			http_head_add(&h, "set-cookie", 10, ck.p, ck.len);
 		http_head_add(&h, "cache-control", 13, "no-cache", 8);
 	} else {
 		if (!r && !(r = http_error_find(epx, status)) &&
@@ -633,6 +710,7 @@ static int http_connect(struct stream *s)
 	}
 	srv = s->target;
 	if (s->kept_srv == srv && s->srv.fd >= 0) {
+		http_unpark(s);
 		s->kept_srv = NULL;
 		s->state = ST_EST;
 		s->t_conn = s->t_est = now();
@@ -801,6 +879,8 @@ static int http_process_req_head(struct stream *s, int hlen)
 		goto rewrite_failed;
 	if (mf & H1_F_CLEN_DROPPED)
 		http_head_del(&h, "content-length", 14);
+	else if (http_head_normalize(&h, m, (uint32_t)hlen) == -1)
+		goto rewrite_failed;
 	if (h.flags & HTTP_HEAD_F_CHANGED) {
 		nl = http_head_replace(&s->req, &h, (uint32_t)hlen);
 		if (nl < 0)
@@ -961,7 +1041,8 @@ static int http_process_res_head(struct stream *s, int hlen)
 		txn->flags |= TX_F_RES_CLOSE_DELIM;
 	if (mf & H1_F_CLEN_DROPPED)
 		http_head_del(&h, "content-length", 14);
-	if (http_res_conn_hdr(s, &h) == -1) {
+	if (http_res_conn_hdr(s, &h) == -1 ||
+	    (!(mf & H1_F_CLEN_DROPPED) && http_head_normalize(&h, m, (uint32_t)hlen) == -1)) {
 		http_res_failed(s, 'P');
 		return 0;
 	}
@@ -1045,6 +1126,10 @@ static int http_end_txn(struct stream *s)
 	    !(s->res.flags & CH_F_SHUTR) && !(s->req.flags & CH_F_SHUTW) && s->target &&
 	    !s->res.buf && !s->res.pipe) {
 		s->kept_srv = s->target;
+		s->kept_reused = 1;
+		/* offered to other streams while this client is idle */
+		if (http_px_of(s->be)->reuse != HTTP_REUSE_NEVER)
+			s->park = srv_idle_park(s->kept_srv, s, http_steal_kept);
 	} else if (s->srv.fd >= 0) {
 		http_srv_close(s);
 	}

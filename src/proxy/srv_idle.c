@@ -15,9 +15,11 @@
 struct srv_idle {
 	struct srv_idle *prev, *next;   /* in the server's list */
 	struct server   *srv;
-	ev_io            io;
+	ev_io            io;            /* pool-owned: watches the idle socket */
 	ev_tstamp        since;
 	int              reused;
+	void            *owner;         /* parked: the stream keeping it, else NULL */
+	int            (*steal)(void *owner);
 };
 
 static struct {
@@ -25,6 +27,8 @@ static struct {
 	int          total;
 	ev_timer     purge;   /* runs while any connection is idle */
 } idle;
+
+static void srv_idle_purge_cb(struct ev_loop *loop, ev_timer *w, int revents);
 
 static void srv_idle_unlink(struct srv_idle *c)
 {
@@ -38,10 +42,41 @@ static void srv_idle_unlink(struct srv_idle *c)
 		c->next->prev = c->prev;
 	srv->n_idle--;
 	idle.total--;
-	ev_io_stop(global.loop, &c->io);
+	if (!c->owner)
+		ev_io_stop(global.loop, &c->io);
 	pool_free(idle.pool, c);
 	if (!idle.total)
 		ev_timer_stop(global.loop, &idle.purge);
+}
+
+/* Links a new entry at the head of <srv>'s list, or returns NULL when the
+ * pool is full, the server unusable or the process stopping. */
+static struct srv_idle *srv_idle_link(struct server *srv)
+{
+	struct srv_idle *c;
+
+	if (!idle.pool) {
+		idle.pool = pool_create("srv_idle", sizeof(struct srv_idle));
+		ev_init(&idle.purge, srv_idle_purge_cb);
+		idle.purge.repeat = 1.0;
+	}
+	if ((srv->pool_max_conn >= 0 && srv->n_idle >= srv->pool_max_conn) ||
+	    !server_usable(srv) || (global.flags & GLB_F_STOPPING) ||
+	    !(c = pool_alloc(idle.pool)))
+		return NULL;
+	c->srv = srv;
+	c->since = ev_now(global.loop);
+	c->owner = NULL;
+	c->steal = NULL;
+	c->prev = NULL;
+	c->next = srv->idle;
+	if (srv->idle)
+		srv->idle->prev = c;
+	srv->idle = c;
+	srv->n_idle++;
+	if (!idle.total++)
+		ev_timer_again(global.loop, &idle.purge);
+	return c;
 }
 
 static void srv_idle_drop(struct srv_idle *c)
@@ -69,41 +104,52 @@ static void srv_idle_purge_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 void srv_idle_put(struct server *srv, int fd, int reused)
 {
-	struct srv_idle *c;
+	struct srv_idle *c = srv_idle_link(srv);
 
-	if (!idle.pool) {
-		idle.pool = pool_create("srv_idle", sizeof(struct srv_idle));
-		ev_init(&idle.purge, srv_idle_purge_cb);
-		idle.purge.repeat = 1.0;
-	}
-	if ((srv->pool_max_conn >= 0 && srv->n_idle >= srv->pool_max_conn) ||
-	    !server_usable(srv) || (global.flags & GLB_F_STOPPING) ||
-	    !(c = pool_alloc(idle.pool))) {
+	if (!c) {
 		close(fd);
 		return;
 	}
-	c->srv = srv;
-	c->since = ev_now(global.loop);
 	c->reused = reused;
-	c->prev = NULL;
-	c->next = srv->idle;
-	if (srv->idle)
-		srv->idle->prev = c;
-	srv->idle = c;
-	srv->n_idle++;
-	if (!idle.total++)
-		ev_timer_again(global.loop, &idle.purge);
 	ev_io_init(&c->io, srv_idle_io_cb, fd, EV_READ);
 	ev_io_start(global.loop, &c->io);
+}
+
+struct srv_idle *srv_idle_park(struct server *srv, void *owner, int (*steal)(void *owner))
+{
+	struct srv_idle *c = srv_idle_link(srv);
+
+	if (c) {
+		c->reused = 1;
+		c->owner = owner;
+		c->steal = steal;
+	}
+	return c;
+}
+
+void srv_idle_unpark(struct srv_idle *c)
+{
+	if (c)
+		srv_idle_unlink(c);
 }
 
 int srv_idle_get(struct server *srv, int want_reused)
 {
 	for (struct srv_idle *c = srv->idle; c; c = c->next) {
-		int fd = c->io.fd;
+		int fd;
 
 		if (want_reused && !c->reused)
 			continue;
+		if (c->owner) {
+			/* parked in a stream: it gives the socket up (and
+			 * forgets this entry) */
+			void *owner = c->owner;
+			int (*steal)(void *) = c->steal;
+
+			srv_idle_unlink(c);
+			return steal(owner);
+		}
+		fd = c->io.fd;
 		srv_idle_unlink(c);
 		return fd;
 	}
@@ -117,7 +163,8 @@ void srv_idle_purge(struct server *srv, unsigned age_ms)
 
 	for (; c; c = next) {
 		next = c->next;
-		if (!age_ms || c->since <= limit)
+		/* parked connections live as long as their client connection */
+		if (!c->owner && (!age_ms || c->since <= limit))
 			srv_idle_drop(c);
 	}
 }

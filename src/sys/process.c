@@ -41,6 +41,7 @@ struct global global = {
 	.bufsize = 16384,
 	.maxrewrite = 1024,
 	.maxhdr = 101,
+	.strict_limits = 1,     /* on by default, as in HAProxy 2.6 */
 };
 
 uint64_t now_ms(void)
@@ -148,6 +149,8 @@ static struct cfg_kw process_kws[] = {
 	{ "daemon", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_daemon, .flags = CFG_KW_F_NO },
 	{ "maxconn", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, maxconn), .min = 1,
 	  .max = 10000000, .usage = "a connection limit" },
+	{ "strict-limits", CFG_SEC_GLOBAL, CFG_T_FLAG, offsetof(struct global, strict_limits),
+	  .mask = 1, .flags = CFG_KW_F_NO },
 	{ "ulimit-n", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, ulimit_n), .min = 1,
 	  .max = 100000000, .usage = "a number of file descriptors" },
 	{ "pidfile", CFG_SEC_GLOBAL, CFG_T_STR, offsetof(struct global, pidfile), .usage = "<path>" },
@@ -195,6 +198,8 @@ static int process_postparse(void)
 		/* Two descriptors per connection, plus two per pipe when some
 		 * proxy splices (tune.maxpipes defaults to maxconn/4). */
 		fds -= FD_RESERVE;
+		if (process_uses_splice() && global.maxpipes)
+			fds -= 2L * global.maxpipes;
 		fds = process_uses_splice() && !global.maxpipes ? fds * 2 / 5 : fds / 2;
 		global.maxconn = (int)MAX(1, MIN(fds, MAXCONN_AUTO_CAP));
 	}
@@ -231,6 +236,13 @@ int process_set_limits(void)
 		getrlimit(RLIMIT_NOFILE, &rl);
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
+		if (global.strict_limits) {
+			log_alert("cannot raise the file descriptor limit to %llu (hard limit %llu) "
+				  "for maxconn %d; lower maxconn, or set 'no strict-limits' to start "
+				  "anyway", (unsigned long long)want, (unsigned long long)rl.rlim_cur,
+				  global.maxconn);
+			return -1;
+		}
 		log_warning("cannot raise the file descriptor limit to %llu (now %llu): "
 			    "maxconn %d may not be reachable",
 			    (unsigned long long)want, (unsigned long long)rl.rlim_cur, global.maxconn);
