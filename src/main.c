@@ -208,6 +208,7 @@ static void cleanup(void)
 {
 	check_stop_all();
 	stream_kill_all();
+	srv_idle_close_all();   /* after the streams, which may have given some back */
 	cli_close_all();
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		listener_close_all(px->listeners);

@@ -91,12 +91,10 @@ struct http_txn {
 	uint32_t            reqline_len;
 	char              **req_cap, **res_cap; /* captured header values (pool strings) */
 	char               *uniq_id;
-	ev_tstamp           t_idle;      /* start of the wait for this request */
 	ev_tstamp           t_req;       /* first byte of the request */
 	ev_tstamp           t_head;      /* request head complete */
 	ev_tstamp           t_res;       /* response head received */
 	uint64_t            req_bytes, res_bytes;  /* client->server, server->client (log %U %B) */
-	uint64_t            nreq;        /* requests so far on this client connection */
 	ev_tstamp           t_tarpit;    /* end of the tarpit delay */
 	int                 tarpit_status;
 	const struct http_reply *tarpit_reply;
@@ -104,8 +102,13 @@ struct http_txn {
 
 /* ---- hooks run by stream.c for mode http streams ---- */
 
-/* Prepares a new stream of an HTTP frontend. Returns 0 or -1 (no memory). */
+/* Prepares a new stream of an HTTP frontend; its transaction is created
+ * when the first request begins. Returns 0. */
 int http_stream_init(struct stream *s);
+
+/* Creates the transaction of <s> when its request begins (an idle client
+ * connection has none). Returns it, or NULL when memory is exhausted. */
+struct http_txn *http_txn_new(struct stream *s);
 
 /* Runs both directions and the analysers. Returns 0, or -1 once <s> was
  * closed (freed). */

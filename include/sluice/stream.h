@@ -45,10 +45,13 @@ struct stream {
 	long              tw;           /* ms spent in the queue */
 	struct timespec   accept_date;
 	struct sockaddr_storage cli_addr;   /* the client (from PROXY if any) */
-	struct sockaddr_storage dst_addr;   /* where it connected (from PROXY if any) */
-	int               has_dst;          /* dst_addr is known */
+	struct sockaddr_storage *dst;   /* where it connected (PROXY header, else asked
+	                                   once when needed), pooled; NULL until known */
 	char              term[2];      /* termination flags of the log line */
-	struct http_txn  *txn;          /* mode http: the current exchange, else NULL */
+	struct http_txn  *txn;          /* mode http: the exchange in progress, NULL when idle */
+	uint32_t          nreq;         /* mode http: requests received on this connection */
+	ev_tstamp         t_idle;       /* mode http: start of the wait for the next request */
+	int               is_http;      /* the frontend is in mode http */
 	struct server    *kept_srv;     /* server of <srv> while kept open between requests */
 	int               kept_reused;  /* that connection already served a request */
 	struct srv_idle  *park;         /* its entry in the server's idle list, if shared */

@@ -89,18 +89,16 @@ static void http_txn_clear(struct http_txn *txn)
 	txn->req_cap = txn->res_cap = NULL;
 }
 
-/* Starts waiting for the next request of <s>. */
-static void http_txn_start(struct stream *s)
+/* Starts waiting for the next request of <s>, with no transaction: an idle
+ * client connection holds neither a buffer nor a transaction. */
+static void http_wait_next(struct stream *s)
 {
-	struct http_txn *txn = s->txn;
-	uint64_t nreq = txn->nreq;
-
-	http_txn_clear(txn);
-	memset(txn, 0, sizeof(*txn));
-	txn->nreq = nreq;
-	txn->status = -1;
-	txn->t_idle = now();
-	h1_msg_init(&txn->req, ha.hdrs, global.maxhdr, 0, H1_M_OTHER);
+	if (s->txn) {
+		http_txn_clear(s->txn);
+		pool_free(ha.txn_pool, s->txn);
+		s->txn = NULL;
+	}
+	s->t_idle = now();
 	s->req.to_forward = 0;
 	s->res.to_forward = 0;
 	s->req.reserve = global.maxrewrite;
@@ -113,15 +111,24 @@ static void http_txn_start(struct stream *s)
 	s->state = ST_HREQ;
 }
 
+struct http_txn *http_txn_new(struct stream *s)
+{
+	struct http_txn *txn = pool_alloc(ha.txn_pool);
+
+	if (!txn)
+		return NULL;
+	memset(txn, 0, sizeof(*txn));
+	txn->status = -1;
+	h1_msg_init(&txn->req, ha.hdrs, global.maxhdr, 0, H1_M_OTHER);
+	s->txn = txn;
+	return txn;
+}
+
 int http_stream_init(struct stream *s)
 {
 	http_scratch_init();
-	s->txn = pool_alloc(ha.txn_pool);
-	if (!s->txn)
-		return -1;
-	memset(s->txn, 0, sizeof(*s->txn));
-	http_txn_start(s);
-	s->txn->t_idle = s->t_accept;
+	http_wait_next(s);
+	s->t_idle = s->t_accept;
 	if (!s->fe->logformat && (s->fe->loggers.head || s->fe->loggers.use_global)) {
 		/* No per-request format: HAProxy logs the connection. */
 		char line[512], src[64], dst[64];
@@ -226,24 +233,24 @@ static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned ne
 
 	memset(c, 0, sizeof(*c));
 	c->cli = &s->cli_addr;
-	c->fe_addr = (needs & LF_N_FEADDR) || s->has_dst ? stream_dst(s) : NULL;
+	c->fe_addr = (needs & LF_N_FEADDR) || s->dst ? stream_dst(s) : NULL;
 	c->srv_addr = s->target ? &s->target->addr : NULL;
-	c->accept_date = ts_at(s, txn->t_idle);
+	c->accept_date = ts_at(s, s->t_idle);
 	c->req_date = ts_at(s, t_req);
 	c->fe_name = c->fe_name_transport = s->fe->name;
 	/* answered by the frontend's own rules: no backend yet */
 	c->be_name = (txn->flags & TX_F_BE_SET) ? s->be->name : s->fe->name;
 	c->srv_name = s->target ? s->target->name : "<NOSRV>";
-	c->Ti = ms_between(txn->t_idle, t_req);
+	c->Ti = ms_between(s->t_idle, t_req);
 	c->Th = 0;
 	c->TR = txn->t_head ? ms_between(t_req, txn->t_head) : -1;
-	c->Tq = txn->t_head ? ms_between(txn->t_idle, txn->t_head) : -1;
+	c->Tq = txn->t_head ? ms_between(s->t_idle, txn->t_head) : -1;
 	c->Tw = s->t_queue || s->t_conn ? s->tw : -1;
 	c->Tc = s->t_est ? ms_between(s->t_conn, s->t_est) : -1;
 	c->Tr = txn->t_res && s->t_est ? ms_between(MAX(s->t_est, txn->t_head), txn->t_res) : -1;
 	c->Td = txn->t_res ? ms_between(txn->t_res, t) : -1;
 	c->Ta = ms_between(t_req, t);
-	c->Tt = ms_between(txn->t_idle, t);
+	c->Tt = ms_between(s->t_idle, t);
 	c->status = txn->status;
 	c->bytes_out = txn->res_bytes;
 	c->bytes_in = txn->req_bytes;
@@ -312,6 +319,8 @@ static void http_count_status(struct stream *s, int status, int to_server)
 
 void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out)
 {
+	if (!s->txn)
+		return;   /* the first bytes of a request: counted when it starts */
 	if (is_req)
 		s->txn->req_bytes += in;
 	else
@@ -722,7 +731,7 @@ static int http_connect(struct stream *s)
 	}
 	http_release_kept(s);
 	fd = -1;
-	if (reuse == HTTP_REUSE_ALWAYS || (reuse != HTTP_REUSE_NEVER && txn->nreq > 1))
+	if (reuse == HTTP_REUSE_ALWAYS || (reuse != HTTP_REUSE_NEVER && s->nreq > 1))
 		fd = srv_idle_get(srv, 0);
 	else if (reuse == HTTP_REUSE_AGGRESSIVE)
 		fd = srv_idle_get(srv, 1);
@@ -813,7 +822,7 @@ static int http_process_req_head(struct stream *s, int hlen)
 	uint32_t rate;
 
 	txn->t_head = now();
-	txn->nreq++;
+	s->nreq++;
 	txn->meth = m->meth_id;
 	txn->req_ver11 = !!(mf & H1_F_VER_11);
 	s->fe->fe_counters.http_req++;
@@ -910,7 +919,7 @@ static int http_wait_req(struct stream *s)
 			return 0;
 		/* The client left between requests: a normal end. One that
 		 * never sent anything is logged as a bad request (HAProxy). */
-		if (txn->nreq || (s->fe->options & PR_O_IGNORE_PROBES) ||
+		if (s->nreq || (s->fe->options & PR_O_IGNORE_PROBES) ||
 		    (s->fe->options & PR_O_DONTLOGNULL))
 			txn->flags |= TX_F_LOGGED;
 		txn->status = 400;
@@ -1141,7 +1150,7 @@ static int http_end_txn(struct stream *s)
 	stream_release_target(s);
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	http_txn_start(s);
+	http_wait_next(s);
 	return 0;
 }
 
@@ -1156,9 +1165,41 @@ static void http_check_kept(struct stream *s)
 	}
 }
 
+/* No request in progress: a transaction starts with the first byte of the
+ * next one. Returns 1 when one started, 0 to keep waiting, -1 when the
+ * stream was closed. */
+static int http_process_idle(struct stream *s)
+{
+	struct http_txn *txn;
+
+	if ((s->req.buf && s->req.buf->data) || ((s->req.flags & CH_F_SHUTR) && !s->nreq)) {
+		txn = http_txn_new(s);
+		if (!txn) {
+			stream_close(s, 'R', 'R');
+			return -1;
+		}
+		txn->req_bytes = s->req.buf ? s->req.buf->data : 0;
+		return 1;
+	}
+	if (s->req.flags & CH_F_SHUTR) {
+		/* the client left between requests: a normal end */
+		stream_close(s, 'C', 'R');
+		return -1;
+	}
+	if (s->kept_srv) {
+		/* only the kept server connection may have news */
+		if (stream_forward(s, &s->res, &s->srv, &s->cli, 0) != CHN_OK)
+			http_srv_close(s);
+		else
+			http_check_kept(s);
+	}
+	stream_update(s);
+	return 0;
+}
+
 int http_process(struct stream *s)
 {
-	struct http_txn *txn = s->txn;
+	struct http_txn *txn;
 	enum chan_res r;
 	int rounds = 0;
 
@@ -1169,9 +1210,17 @@ again:
 		return 0;
 	}
 	r = stream_forward(s, &s->req, &s->cli, s->state == ST_EST ? &s->srv : NULL, 1);
+	txn = s->txn;
 	if (r == CHN_SRC_ERR) {
-		stream_close(s, 'C', txn->req_st == HTTP_MSG_IDLE ? 'R' : 'D');
+		stream_close(s, 'C', !txn || txn->req_st == HTTP_MSG_IDLE ? 'R' : 'D');
 		return -1;
+	}
+	if (!txn) {
+		int ret = http_process_idle(s);
+
+		if (ret <= 0)
+			return ret;
+		txn = s->txn;
 	}
 	if (r == CHN_DST_ERR) {
 		if (http_fail(s, 'S', 'D') == -1) {
@@ -1296,7 +1345,7 @@ int http_fail(struct stream *s, char t0, char t1)
 {
 	struct http_txn *txn = s->txn;
 
-	if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL) || txn->res_bytes)
+	if (!txn || txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL) || txn->res_bytes)
 		return -1;
 	txn->flags |= TX_F_BE_SET;
 	if (t0 == 'C' || t0 == 'c') {
@@ -1324,12 +1373,14 @@ void http_stream_release(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
 
-	if (!(txn->flags & TX_F_LOGGED) && ((txn->flags & TX_F_REQ_SEEN) || !txn->nreq))
+	if (txn && !(txn->flags & TX_F_LOGGED))
 		http_log(s);
 	http_release_kept(s);
-	http_txn_clear(txn);
-	pool_free(ha.txn_pool, txn);
-	s->txn = NULL;
+	if (txn) {
+		http_txn_clear(txn);
+		pool_free(ha.txn_pool, txn);
+		s->txn = NULL;
+	}
 }
 
 ev_tstamp http_deadline(const struct stream *s, char *which)
@@ -1338,21 +1389,22 @@ ev_tstamp http_deadline(const struct stream *s, char *which)
 	uint32_t t;
 	ev_tstamp base;
 
-	if (txn->flags & TX_F_TARPIT) {
+	if (txn && (txn->flags & TX_F_TARPIT)) {
 		*which = 'P';
 		return txn->t_tarpit;
 	}
-	if (s->state != ST_HREQ || txn->req_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))
+	if (s->state != ST_HREQ || (txn && (txn->req_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))))
 		return 0;
-	if (txn->nreq && !(txn->flags & TX_F_REQ_SEEN)) {
+	if (s->nreq && !txn) {
+		/* idle between requests */
 		t = s->fe->timeout.http_keep_alive ? s->fe->timeout.http_keep_alive :
 		    s->fe->timeout.http_request ? s->fe->timeout.http_request : s->fe->timeout.client;
 		*which = 'k';
-		base = txn->t_idle;
+		base = s->t_idle;
 	} else {
 		t = s->fe->timeout.http_request ? s->fe->timeout.http_request : s->fe->timeout.client;
 		*which = 'h';
-		base = txn->nreq ? txn->t_req : s->t_accept;
+		base = s->nreq && txn ? txn->t_req : s->t_accept;
 	}
 	return t ? base + t / 1000.0 : 0;
 }
@@ -1361,15 +1413,20 @@ void http_timeout(struct stream *s, char which)
 {
 	struct http_txn *txn = s->txn;
 
+	if (which == 'k' || (!txn && (s->fe->options & PR_O_IGNORE_PROBES))) {
+		/* idle too long between requests, or a probe: no word, no log */
+		stream_close(s, 'c', 'R');
+		return;
+	}
+	if (!txn && !(txn = http_txn_new(s))) {
+		stream_close(s, 'R', 'R');
+		return;
+	}
 	switch (which) {
 	case 'P':
 		txn->flags &= ~TX_F_TARPIT;
 		http_reply(s, txn->tarpit_status, txn->tarpit_reply, NULL, 'P', 'T');
 		break;
-	case 'k':
-		txn->flags |= TX_F_LOGGED;
-		stream_close(s, 'c', 'R');
-		return;
 	default:
 		if (!(txn->flags & TX_F_REQ_SEEN) && (s->fe->options & PR_O_IGNORE_PROBES)) {
 			txn->flags |= TX_F_LOGGED;
@@ -1385,21 +1442,18 @@ void http_timeout(struct stream *s, char which)
 
 int http_txn_idle(const struct stream *s)
 {
-	const struct http_txn *txn = s->txn;
-
-	return s->state == ST_HREQ && txn->req_st == HTTP_MSG_IDLE &&
-	       !(txn->flags & (TX_F_REQ_SEEN | TX_F_LOCAL | TX_F_TARPIT)) &&
-	       !(s->req.buf && s->req.buf->data);
+	return s->state == ST_HREQ && !s->txn && !(s->req.buf && s->req.buf->data);
 }
 
 int http_cli_waiting(const struct stream *s, int cev)
 {
 	const struct http_txn *txn = s->txn;
 
-	return (cev & EV_WRITE) || txn->req_st == HTTP_MSG_BODY || txn->req_st == HTTP_MSG_TUNNEL;
+	return (cev & EV_WRITE) || (txn && (txn->req_st == HTTP_MSG_BODY ||
+					     txn->req_st == HTTP_MSG_TUNNEL));
 }
 
 int http_srv_waiting(const struct stream *s)
 {
-	return s->txn->res_st != HTTP_MSG_DONE && !(s->txn->flags & TX_F_LOCAL);
+	return s->txn && s->txn->res_st != HTTP_MSG_DONE && !(s->txn->flags & TX_F_LOCAL);
 }

@@ -34,6 +34,7 @@
 static struct {
 	struct pool   *pool;
 	struct stream *list;
+	struct pool   *addr_pool;   /* stream destination addresses */
 	int            count;
 	uint64_t       next_id;
 	void         (*idle_cb)(void);
@@ -71,7 +72,7 @@ static ev_tstamp stream_deadline(const struct stream *s, char *which)
 	uint32_t ct, st;
 
 	*which = 0;
-	if (s->txn && (d = http_deadline(s, which)))
+	if (s->is_http && (d = http_deadline(s, which)))
 		return d;
 	if (s->state == ST_TAR) {
 		*which = 'T';
@@ -89,7 +90,7 @@ static ev_tstamp stream_deadline(const struct stream *s, char *which)
 	/* The tunnel timeout covers both sides, until one half-closes and a
 	 * client-fin/server-fin timeout takes over, as in HAProxy. */
 	if (s->state == ST_EST && be->tunnel &&
-	    (!s->txn || s->txn->req_st == HTTP_MSG_TUNNEL) &&
+	    (!s->is_http || (s->txn && s->txn->req_st == HTTP_MSG_TUNNEL)) &&
 	    !(((s->req.flags | s->res.flags) & (CH_F_SHUTR | CH_F_SHUTW)) &&
 	      (fe->client_fin || be->server_fin))) {
 		x = side_deadline(MAX(s->cli.last_act, s->srv.last_act), be->tunnel);
@@ -270,14 +271,20 @@ static int stream_conn_failed(struct stream *s, int timeout)
 
 const struct sockaddr_storage *stream_dst(struct stream *s)
 {
-	if (!s->has_dst) {
-		socklen_t l = sizeof(s->dst_addr);
+	static struct sockaddr_storage unknown;   /* no memory: reported as unknown */
 
-		if (getsockname(s->cli.fd, (struct sockaddr *)&s->dst_addr, &l) == -1)
-			memset(&s->dst_addr, 0, sizeof(s->dst_addr));
-		s->has_dst = 1;
+	if (!s->dst) {
+		socklen_t l = sizeof(*s->dst);
+
+		if (!strm.addr_pool)
+			strm.addr_pool = pool_create("stream_addr", sizeof(struct sockaddr_storage));
+		s->dst = pool_alloc(strm.addr_pool);
+		if (!s->dst)
+			return &unknown;
+		if (getsockname(s->cli.fd, (struct sockaddr *)s->dst, &l) == -1)
+			memset(s->dst, 0, sizeof(*s->dst));
 	}
-	return &s->dst_addr;
+	return s->dst;
 }
 
 /* The server connection is up. Sends the PROXY header first when the server
@@ -370,7 +377,7 @@ static void stream_log(struct stream *s)
 		return;
 	memset(&c, 0, sizeof(c));
 	c.cli = &s->cli_addr;
-	c.fe_addr = (fe->logformat->needs & LF_N_FEADDR) || s->has_dst ? stream_dst(s) : NULL;
+	c.fe_addr = (fe->logformat->needs & LF_N_FEADDR) || s->dst ? stream_dst(s) : NULL;
 	c.srv_addr = s->target ? &s->target->addr : NULL;
 	c.accept_date = c.req_date = s->accept_date;
 	c.fe_name = c.fe_name_transport = fe->name;
@@ -420,7 +427,7 @@ static void stream_log_connect(struct stream *s)
  * response has not started; otherwise the stream closes. */
 static void stream_fail(struct stream *s, char t0, char t1)
 {
-	if (s->txn) {
+	if (s->is_http) {
 		if (s->state == ST_QUEUE) {
 			queue_del(s);
 			s->state = ST_HREQ;
@@ -449,7 +456,7 @@ void stream_close(struct stream *s, char t0, char t1)
 		if (s->target)
 			s->target->counters.srv_aborts++;
 	}
-	if (s->txn)
+	if (s->is_http)
 		http_stream_release(s);
 	else
 		stream_log(s);
@@ -467,6 +474,8 @@ void stream_close(struct stream *s, char t0, char t1)
 	conn_close(&s->srv);
 	chan_release(&s->req);
 	chan_release(&s->res);
+	if (s->dst)
+		pool_free(strm.addr_pool, s->dst);
 
 	freed = s->target;
 	stream_set_target(s, NULL);
@@ -514,7 +523,7 @@ void stream_update(struct stream *s)
 		cev |= EV_WRITE;
 	conn_want(&s->cli, cev);
 	/* mode http: a client with its request sent is not waited for. */
-	stream_mark_wait(&s->cli, s->txn ? http_cli_waiting(s, cev) : cev != 0);
+	stream_mark_wait(&s->cli, s->is_http ? http_cli_waiting(s, cev) : cev != 0);
 	if (s->srv.fd >= 0) {
 		if (s->state == ST_CON) {
 			sev = EV_WRITE;
@@ -526,7 +535,7 @@ void stream_update(struct stream *s)
 		}
 		conn_want(&s->srv, sev);
 		stream_mark_wait(&s->srv, s->state == ST_EST && sev != 0 &&
-				 (!s->txn || http_srv_waiting(s)));
+				 (!s->is_http || http_srv_waiting(s)));
 	}
 	stream_arm(s);
 }
@@ -598,7 +607,7 @@ static void stream_process(struct stream *s)
 	enum chan_res r;
 	int est = s->state == ST_EST;
 
-	if (s->txn && s->state != ST_PROXY) {
+	if (s->is_http && s->state != ST_PROXY) {
 		http_process(s);
 		return;
 	}
@@ -608,7 +617,7 @@ static void stream_process(struct stream *s)
 		return;
 	}
 	if (s->state == ST_PROXY) {
-		if (stream_read_proxy(s) == -1 || s->txn || s->state != ST_EST)
+		if (stream_read_proxy(s) == -1 || s->is_http || s->state != ST_EST)
 			return;  /* closed, or connecting: watchers already set */
 		est = 1;
 	}
@@ -696,7 +705,7 @@ static int stream_start(struct stream *s)
 {
 	uint64_t opts = s->fe->options | s->be->options;
 
-	if (!s->txn)
+	if (!s->is_http)
 		stream_log_connect(s);
 	if (opts & PR_O_SPLICE_AUTO) {
 		s->req.flags |= CH_F_SPLICE_AUTO;
@@ -706,7 +715,7 @@ static int stream_start(struct stream *s)
 		s->req.flags |= CH_F_SPLICE;
 	if (opts & PR_O_SPLICE_RSP)
 		s->res.flags |= CH_F_SPLICE;
-	if (s->txn) {
+	if (s->is_http) {
 		/* A request comes first: the server is chosen for it. */
 		s->state = ST_HREQ;
 		return http_process(s);
@@ -742,8 +751,9 @@ static int stream_read_proxy(struct stream *s)
 	}
 	if (!local) {
 		s->cli_addr = src;
-		s->dst_addr = dst;
-		s->has_dst = 1;
+		/* stream_dst() allocates; the socket's own address is then
+		 * replaced by the one the PROXY header gives */
+		*(struct sockaddr_storage *)stream_dst(s) = dst;
 	}
 	return stream_start(s);
 }
@@ -814,10 +824,8 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	counters_sess_start(&s->be->be_counters, sec, wall);
 
 	if (fe->mode == PR_MODE_HTTP) {
-		if (http_stream_init(s) == -1) {
-			stream_close(s, 'R', 'R');
-			return;
-		}
+		s->is_http = 1;
+		http_stream_init(s);
 	} else {
 		/* mode tcp: a tunnel, every byte may leave unanalysed. */
 		s->req.to_forward = s->res.to_forward = CHN_INFINITE;
@@ -937,8 +945,7 @@ void stream_close_idle(void)
 
 	for (; s; s = next) {
 		next = s->next;
-		if (s->txn && http_txn_idle(s)) {
-			s->txn->flags |= TX_F_LOGGED;   /* nothing to report */
+		if (s->is_http && http_txn_idle(s)) {
 			stream_close(s, '-', '-');
 			/* a close may dequeue others, which stay in the list */
 			next = strm.list;

@@ -112,7 +112,8 @@ static void strm_end(void)
 static struct stream *strm_new(struct proxy *px)
 {
 	struct sockaddr_in *cli = (struct sockaddr_in *)&strm.cli_addr;
-	struct sockaddr_in *dst = (struct sockaddr_in *)&strm.dst_addr;
+	static struct sockaddr_storage dst_ss;
+	struct sockaddr_in *dst = (struct sockaddr_in *)&dst_ss;
 
 	strm_end();
 	memset(&strm, 0, sizeof(strm));
@@ -124,8 +125,9 @@ static struct stream *strm_new(struct proxy *px)
 	dst->sin_family = AF_INET;
 	dst->sin_port = htons(80);
 	assert_int_equal(inet_pton(AF_INET, "198.51.100.1", &dst->sin_addr), 1);
-	strm.has_dst = 1;
+	strm.dst = &dst_ss;   /* known, as after a PROXY header */
 	assert_int_equal(http_stream_init(&strm), 0);
+	assert_non_null(http_txn_new(&strm));
 	assert_non_null(strm.txn);
 	strm_live = 1;
 	return &strm;
