@@ -153,7 +153,8 @@ void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c);
 int http_addr_in_net(const struct sockaddr_storage *a, const struct sockaddr_storage *net,
                      int bits);
 
-/* Stores the value of request (<res> 0) or response capture <idx>. */
+/* Stores the value of request (<res> 0) or response capture <idx> (the
+ * last value wins); <idx> -1 only creates the (empty) capture table. */
 void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t len);
 
 #endif

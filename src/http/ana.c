@@ -28,6 +28,8 @@
 
 #define HTTP_EXTRA_FIELDS 32      /* room for fields added by rules */
 #define HTTP_LINE_MAX     1024    /* request line and captures kept for the log */
+/* tune.http.maxhdr counts the start line too, as in HAProxy */
+#define HTTP_MAXFIELDS    (global.maxhdr > 1 ? global.maxhdr - 1 : 1)
 
 /* Scratch space for the head being analysed. The loop is single-threaded
  * and a head is parsed, rewritten and written out in one call, so one set
@@ -119,7 +121,7 @@ struct http_txn *http_txn_new(struct stream *s)
 		return NULL;
 	memset(txn, 0, sizeof(*txn));
 	txn->status = -1;
-	h1_msg_init(&txn->req, ha.hdrs, global.maxhdr, 0, H1_M_OTHER);
+	h1_msg_init(&txn->req, ha.hdrs, HTTP_MAXFIELDS, 0, H1_M_OTHER);
 	s->txn = txn;
 	return txn;
 }
@@ -160,7 +162,7 @@ void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t 
 	char ***tab = res ? &s->txn->res_cap : &s->txn->req_cap;
 	int n = res ? h->n_res_cap : h->n_req_cap;
 
-	if (idx < 0 || idx >= n)
+	if (idx >= n || n <= 0)
 		return;
 	if (!*tab) {
 		/* n slots and an end marker */
@@ -169,6 +171,8 @@ void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t 
 			return;
 		(*tab)[n] = (char *)-1;
 	}
+	if (idx < 0)
+		return;   /* only the table was wanted */
 	if ((*tab)[idx]) {
 		/* the last value wins, as in HAProxy */
 		pool_free(ha.line_pool, (*tab)[idx]);
@@ -182,6 +186,10 @@ static void http_capture_head(struct stream *s, const struct http_head *h, int r
 	const struct http_capture *cap = res ? hp->res_cap : hp->req_cap;
 	int n = res ? hp->n_res_cap : hp->n_req_cap;
 
+	/* A parsed request shows its capture slots in the log even when
+	 * empty ("{}"); a bad request shows none, as in HAProxy. */
+	if (n > 0)
+		http_capture_set(s, res, -1, NULL, 0);
 	for (int i = 0; i < n; i++) {
 		size_t nl = strlen(cap[i].name);
 		int last = -1;
@@ -321,10 +329,16 @@ void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out)
 {
 	if (!s->txn)
 		return;   /* the first bytes of a request: counted when it starts */
-	if (is_req)
+	if (is_req) {
 		s->txn->req_bytes += in;
-	else
+	} else {
 		s->txn->res_bytes += out;
+		if (s->txn->flags & TX_F_LOCAL) {
+			/* made here: no server bytes were counted for it */
+			s->fe->fe_counters.bytes_out += out;
+			s->li->counters.bytes_out += out;
+		}
+	}
 }
 
 /* ---- writing heads ---- */
@@ -800,6 +814,10 @@ static int http_chunked_step(struct channel *ch, struct h1_chunk *ck)
 
 static void http_req_error(struct stream *s, int status, char t0)
 {
+	/* 414 and 431 have no page of their own in HAProxy: a too large
+	 * request gets its 400 */
+	if (!http_error_known(status))
+		status = 400;
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
 	http_reply(s, status, NULL, NULL, t0, 'R');
@@ -839,7 +857,8 @@ static int http_process_req_head(struct stream *s, int hlen)
 	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	http_capture_head(s, &h, 0);
 
-	if (mode == HTTP_CLO || http_conn_close_wanted(mf) || (mf & H1_F_CLEN_DROPPED) ||
+	if (http_px_of(s->fe)->conn_mode == HTTP_CLO || http_conn_close_wanted(mf) ||
+	    (mf & H1_F_CLEN_DROPPED) ||
 	    (global.flags & GLB_F_STOPPING))
 		txn->flags |= TX_F_CLI_CLOSE;
 	if (mode != HTTP_KAL || (mf & H1_F_CLEN_DROPPED))
@@ -861,15 +880,14 @@ static int http_process_req_head(struct stream *s, int hlen)
 	}
 	if (http_req_rules(s, s->fe, &h) ||
 	    (txn->flags |= TX_F_BE_SET, s->be != s->fe && http_req_rules(s, s->be, &h))) {
-		if (!(txn->flags & TX_F_TARPIT)) {
-			b->head += (uint32_t)hlen;
-			b->data -= (uint32_t)hlen;
-			if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen))
-				txn->req_st = HTTP_MSG_BODY;
-			if (!b->data) {
-				buf_put(b);
-				s->req.buf = NULL;
-			}
+		/* answered here (or tarpitted): the head is consumed */
+		b->head += (uint32_t)hlen;
+		b->data -= (uint32_t)hlen;
+		if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen))
+			txn->req_st = HTTP_MSG_BODY;
+		if (!b->data) {
+			buf_put(b);
+			s->req.buf = NULL;
 		}
 		return 0;
 	}
@@ -1024,7 +1042,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 		/* An interim response (100, 103): passed on as it is, then the
 		 * final one is awaited. */
 		s->res.to_forward += (uint64_t)hlen;
-		h1_msg_init(&txn->res, ha.hdrs, global.maxhdr, 1, txn->meth);
+		h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
 		txn->flags &= ~TX_F_WAIT_100;
 		return 0;
 	}
@@ -1090,7 +1108,7 @@ static int http_wait_res(struct stream *s)
 		if (s->res.to_forward)
 			return 0;   /* an interim response is still leaving */
 		if (!txn->res.hdrs) {
-			h1_msg_init(&txn->res, ha.hdrs, global.maxhdr, 1, txn->meth);
+			h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
 		}
 		txn->res.hdrs = ha.hdrs;
 		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
@@ -1230,7 +1248,7 @@ again:
 	}
 	if ((s->be->options & PR_O_ABRT_CLOSE) && (s->req.flags & CH_F_SHUTR) &&
 	    txn->req_st == HTTP_MSG_DONE && txn->res_st == HTTP_MSG_IDLE &&
-	    !(txn->flags & TX_F_LOCAL) && !chan_pending(&s->req)) {
+	    !(txn->flags & TX_F_LOCAL) && (s->state != ST_EST || !chan_pending(&s->req))) {
 		/* option abortonclose: nobody waits for the answer any more */
 		stream_close(s, 'C', s->state == ST_QUEUE ? 'Q' : s->state == ST_EST ? 'H' : 'C');
 		return -1;
