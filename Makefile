@@ -100,9 +100,9 @@ $(BUILD)/libsluice.a: $(LIB_OBJS)
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
 	@echo "  CC  $@"
-	@$(CC) $(CFLAGS) -o $@ $< -Wl,--whole-archive $(BUILD)/libsluice.a -Wl,--no-whole-archive $(LDFLAGS) $(LDLIBS) -lcmocka
+	@$(CC) $(CFLAGS) -MMD -MP -MF $@.d -o $@ $< -Wl,--whole-archive $(BUILD)/libsluice.a -Wl,--no-whole-archive $(LDFLAGS) $(LDLIBS) -lcmocka
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
 
 # Install what is missing: apt-get as root, else print the command and fail.
 deps:

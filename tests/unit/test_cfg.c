@@ -20,89 +20,9 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 
-static struct global pristine;   /* struct global before any parsing */
-static char *errtext;            /* stderr of the last parse() / postparse() */
+#include "cfg_capture.h"
 
 /* ---- helpers ---- */
-
-static FILE *cap_file;
-static int cap_saved = -1;
-
-static void capture_start(void)
-{
-	fflush(stderr);
-	cap_file = tmpfile();
-	assert_non_null(cap_file);
-	cap_saved = dup(2);
-	assert_true(cap_saved >= 0);
-	assert_true(dup2(fileno(cap_file), 2) == 2);
-}
-
-/* Stops capturing; the text goes to <errtext> (freed by the next capture
- * and at teardown). */
-static void capture_end(void)
-{
-	long n;
-
-	fflush(stderr);
-	dup2(cap_saved, 2);
-	close(cap_saved);
-	cap_saved = -1;
-	free(errtext);
-	fseek(cap_file, 0, SEEK_END);
-	n = ftell(cap_file);
-	rewind(cap_file);
-	errtext = calloc(1, (size_t)n + 1);
-	assert_non_null(errtext);
-	assert_int_equal(fread(errtext, 1, (size_t)n, cap_file), (size_t)n);
-	fclose(cap_file);
-	cap_file = NULL;
-}
-
-/* Parses <text> as "t.cfg"; returns the error count, messages in errtext. */
-static int parse(const char *text)
-{
-	int errors;
-
-	capture_start();
-	errors = cfg_parse_text("t.cfg", text, strlen(text));
-	capture_end();
-	return errors;
-}
-
-static int postparse(void)
-{
-	int errors;
-
-	capture_start();
-	errors = cfg_postparse();
-	capture_end();
-	return errors;
-}
-
-/* Asserts that the captured messages contain <what>. */
-static void expect_msg(const char *what)
-{
-	if (!errtext || !strstr(errtext, what))
-		fail_msg("expected message '%s' in:\n%s", what, errtext ? errtext : "(nothing)");
-}
-
-static void expect_no_msg(const char *what)
-{
-	if (errtext && strstr(errtext, what))
-		fail_msg("unexpected message '%s' in:\n%s", what, errtext);
-}
-
-/* Parses <text> and asserts <n> errors, showing the messages if not. The
- * state of earlier parses is kept (see PARSE_FRESH). */
-#define PARSE_ERRORS(text, n) do { \
-	int e_ = parse(text); \
-	if (e_ != (n)) \
-		fail_msg("expected %d errors, got %d:\n%s", (n), e_, errtext); \
-} while (0)
-
-/* Same, from a clean state. */
-#define PARSE_FRESH(text, n) do { reset(NULL); PARSE_ERRORS(text, n); } while (0)
 
 static int reset(void **state);
 
@@ -144,13 +64,7 @@ static int reset(void **state)
 	proxy_free_all();
 	log_list_free(&global.loggers);
 	free_listeners(global.cli_listeners);
-	free(global.pidfile);
-	free(global.chroot);
-	free(global.node);
-	free(global.desc);
-	global = pristine;
-	free(errtext);
-	errtext = NULL;
+	restore_global();
 	return 0;
 }
 

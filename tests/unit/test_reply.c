@@ -21,54 +21,11 @@
 #include <sluice/logformat.h>
 #include <sluice/proxy.h>
 
+#include "cfg_capture.h"
+
 /* ---- helpers ---- */
 
-static struct global pristine;
-static char *errtext;
 static char tmpdir[] = "/tmp/sluice-reply-XXXXXX";
-static FILE *cap_file;
-static int cap_saved = -1;
-
-static void capture_start(void)
-{
-	fflush(stderr);
-	cap_file = tmpfile();
-	assert_non_null(cap_file);
-	cap_saved = dup(2);
-	assert_true(cap_saved >= 0);
-	assert_true(dup2(fileno(cap_file), 2) == 2);
-}
-
-static void capture_end(void)
-{
-	long n;
-
-	fflush(stderr);
-	dup2(cap_saved, 2);
-	close(cap_saved);
-	cap_saved = -1;
-	free(errtext);
-	fseek(cap_file, 0, SEEK_END);
-	n = ftell(cap_file);
-	rewind(cap_file);
-	errtext = calloc(1, (size_t)n + 1);
-	assert_non_null(errtext);
-	assert_int_equal(fread(errtext, 1, (size_t)n, cap_file), (size_t)n);
-	fclose(cap_file);
-	cap_file = NULL;
-}
-
-static void expect_msg(const char *what)
-{
-	if (!errtext || !strstr(errtext, what))
-		fail_msg("expected message '%s' in:\n%s", what, errtext ? errtext : "(nothing)");
-}
-
-static void expect_no_msg(const char *what)
-{
-	if (errtext && strstr(errtext, what))
-		fail_msg("unexpected message '%s' in:\n%s", what, errtext);
-}
 
 /* Parses <text> then, if it had no error, runs the post-parse hooks;
  * returns the total error count, messages in errtext. */
@@ -84,24 +41,14 @@ static int load(const char *text)
 	return errors;
 }
 
-#define LOAD(text, n) do { \
-	int e_ = load(text); \
-	if (e_ != (n)) \
-		fail_msg("expected %d errors, got %d:\n%s", (n), e_, errtext); \
-} while (0)
+#define LOAD(text, n) EXPECT_ERRORS(load(text), n)
 
 static int reset(void **state)
 {
 	proxy_free_all();
 	http_errors_free_all();
 	log_list_free(&global.loggers);
-	free(global.pidfile);
-	free(global.chroot);
-	free(global.node);
-	free(global.desc);
-	global = pristine;
-	free(errtext);
-	errtext = NULL;
+	restore_global();
 	return 0;
 }
 

@@ -33,68 +33,9 @@
 /* The rule structures, to see which values were compiled as log-formats. */
 #include "../../src/http/rules_int.h"
 
+#include "cfg_capture.h"
+
 /* ---- helpers ---- */
-
-static struct global pristine;
-static char *errtext;
-
-static FILE *cap_file;
-static int cap_saved = -1;
-
-static void capture_start(void)
-{
-	fflush(stderr);
-	cap_file = tmpfile();
-	assert_non_null(cap_file);
-	cap_saved = dup(2);
-	assert_true(cap_saved >= 0);
-	assert_true(dup2(fileno(cap_file), 2) == 2);
-}
-
-static void capture_end(void)
-{
-	long n;
-
-	fflush(stderr);
-	dup2(cap_saved, 2);
-	close(cap_saved);
-	cap_saved = -1;
-	free(errtext);
-	fseek(cap_file, 0, SEEK_END);
-	n = ftell(cap_file);
-	rewind(cap_file);
-	errtext = calloc(1, (size_t)n + 1);
-	assert_non_null(errtext);
-	assert_int_equal(fread(errtext, 1, (size_t)n, cap_file), (size_t)n);
-	fclose(cap_file);
-	cap_file = NULL;
-}
-
-static int parse(const char *text)
-{
-	int errors;
-
-	capture_start();
-	errors = cfg_parse_text("t.cfg", text, strlen(text));
-	capture_end();
-	return errors;
-}
-
-static int postparse(void)
-{
-	int errors;
-
-	capture_start();
-	errors = cfg_postparse();
-	capture_end();
-	return errors;
-}
-
-static void expect_msg(const char *what)
-{
-	if (!errtext || !strstr(errtext, what))
-		fail_msg("expected message '%s' in:\n%s", what, errtext ? errtext : "(nothing)");
-}
 
 /* The stream rules run for: a client 192.0.2.7:40000 that connected to
  * 198.51.100.1:80, no socket, no server. Live from run_set() (or strm_new())
@@ -164,20 +105,9 @@ static int reset(void **state)
 	strm_end();
 	proxy_free_all();
 	log_list_free(&global.loggers);
-	free(global.node);   /* set by post-parse */
-	global = pristine;
-	free(errtext);
-	errtext = NULL;
+	restore_global();   /* frees global.node, set by post-parse */
 	return 0;
 }
-
-#define PARSE_ERRORS(text, n) do { \
-	int e_ = parse(text); \
-	if (e_ != (n)) \
-		fail_msg("expected %d errors, got %d:\n%s", (n), e_, errtext); \
-} while (0)
-
-#define PARSE_FRESH(text, n) do { reset(NULL); PARSE_ERRORS(text, n); } while (0)
 
 /* A message head parsed from <raw> and made editable. */
 struct msg {
