@@ -95,6 +95,9 @@ struct http_txn {
 	ev_tstamp           t_head;      /* request head complete */
 	ev_tstamp           t_res;       /* response head received */
 	uint64_t            req_bytes, res_bytes;  /* client->server, server->client (log %U %B) */
+	/* The head being analysed, for sample fetches of rules and conditions;
+	 * only valid while the request (resp. response) rules run, else NULL. */
+	struct http_head   *req_head, *res_head;
 	ev_tstamp           t_tarpit;    /* end of the tarpit delay */
 	int                 tarpit_status;
 	const struct http_reply *tarpit_reply;

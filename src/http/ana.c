@@ -825,6 +825,8 @@ static void http_req_error(struct stream *s, int status, char t0)
 
 /* A complete request head of <hlen> bytes is at the start of the request
  * buffer: rules, rewrite, framing, server. Returns 0 or -1 (closed). */
+static int http_process_req_rules(struct stream *s, struct http_head *hp, int hlen);
+
 static int http_process_req_head(struct stream *s, int hlen)
 {
 	struct http_txn *txn = s->txn;
@@ -832,12 +834,10 @@ static int http_process_req_head(struct stream *s, int hlen)
 	char *base = b->area + b->head;
 	const struct h1_msg *m = &txn->req;
 	const unsigned mf = m->flags;
-	const struct http_px *fh = http_px_of(s->fe);
 	struct http_head h;
-	enum http_conn_mode mode = http_mode(s);
 	uint32_t sec = (uint32_t)(now_ms() / 1000);
-	long nl = hlen;
 	uint32_t rate;
+	int ret;
 
 	txn->t_head = now();
 	s->nreq++;
@@ -855,7 +855,25 @@ static int http_process_req_head(struct stream *s, int hlen)
 		txn->reqline_len = txn->reqline ? (uint32_t)strlen(txn->reqline) : 0;
 	}
 	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
+	txn->req_head = &h;
 	http_capture_head(s, &h, 0);
+	ret = http_process_req_rules(s, &h, hlen);
+	txn->req_head = NULL;
+	return ret;
+}
+
+/* The rest of http_process_req_head(), with the head view <h> published
+ * for sample fetches. */
+static int http_process_req_rules(struct stream *s, struct http_head *hp, int hlen)
+{
+	struct http_txn *txn = s->txn;
+	struct buf *b = s->req.buf;
+	const struct h1_msg *m = &txn->req;
+	const unsigned mf = m->flags;
+	const struct http_px *fh = http_px_of(s->fe);
+	enum http_conn_mode mode = http_mode(s);
+	struct http_head *h = hp;
+	long nl = hlen;
 
 	if (http_px_of(s->fe)->conn_mode == HTTP_CLO || http_conn_close_wanted(mf) ||
 	    (mf & H1_F_CLEN_DROPPED) ||
@@ -868,8 +886,8 @@ static int http_process_req_head(struct stream *s, int hlen)
 
 	/* the request is consumed from the buffer when answered here */
 	txn->req_st = HTTP_MSG_DONE;
-	if (fh->monitor_uri && h.sl[HTTP_SL_URI].len == strlen(fh->monitor_uri) &&
-	    memcmp(h.sl[HTTP_SL_URI].p, fh->monitor_uri, h.sl[HTTP_SL_URI].len) == 0) {
+	if (fh->monitor_uri && h->sl[HTTP_SL_URI].len == strlen(fh->monitor_uri) &&
+	    memcmp(h->sl[HTTP_SL_URI].p, fh->monitor_uri, h->sl[HTTP_SL_URI].len) == 0) {
 		s->fe->fe_counters.intercepted++;
 		b->head += (uint32_t)hlen;
 		b->data -= (uint32_t)hlen;
@@ -878,8 +896,8 @@ static int http_process_req_head(struct stream *s, int hlen)
 		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
 		return http_reply(s, 200, NULL, NULL, 'L', 'R');
 	}
-	if (http_req_rules(s, s->fe, &h) ||
-	    (txn->flags |= TX_F_BE_SET, s->be != s->fe && http_req_rules(s, s->be, &h))) {
+	if (http_req_rules(s, s->fe, h) ||
+	    (txn->flags |= TX_F_BE_SET, s->be != s->fe && http_req_rules(s, s->be, h))) {
 		/* answered here (or tarpitted): the head is consumed */
 		b->head += (uint32_t)hlen;
 		b->data -= (uint32_t)hlen;
@@ -899,17 +917,17 @@ static int http_process_req_head(struct stream *s, int hlen)
 		http_fill_lf_ctx(s, &c);
 		l = lf_render(fh->uniqid_fmt, &c, id, sizeof(id));
 		txn->uniq_id = http_line_dup(id, l, HTTP_LINE_MAX - 1);
-		if (fh->uniqid_hdr && http_head_add(&h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), id, l))
+		if (fh->uniqid_hdr && http_head_add(h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), id, l))
 			goto rewrite_failed;
 	}
-	if (http_add_fwd_headers(s, &h) == -1 || http_req_conn_hdr(s, &h, mf) == -1)
+	if (http_add_fwd_headers(s, h) == -1 || http_req_conn_hdr(s, h, mf) == -1)
 		goto rewrite_failed;
 	if (mf & H1_F_CLEN_DROPPED)
-		http_head_del(&h, "content-length", 14);
-	else if (http_head_normalize(&h, m, (uint32_t)hlen) == -1)
+		http_head_del(h, "content-length", 14);
+	else if (http_head_normalize(h, m, (uint32_t)hlen) == -1)
 		goto rewrite_failed;
-	if (h.flags & HTTP_HEAD_F_CHANGED) {
-		nl = http_head_replace(&s->req, &h, (uint32_t)hlen);
+	if (h->flags & HTTP_HEAD_F_CHANGED) {
+		nl = http_head_replace(&s->req, h, (uint32_t)hlen);
 		if (nl < 0)
 			goto rewrite_failed;
 	}
@@ -1049,8 +1067,12 @@ static int http_process_res_head(struct stream *s, int hlen)
 	txn->status = status;
 	http_head_init(&h, b->area + b->head, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	http_capture_head(s, &h, 1);
-	if (http_res_rules(s, &h))
+	txn->res_head = &h;
+	if (http_res_rules(s, &h)) {
+		txn->res_head = NULL;
 		return 0;
+	}
+	txn->res_head = NULL;
 	if ((txn->flags & TX_F_CONNECT) && status >= 200 && status < 300) {
 		http_count_status(s, status, 1);
 		txn->req_st = txn->res_st = HTTP_MSG_TUNNEL;
