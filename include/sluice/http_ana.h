@@ -98,6 +98,7 @@ struct http_txn {
 	/* The head being analysed, for sample fetches of rules and conditions;
 	 * only valid while the request (resp. response) rules run, else NULL. */
 	struct http_head   *req_head, *res_head;
+	struct dstr        *svc_out;     /* a service's response still to send (pooled string) */
 	ev_tstamp           t_tarpit;    /* end of the tarpit delay */
 	int                 tarpit_status;
 	const struct http_reply *tarpit_reply;

@@ -12,6 +12,7 @@ struct proxy;
 struct stream;
 struct http_reply;
 struct http_rule;
+struct http_service;
 
 struct http_rules {
 	struct http_rule *head, *tail;
@@ -31,6 +32,7 @@ struct http_act_out {
 	const struct http_reply *reply;     /* NULL: the proxy's error page for <status> */
 	struct http_str          location;  /* redirect: Location value (head arena) */
 	struct http_str          cookie;    /* redirect set-cookie: Set-Cookie value */
+	const struct http_service *service; /* use-service: answered by this service */
 };
 
 /* Which rule set of a proxy. */

@@ -15,6 +15,7 @@
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_reply.h>
+#include <sluice/http_service.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/logformat.h>
@@ -87,6 +88,11 @@ static void http_txn_clear(struct http_txn *txn)
 			pool_free(ha.line_pool, txn->res_cap[i]);
 	free(txn->req_cap);
 	free(txn->res_cap);
+	if (txn->svc_out) {
+		dstr_free(txn->svc_out);
+		free(txn->svc_out);
+		txn->svc_out = NULL;
+	}
 	txn->reqline = txn->uniq_id = NULL;
 	txn->req_cap = txn->res_cap = NULL;
 }
@@ -599,6 +605,70 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 	return 0;
 }
 
+/* ---- services ---- */
+
+/* Moves what a service's response has left into the response buffer.
+ * Returns the bytes moved (0: no buffer now, or no room). */
+static size_t http_svc_refill(struct stream *s)
+{
+	struct dstr *d = s->txn->svc_out;
+	struct buf *b;
+	size_t n;
+
+	if (!s->res.buf && !(s->res.buf = buf_get()))
+		return 0;
+	b = s->res.buf;
+	if (!b->data)
+		b->head = 0;
+	n = MIN(d->len, (size_t)buf_room(b, buf_size()));
+	memcpy(b->area + b->head + b->data, d->p, n);
+	b->data += (uint32_t)n;
+	dstr_consume(d, n);
+	if (!d->len) {
+		dstr_free(d);
+		free(d);
+		s->txn->svc_out = NULL;
+	}
+	return n;
+}
+
+/* Answers the request in <h> with service <svc> (selected by <px>'s
+ * settings or a use-service rule). Returns 0. */
+static int http_serve(struct stream *s, const struct http_service *svc, struct proxy *px,
+                      const struct http_head *h)
+{
+	struct http_txn *txn = s->txn;
+	struct dstr *d = calloc(1, sizeof(*d));
+	int status = d ? svc->answer(s, px, h, d) : -1;
+
+	if (status < 0 || !d->len) {
+		if (d) {
+			dstr_free(d);
+			free(d);
+		}
+		return http_reply(s, 500, NULL, NULL, 'P', 'R');
+	}
+	if (s->srv.fd >= 0) {
+		if (s->kept_srv)
+			http_release_kept(s);
+		else
+			http_srv_close(s);
+	}
+	s->fe->fe_counters.intercepted++;
+	s->term[0] = 'L';
+	s->term[1] = 'R';
+	txn->status = status;
+	txn->flags |= TX_F_LOCAL;
+	chan_release(&s->res);
+	s->res.to_forward = d->len;
+	s->res.reserve = 0;
+	txn->svc_out = d;
+	txn->res_st = HTTP_MSG_DONE;
+	http_count_status(s, status, 0);
+	http_svc_refill(s);
+	return 0;
+}
+
 /* ---- requests ---- */
 
 static int http_conn_close_wanted(unsigned flags)
@@ -631,6 +701,10 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 							      : s->be->timeout.connect) / 1000.0;
 		return 1;
 	case HTTP_ACT_REPLY:
+		if (o->service) {
+			http_serve(s, o->service, px, s->txn->req_head);
+			return 1;
+		}
 		s->fe->fe_counters.intercepted++;
 		http_reply(s, o->status ? o->status : 200, o->reply, o->location.p ? o : NULL,
 			   'L', 'R');
@@ -644,21 +718,29 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 	}
 }
 
-/* Runs the request rules of <px>: http-request, then redirect. */
+/* Runs the request rules of <px>: http-request, then redirect, then the
+ * services its settings select (stats uri...). Returns 1 when the request
+ * was answered here. */
 static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *h)
 {
 	struct http_act_out out;
 	enum http_act_ret r;
+	const struct http_service *svc;
 
-	if (!px->http_rules)
-		return 0;
+	if (!px->http_rules) {
+		svc = http_service_match(px, h);
+		return svc ? (http_serve(s, svc, px, h), 1) : 0;
+	}
 	memset(&out, 0, sizeof(out));
 	r = http_rules_exec(&px->http_rules[HTTP_RS_REQ], s, h, &out);
 	if (http_req_verdict(s, r, &out, px))
 		return 1;
 	memset(&out, 0, sizeof(out));
 	r = http_redirect_exec(px, s, h, &out);
-	return http_req_verdict(s, r, &out, px);
+	if (http_req_verdict(s, r, &out, px))
+		return 1;
+	svc = http_service_match(px, h);
+	return svc ? (http_serve(s, svc, px, h), 1) : 0;
 }
 
 /* Adds X-Forwarded-For / X-Original-To as the frontend or backend asks. */
@@ -1293,6 +1375,8 @@ again:
 	}
 
 	/* server -> client (or a reply made here) */
+	if (txn->svc_out && (!s->res.buf || !s->res.buf->data))
+		http_svc_refill(s);
 	r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
 	if (r == CHN_DST_ERR) {
 		stream_close(s, 'C', 'D');
@@ -1303,6 +1387,17 @@ again:
 			http_srv_close(s);
 		} else if (http_fail(s, 'S', txn->res_st == HTTP_MSG_IDLE ? 'H' : 'D') == -1) {
 			stream_close(s, 'S', 'D');
+			return -1;
+		}
+	}
+	/* A service's long response: refill as long as the client takes it;
+	 * a buffer left with data makes stream_update() wait for EV_WRITE. */
+	while (txn->svc_out && r == CHN_OK && !(s->res.buf && s->res.buf->data)) {
+		if (!http_svc_refill(s))
+			break;
+		r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
+		if (r == CHN_DST_ERR) {
+			stream_close(s, 'C', 'D');
 			return -1;
 		}
 	}

@@ -21,6 +21,7 @@
 #include <sluice/http_head.h>
 #include <sluice/http_reply.h>
 #include <sluice/http_rules.h>
+#include <sluice/http_service.h>
 #include <sluice/lexer.h>
 #include <sluice/log.h>
 #include <sluice/logformat.h>
@@ -779,6 +780,26 @@ static enum http_act_ret exec_deny(const struct http_rule *r, struct http_rule_e
 	return (enum http_act_ret)r->act->arg;
 }
 
+/* use-service <name>: a service of sluice answers the request */
+static int parse_use_service(struct http_rule_parse *p)
+{
+	if (http_rule_need(p, 1) == -1)
+		return -1;
+	p->r->svc = http_service_find(p->argv[p->idx]);
+	if (!p->r->svc) {
+		cfg_alert(p->ctx, "use-service: unknown service '%s'", p->argv[p->idx]);
+		return -1;
+	}
+	p->idx++;
+	return 0;
+}
+
+static enum http_act_ret exec_use_service(const struct http_rule *r, struct http_rule_exec *x)
+{
+	x->out->service = r->svc;
+	return HTTP_ACT_REPLY;
+}
+
 /* return [status <code>] [content-type <type>] [body] [hdr <name> <fmt>]* */
 static int parse_return(struct http_rule_parse *p)
 {
@@ -925,6 +946,7 @@ static const struct http_act_kw http_acts[] = {
 	  "<name> <regex> <format>" },
 	{ "return", W_REQ | W_RES, 0, parse_return, exec_return, "[reply arguments]" },
 	{ "set-header", W_ALL, 0, parse_hdr_fmt, exec_set_header, "<name> <format>" },
+	{ "use-service", W_REQ, 0, parse_use_service, exec_use_service, "<service name>" },
 	{ "set-method", W_REQ, 0, parse_fmt, exec_set_method, "<format>" },
 	{ "set-path", W_REQ, URI_PATH, parse_fmt, exec_set_uri, "<format>" },
 	{ "set-pathq", W_REQ, URI_PATHQ, parse_fmt, exec_set_uri, "<format>" },
@@ -1078,6 +1100,7 @@ void http_act_out_reset(struct http_act_out *out)
 	out->reply = NULL;
 	out->location = (struct http_str){ NULL, 0 };
 	out->cookie = (struct http_str){ NULL, 0 };
+	out->service = NULL;
 }
 
 enum http_act_ret http_rules_exec(const struct http_rules *rules, struct stream *s,

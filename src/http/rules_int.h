@@ -63,6 +63,7 @@ struct http_rule {
 	char                     *reason;  /* set-status reason, NULL: the standard one */
 	struct http_reply        *reply;   /* deny/tarpit/return; NULL: the error page */
 	struct http_redir        *redir;   /* redirect.c */
+	const struct http_service *svc;    /* use-service */
 	int                       cap_id;  /* capture slot, -1 until known */
 	int                       cap_len; /* "capture ... len N", 0 for the id form */
 	char                     *conf_file;
