@@ -946,7 +946,6 @@ static const struct http_act_kw http_acts[] = {
 	  "<name> <regex> <format>" },
 	{ "return", W_REQ | W_RES, 0, parse_return, exec_return, "[reply arguments]" },
 	{ "set-header", W_ALL, 0, parse_hdr_fmt, exec_set_header, "<name> <format>" },
-	{ "use-service", W_REQ, 0, parse_use_service, exec_use_service, "<service name>" },
 	{ "set-method", W_REQ, 0, parse_fmt, exec_set_method, "<format>" },
 	{ "set-path", W_REQ, URI_PATH, parse_fmt, exec_set_uri, "<format>" },
 	{ "set-pathq", W_REQ, URI_PATHQ, parse_fmt, exec_set_uri, "<format>" },
@@ -956,6 +955,7 @@ static const struct http_act_kw http_acts[] = {
 	{ "set-uri", W_REQ, URI_ALL, parse_fmt, exec_set_uri, "<format>" },
 	{ "tarpit", W_REQ, HTTP_ACT_TARPIT, parse_deny, exec_deny,
 	  "[deny_status <status>] [reply arguments]" },
+	{ "use-service", W_REQ, 0, parse_use_service, exec_use_service, "<service name>" },
 };
 
 const struct http_act_kw *http_act_find(const char *name)
