@@ -21,6 +21,13 @@ struct conn {
 /* Watches exactly <events> on <c> (0: none); no syscall when unchanged. */
 void conn_want(struct conn *c, int events);
 
+/* Prepares watcher <w> (events 0; started later, e.g. by conn_want()) for
+ * socket <fd>, which another watcher of the loop stopped watching during
+ * this same loop iteration: the same open socket changes hands (idle pool,
+ * reuse), so its epoll registration is kept as it is. Never use it for a
+ * new socket that reuses a closed descriptor number. */
+void conn_io_take_over(ev_io *w, void (*cb)(struct ev_loop *, ev_io *, int), int fd);
+
 /* Stops watching and closes the socket (idempotent). */
 void conn_close(struct conn *c);
 

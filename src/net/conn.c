@@ -15,9 +15,21 @@ void conn_want(struct conn *c, int events)
 		ev_io_stop(global.loop, &c->io);
 	c->events = events;
 	if (events) {
-		ev_io_set(&c->io, c->fd, events);
+		/* The socket is the one ev_io_init() gave: only the events
+		 * change, so libev issues epoll_ctl() only when they differ
+		 * from what the kernel already watches. */
+		ev_io_modify(&c->io, events);
 		ev_io_start(global.loop, &c->io);
 	}
+}
+
+void conn_io_take_over(ev_io *w, void (*cb)(struct ev_loop *, ev_io *, int), int fd)
+{
+	ev_io_init(w, cb, fd, 0);
+	/* The socket stays registered in epoll as the previous watcher left it:
+	 * no re-registration (EV__IOFDSET makes libev issue an epoll_ctl() that
+	 * would only fail with EEXIST). */
+	w->events &= ~EV__IOFDSET;
 }
 
 void conn_close(struct conn *c)

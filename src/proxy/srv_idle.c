@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
@@ -111,7 +112,9 @@ void srv_idle_put(struct server *srv, int fd, int reused)
 		return;
 	}
 	c->reused = reused;
-	ev_io_init(&c->io, srv_idle_io_cb, fd, EV_READ);
+	/* the stream that used this socket stopped watching it just now */
+	conn_io_take_over(&c->io, srv_idle_io_cb, fd);
+	ev_io_modify(&c->io, EV_READ);
 	ev_io_start(global.loop, &c->io);
 }
 

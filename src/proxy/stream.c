@@ -545,7 +545,9 @@ void stream_attach_srv(struct stream *s, int fd)
 	s->srv.fd = fd;
 	s->srv.flags = CO_F_CONNECTED | CO_F_TCP;
 	s->srv.events = 0;
-	ev_io_init(&s->srv.io, stream_io_cb, fd, 0);
+	/* the socket comes from the idle pool or another stream, whose
+	 * watcher stopped in this iteration */
+	conn_io_take_over(&s->srv.io, stream_io_cb, fd);
 	s->srv.io.data = s;
 	s->state = ST_EST;
 	s->t_conn = s->t_est = s->srv.last_act = ev_now(global.loop);
