@@ -16,6 +16,7 @@ struct stream;
 struct http_px;
 struct http_rules;
 struct http_err_table;
+struct stats_px;
 struct lf_expr;
 
 #define PR_CAP_FE  0x01
@@ -93,6 +94,7 @@ struct proxy {
 	struct http_err_table *http_errors;  /* http_reply.c */
 	char                  *logformat_str;/* log-format / option httplog|tcplog */
 	struct lf_expr        *logformat;    /* compiled at post-parse */
+	struct stats_px       *stats;        /* stats page settings (stats_http.c) */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

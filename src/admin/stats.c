@@ -40,42 +40,21 @@ static const char *const stat_names[] = {
 	"agg_server_check_status", "agg_check_status",
 };
 
-enum {
-	F_PXNAME, F_SVNAME, F_QCUR, F_QMAX, F_SCUR, F_SMAX, F_SLIM, F_STOT, F_BIN, F_BOUT,
-	F_DREQ, F_DRESP, F_EREQ, F_ECON, F_ERESP, F_WRETR, F_WREDIS, F_STATUS, F_WEIGHT, F_ACT,
-	F_BCK, F_CHKFAIL, F_CHKDOWN, F_LASTCHG, F_DOWNTIME, F_QLIMIT, F_PID, F_IID, F_SID,
-	F_THROTTLE, F_LBTOT, F_TRACKED, F_TYPE, F_RATE, F_RATE_LIM, F_RATE_MAX, F_CHECK_STATUS,
-	F_CHECK_CODE, F_CHECK_DURATION, F_HRSP_1XX, F_HRSP_2XX, F_HRSP_3XX, F_HRSP_4XX,
-	F_HRSP_5XX, F_HRSP_OTHER, F_HANAFAIL, F_REQ_RATE, F_REQ_RATE_MAX, F_REQ_TOT, F_CLI_ABRT,
-	F_SRV_ABRT, F_COMP_IN, F_COMP_OUT, F_COMP_BYP, F_COMP_RSP, F_LASTSESS, F_LAST_CHK,
-	F_LAST_AGT, F_QTIME, F_CTIME, F_RTIME, F_TTIME, F_AGENT_STATUS, F_AGENT_CODE,
-	F_AGENT_DURATION, F_CHECK_DESC, F_AGENT_DESC, F_CHECK_RISE, F_CHECK_FALL,
-	F_CHECK_HEALTH, F_AGENT_RISE, F_AGENT_FALL, F_AGENT_HEALTH, F_ADDR, F_COOKIE, F_MODE,
-	F_ALGO, F_CONN_RATE, F_CONN_RATE_MAX, F_CONN_TOT, F_INTERCEPTED, F_DCON, F_DSES,
-	F_WREW, F_CONNECT, F_REUSE, F_CACHE_LOOKUPS, F_CACHE_HITS, F_SRV_ICUR, F_SRC_ILIM,
-	F_QTIME_MAX, F_CTIME_MAX, F_RTIME_MAX, F_TTIME_MAX, F_EINT, F_IDLE_CONN_CUR,
-	F_SAFE_CONN_CUR, F_USED_CONN_CUR, F_NEED_CONN_EST, F_UWEIGHT, F_AGG_SERVER_STATUS,
-	F_AGG_SERVER_CHECK_STATUS, F_AGG_CHECK_STATUS, F_NB
-};
 
-_Static_assert(ARRAY_SIZE(stat_names) == F_NB, "stat_names and field enum differ");
+_Static_assert(ARRAY_SIZE(stat_names) == ST_F_NB, "stat_names and field enum differ");
 
-/* One row being built: every column empty unless set. */
-struct stat_row {
-	char v[F_NB][80];
-};
 
-static void setu(struct stat_row *r, int f, unsigned long long v)
+static void setu(struct stats_row *r, int f, unsigned long long v)
 {
 	snprintf(r->v[f], sizeof(r->v[f]), "%llu", v);
 }
 
-static void seti(struct stat_row *r, int f, long long v)
+static void seti(struct stats_row *r, int f, long long v)
 {
 	snprintf(r->v[f], sizeof(r->v[f]), "%lld", v);
 }
 
-static void sets(struct stat_row *r, int f, const char *s)
+static void sets(struct stats_row *r, int f, const char *s)
 {
 	snprintf(r->v[f], sizeof(r->v[f]), "%.*s", (int)sizeof(r->v[f]) - 1, s);
 }
@@ -86,126 +65,126 @@ static long long secs_since(time_t t)
 }
 
 /* Columns common to every row of proxy <px>. */
-static void row_common(struct stat_row *r, const struct proxy *px, const char *svname,
+static void row_common(struct stats_row *r, const struct proxy *px, const char *svname,
                        int type, int sid)
 {
 	memset(r, 0, sizeof(*r));
-	sets(r, F_PXNAME, px->name);
-	sets(r, F_SVNAME, svname);
-	setu(r, F_PID, 1);
-	setu(r, F_IID, (unsigned)px->id);
-	setu(r, F_SID, (unsigned)sid);
-	setu(r, F_TYPE, (unsigned)type);
-	sets(r, F_MODE, proxy_mode_str(px));
+	sets(r, ST_F_PXNAME, px->name);
+	sets(r, ST_F_SVNAME, svname);
+	setu(r, ST_F_PID, 1);
+	setu(r, ST_F_IID, (unsigned)px->id);
+	setu(r, ST_F_SID, (unsigned)sid);
+	setu(r, ST_F_TYPE, (unsigned)type);
+	sets(r, ST_F_MODE, proxy_mode_str(px));
 }
 
 /* Session and byte columns, common to every row kind. */
-static void row_sessions(struct stat_row *r, const struct counters *c)
+static void row_sessions(struct stats_row *r, const struct counters *c)
 {
-	setu(r, F_SCUR, c->cur_sess);
-	setu(r, F_SMAX, c->max_sess);
-	setu(r, F_STOT, c->cum_sess);
-	setu(r, F_BIN, c->bytes_in);
-	setu(r, F_BOUT, c->bytes_out);
+	setu(r, ST_F_SCUR, c->cur_sess);
+	setu(r, ST_F_SMAX, c->max_sess);
+	setu(r, ST_F_STOT, c->cum_sess);
+	setu(r, ST_F_BIN, c->bytes_in);
+	setu(r, ST_F_BOUT, c->bytes_out);
 }
 
 /* Columns shared by server and backend rows (counters of <c>). */
-static void row_be_counters(struct stat_row *r, const struct counters *c)
+static void row_be_counters(struct stats_row *r, const struct counters *c)
 {
 	uint64_t now = now_ms();
 
-	setu(r, F_QCUR, 0);
-	setu(r, F_QMAX, 0);
+	setu(r, ST_F_QCUR, 0);
+	setu(r, ST_F_QMAX, 0);
 	row_sessions(r, c);
-	setu(r, F_DRESP, c->denied_resp);
-	setu(r, F_ECON, c->failed_conns);
-	setu(r, F_ERESP, c->failed_resp);
-	setu(r, F_WRETR, c->retries);
-	setu(r, F_WREDIS, c->redispatches);
-	setu(r, F_LBTOT, c->cum_lbconn);
-	setu(r, F_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
-	setu(r, F_RATE_MAX, c->max_sess_rate);
-	setu(r, F_CLI_ABRT, c->cli_aborts);
-	setu(r, F_SRV_ABRT, c->srv_aborts);
-	seti(r, F_LASTSESS, secs_since(c->last_sess));
-	setu(r, F_QTIME, 0);
-	setu(r, F_CTIME, c->ctime_avg);
-	setu(r, F_RTIME, 0);
-	setu(r, F_TTIME, c->ttime_avg);
-	setu(r, F_WREW, 0);
-	setu(r, F_CONNECT, c->connect);
-	setu(r, F_REUSE, 0);
-	setu(r, F_QTIME_MAX, 0);
-	setu(r, F_CTIME_MAX, c->ctime_max);
-	setu(r, F_RTIME_MAX, 0);
-	setu(r, F_TTIME_MAX, c->ttime_max);
-	setu(r, F_EINT, 0);
+	setu(r, ST_F_DRESP, c->denied_resp);
+	setu(r, ST_F_ECON, c->failed_conns);
+	setu(r, ST_F_ERESP, c->failed_resp);
+	setu(r, ST_F_WRETR, c->retries);
+	setu(r, ST_F_WREDIS, c->redispatches);
+	setu(r, ST_F_LBTOT, c->cum_lbconn);
+	setu(r, ST_F_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
+	setu(r, ST_F_RATE_MAX, c->max_sess_rate);
+	setu(r, ST_F_CLI_ABRT, c->cli_aborts);
+	setu(r, ST_F_SRV_ABRT, c->srv_aborts);
+	seti(r, ST_F_LASTSESS, secs_since(c->last_sess));
+	setu(r, ST_F_QTIME, 0);
+	setu(r, ST_F_CTIME, c->ctime_avg);
+	setu(r, ST_F_RTIME, 0);
+	setu(r, ST_F_TTIME, c->ttime_avg);
+	setu(r, ST_F_WREW, 0);
+	setu(r, ST_F_CONNECT, c->connect);
+	setu(r, ST_F_REUSE, 0);
+	setu(r, ST_F_QTIME_MAX, 0);
+	setu(r, ST_F_CTIME_MAX, c->ctime_max);
+	setu(r, ST_F_RTIME_MAX, 0);
+	setu(r, ST_F_TTIME_MAX, c->ttime_max);
+	setu(r, ST_F_EINT, 0);
 }
 
 /* HTTP columns of a mode http row: responses by class and requests. */
-static void row_http(struct stat_row *r, const struct proxy *px, const struct counters *c)
+static void row_http(struct stats_row *r, const struct proxy *px, const struct counters *c)
 {
 	uint64_t req = 0;
 
 	if (px->mode != PR_MODE_HTTP)
 		return;
 	for (int i = 0; i < 6; i++) {
-		setu(r, F_HRSP_1XX + i, c->http_rsp[i]);
+		setu(r, ST_F_HRSP_1XX + i, c->http_rsp[i]);
 		req += c->http_rsp[i];
 	}
 	/* a frontend counts requests as they arrive; a backend or server,
 	 * the responses it gave */
-	setu(r, F_REQ_TOT, c->http_req ? c->http_req : req);
-	setu(r, F_RTIME, c->rtime_avg);
-	setu(r, F_RTIME_MAX, c->rtime_max);
-	setu(r, F_WREW, c->failed_rewrites);
-	setu(r, F_REUSE, c->reuse);
+	setu(r, ST_F_REQ_TOT, c->http_req ? c->http_req : req);
+	setu(r, ST_F_RTIME, c->rtime_avg);
+	setu(r, ST_F_RTIME_MAX, c->rtime_max);
+	setu(r, ST_F_WREW, c->failed_rewrites);
+	setu(r, ST_F_REUSE, c->reuse);
 }
 
-static void row_frontend(struct stat_row *r, const struct proxy *px)
+static void row_frontend(struct stats_row *r, const struct proxy *px)
 {
 	const struct counters *c = &px->fe_counters;
 	uint64_t now = now_ms();
 
 	row_common(r, px, "FRONTEND", 0, 0);
 	row_sessions(r, c);
-	setu(r, F_SLIM, (unsigned)proxy_fe_maxconn(px));
-	setu(r, F_DREQ, c->denied_req);
-	setu(r, F_DRESP, c->denied_resp);
-	setu(r, F_EREQ, c->failed_req);
-	sets(r, F_STATUS, (global.flags & GLB_F_STOPPING) || px->disabled ? "STOP" : "OPEN");
-	setu(r, F_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
-	setu(r, F_RATE_LIM, 0);
-	setu(r, F_RATE_MAX, c->max_sess_rate);
-	setu(r, F_REQ_RATE, 0);
-	setu(r, F_REQ_RATE_MAX, 0);
-	setu(r, F_REQ_TOT, 0);
-	setu(r, F_COMP_IN, 0);
-	setu(r, F_COMP_OUT, 0);
-	setu(r, F_COMP_BYP, 0);
-	setu(r, F_COMP_RSP, 0);
-	setu(r, F_CONN_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
-	setu(r, F_CONN_RATE_MAX, c->max_sess_rate);
-	setu(r, F_CONN_TOT, c->cum_sess);
-	setu(r, F_DCON, 0);
-	setu(r, F_DSES, 0);
-	setu(r, F_WREW, 0);
-	setu(r, F_EINT, 0);
+	setu(r, ST_F_SLIM, (unsigned)proxy_fe_maxconn(px));
+	setu(r, ST_F_DREQ, c->denied_req);
+	setu(r, ST_F_DRESP, c->denied_resp);
+	setu(r, ST_F_EREQ, c->failed_req);
+	sets(r, ST_F_STATUS, (global.flags & GLB_F_STOPPING) || px->disabled ? "STOP" : "OPEN");
+	setu(r, ST_F_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
+	setu(r, ST_F_RATE_LIM, 0);
+	setu(r, ST_F_RATE_MAX, c->max_sess_rate);
+	setu(r, ST_F_REQ_RATE, 0);
+	setu(r, ST_F_REQ_RATE_MAX, 0);
+	setu(r, ST_F_REQ_TOT, 0);
+	setu(r, ST_F_COMP_IN, 0);
+	setu(r, ST_F_COMP_OUT, 0);
+	setu(r, ST_F_COMP_BYP, 0);
+	setu(r, ST_F_COMP_RSP, 0);
+	setu(r, ST_F_CONN_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
+	setu(r, ST_F_CONN_RATE_MAX, c->max_sess_rate);
+	setu(r, ST_F_CONN_TOT, c->cum_sess);
+	setu(r, ST_F_DCON, 0);
+	setu(r, ST_F_DSES, 0);
+	setu(r, ST_F_WREW, 0);
+	setu(r, ST_F_EINT, 0);
 	if (px->mode == PR_MODE_HTTP) {
 		row_http(r, px, c);
-		sets(r, F_RTIME, "");
-		sets(r, F_RTIME_MAX, "");
-		sets(r, F_REUSE, "");
-		setu(r, F_REQ_RATE, freq_rate((struct freq_ctr *)&c->req_rate, now));
-		setu(r, F_REQ_RATE_MAX, c->max_req_rate);
-		setu(r, F_INTERCEPTED, c->intercepted);
-		setu(r, F_CACHE_LOOKUPS, 0);
-		setu(r, F_CACHE_HITS, 0);
+		sets(r, ST_F_RTIME, "");
+		sets(r, ST_F_RTIME_MAX, "");
+		sets(r, ST_F_REUSE, "");
+		setu(r, ST_F_REQ_RATE, freq_rate((struct freq_ctr *)&c->req_rate, now));
+		setu(r, ST_F_REQ_RATE_MAX, c->max_req_rate);
+		setu(r, ST_F_INTERCEPTED, c->intercepted);
+		setu(r, ST_F_CACHE_LOOKUPS, 0);
+		setu(r, ST_F_CACHE_HITS, 0);
 	}
 }
 
 /* A per-listener row ("option socket-stats"). */
-static void row_listener(struct stat_row *r, const struct proxy *px, const struct listener *li)
+static void row_listener(struct stats_row *r, const struct proxy *px, const struct listener *li)
 {
 	const struct counters *c = &li->counters;
 	char name[64];
@@ -216,56 +195,56 @@ static void row_listener(struct stat_row *r, const struct proxy *px, const struc
 		snprintf(name, sizeof(name), "sock-%d", li->id);
 	row_common(r, px, name, 3, li->id);
 	row_sessions(r, c);
-	setu(r, F_SLIM, (unsigned)(li->bc->maxconn ? li->bc->maxconn : proxy_fe_maxconn(px)));
-	setu(r, F_DREQ, c->denied_req);
-	setu(r, F_DRESP, c->denied_resp);
-	setu(r, F_EREQ, c->failed_req);
-	sets(r, F_STATUS, li->fd < 0 ? "STOP" : (li->flags & LI_F_PAUSED) ? "FULL" : "OPEN");
-	setu(r, F_DCON, 0);
-	setu(r, F_DSES, 0);
-	setu(r, F_WREW, 0);
-	setu(r, F_EINT, 0);
+	setu(r, ST_F_SLIM, (unsigned)(li->bc->maxconn ? li->bc->maxconn : proxy_fe_maxconn(px)));
+	setu(r, ST_F_DREQ, c->denied_req);
+	setu(r, ST_F_DRESP, c->denied_resp);
+	setu(r, ST_F_EREQ, c->failed_req);
+	sets(r, ST_F_STATUS, li->fd < 0 ? "STOP" : (li->flags & LI_F_PAUSED) ? "FULL" : "OPEN");
+	setu(r, ST_F_DCON, 0);
+	setu(r, ST_F_DSES, 0);
+	setu(r, ST_F_WREW, 0);
+	setu(r, ST_F_EINT, 0);
 }
 
-static void row_server(struct stat_row *r, const struct proxy *px, const struct server *srv)
+static void row_server(struct stats_row *r, const struct proxy *px, const struct server *srv)
 {
 	char status[32];
 
 	row_common(r, px, srv->name, 2, srv->id);
 	row_be_counters(r, &srv->counters);
 	if (srv->maxconn)
-		setu(r, F_SLIM, (unsigned)srv->maxconn);
+		setu(r, ST_F_SLIM, (unsigned)srv->maxconn);
 	check_status_str(srv, status, sizeof(status));
-	sets(r, F_STATUS, status);
+	sets(r, ST_F_STATUS, status);
 	if (srv->flags & SRV_F_CHECKED) {
 		const struct check *c = &srv->check;
 		time_t now = time(NULL);
 
-		setu(r, F_CHKFAIL, c->failed);
-		setu(r, F_CHKDOWN, c->down_trans);
-		setu(r, F_DOWNTIME, srv->downtime + (srv->down_since ? (uint64_t)(now - srv->down_since) : 0));
+		setu(r, ST_F_CHKFAIL, c->failed);
+		setu(r, ST_F_CHKDOWN, c->down_trans);
+		setu(r, ST_F_DOWNTIME, srv->downtime + (srv->down_since ? (uint64_t)(now - srv->down_since) : 0));
 		if (c->result != CHK_R_NONE) {
-			sets(r, F_CHECK_STATUS, check_result_str(c->result));
-			setu(r, F_CHECK_DURATION, (unsigned long)c->duration);
-			sets(r, F_LAST_CHK, c->info);
-			sets(r, F_CHECK_DESC, check_reason(c->result));
+			sets(r, ST_F_CHECK_STATUS, check_result_str(c->result));
+			setu(r, ST_F_CHECK_DURATION, (unsigned long)c->duration);
+			sets(r, ST_F_LAST_CHK, c->info);
+			sets(r, ST_F_CHECK_DESC, check_reason(c->result));
 		}
-		setu(r, F_CHECK_RISE, (unsigned)c->rise);
-		setu(r, F_CHECK_FALL, (unsigned)c->fall);
-		setu(r, F_CHECK_HEALTH, (unsigned)c->health);
+		setu(r, ST_F_CHECK_RISE, (unsigned)c->rise);
+		setu(r, ST_F_CHECK_FALL, (unsigned)c->fall);
+		setu(r, ST_F_CHECK_HEALTH, (unsigned)c->health);
 	}
-	setu(r, F_WEIGHT, (unsigned)srv->uweight);
-	setu(r, F_ACT, !(srv->flags & SRV_F_BACKUP));
-	setu(r, F_BCK, !!(srv->flags & SRV_F_BACKUP));
-	seti(r, F_LASTCHG, secs_since(srv->last_change));
-	sets(r, F_ADDR, srv->addr_str);
+	setu(r, ST_F_WEIGHT, (unsigned)srv->uweight);
+	setu(r, ST_F_ACT, !(srv->flags & SRV_F_BACKUP));
+	setu(r, ST_F_BCK, !!(srv->flags & SRV_F_BACKUP));
+	seti(r, ST_F_LASTCHG, secs_since(srv->last_change));
+	sets(r, ST_F_ADDR, srv->addr_str);
 	row_http(r, px, &srv->counters);
-	setu(r, F_SRV_ICUR, (unsigned)srv->n_idle);
-	setu(r, F_IDLE_CONN_CUR, (unsigned)srv->n_idle);
-	setu(r, F_SAFE_CONN_CUR, 0);
-	setu(r, F_USED_CONN_CUR, 0);
-	setu(r, F_NEED_CONN_EST, 0);
-	setu(r, F_UWEIGHT, (unsigned)srv->uweight);
+	setu(r, ST_F_SRV_ICUR, (unsigned)srv->n_idle);
+	setu(r, ST_F_IDLE_CONN_CUR, (unsigned)srv->n_idle);
+	setu(r, ST_F_SAFE_CONN_CUR, 0);
+	setu(r, ST_F_USED_CONN_CUR, 0);
+	setu(r, ST_F_NEED_CONN_EST, 0);
+	setu(r, ST_F_UWEIGHT, (unsigned)srv->uweight);
 }
 
 /* Backend session limit: fullconn, or 10% of the frontends' maxconn that
@@ -282,7 +261,7 @@ static int backend_slim(const struct proxy *be)
 	return sum / 10 > 0 ? (int)(sum / 10) : 1;
 }
 
-static void row_backend(struct stat_row *r, const struct proxy *px)
+static void row_backend(struct stats_row *r, const struct proxy *px)
 {
 	int act = 0, bck = 0, weight = 0;
 	uint64_t chkdown = 0;
@@ -301,78 +280,113 @@ static void row_backend(struct stat_row *r, const struct proxy *px)
 	row_be_counters(r, &px->be_counters);
 	row_http(r, px, &px->be_counters);
 	if (px->mode == PR_MODE_HTTP) {
-		setu(r, F_CACHE_LOOKUPS, 0);
-		setu(r, F_CACHE_HITS, 0);
+		setu(r, ST_F_CACHE_LOOKUPS, 0);
+		setu(r, ST_F_CACHE_HITS, 0);
 	}
-	setu(r, F_QCUR, (unsigned)px->nbpend);
-	setu(r, F_QMAX, (unsigned)px->max_nbpend);
-	setu(r, F_SLIM, (unsigned)backend_slim(px));
-	setu(r, F_DREQ, px->be_counters.denied_req);
-	sets(r, F_STATUS, act || bck ? "UP" : "DOWN");
-	setu(r, F_WEIGHT, (unsigned)weight);
-	setu(r, F_ACT, (unsigned)act);
-	setu(r, F_BCK, (unsigned)bck);
-	setu(r, F_CHKDOWN, chkdown);
-	seti(r, F_LASTCHG, secs_since(px->last_change));
-	setu(r, F_DOWNTIME, 0);
-	setu(r, F_COMP_IN, 0);
-	setu(r, F_COMP_OUT, 0);
-	setu(r, F_COMP_BYP, 0);
-	setu(r, F_COMP_RSP, 0);
-	sets(r, F_ALGO, lb_algo_str(px));
-	setu(r, F_UWEIGHT, (unsigned)weight);
-	setu(r, F_AGG_SERVER_STATUS, 0);
-	setu(r, F_AGG_SERVER_CHECK_STATUS, 0);
-	setu(r, F_AGG_CHECK_STATUS, 0);
+	setu(r, ST_F_QCUR, (unsigned)px->nbpend);
+	setu(r, ST_F_QMAX, (unsigned)px->max_nbpend);
+	setu(r, ST_F_SLIM, (unsigned)backend_slim(px));
+	setu(r, ST_F_DREQ, px->be_counters.denied_req);
+	sets(r, ST_F_STATUS, act || bck ? "UP" : "DOWN");
+	setu(r, ST_F_WEIGHT, (unsigned)weight);
+	setu(r, ST_F_ACT, (unsigned)act);
+	setu(r, ST_F_BCK, (unsigned)bck);
+	setu(r, ST_F_CHKDOWN, chkdown);
+	seti(r, ST_F_LASTCHG, secs_since(px->last_change));
+	setu(r, ST_F_DOWNTIME, 0);
+	setu(r, ST_F_COMP_IN, 0);
+	setu(r, ST_F_COMP_OUT, 0);
+	setu(r, ST_F_COMP_BYP, 0);
+	setu(r, ST_F_COMP_RSP, 0);
+	sets(r, ST_F_ALGO, lb_algo_str(px));
+	setu(r, ST_F_UWEIGHT, (unsigned)weight);
+	setu(r, ST_F_AGG_SERVER_STATUS, 0);
+	setu(r, ST_F_AGG_SERVER_CHECK_STATUS, 0);
+	setu(r, ST_F_AGG_CHECK_STATUS, 0);
 }
 
-static void row_emit(struct dstr *out, const struct stat_row *r)
+const char *stats_field_name(int f)
 {
-	for (int f = 0; f < F_NB; f++)
-		dstr_printf(out, "%s,", r->v[f]);
-	dstr_add(out, "\n", 1);
+	return f >= 0 && f < ST_F_NB ? stat_names[f] : "";
 }
 
-void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags)
+int stats_walk(int iid, int types, int sid, int flags,
+               int (*scope)(const struct proxy *px, void *arg),
+               int (*cb)(const struct stats_row *r, const struct stats_obj *o, void *arg),
+               void *arg)
 {
-	struct stat_row *r = malloc(sizeof(*r));
+	struct stats_row *r = malloc(sizeof(*r));
+	struct stats_obj o;
+	int ret = 0;
 
 	if (!r)
-		return;
-	dstr_add(out, "# ", 2);
-	for (int f = 0; f < F_NB; f++)
-		dstr_printf(out, "%s,", stat_names[f]);
-	dstr_add(out, "\n", 1);
-	for (const struct proxy *px = global.proxies; px; px = px->next) {
-		if (iid != -1 && px->id != iid)
+		return -1;
+	for (const struct proxy *px = global.proxies; px && !ret; px = px->next) {
+		if ((iid != -1 && px->id != iid) || (px->cap & PR_CAP_DEF))
 			continue;
+		if (scope && !scope(px, arg))
+			continue;
+		memset(&o, 0, sizeof(o));
+		o.px = px;
 		if ((px->cap & PR_CAP_FE) && (types & STATS_T_FE)) {
+			o.type = STATS_T_FE;
 			row_frontend(r, px);
-			row_emit(out, r);
+			ret = cb(r, &o, arg);
 		}
-		if ((px->cap & PR_CAP_FE) && (types & STATS_T_LI) && (px->options & PR_O_SOCKET_STATS)) {
-			for (const struct listener *li = px->listeners; li; li = li->next) {
+		if (!ret && (px->cap & PR_CAP_FE) && (types & STATS_T_LI) &&
+		    (px->options & PR_O_SOCKET_STATS)) {
+			o.type = STATS_T_LI;
+			for (const struct listener *li = px->listeners; li && !ret; li = li->next) {
 				if (sid > 0 && li->id != sid)
 					continue;
+				o.li = li;
 				row_listener(r, px, li);
-				row_emit(out, r);
+				ret = cb(r, &o, arg);
 			}
+			o.li = NULL;
 		}
-		if ((px->cap & PR_CAP_BE) && (types & STATS_T_SRV))
-			for (const struct server *srv = px->servers; srv; srv = srv->next) {
+		if (!ret && (px->cap & PR_CAP_BE) && (types & STATS_T_SRV)) {
+			o.type = STATS_T_SRV;
+			for (const struct server *srv = px->servers; srv && !ret; srv = srv->next) {
 				if (sid > 0 && srv->id != sid)
 					continue;
 				if ((flags & (STATS_F_UP | STATS_F_NO_MAINT)) && (srv->flags & SRV_F_MAINT))
 					continue;
+				if ((flags & STATS_F_UP) && (srv->flags & SRV_F_DOWN))
+					continue;
+				o.srv = srv;
 				row_server(r, px, srv);
-				row_emit(out, r);
+				ret = cb(r, &o, arg);
 			}
-		if ((px->cap & PR_CAP_BE) && (types & STATS_T_BE)) {
+			o.srv = NULL;
+		}
+		if (!ret && (px->cap & PR_CAP_BE) && (types & STATS_T_BE)) {
+			o.type = STATS_T_BE;
 			row_backend(r, px);
-			row_emit(out, r);
+			ret = cb(r, &o, arg);
 		}
 	}
 	free(r);
+	return ret ? -1 : 0;
+}
+
+static int row_emit(const struct stats_row *r, const struct stats_obj *o, void *arg)
+{
+	struct dstr *out = arg;
+
+	for (int f = 0; f < ST_F_NB; f++)
+		dstr_printf(out, "%s,", r->v[f]);
+	dstr_add(out, "\n", 1);
+	return 0;
+}
+
+void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags)
+{
+	dstr_add(out, "# ", 2);
+	for (int f = 0; f < ST_F_NB; f++)
+		dstr_printf(out, "%s,", stat_names[f]);
+	dstr_add(out, "\n", 1);
+	stats_walk(iid, types, sid, flags, NULL, row_emit, out);
 }
 
 static void info_uptime(char *out, size_t sz, long up)
