@@ -235,9 +235,16 @@ static int listener_bind_unix(struct listener *li)
 	struct sockaddr_un *sun = (struct sockaddr_un *)&li->addr;
 	struct stat st;
 
-	/* A stale socket from a previous run would make bind() fail. */
-	if (lstat(sun->sun_path, &st) == 0 && S_ISSOCK(st.st_mode))
+	/* A stale socket from a previous run would make bind() fail; any
+	 * other file there is not ours to remove. */
+	if (lstat(sun->sun_path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			errno = EEXIST;
+			return listener_fail(li, "bind unix socket (a file that is not a socket "
+					     "is in the way)");
+		}
 		unlink(sun->sun_path);
+	}
 	if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
 		return listener_fail(li, "bind unix socket");
 	if (stat(sun->sun_path, &st) == 0)

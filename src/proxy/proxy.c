@@ -427,9 +427,13 @@ static int proxy_postparse(void)
 		} else if ((px->cap & PR_CAP_FE) && (px->cap & PR_CAP_BE)) {
 			px->defbe = px; /* a listen section serves its own servers */
 		}
-		if ((px->cap == PR_CAP_FE) && !px->defbe && !px->defbe_name)
-			log_warning("%s:%d: frontend '%s' has no default_backend; its connections "
-				    "will be closed", px->conf_file, px->conf_line, px->name);
+		/* In mode http, rules may answer every request themselves. */
+		if ((px->cap == PR_CAP_FE) && !px->defbe && !px->defbe_name &&
+		    !(px->mode == PR_MODE_HTTP && px->http_rules))
+			log_warning("%s:%d: frontend '%s' has no default_backend; %s",
+				    px->conf_file, px->conf_line, px->name,
+				    px->mode == PR_MODE_HTTP ? "its requests will get a 503"
+							     : "its connections will be closed");
 	}
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		errors += proxy_number_listeners(px);
