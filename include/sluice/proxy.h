@@ -17,6 +17,7 @@ struct http_px;
 struct http_rules;
 struct http_err_table;
 struct lf_expr;
+struct acl_px;
 
 #define PR_CAP_FE  0x01
 #define PR_CAP_BE  0x02
@@ -93,6 +94,7 @@ struct proxy {
 	struct http_err_table *http_errors;  /* http_reply.c */
 	char                  *logformat_str;/* log-format / option httplog|tcplog */
 	struct lf_expr        *logformat;    /* compiled at post-parse */
+	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */
