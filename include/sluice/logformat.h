@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+struct stream;
+
 /* The formats behind "option httplog", "option tcplog", "option httplog clf". */
 extern const char LF_HTTPLOG[];
 extern const char LF_TCPLOG[];
@@ -65,6 +67,7 @@ struct lf_ctx {
 	const char     *ssl_ciphers;    /* %sslc, NULL: "-" */
 	const char     *ssl_version;    /* %sslv, NULL: "-" */
 	int             li_id;          /* %cp/%fp of a UNIX socket: the listener's id */
+	struct stream  *strm;           /* %[...] sample expressions; NULL: they give "-" */
 };
 
 /* Compiles <fmt>. Unknown variables are errors. On error returns -1 with

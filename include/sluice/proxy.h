@@ -18,6 +18,7 @@ struct http_rules;
 struct http_err_table;
 struct stats_px;
 struct lf_expr;
+struct acl_px;
 
 #define PR_CAP_FE  0x01
 #define PR_CAP_BE  0x02
@@ -95,6 +96,7 @@ struct proxy {
 	char                  *logformat_str;/* log-format / option httplog|tcplog */
 	struct lf_expr        *logformat;    /* compiled at post-parse */
 	struct stats_px       *stats;        /* stats page settings (stats_http.c) */
+	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

@@ -12,6 +12,7 @@
 
 #include <sluice/common.h>
 #include <sluice/logformat.h>
+#include <sluice/sample.h>
 #include <sluice/str.h>
 
 /* The formats HAProxy 2.6 documents as the strict equivalents of its
@@ -31,7 +32,7 @@ const char LF_HTTPLOG_CLF[] =
 enum lf_type {
 	LF_T_TEXT,      /* literal bytes */
 	LF_T_SEP,       /* a run of spaces: at most one space in the output */
-	LF_T_SAMPLE,    /* %[...]: reserved for the rules engine */
+	LF_T_SAMPLE,    /* %[...]: a sample expression (sample.h) */
 	LF_V_CI, LF_V_CP, LF_V_FI, LF_V_FP, LF_V_BI, LF_V_BP, LF_V_SI, LF_V_SP,
 	LF_V_t, LF_V_tr, LF_V_trg, LF_V_trl, LF_V_T, LF_V_Tl, LF_V_Ts, LF_V_ms,
 	LF_V_ft, LF_V_f, LF_V_b, LF_V_s,
@@ -55,6 +56,7 @@ struct lf_node {
 	uint8_t  opts;      /* LF_O_* */
 	uint32_t off;       /* LF_T_TEXT: offset of the text */
 	uint32_t len;       /* LF_T_TEXT: its length */
+	struct smp_expr *expr;  /* LF_T_SAMPLE: the expression (allocated) */
 };
 
 static const struct lf_var_def {
@@ -184,21 +186,51 @@ static int lf_add_text(struct lf_build *b, const char *s, size_t len)
 }
 
 /* %[expr] and %{flags}[expr]. <p> points after the '['. This is the one
- * place where sample expressions enter: once the rules engine exists, it
- * compiles <expr> here into an LF_T_SAMPLE node. */
+ * place where sample expressions enter: <expr> is compiled into an
+ * LF_T_SAMPLE node, evaluated at render time on the context's stream. */
 static int lf_compile_sample(struct lf_build *b, const char *fmt, const char *pct,
                              const char **p, unsigned opts, char **err)
 {
-	const char *end = strchr(*p, ']');
+	const char *end = strchr(*p, ']'), *stop;
+	struct smp_expr *e;
+	char *src, *perr = NULL;
 
 	if (!end) {
 		*err = str_fmt("missing ']' after '%%[' at column %zu", (size_t)(pct - fmt) + 1);
 		return -1;
 	}
-	*err = str_fmt("sample expressions (%%[...]) need the rules engine, not built yet "
-		       "('%%[%.*s]' at column %zu)", (int)MIN(end - *p, 64), *p,
-		       (size_t)(pct - fmt) + 1);
-	return -1;
+	src = malloc((size_t)(end - *p) + 1);
+	e = calloc(1, sizeof(*e));
+	if (!src || !e) {
+		free(src);
+		free(e);
+		*err = str_fmt("out of memory");
+		return -1;
+	}
+	memcpy(src, *p, (size_t)(end - *p));
+	src[end - *p] = '\0';
+	if (smp_expr_parse(src, e, &stop, &perr) == 0 && *stop) {
+		perr = str_fmt("unexpected '%.32s'", stop);
+		smp_expr_free(e);
+	}
+	if (perr) {
+		*err = str_fmt("sample expression '%%[%.*s]' at column %zu: %s",
+			       (int)MIN(end - *p, 64), *p, (size_t)(pct - fmt) + 1, perr);
+		free(perr);
+		free(e);
+		free(src);
+		return -1;
+	}
+	free(src);
+	if (lf_add_node(b, LF_T_SAMPLE, opts) == -1) {
+		smp_expr_free(e);
+		free(e);
+		*err = str_fmt("out of memory");
+		return -1;
+	}
+	b->nodes[b->n - 1].expr = e;
+	*p = end + 1;
+	return 0;
 }
 
 /* Applies the comma-separated flags of "%{...}" (<s>, <len> bytes) to
@@ -354,6 +386,11 @@ int lf_compile(const char *fmt, struct lf_expr *out, char **err)
 oom:
 	*err = str_fmt("out of memory");
 fail:
+	for (int i = 0; i < b.n; i++)
+		if (b.nodes[i].type == LF_T_SAMPLE) {
+			smp_expr_free(b.nodes[i].expr);
+			free(b.nodes[i].expr);
+		}
 	free(b.nodes);
 	free(b.text);
 	return -1;
@@ -361,6 +398,11 @@ fail:
 
 void lf_free(struct lf_expr *e)
 {
+	for (int i = 0; i < e->n; i++)
+		if (e->nodes[i].type == LF_T_SAMPLE) {
+			smp_expr_free(e->nodes[i].expr);
+			free(e->nodes[i].expr);
+		}
 	free(e->nodes);
 	e->nodes = NULL;
 	e->n = 0;
@@ -876,6 +918,23 @@ static int lf_render_var(struct lf_out *o, const struct lf_node *nd, const struc
 	return 1;
 }
 
+/* %[expr]: "-" when the sample does not exist (or no stream is known). */
+static void out_sample(struct lf_out *o, const struct lf_node *nd, const struct lf_ctx *c)
+{
+	struct sample smp = { 0 };
+	char buf[64];
+
+	if (!smp_expr_eval(nd->expr, c->strm, &smp)) {
+		out_str(o, NULL, 0, 0, nd->opts, 1);
+		return;
+	}
+	if (smp.type == SMP_T_STR || smp.type == SMP_T_BIN) {
+		out_str(o, smp.u.str.p, smp.u.str.len, 0, nd->opts, 0);
+		return;
+	}
+	out_str(o, buf, smp_to_text(&smp, buf, sizeof(buf)), 0, nd->opts, 0);
+}
+
 size_t lf_render(const struct lf_expr *e, const struct lf_ctx *c, char *out, size_t size)
 {
 	const char *text;
@@ -905,6 +964,10 @@ size_t lf_render(const struct lf_expr *e, const struct lf_ctx *c, char *out, siz
 			break;
 		case LF_T_TEXT:
 			out_mem(&o, text + nd->off, nd->len);
+			last_sep = 0;
+			break;
+		case LF_T_SAMPLE:
+			out_sample(&o, nd, c);
 			last_sep = 0;
 			break;
 		default:

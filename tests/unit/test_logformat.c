@@ -175,9 +175,9 @@ static void test_compile_errors(void **state)
 	check_error("%{+Q+E}ci", "unknown flag '+Q+E'");
 	check_error("%{Q}ci", "unknown flag 'Q'");
 	check_error("%{+q}ci", "unknown flag '+q'");
-	check_error("%[src]", "sample expressions (%[...]) need the rules engine, not built yet");
-	check_error("%ci %{+Q}[src,lower]", "sample expressions (%[...]) need the rules engine");
-	check_error("%ci %{+Q}[src,lower]", "at column 5");
+	check_error("%[nosrc]", "unknown fetch method 'nosrc'; did you mean 'src'?");
+	check_error("%ci %{+Q}[src,lowr]", "unknown converter 'lowr'; did you mean 'lower'?");
+	check_error("%ci %{+Q}[src,lowr]", "at column 5");
 	check_error("%[src", "missing ']' after '%[' at column 1");
 	check_error("%HQ%[", "missing ']'");
 }

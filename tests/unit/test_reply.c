@@ -517,9 +517,8 @@ static const struct {
 	{ "errorfile /nonexistent/f", "cannot open file '/nonexistent/f'" },
 	{ "content-type t/p lf-string %nosuch", "'lf-string': unknown log-format variable '%nosuch' at column 1" },
 	{ "hdr x a%nosuch", "'hdr x': unknown log-format variable '%nosuch' at column 2" },
-	/* Sample expressions come with the rules engine: refused until then. */
-	{ "content-type t/p lf-string %[path]", "'lf-string': sample expressions (%[...]) need the rules engine" },
-	{ "hdr x %[path]", "'hdr x': sample expressions (%[...]) need the rules engine" },
+	{ "content-type t/p lf-string %[pth]", "'lf-string': sample expression '%[pth]' at column 1: unknown fetch method 'pth'; did you mean 'path'?" },
+	{ "hdr x %[path,nosuch]", "'hdr x': sample expression '%[path,nosuch]' at column 1: unknown converter 'nosuch'" },
 	{ "status 200 bogus x", "unexpected argument 'bogus' (expects status, content-type, string, lf-string, file, lf-file, errorfile, errorfiles, default-errorfiles, hdr, or a condition with 'if'/'unless')" },
 };
 

@@ -672,11 +672,10 @@ static void test_parse_errors(void **state)
 		  "'unless' or the end of the line)" },
 		{ "http-request set-header X-A %zz", "'set-header': invalid log-format string '%zz': "
 		  "unknown log-format variable '%zz' at column 1" },
-		{ "http-request set-path %[path]", "'set-path': invalid log-format string '%[path]': "
-		  "sample expressions (%[...]) need the rules engine" },
-		{ "http-request set-header X-A 1 if TRUE", "conditions ('if'/'unless') need the rules "
-		  "engine (ACLs), not supported yet" },
-		{ "http-request allow unless x", "need the rules engine" },
+		{ "http-request set-path %[pat]", "'set-path': invalid log-format string '%[pat]': "
+		  "sample expression '%[pat]' at column 1: unknown fetch method 'pat'; did you mean 'path'?" },
+		{ "http-request set-header X-A 1 if TRUE FALS", "no such ACL: 'FALS'" },
+		{ "http-request allow unless x", "no such ACL: 'x'" },
 		{ "http-request allow now", "'allow': unexpected argument 'now'" },
 		{ "http-request del-header", "'del-header': expects <name> [-m str|beg|end|sub|reg]" },
 		{ "http-request del-header X -m", "'-m' expects a matching method" },

@@ -1,0 +1,90 @@
+/* Pattern sets: the values an ACL compares a sample with, indexed by
+ * matching method: exact strings in a hash table, IPv4/IPv6 networks in a
+ * binary trie, regexes compiled once by PCRE2 (JIT), integer ranges. */
+#ifndef SLUICE_PATTERN_H
+#define SLUICE_PATTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sample;
+
+/* Matching methods (-m name). */
+enum pat_match {
+	PAT_M_FOUND,  /* the sample exists */
+	PAT_M_BOOL,   /* the sample, as a boolean, is true */
+	PAT_M_INT,    /* integer ranges and operators */
+	PAT_M_IP,     /* addresses and networks */
+	PAT_M_LEN,    /* string length in ranges */
+	PAT_M_STR,    /* exact string */
+	PAT_M_BEG,    /* prefix */
+	PAT_M_END,    /* suffix */
+	PAT_M_SUB,    /* substring */
+	PAT_M_REG,    /* regular expression */
+	PAT_M_DIR,    /* '/'-delimited part */
+	PAT_M_DOM,    /* '.'-delimited part */
+	PAT_M_COUNT
+};
+
+#define PAT_F_ICASE 0x01  /* -i: case-insensitive strings and regexes */
+
+/* Integer operators written before a value ("gt 5"). */
+enum pat_op { PAT_OP_NONE, PAT_OP_EQ, PAT_OP_GE, PAT_OP_GT, PAT_OP_LE, PAT_OP_LT };
+
+struct pat_hnode;
+struct pat_trie;
+
+struct pat_range {
+	int64_t min, max;
+};
+
+struct pat_str {
+	char   *s;
+	size_t  len;
+};
+
+struct pat_set {
+	enum pat_match     match;
+	unsigned           flags;    /* PAT_F_* */
+	int                count;    /* patterns added */
+	struct pat_hnode **htab;     /* PAT_M_STR */
+	unsigned           hsize, hcount;
+	struct pat_str    *strs;     /* BEG/END/SUB/DIR/DOM */
+	int                nstrs;
+	struct pat_range  *ranges;   /* INT/LEN */
+	int                nranges;
+	struct pat_trie   *v4, *v6;  /* IP */
+	void             **regs;     /* REG: pcre2_code * */
+	int                nregs;
+};
+
+/* The method named <name> ("str", "beg"...). Returns 0, or -1 if unknown. */
+int pat_match_find(const char *name, enum pat_match *m);
+
+/* Name of <m>, for messages. */
+const char *pat_match_name(enum pat_match m);
+
+/* Whether <word> is an integer operator ("eq", "gt"...); sets <op>. */
+int pat_op_find(const char *word, enum pat_op *op);
+
+/* Prepares an empty set. */
+void pat_set_init(struct pat_set *ps, enum pat_match m, unsigned flags);
+
+/* Adds one pattern (<op> for INT/LEN, else PAT_OP_NONE). Returns 0, or -1
+ * with an allocated <err>. */
+int pat_set_add(struct pat_set *ps, const char *val, enum pat_op op, char **err);
+
+/* Adds every line of file <path> (blank lines and lines starting with '#'
+ * skipped, leading blanks stripped); with <map>, only the first word of
+ * each line (the key of a map file). Returns 0, or -1 with an allocated
+ * <err> naming the file and line. Start-up only (blocking reads). */
+int pat_set_load_file(struct pat_set *ps, const char *path, int map, char **err);
+
+/* Whether <smp> matches one pattern of <ps>; <smp> may be cast. Returns 1
+ * or 0. Does not allocate. */
+int pat_set_exec(const struct pat_set *ps, struct sample *smp);
+
+/* Releases the patterns (not <ps> itself). */
+void pat_set_free(struct pat_set *ps);
+
+#endif

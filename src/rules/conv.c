@@ -1,0 +1,500 @@
+/* Sample converters (sample.h): case, length and slicing of strings, hex
+ * and base64, URL decoding, IP masks, arithmetic and hashes. Each one
+ * writes into a rotating scratch buffer, never allocating. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <sluice/common.h>
+#include <sluice/sample.h>
+#include <sluice/str.h>
+
+/* Makes the string of <smp> writable (copied to scratch when constant). */
+static char *smp_make_rw(struct sample *smp)
+{
+	char *buf;
+
+	if (!(smp->flags & SMP_F_CONST))
+		return (char *)smp->u.str.p;
+	buf = smp_scratch_get();
+	smp->u.str.len = MIN(smp->u.str.len, SMP_SCRATCH_SIZE);
+	memcpy(buf, smp->u.str.p, smp->u.str.len);
+	smp->u.str.p = buf;
+	smp->flags &= ~SMP_F_CONST;
+	return buf;
+}
+
+static int smp_out_str(struct sample *smp, const char *p, size_t len, enum smp_type t)
+{
+	smp->type = t;
+	smp->flags &= ~SMP_F_CONST;
+	smp->u.str.p = p;
+	smp->u.str.len = len;
+	return 1;
+}
+
+static int smp_out_int(struct sample *smp, int64_t v)
+{
+	smp->type = SMP_T_SINT;
+	smp->u.sint = v;
+	return 1;
+}
+
+static int conv_lower(const struct smp_arg *a, struct sample *smp)
+{
+	char *p = smp_make_rw(smp);
+
+	for (size_t i = 0; i < smp->u.str.len; i++)
+		p[i] = (char)tolower((unsigned char)p[i]);
+	return 1;
+}
+
+static int conv_upper(const struct smp_arg *a, struct sample *smp)
+{
+	char *p = smp_make_rw(smp);
+
+	for (size_t i = 0; i < smp->u.str.len; i++)
+		p[i] = (char)toupper((unsigned char)p[i]);
+	return 1;
+}
+
+static int conv_length(const struct smp_arg *a, struct sample *smp)
+{
+	return smp_out_int(smp, (int64_t)smp->u.str.len);
+}
+
+/* bytes(offset[,length]) */
+static int conv_bytes(const struct smp_arg *a, struct sample *smp)
+{
+	size_t off = a[0].sint < 0 ? 0 : (size_t)a[0].sint;
+
+	if (off >= smp->u.str.len) {
+		smp->u.str.len = 0;
+		return 1;
+	}
+	smp->u.str.p += off;
+	smp->u.str.len -= off;
+	if (a[1].type == ARGT_SINT && a[1].sint >= 0 && (size_t)a[1].sint < smp->u.str.len)
+		smp->u.str.len = (size_t)a[1].sint;
+	return 1;
+}
+
+static int conv_check_idx(struct smp_arg *a, char **err)
+{
+	if (a[0].sint == 0) {
+		*err = str_fmt("field index must not be 0 (1 is the first, -1 the last)");
+		return -1;
+	}
+	if (!a[1].len) {
+		*err = str_fmt("the delimiter list must not be empty");
+		return -1;
+	}
+	return 0;
+}
+
+/* Splits the string of <smp> at any of the <delims>; when <word>, empty
+ * tokens do not count (word()), else they do (field()). Keeps tokens
+ * <idx> to <idx>+<count>-1 (negative <idx>: from the end; <count> 0: all
+ * the rest). */
+static int conv_split(const struct smp_arg *a, struct sample *smp, int word)
+{
+	const char *p = smp->u.str.p, *end = p + smp->u.str.len;
+	const char *delims = a[1].str;
+	struct { const char *s, *e; } tok[256];
+	int n = 0, idx = (int)a[0].sint, count = a[2].type == ARGT_SINT ? (int)a[2].sint : 1;
+
+	for (;;) {
+		const char *s = p;
+
+		while (p < end && !memchr(delims, *p, a[1].len))
+			p++;
+		if (!(word && p == s) && n < (int)ARRAY_SIZE(tok)) {
+			tok[n].s = s;
+			tok[n].e = p;
+			n++;
+		}
+		if (p >= end)
+			break;
+		p++;
+	}
+	if (idx < 0)
+		idx = n + idx + 1;
+	if (idx < 1 || idx > n) {
+		smp->u.str.len = 0;
+		return 1;
+	}
+	if (count <= 0 || idx - 1 + count > n)
+		count = n - idx + 1;
+	smp->u.str.p = tok[idx - 1].s;
+	smp->u.str.len = (size_t)(tok[idx - 1 + count - 1].e - tok[idx - 1].s);
+	return 1;
+}
+
+static int conv_field(const struct smp_arg *a, struct sample *smp)
+{
+	return conv_split(a, smp, 0);
+}
+
+static int conv_word(const struct smp_arg *a, struct sample *smp)
+{
+	return conv_split(a, smp, 1);
+}
+
+static int conv_hex(const struct smp_arg *a, struct sample *smp)
+{
+	static const char hx[] = "0123456789ABCDEF";
+	char *out = smp_scratch_get();
+	size_t n = MIN(smp->u.str.len, SMP_SCRATCH_SIZE / 2);
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hx[(unsigned char)smp->u.str.p[i] >> 4];
+		out[2 * i + 1] = hx[(unsigned char)smp->u.str.p[i] & 15];
+	}
+	return smp_out_str(smp, out, 2 * n, SMP_T_STR);
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int conv_base64(const struct smp_arg *a, struct sample *smp)
+{
+	const unsigned char *in = (const unsigned char *)smp->u.str.p;
+	size_t len = MIN(smp->u.str.len, SMP_SCRATCH_SIZE / 4 * 3 - 3), o = 0;
+	char *out = smp_scratch_get();
+
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16;
+
+		if (i + 1 < len)
+			v |= (uint32_t)in[i + 1] << 8;
+		if (i + 2 < len)
+			v |= in[i + 2];
+		out[o++] = b64[v >> 18];
+		out[o++] = b64[(v >> 12) & 63];
+		out[o++] = i + 1 < len ? b64[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < len ? b64[v & 63] : '=';
+	}
+	return smp_out_str(smp, out, o, SMP_T_STR);
+}
+
+static int b64_val(int c)
+{
+	const char *p = c ? strchr(b64, c) : NULL;
+
+	return p ? (int)(p - b64) : -1;
+}
+
+static int conv_b64dec(const struct smp_arg *a, struct sample *smp)
+{
+	const char *in = smp->u.str.p;
+	size_t len = smp->u.str.len, o = 0;
+	char *out = smp_scratch_get();
+	uint32_t acc = 0;
+	int bits = 0;
+
+	if (len % 4)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		int v;
+
+		if (in[i] == '=') {
+			if (i + 2 < len)
+				return 0;
+			break;
+		}
+		v = b64_val((unsigned char)in[i]);
+		if (v < 0)
+			return 0;
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o >= SMP_SCRATCH_SIZE)
+				return 0;
+			out[o++] = (char)(acc >> bits);
+		}
+	}
+	return smp_out_str(smp, out, o, SMP_T_BIN);
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* url_dec([in_form]): %XX sequences, and '+' as a space when <in_form> is
+ * 1 or when the string holds a query ('?' seen) and <in_form> is absent. */
+static int conv_url_dec(const struct smp_arg *a, struct sample *smp)
+{
+	const char *in = smp->u.str.p;
+	size_t len = smp->u.str.len, o = 0;
+	char *out = smp_scratch_get();
+	int plus = a[0].type == ARGT_SINT ? a[0].sint != 0 : 0;
+
+	len = MIN(len, SMP_SCRATCH_SIZE);
+	for (size_t i = 0; i < len; i++) {
+		if (in[i] == '%') {
+			int h, l;
+
+			if (i + 2 >= len)
+				return 0;
+			h = hexval((unsigned char)in[i + 1]);
+			l = hexval((unsigned char)in[i + 2]);
+			if (h < 0 || l < 0)
+				return 0;
+			out[o++] = (char)(h * 16 + l);
+			i += 2;
+		} else if (in[i] == '?' && a[0].type != ARGT_SINT) {
+			plus = 1;
+			out[o++] = in[i];
+		} else
+			out[o++] = in[i] == '+' && plus ? ' ' : in[i];
+	}
+	return smp_out_str(smp, out, o, SMP_T_STR);
+}
+
+/* ipmask(mask4[,mask6]): the masks are parsed by the check into args. */
+static int conv_check_ipmask(struct smp_arg *a, char **err)
+{
+	for (int i = 0; i < 2; i++) {
+		char *e;
+		long bits;
+
+		if (!a[i].str)
+			continue;
+		bits = strtol(a[i].str, &e, 10);
+		if (*e == '\0' && e != a[i].str && bits >= 0 && bits <= (i ? 128 : 32)) {
+			a[i].sint = bits;
+			continue;
+		}
+		if (i == 0) {
+			struct in_addr m;
+
+			if (inet_pton(AF_INET, a[i].str, &m) == 1) {
+				uint32_t v = ntohl(m.s_addr);
+
+				a[i].sint = __builtin_popcount(v);
+				if (v && (uint32_t)(v << a[i].sint) != 0) {
+					*err = str_fmt("ipmask: '%s' is not a contiguous netmask",
+						       a[i].str);
+					return -1;
+				}
+				continue;
+			}
+		}
+		*err = str_fmt("ipmask: invalid %s mask '%s'", i ? "IPv6" : "IPv4", a[i].str);
+		return -1;
+	}
+	return 0;
+}
+
+static int conv_ipmask(const struct smp_arg *a, struct sample *smp)
+{
+	if (smp->type == SMP_T_IPV4) {
+		int bits = (int)a[0].sint;
+		uint32_t m = bits ? 0xffffffffu << (32 - bits) : 0;
+
+		smp->u.ipv4.s_addr &= htonl(m);
+		return 1;
+	}
+	if (smp->type == SMP_T_IPV6) {
+		int bits = a[1].str ? (int)a[1].sint : 128;
+
+		if (!a[1].str)
+			return 0;   /* HAProxy: no IPv6 mask, no result */
+		for (int i = 0; i < 16; i++) {
+			int b = bits - i * 8;
+
+			smp->u.ipv6.s6_addr[i] &= b >= 8 ? 0xff : b <= 0 ? 0 :
+						  (uint8_t)(0xff << (8 - b));
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int conv_add(const struct smp_arg *a, struct sample *smp)
+{
+	return smp_out_int(smp, (int64_t)((uint64_t)smp->u.sint + (uint64_t)a[0].sint));
+}
+
+static int conv_sub(const struct smp_arg *a, struct sample *smp)
+{
+	return smp_out_int(smp, (int64_t)((uint64_t)smp->u.sint - (uint64_t)a[0].sint));
+}
+
+static int conv_mul(const struct smp_arg *a, struct sample *smp)
+{
+	return smp_out_int(smp, (int64_t)((uint64_t)smp->u.sint * (uint64_t)a[0].sint));
+}
+
+/* div/mod by 0 give the largest integer and 0, as HAProxy does. */
+static int conv_div(const struct smp_arg *a, struct sample *smp)
+{
+	if (!a[0].sint)
+		return smp_out_int(smp, INT64_MAX);
+	if (a[0].sint == -1 && smp->u.sint == INT64_MIN)
+		return smp_out_int(smp, INT64_MAX);
+	return smp_out_int(smp, smp->u.sint / a[0].sint);
+}
+
+static int conv_mod(const struct smp_arg *a, struct sample *smp)
+{
+	if (!a[0].sint || a[0].sint == -1)
+		return smp_out_int(smp, 0);
+	return smp_out_int(smp, smp->u.sint % a[0].sint);
+}
+
+static int conv_neg(const struct smp_arg *a, struct sample *smp)
+{
+	return smp_out_int(smp, (int64_t)(0 - (uint64_t)smp->u.sint));
+}
+
+static int conv_and(const struct smp_arg *a, struct sample *smp)
+{
+	return smp_out_int(smp, smp->u.sint & a[0].sint);
+}
+
+static int conv_or(const struct smp_arg *a, struct sample *smp)
+{
+	return smp_out_int(smp, smp->u.sint | a[0].sint);
+}
+
+static int conv_xor(const struct smp_arg *a, struct sample *smp)
+{
+	return smp_out_int(smp, smp->u.sint ^ a[0].sint);
+}
+
+/* concat([start],[var],[end]): variables are not supported yet; the check
+ * refuses a non-empty middle argument. */
+static int conv_check_concat(struct smp_arg *a, char **err)
+{
+	if (a[1].str && a[1].len) {
+		*err = str_fmt("concat: variables ('%s') are not supported yet", a[1].str);
+		return -1;
+	}
+	return 0;
+}
+
+static int conv_concat(const struct smp_arg *a, struct sample *smp)
+{
+	char *out = smp_scratch_get();
+	size_t n = 0;
+	const struct smp_arg *parts[2] = { &a[0], &a[2] };
+
+	for (int i = 0; i < 2; i++) {
+		const char *p = i ? NULL : parts[0]->str;
+		size_t l;
+
+		if (i == 1) {
+			l = MIN(smp->u.str.len, SMP_SCRATCH_SIZE - n);
+			memcpy(out + n, smp->u.str.p, l);
+			n += l;
+			p = parts[1]->str;
+		}
+		if (p) {
+			l = MIN(strlen(p), SMP_SCRATCH_SIZE - n);
+			memcpy(out + n, p, l);
+			n += l;
+		}
+	}
+	return smp_out_str(smp, out, n, SMP_T_STR);
+}
+
+static int conv_check_strcmp(struct smp_arg *a, char **err)
+{
+	*err = str_fmt("strcmp: variables ('%s') are not supported yet", a[0].str ? a[0].str : "");
+	return -1;
+}
+
+static int conv_strcmp(const struct smp_arg *a, struct sample *smp)
+{
+	return 0;
+}
+
+/* Bob Jenkins' full avalanche, as HAProxy applies with a non-zero arg. */
+static uint32_t hash_avalanche(uint32_t a)
+{
+	a = (a + 0x7ed55d16) + (a << 12);
+	a = (a ^ 0xc761c23c) ^ (a >> 19);
+	a = (a + 0x165667b1) + (a << 5);
+	a = (a + 0xd3a2646c) ^ (a << 9);
+	a = (a + 0xfd7046c5) + (a << 3);
+	a = (a ^ 0xb55a4f09) ^ (a >> 16);
+	return a;
+}
+
+static int hash_out(const struct smp_arg *a, struct sample *smp, uint32_t h)
+{
+	if (a[0].type == ARGT_SINT && a[0].sint)
+		h = hash_avalanche(h);
+	return smp_out_int(smp, h);
+}
+
+static int conv_sdbm(const struct smp_arg *a, struct sample *smp)
+{
+	uint32_t h = 0;
+
+	for (size_t i = 0; i < smp->u.str.len; i++)
+		h = (unsigned char)smp->u.str.p[i] + (h << 6) + (h << 16) - h;
+	return hash_out(a, smp, h);
+}
+
+static int conv_djb2(const struct smp_arg *a, struct sample *smp)
+{
+	uint32_t h = 5381;
+
+	for (size_t i = 0; i < smp->u.str.len; i++)
+		h = ((h << 5) + h) + (unsigned char)smp->u.str.p[i];
+	return hash_out(a, smp, h);
+}
+
+static int conv_crc32(const struct smp_arg *a, struct sample *smp)
+{
+	uint32_t c = 0xffffffffu;
+
+	for (size_t i = 0; i < smp->u.str.len; i++) {
+		c ^= (unsigned char)smp->u.str.p[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+	}
+	return hash_out(a, smp, ~c);
+}
+
+static const struct smp_conv_kw smp_convs[] = {
+	{ "lower",   conv_lower,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL },
+	{ "upper",   conv_upper,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL },
+	{ "length",  conv_length,  { 0 }, 0, SMP_T_STR, SMP_T_SINT, NULL },
+	{ "bytes",   conv_bytes,   { ARGT_SINT, ARGT_SINT }, 1, SMP_T_BIN, SMP_T_BIN, NULL },
+	{ "field",   conv_field,   { ARGT_SINT, ARGT_STR, ARGT_SINT }, 2, SMP_T_STR, SMP_T_STR,
+	  conv_check_idx },
+	{ "word",    conv_word,    { ARGT_SINT, ARGT_STR, ARGT_SINT }, 2, SMP_T_STR, SMP_T_STR,
+	  conv_check_idx },
+	{ "hex",     conv_hex,     { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL },
+	{ "base64",  conv_base64,  { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL },
+	{ "b64dec",  conv_b64dec,  { 0 }, 0, SMP_T_STR, SMP_T_BIN, NULL },
+	{ "url_dec", conv_url_dec, { ARGT_SINT }, 0, SMP_T_STR, SMP_T_STR, NULL },
+	{ "ipmask",  conv_ipmask,  { ARGT_STR, ARGT_STR }, 1, SMP_T_ADDR, SMP_T_ADDR,
+	  conv_check_ipmask },
+	{ "add",     conv_add,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
+	{ "sub",     conv_sub,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
+	{ "mul",     conv_mul,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
+	{ "div",     conv_div,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
+	{ "mod",     conv_mod,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
+	{ "neg",     conv_neg,     { 0 }, 0, SMP_T_SINT, SMP_T_SINT, NULL },
+	{ "and",     conv_and,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
+	{ "or",      conv_or,      { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
+	{ "xor",     conv_xor,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
+	{ "concat",  conv_concat,  { ARGT_STR, ARGT_STR, ARGT_STR }, 0, SMP_T_STR, SMP_T_STR,
+	  conv_check_concat },
+	{ "strcmp",  conv_strcmp,  { ARGT_STR }, 1, SMP_T_STR, SMP_T_SINT, conv_check_strcmp },
+	{ "sdbm",    conv_sdbm,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
+	{ "djb2",    conv_djb2,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
+	{ "crc32",   conv_crc32,   { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
+};
+
+SLUICE_INIT(conv_register)
+{
+	smp_register_convs(smp_convs, ARRAY_SIZE(smp_convs));
+}

@@ -1,0 +1,898 @@
+/* Samples (sample.h): the fetch and converter registries, expression
+ * parsing ("fetch(args),conv(args)..."), type casts, evaluation, and the
+ * layer-4 and constant fetches. HTTP fetches live in sample_http.c and the
+ * converters in conv.c. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/log.h>
+#include <sluice/proxy.h>
+#include <sluice/sample.h>
+#include <sluice/server.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+
+/* ------------------------------------------------------------------------
+ * Registries
+ */
+
+struct smp_kw_list {
+	const void *rows;
+	size_t      n;
+	struct smp_kw_list *next;
+};
+
+static struct smp_kw_list *fetch_lists, *conv_lists;
+
+static void smp_list_add(struct smp_kw_list **head, const void *rows, size_t n)
+{
+	struct smp_kw_list *l = xcalloc(1, sizeof(*l));
+
+	l->rows = rows;
+	l->n = n;
+	l->next = *head;
+	*head = l;
+}
+
+void smp_register_fetches(const struct smp_fetch_kw *kws, size_t n)
+{
+	smp_list_add(&fetch_lists, kws, n);
+}
+
+void smp_register_convs(const struct smp_conv_kw *kws, size_t n)
+{
+	smp_list_add(&conv_lists, kws, n);
+}
+
+const struct smp_fetch_kw *smp_fetch_find(const char *name, size_t len)
+{
+	for (const struct smp_kw_list *l = fetch_lists; l; l = l->next) {
+		const struct smp_fetch_kw *k = l->rows;
+
+		for (size_t i = 0; i < l->n; i++)
+			if (strlen(k[i].name) == len && memcmp(k[i].name, name, len) == 0)
+				return &k[i];
+	}
+	return NULL;
+}
+
+static const struct smp_conv_kw *smp_conv_find(const char *name, size_t len)
+{
+	for (const struct smp_kw_list *l = conv_lists; l; l = l->next) {
+		const struct smp_conv_kw *k = l->rows;
+
+		for (size_t i = 0; i < l->n; i++)
+			if (strlen(k[i].name) == len && memcmp(k[i].name, name, len) == 0)
+				return &k[i];
+	}
+	return NULL;
+}
+
+static const char *smp_suggest(int conv, const char *name, size_t len)
+{
+	static char word[64];
+	struct cfg_suggest sg;
+
+	snprintf(word, sizeof(word), "%.*s", (int)MIN(len, sizeof(word) - 1), name);
+	cfg_suggest_init(&sg, word);
+	for (const struct smp_kw_list *l = conv ? conv_lists : fetch_lists; l; l = l->next)
+		for (size_t i = 0; i < l->n; i++)
+			cfg_suggest_add(&sg, conv ? ((const struct smp_conv_kw *)l->rows)[i].name
+					   : ((const struct smp_fetch_kw *)l->rows)[i].name);
+	return cfg_suggest_pick(&sg);
+}
+
+/* ------------------------------------------------------------------------
+ * Scratch buffers and types
+ */
+
+#define SMP_NSCRATCH 4
+static char smp_scratch[SMP_NSCRATCH][SMP_SCRATCH_SIZE];
+static int smp_scratch_idx;
+
+char *smp_scratch_get(void)
+{
+	smp_scratch_idx = (smp_scratch_idx + 1) % SMP_NSCRATCH;
+	return smp_scratch[smp_scratch_idx];
+}
+
+static const char *const smp_type_names[SMP_TYPES] = {
+	[SMP_T_ANY] = "any", [SMP_T_BOOL] = "bool", [SMP_T_SINT] = "int",
+	[SMP_T_ADDR] = "addr", [SMP_T_IPV4] = "ipv4", [SMP_T_IPV6] = "ipv6",
+	[SMP_T_STR] = "str", [SMP_T_BIN] = "bin",
+};
+
+const char *smp_type_name(enum smp_type t)
+{
+	return t < SMP_TYPES ? smp_type_names[t] : "?";
+}
+
+int smp_parse_ip(const char *s, size_t len, struct sample *smp)
+{
+	char tmp[INET6_ADDRSTRLEN + 1];
+
+	if (len >= sizeof(tmp))
+		return 0;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	if (inet_pton(AF_INET, tmp, &smp->u.ipv4) == 1) {
+		smp->type = SMP_T_IPV4;
+		return 1;
+	}
+	if (inet_pton(AF_INET6, tmp, &smp->u.ipv6) == 1) {
+		smp->type = SMP_T_IPV6;
+		return 1;
+	}
+	return 0;
+}
+
+/* A leading optional sign and decimal digits, as HAProxy's str->int cast
+ * (it stops at the first non-digit and needs at least one digit). */
+static int smp_str_to_int(const char *p, size_t len, int64_t *v)
+{
+	size_t i = 0;
+	int neg = 0;
+	uint64_t n = 0;
+
+	if (i < len && (p[i] == '-' || p[i] == '+'))
+		neg = p[i++] == '-';
+	if (i >= len || !isdigit((unsigned char)p[i]))
+		return 0;
+	for (; i < len && isdigit((unsigned char)p[i]); i++) {
+		n = n * 10 + (uint64_t)(p[i] - '0');
+		if (n > (uint64_t)INT64_MAX)
+			n = (uint64_t)INT64_MAX;
+	}
+	*v = neg ? -(int64_t)n : (int64_t)n;
+	return 1;
+}
+
+int smp_can_cast(enum smp_type from, enum smp_type to)
+{
+	if (to == SMP_T_ANY || from == to)
+		return 1;
+	if (from == SMP_T_ADDR)
+		return to != SMP_T_BOOL;
+	switch (to) {
+	case SMP_T_BOOL: case SMP_T_SINT:
+		return from == SMP_T_BOOL || from == SMP_T_SINT || from == SMP_T_STR;
+	case SMP_T_ADDR: case SMP_T_IPV4: case SMP_T_IPV6:
+		return from == SMP_T_SINT || from == SMP_T_STR || from == SMP_T_IPV4 ||
+		       from == SMP_T_IPV6 || from == SMP_T_ADDR;
+	case SMP_T_STR: case SMP_T_BIN:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int smp_cast(struct sample *smp, enum smp_type t)
+{
+	enum smp_type f = smp->type;
+	char *buf;
+
+	if (t == SMP_T_ANY || f == t)
+		return 1;
+	if (t == SMP_T_ADDR && (f == SMP_T_IPV4 || f == SMP_T_IPV6))
+		return 1;
+	switch (t) {
+	case SMP_T_BOOL:
+	case SMP_T_SINT:
+		if (f == SMP_T_STR) {
+			int64_t v;
+
+			if (!smp_str_to_int(smp->u.str.p, smp->u.str.len, &v))
+				return 0;
+			smp->u.sint = v;
+		} else if (f != SMP_T_BOOL && f != SMP_T_SINT)
+			return 0;
+		if (t == SMP_T_BOOL)
+			smp->u.sint = smp->u.sint != 0;
+		smp->type = t;
+		return 1;
+	case SMP_T_ADDR:
+	case SMP_T_IPV4:
+	case SMP_T_IPV6:
+		if (f == SMP_T_SINT) {
+			smp->u.ipv4.s_addr = htonl((uint32_t)smp->u.sint);
+			smp->type = SMP_T_IPV4;
+		} else if (f == SMP_T_STR) {
+			if (!smp_parse_ip(smp->u.str.p, smp->u.str.len, smp))
+				return 0;
+		} else if (f != SMP_T_IPV4 && f != SMP_T_IPV6)
+			return 0;
+		if (t == SMP_T_IPV6 && smp->type == SMP_T_IPV4) {
+			struct in_addr a = smp->u.ipv4;
+
+			memset(&smp->u.ipv6, 0, sizeof(smp->u.ipv6));
+			smp->u.ipv6.s6_addr[10] = smp->u.ipv6.s6_addr[11] = 0xff;
+			memcpy(&smp->u.ipv6.s6_addr[12], &a, 4);
+			smp->type = SMP_T_IPV6;
+		} else if (t == SMP_T_IPV4 && smp->type == SMP_T_IPV6) {
+			struct in6_addr a = smp->u.ipv6;
+
+			if (!IN6_IS_ADDR_V4MAPPED(&a))
+				return 0;
+			memcpy(&smp->u.ipv4, &a.s6_addr[12], 4);
+			smp->type = SMP_T_IPV4;
+		}
+		return 1;
+	case SMP_T_STR:
+	case SMP_T_BIN:
+		if (f == SMP_T_STR || f == SMP_T_BIN) {
+			smp->type = t;
+			return 1;
+		}
+		buf = smp_scratch_get();
+		smp->u.str.len = smp_to_text(smp, buf, SMP_SCRATCH_SIZE);
+		smp->u.str.p = buf;
+		smp->type = t;
+		smp->flags &= ~SMP_F_CONST;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+size_t smp_to_text(const struct sample *smp, char *out, size_t size)
+{
+	int n = 0;
+
+	if (!size)
+		return 0;
+	switch (smp->type) {
+	case SMP_T_BOOL:
+	case SMP_T_SINT:
+		n = snprintf(out, size, "%" PRId64, smp->u.sint);
+		break;
+	case SMP_T_IPV4:
+		if (!inet_ntop(AF_INET, &smp->u.ipv4, out, (socklen_t)size))
+			out[0] = '\0';
+		return strlen(out);
+	case SMP_T_IPV6:
+		if (!inet_ntop(AF_INET6, &smp->u.ipv6, out, (socklen_t)size))
+			out[0] = '\0';
+		return strlen(out);
+	case SMP_T_STR:
+	case SMP_T_BIN: {
+		size_t l = MIN(smp->u.str.len, size - 1);
+
+		memmove(out, smp->u.str.p, l);
+		out[l] = '\0';
+		return l;
+	}
+	default:
+		out[0] = '\0';
+		return 0;
+	}
+	return n < 0 ? 0 : MIN((size_t)n, size - 1);
+}
+
+/* ------------------------------------------------------------------------
+ * Arguments naming proxies and servers: resolved at post-parse
+ */
+
+struct smp_pending {
+	struct smp_arg     *arg;
+	char               *where;   /* the expression, for messages */
+	struct smp_pending *next;
+};
+
+static struct smp_pending *smp_pending;
+
+static void smp_pending_drop(const struct smp_arg *arg)
+{
+	for (struct smp_pending **pp = &smp_pending; *pp; ) {
+		struct smp_pending *p = *pp;
+
+		if (p->arg == arg) {
+			*pp = p->next;
+			free(p->where);
+			free(p);
+		} else
+			pp = &p->next;
+	}
+}
+
+/* Finds what <a> names; NULL when it does not exist. */
+static void *smp_arg_lookup(const struct smp_arg *a)
+{
+	struct proxy *px;
+	const char *slash;
+
+	if (a->type == ARGT_BE)
+		return proxy_find(a->str, PR_CAP_BE);
+	if (a->type == ARGT_FE)
+		return proxy_find(a->str, PR_CAP_FE);
+	slash = strchr(a->str, '/');
+	if (!slash) {
+		return NULL;
+	} else {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)MIN((size_t)(slash - a->str), 255),
+			 a->str);
+		px = proxy_find(name, PR_CAP_BE);
+	}
+	if (!px)
+		return NULL;
+	for (struct server *srv = px->servers; srv; srv = srv->next)
+		if (strcmp(srv->name, slash + 1) == 0)
+			return srv;
+	return NULL;
+}
+
+static int smp_postparse(void)
+{
+	int errors = 0;
+
+	while (smp_pending) {
+		struct smp_pending *p = smp_pending;
+
+		p->arg->ptr = smp_arg_lookup(p->arg);
+		if (!p->arg->ptr) {
+			log_alert("sample fetch '%s': no such %s '%s'",
+				p->where, p->arg->type == ARGT_BE ? "backend" :
+				p->arg->type == ARGT_FE ? "frontend" : "server (backend/server)",
+				p->arg->str);
+			errors++;
+		}
+		smp_pending = p->next;
+		free(p->where);
+		free(p);
+	}
+	return errors;
+}
+
+/* ------------------------------------------------------------------------
+ * Parsing
+ */
+
+static void smp_args_free(struct smp_arg *args)
+{
+	for (int i = 0; i < SMP_MAX_ARGS; i++) {
+		if (args[i].type == ARGT_BE || args[i].type == ARGT_FE || args[i].type == ARGT_SRV)
+			smp_pending_drop(&args[i]);
+		free(args[i].str);
+		args[i] = (struct smp_arg){ 0 };
+	}
+}
+
+void smp_expr_free(struct smp_expr *e)
+{
+	if (!e)
+		return;
+	smp_args_free(e->args);
+	for (int i = 0; i < e->nconv; i++)
+		smp_args_free(e->convs[i].args);
+	free(e->convs);
+	e->convs = NULL;
+	e->nconv = 0;
+	e->fetch = NULL;
+}
+
+/* Parses the arguments of <kw> (<argt>, <nmin> mandatory) from <*p>, which
+ * points after the '(' when <paren>; moves <*p> past the ')'. */
+static int smp_args_parse(const char *kw, const uint8_t *argt, int nmin, const char **p,
+                          int paren, struct smp_arg *args, char **err)
+{
+	int n = 0, max = 0;
+	const char *s = *p;
+
+	while (max < SMP_MAX_ARGS && argt[max] != ARGT_STOP)
+		max++;
+	if (paren) {
+		for (;;) {
+			char buf[1024];
+			size_t l = 0;
+
+			while (*s && *s != ',' && *s != ')') {
+				if (*s == '\\' && s[1])
+					s++;
+				if (l < sizeof(buf) - 1)
+					buf[l++] = *s;
+				s++;
+			}
+			if (!*s) {
+				*err = str_fmt("missing ')' after the arguments of '%s'", kw);
+				return -1;
+			}
+			buf[l] = '\0';
+			if (n >= max) {
+				if (max == 0 && l == 0 && *s == ')' && n == 0)
+					break;   /* "fetch()" */
+				*err = str_fmt("too many arguments for '%s' (at most %d)", kw, max);
+				return -1;
+			}
+			if (l || argt[n] == ARGT_STR) {
+				args[n].type = argt[n];
+				if (argt[n] == ARGT_SINT) {
+					char *e;
+
+					errno = 0;
+					args[n].sint = strtoll(buf, &e, 10);
+					if (*e || errno) {
+						*err = str_fmt("argument %d of '%s' must be an integer "
+							       "(got '%s')", n + 1, kw, buf);
+						return -1;
+					}
+				} else {
+					args[n].str = xstrdup(buf);
+					args[n].len = l;
+				}
+			}
+			n++;
+			if (*s++ == ')')
+				break;
+		}
+	}
+	for (int i = 0; i < nmin; i++)
+		if (i >= n || args[i].type == ARGT_STOP) {
+			*err = str_fmt("missing argument %d of '%s'", i + 1, kw);
+			return -1;
+		}
+	*p = s;
+	return 0;
+}
+
+static size_t smp_name_len(const char *s)
+{
+	size_t n = 0;
+
+	while (isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-')
+		n++;
+	return n;
+}
+
+/* Queues the backend/frontend/server arguments of <args> for post-parse. */
+static void smp_args_queue(struct smp_arg *args, const char *expr)
+{
+	for (int i = 0; i < SMP_MAX_ARGS; i++) {
+		struct smp_pending *p;
+
+		if ((args[i].type != ARGT_BE && args[i].type != ARGT_FE &&
+		     args[i].type != ARGT_SRV) || !args[i].str)
+			continue;
+		p = xcalloc(1, sizeof(*p));
+		p->arg = &args[i];
+		p->where = xstrdup(expr);
+		p->next = smp_pending;
+		smp_pending = p;
+	}
+}
+
+int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char **err)
+{
+	const char *p = str;
+	size_t n = smp_name_len(p);
+	const struct smp_fetch_kw *f;
+	enum smp_type cur;
+
+	memset(e, 0, sizeof(*e));
+	if (!n) {
+		*err = str_fmt("expected a sample fetch name at '%.32s'", str);
+		return -1;
+	}
+	f = smp_fetch_find(p, n);
+	if (!f) {
+		const char *s = smp_suggest(0, p, n);
+
+		if (s)
+			*err = str_fmt("unknown fetch method '%.*s'; did you mean '%s'?",
+				       (int)MIN(n, 64), p, s);
+		else
+			*err = str_fmt("unknown fetch method '%.*s'", (int)MIN(n, 64), p);
+		return -1;
+	}
+	e->fetch = f;
+	p += n;
+	if (smp_args_parse(f->name, f->argt, f->nmin, &p, *p == '(' ? (p++, 1) : 0, e->args,
+			   err) == -1)
+		goto fail;
+	if (f->check && f->check(e->args, err) == -1)
+		goto fail;
+	cur = f->out;
+	while (*p == ',') {
+		const struct smp_conv_kw *c;
+		struct smp_conv *cv;
+
+		p++;
+		n = smp_name_len(p);
+		c = n ? smp_conv_find(p, n) : NULL;
+		if (!c) {
+			const char *s = n ? smp_suggest(1, p, n) : NULL;
+
+			if (!n)
+				*err = str_fmt("expected a converter name after ',' at '%.32s'", p);
+			else if (s)
+				*err = str_fmt("unknown converter '%.*s'; did you mean '%s'?",
+					       (int)MIN(n, 64), p, s);
+			else
+				*err = str_fmt("unknown converter '%.*s'", (int)MIN(n, 64), p);
+			goto fail;
+		}
+		if (!smp_can_cast(cur, c->in)) {
+			*err = str_fmt("converter '%s' expects %s input, cannot take the %s "
+				       "output of what precedes it", c->name, smp_type_name(c->in),
+				       smp_type_name(cur));
+			goto fail;
+		}
+		e->convs = xrealloc(e->convs, (size_t)(e->nconv + 1) * sizeof(*e->convs));
+		cv = &e->convs[e->nconv++];
+		memset(cv, 0, sizeof(*cv));
+		cv->kw = c;
+		p += n;
+		if (smp_args_parse(c->name, c->argt, c->nmin, &p, *p == '(' ? (p++, 1) : 0,
+				   cv->args, err) == -1)
+			goto fail;
+		if (c->check && c->check(cv->args, err) == -1)
+			goto fail;
+		cur = c->out == SMP_T_ANY ? cur : c->out;
+	}
+	if (end)
+		*end = p;
+	else if (*p) {
+		*err = str_fmt("unexpected '%.32s' after the sample expression", p);
+		goto fail;
+	}
+	smp_args_queue(e->args, str);
+	return 0;
+fail:
+	smp_expr_free(e);
+	return -1;
+}
+
+enum smp_type smp_expr_type(const struct smp_expr *e)
+{
+	enum smp_type t = e->fetch ? e->fetch->out : SMP_T_ANY;
+
+	for (int i = 0; i < e->nconv; i++)
+		if (e->convs[i].kw->out != SMP_T_ANY)
+			t = e->convs[i].kw->out;
+	return t;
+}
+
+/* ------------------------------------------------------------------------
+ * Evaluation
+ */
+
+int smp_expr_eval(const struct smp_expr *e, struct stream *s, struct sample *smp)
+{
+	int iterate = smp->iterate, ctx = smp->ctx;
+
+	smp->type = SMP_T_ANY;
+	smp->flags = 0;
+	smp->iterate = iterate;
+	smp->ctx = ctx;
+	if (!s && !(e->fetch->use & SMP_USE_CONST))
+		return 0;
+	if (!e->fetch->fn(e->args, smp, s))
+		return 0;
+	for (int i = 0; i < e->nconv; i++) {
+		const struct smp_conv *c = &e->convs[i];
+
+		if (!smp_cast(smp, c->kw->in))
+			return 0;
+		if (!c->kw->fn(c->args, smp))
+			return 0;
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Layer-4 and constant fetches
+ */
+
+static int smp_set_addr(struct sample *smp, const struct sockaddr_storage *a, int port)
+{
+	if (!a)
+		return 0;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)a;
+
+		if (port) {
+			smp->type = SMP_T_SINT;
+			smp->u.sint = ntohs(in->sin_port);
+		} else {
+			smp->type = SMP_T_IPV4;
+			smp->u.ipv4 = in->sin_addr;
+		}
+		return 1;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)a;
+
+		if (port) {
+			smp->type = SMP_T_SINT;
+			smp->u.sint = ntohs(in6->sin6_port);
+		} else {
+			smp->type = SMP_T_IPV6;
+			smp->u.ipv6 = in6->sin6_addr;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int smp_set_int(struct sample *smp, int64_t v)
+{
+	smp->type = SMP_T_SINT;
+	smp->u.sint = v;
+	return 1;
+}
+
+static int smp_set_str(struct sample *smp, const char *str)
+{
+	if (!str)
+		return 0;
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = str;
+	smp->u.str.len = strlen(str);
+	return 1;
+}
+
+static int fetch_src(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return smp_set_addr(smp, &s->cli_addr, 0);
+}
+
+static int fetch_src_port(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return smp_set_addr(smp, &s->cli_addr, 1);
+}
+
+static int fetch_dst(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return smp_set_addr(smp, stream_dst(s), 0);
+}
+
+static int fetch_dst_port(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return smp_set_addr(smp, stream_dst(s), 1);
+}
+
+static int fetch_fe_name(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return s->fe ? smp_set_str(smp, s->fe->name) : 0;
+}
+
+static int fetch_fe_id(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return s->fe ? smp_set_int(smp, s->fe->id) : 0;
+}
+
+static int fetch_be_name(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return s->be ? smp_set_str(smp, s->be->name) : 0;
+}
+
+static int fetch_be_id(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return s->be ? smp_set_int(smp, s->be->id) : 0;
+}
+
+static int fetch_srv_name(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return s->target ? smp_set_str(smp, s->target->name) : 0;
+}
+
+static int fetch_srv_id(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return s->target ? smp_set_int(smp, s->target->id) : 0;
+}
+
+static int fetch_true(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = 1;
+	return 1;
+}
+
+static int fetch_false(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = 0;
+	return 1;
+}
+
+/* The proxy an optional backend (or frontend) argument names, else the
+ * stream's backend (frontend when <fe>). Resolved at post-parse; looked up
+ * here only if evaluated before (unit tests). */
+static struct proxy *smp_arg_px(const struct smp_arg *a, struct stream *s, int fe)
+{
+	if (a->type == ARGT_BE || a->type == ARGT_FE)
+		return a->ptr ? a->ptr : smp_arg_lookup(a);
+	return s ? (fe ? s->fe : s->be) : NULL;
+}
+
+static int fetch_nbsrv(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct proxy *px = smp_arg_px(a, s, 0);
+
+	if (!px)
+		return 0;
+	return smp_set_int(smp, px->srv_act ? px->srv_act : px->srv_bck);
+}
+
+static int fetch_be_conn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct proxy *px = smp_arg_px(a, s, 0);
+
+	return px ? smp_set_int(smp, px->beconn) : 0;
+}
+
+static int fetch_fe_conn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct proxy *px = smp_arg_px(a, s, 1);
+
+	return px ? smp_set_int(smp, px->feconn) : 0;
+}
+
+static int fetch_srv_conn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct server *srv = a->ptr ? a->ptr : smp_arg_lookup(a);
+
+	return srv ? smp_set_int(smp, srv->counters.cur_sess) : 0;
+}
+
+static int fetch_queue(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct proxy *px = smp_arg_px(a, s, 0);
+
+	return px ? smp_set_int(smp, px->nbpend) : 0;
+}
+
+/* Free connection slots of the usable servers; -1 when one of them has no
+ * maxconn (unlimited), as HAProxy says. Queue slots are not counted: sluice
+ * has no maxqueue. */
+static int fetch_connslots(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct proxy *px = smp_arg_px(a, s, 0);
+	int64_t n = 0;
+
+	if (!px)
+		return 0;
+	for (const struct server *srv = px->servers; srv; srv = srv->next) {
+		if (!server_usable(srv))
+			continue;
+		if (!srv->maxconn)
+			return smp_set_int(smp, -1);
+		if ((int64_t)srv->maxconn > (int64_t)srv->counters.cur_sess)
+			n += srv->maxconn - (int64_t)srv->counters.cur_sess;
+	}
+	return smp_set_int(smp, n);
+}
+
+static int fetch_env(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return smp_set_str(smp, getenv(a[0].str));
+}
+
+static int fetch_date(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return smp_set_int(smp, (int64_t)time(NULL) + a[0].sint);
+}
+
+static int fetch_rand(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	uint64_t r = ((uint64_t)random() << 31) ^ (uint64_t)random();
+
+	if (a[0].type == ARGT_SINT && a[0].sint > 0)
+		return smp_set_int(smp, (int64_t)((r & 0xffffffffULL) * (uint64_t)a[0].sint >> 32));
+	return smp_set_int(smp, (int64_t)(r & 0xffffffffULL));
+}
+
+static int fetch_int(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return smp_set_int(smp, a[0].sint);
+}
+
+static int fetch_str(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = a[0].str ? a[0].str : "";
+	smp->u.str.len = a[0].len;
+	return 1;
+}
+
+static int fetch_bool(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = a[0].sint != 0;
+	return 1;
+}
+
+/* ipv4(A)/ipv6(A): the address is parsed by the check into arg[1]. */
+static int fetch_ip(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return smp_parse_ip(a[0].str, a[0].len, smp);
+}
+
+static int check_bool(struct smp_arg *a, char **err)
+{
+	if (a[0].sint != 0 && a[0].sint != 1) {
+		*err = str_fmt("bool() expects 0 or 1");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_ipv4(struct smp_arg *a, char **err)
+{
+	struct sample t;
+
+	if (!smp_parse_ip(a[0].str, a[0].len, &t) || t.type != SMP_T_IPV4) {
+		*err = str_fmt("ipv4() expects an IPv4 address (got '%s')", a[0].str);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_ipv6(struct smp_arg *a, char **err)
+{
+	struct sample t;
+
+	if (!smp_parse_ip(a[0].str, a[0].len, &t) || t.type != SMP_T_IPV6) {
+		*err = str_fmt("ipv6() expects an IPv6 address (got '%s')", a[0].str);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_srv(struct smp_arg *a, char **err)
+{
+	if (!a[0].str || !strchr(a[0].str, '/')) {
+		*err = str_fmt("expects 'backend/server' (got '%s')", a[0].str ? a[0].str : "");
+		return -1;
+	}
+	return 0;
+}
+
+#define L4 SMP_USE_L4
+#define CST (SMP_USE_CONST | SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
+
+static const struct smp_fetch_kw smp_l4_fetches[] = {
+	{ "src",          fetch_src,       { 0 }, 0, SMP_T_ADDR, L4, NULL },
+	{ "src_port",     fetch_src_port,  { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "dst",          fetch_dst,       { 0 }, 0, SMP_T_ADDR, L4, NULL },
+	{ "dst_port",     fetch_dst_port,  { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "fe_name",      fetch_fe_name,   { 0 }, 0, SMP_T_STR,  L4, NULL },
+	{ "fe_id",        fetch_fe_id,     { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "be_name",      fetch_be_name,   { 0 }, 0, SMP_T_STR,  L4, NULL },
+	{ "be_id",        fetch_be_id,     { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "srv_name",     fetch_srv_name,  { 0 }, 0, SMP_T_STR,  L4, NULL },
+	{ "srv_id",       fetch_srv_id,    { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "always_true",  fetch_true,      { 0 }, 0, SMP_T_BOOL, CST, NULL },
+	{ "always_false", fetch_false,     { 0 }, 0, SMP_T_BOOL, CST, NULL },
+	{ "nbsrv",        fetch_nbsrv,     { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
+	{ "be_conn",      fetch_be_conn,   { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
+	{ "fe_conn",      fetch_fe_conn,   { ARGT_FE }, 0, SMP_T_SINT, L4, NULL },
+	{ "srv_conn",     fetch_srv_conn,  { ARGT_SRV }, 1, SMP_T_SINT, L4, check_srv },
+	{ "connslots",    fetch_connslots, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
+	{ "queue",        fetch_queue,     { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
+	{ "env",          fetch_env,       { ARGT_STR }, 1, SMP_T_STR, CST, NULL },
+	{ "date",         fetch_date,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL },
+	{ "rand",         fetch_rand,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL },
+	{ "int",          fetch_int,       { ARGT_SINT }, 1, SMP_T_SINT, CST, NULL },
+	{ "str",          fetch_str,       { ARGT_STR }, 1, SMP_T_STR, CST, NULL },
+	{ "bool",         fetch_bool,      { ARGT_SINT }, 1, SMP_T_BOOL, CST, check_bool },
+	{ "ipv4",         fetch_ip,        { ARGT_STR }, 1, SMP_T_IPV4, CST, check_ipv4 },
+	{ "ipv6",         fetch_ip,        { ARGT_STR }, 1, SMP_T_IPV6, CST, check_ipv6 },
+};
+
+SLUICE_INIT(smp_register_l4)
+{
+	smp_register_fetches(smp_l4_fetches, ARRAY_SIZE(smp_l4_fetches));
+	cfg_register_postparse(smp_postparse, 30);
+}

@@ -1,0 +1,518 @@
+/* HTTP sample fetches (sample.h): the request and response heads that the
+ * analyser publishes in the transaction (txn->req_head / res_head) while
+ * their rules run: method, path, query, url, headers, cookies, status. */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <sluice/buf.h>
+#include <sluice/channel.h>
+#include <sluice/common.h>
+#include <sluice/http_ana.h>
+#include <sluice/http_head.h>
+#include <sluice/sample.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+
+static const struct http_head *req_head(const struct stream *s)
+{
+	return s && s->txn ? s->txn->req_head : NULL;
+}
+
+static const struct http_head *res_head(const struct stream *s)
+{
+	return s && s->txn ? s->txn->res_head : NULL;
+}
+
+static int smp_set_mem(struct sample *smp, const char *p, size_t len)
+{
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = p;
+	smp->u.str.len = len;
+	return 1;
+}
+
+/* ---- the request line ---- */
+
+/* The path of <uri> (origin or absolute form), up to '?' when <with_query>
+ * is 0. Returns 0 when there is none ("*", authority form). */
+static int uri_path(const char *u, size_t ul, int with_query, const char **p, size_t *pl)
+{
+	const char *end = u + ul, *q;
+
+	if (ul && u[0] != '/') {
+		const char *sch = memmem(u, ul, "://", 3);
+
+		if (!sch)
+			return 0;
+		u = memchr(sch + 3, '/', (size_t)(end - sch - 3));
+		if (!u)
+			return 0;
+	}
+	if (u >= end)
+		return 0;
+	q = with_query ? NULL : memchr(u, '?', (size_t)(end - u));
+	*p = u;
+	*pl = (size_t)((q ? q : end) - u);
+	return 1;
+}
+
+static int fetch_method(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+
+	return h ? smp_set_mem(smp, h->sl[HTTP_SL_METH].p, h->sl[HTTP_SL_METH].len) : 0;
+}
+
+static int fetch_url(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+
+	return h ? smp_set_mem(smp, h->sl[HTTP_SL_URI].p, h->sl[HTTP_SL_URI].len) : 0;
+}
+
+static int fetch_path_any(struct sample *smp, struct stream *s, int with_query)
+{
+	const struct http_head *h = req_head(s);
+	const char *p;
+	size_t l;
+
+	if (!h || !uri_path(h->sl[HTTP_SL_URI].p, h->sl[HTTP_SL_URI].len, with_query, &p, &l))
+		return 0;
+	return smp_set_mem(smp, p, l);
+}
+
+static int fetch_path(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_path_any(smp, s, 0);
+}
+
+static int fetch_pathq(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_path_any(smp, s, 1);
+}
+
+static int fetch_query(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+	const char *q;
+
+	if (!h)
+		return 0;
+	q = memchr(h->sl[HTTP_SL_URI].p, '?', h->sl[HTTP_SL_URI].len);
+	if (!q)
+		return 0;
+	q++;
+	return smp_set_mem(smp, q, (size_t)(h->sl[HTTP_SL_URI].p + h->sl[HTTP_SL_URI].len - q));
+}
+
+static int fetch_ver(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+	const struct http_str *v;
+
+	if (!h)
+		return 0;
+	v = &h->sl[HTTP_SL_RQVER];
+	if (v->len > 5 && memcmp(v->p, "HTTP/", 5) == 0)
+		return smp_set_mem(smp, v->p + 5, v->len - 5);
+	return 0;
+}
+
+static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = req_head(s) != NULL;
+	return 1;
+}
+
+static int fetch_req_len(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	smp->type = SMP_T_SINT;
+	smp->u.sint = s->req.buf ? s->req.buf->data : 0;
+	return 1;
+}
+
+/* url_param(name[,delim]): the value of the first <name>=value of the query
+ * string, parameters separated by '&' or the <delim> characters. */
+static int fetch_url_param(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+	const char *delim = a[1].str && a[1].len ? a[1].str : "&";
+	const char *p, *end;
+
+	if (!h)
+		return 0;
+	end = h->sl[HTTP_SL_URI].p + h->sl[HTTP_SL_URI].len;
+	p = memchr(h->sl[HTTP_SL_URI].p, '?', h->sl[HTTP_SL_URI].len);
+	if (!p)
+		return 0;
+	for (p++; p < end; ) {
+		const char *e = p;
+
+		while (e < end && !strchr(delim, *e))
+			e++;
+		if ((size_t)(e - p) >= a[0].len && memcmp(p, a[0].str, a[0].len) == 0 &&
+		    (p + a[0].len == e || p[a[0].len] == '=')) {
+			const char *v = p + a[0].len + (p + a[0].len < e);
+
+			return smp_set_mem(smp, v, (size_t)(e - v));
+		}
+		p = e + 1;
+	}
+	return 0;
+}
+
+/* ---- header fields ---- */
+
+/* Walks the values of the fields named <name> (every field when <nlen> is
+ * 0), split at commas when <split>. Stores occurrence <occ> (1-based; 0:
+ * none) in <out> and returns the total number of occurrences. */
+static int hdr_walk(const struct http_head *h, const char *name, size_t nlen, int split,
+                    int occ, struct http_str *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < h->nf; i++) {
+		const struct http_field *f = &h->f[i];
+		const char *p = f->v.p, *end = f->v.p + f->v.len;
+
+		if (nlen && (f->n.len != nlen || strncasecmp(f->n.p, name, nlen) != 0))
+			continue;
+		for (;;) {
+			const char *e = split ? memchr(p, ',', (size_t)(end - p)) : NULL;
+			const char *vs = p, *ve = e ? e : end;
+
+			while (vs < ve && (*vs == ' ' || *vs == '\t'))
+				vs++;
+			while (ve > vs && (ve[-1] == ' ' || ve[-1] == '\t'))
+				ve--;
+			if (++n == occ)
+				*out = (struct http_str){ vs, (uint32_t)(ve - vs) };
+			if (!e)
+				break;
+			p = e + 1;
+		}
+	}
+	return n;
+}
+
+/* One occurrence of header <a[0]> of <h>: <a[1]> when given (negative: from
+ * the end), else every one in turn when iterating, else the last. */
+static int fetch_hdr_occ(const struct http_head *h, const struct smp_arg *a,
+                         struct sample *smp, int split)
+{
+	const char *name = a[0].str ? a[0].str : "";
+	size_t nlen = a[0].str ? a[0].len : 0;
+	struct http_str v;
+	int occ = a[1].type == ARGT_SINT ? (int)a[1].sint : 0, total;
+
+	if (!h)
+		return 0;
+	if (!occ && smp->iterate) {
+		occ = ++smp->ctx;
+		total = hdr_walk(h, name, nlen, split, occ, &v);
+		if (occ > total)
+			return 0;
+		if (occ < total)
+			smp->flags |= SMP_F_NOT_LAST;
+		return smp_set_mem(smp, v.p, v.len);
+	}
+	if (occ <= 0) {
+		total = hdr_walk(h, name, nlen, split, 0, &v);
+		occ = total + occ + (occ == 0 ? 0 : 1);
+		if (occ <= 0)
+			return 0;
+	}
+	if (hdr_walk(h, name, nlen, split, occ, &v) < occ)
+		return 0;
+	return smp_set_mem(smp, v.p, v.len);
+}
+
+static int fetch_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_hdr_occ(req_head(s), a, smp, 1);
+}
+
+static int fetch_fhdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_hdr_occ(req_head(s), a, smp, 0);
+}
+
+static int fetch_res_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_hdr_occ(res_head(s), a, smp, 1);
+}
+
+static int fetch_res_fhdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_hdr_occ(res_head(s), a, smp, 0);
+}
+
+static int fetch_cnt(const struct http_head *h, const struct smp_arg *a, struct sample *smp,
+                     int split)
+{
+	struct http_str v;
+
+	if (!h)
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = hdr_walk(h, a[0].str ? a[0].str : "", a[0].str ? a[0].len : 0, split, 0, &v);
+	return 1;
+}
+
+static int fetch_hdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_cnt(req_head(s), a, smp, 1);
+}
+
+static int fetch_fhdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_cnt(req_head(s), a, smp, 0);
+}
+
+static int fetch_res_hdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_cnt(res_head(s), a, smp, 1);
+}
+
+static int fetch_hdr_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	if (!fetch_hdr(a, smp, s))
+		return 0;
+	return smp_cast(smp, SMP_T_SINT);
+}
+
+static int fetch_res_hdr_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	if (!fetch_res_hdr(a, smp, s))
+		return 0;
+	return smp_cast(smp, SMP_T_SINT);
+}
+
+static int fetch_hdr_ip(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	if (!fetch_hdr(a, smp, s))
+		return 0;
+	return smp_parse_ip(smp->u.str.p, smp->u.str.len, smp);
+}
+
+/* req.hdrs: the header block as sent, with the final empty line. */
+static int fetch_hdrs(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+	char *out = smp_scratch_get();
+	size_t n = 0;
+
+	if (!h)
+		return 0;
+	for (int i = 0; i < h->nf; i++) {
+		const struct http_field *f = &h->f[i];
+
+		if (n + f->n.len + f->v.len + 4 > SMP_SCRATCH_SIZE - 2)
+			return 0;
+		memcpy(out + n, f->n.p, f->n.len);
+		n += f->n.len;
+		out[n++] = ':';
+		out[n++] = ' ';
+		memcpy(out + n, f->v.p, f->v.len);
+		n += f->v.len;
+		out[n++] = '\r';
+		out[n++] = '\n';
+	}
+	out[n++] = '\r';
+	out[n++] = '\n';
+	smp->type = SMP_T_STR;
+	smp->u.str.p = out;
+	smp->u.str.len = n;
+	return 1;
+}
+
+/* base: the Host header followed by the path (no query string). */
+static int fetch_base(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+	char *out;
+	const char *p;
+	size_t pl, n = 0;
+	int i;
+
+	if (!h || !uri_path(h->sl[HTTP_SL_URI].p, h->sl[HTTP_SL_URI].len, 0, &p, &pl))
+		return 0;
+	out = smp_scratch_get();
+	i = http_head_find(h, "host", 4, 0);
+	if (i >= 0) {
+		n = MIN(h->f[i].v.len, SMP_SCRATCH_SIZE / 2);
+		memcpy(out, h->f[i].v.p, n);
+	}
+	pl = MIN(pl, SMP_SCRATCH_SIZE - n);
+	memcpy(out + n, p, pl);
+	smp->type = SMP_T_STR;
+	smp->u.str.p = out;
+	smp->u.str.len = n + pl;
+	return 1;
+}
+
+/* ---- cookies ---- */
+
+/* Walks the cookies named <name> in the <hname> fields of <h>: in "Cookie"
+ * fields every "n=v" separated by ';', in "Set-Cookie" only the first one
+ * of each field. Stores occurrence <occ> in <out>; returns the total. */
+static int cook_walk(const struct http_head *h, const char *hname, int set, const char *name,
+                     size_t nlen, int occ, struct http_str *out)
+{
+	size_t hl = strlen(hname);
+	int n = 0;
+
+	for (int i = http_head_find(h, hname, hl, 0); i >= 0; i = http_head_find(h, hname, hl, i + 1)) {
+		const char *p = h->f[i].v.p, *end = p + h->f[i].v.len;
+
+		while (p < end) {
+			const char *e = memchr(p, ';', (size_t)(end - p)), *eq;
+			const char *ce = e ? e : end;
+
+			while (p < ce && (*p == ' ' || *p == '\t'))
+				p++;
+			eq = memchr(p, '=', (size_t)(ce - p));
+			if (eq) {
+				const char *ne = eq;
+
+				while (ne > p && (ne[-1] == ' ' || ne[-1] == '\t'))
+					ne--;
+				if ((size_t)(ne - p) == nlen && memcmp(p, name, nlen) == 0 &&
+				    ++n == occ) {
+					const char *vs = eq + 1, *ve = ce;
+
+					while (vs < ve && (*vs == ' ' || *vs == '\t'))
+						vs++;
+					while (ve > vs && (ve[-1] == ' ' || ve[-1] == '\t'))
+						ve--;
+					*out = (struct http_str){ vs, (uint32_t)(ve - vs) };
+				}
+			}
+			if (set || !e)
+				break;
+			p = e + 1;
+		}
+	}
+	return n;
+}
+
+static int fetch_cook_any(const struct http_head *h, const char *hname, int set,
+                          const struct smp_arg *a, struct sample *smp)
+{
+	struct http_str v;
+	int total, occ;
+
+	if (!h)
+		return 0;
+	if (smp->iterate) {
+		occ = ++smp->ctx;
+		total = cook_walk(h, hname, set, a[0].str, a[0].len, occ, &v);
+		if (occ > total)
+			return 0;
+		if (occ < total)
+			smp->flags |= SMP_F_NOT_LAST;
+		return smp_set_mem(smp, v.p, v.len);
+	}
+	total = cook_walk(h, hname, set, a[0].str, a[0].len, 0, &v);
+	if (!total)
+		return 0;
+	cook_walk(h, hname, set, a[0].str, a[0].len, total, &v);
+	return smp_set_mem(smp, v.p, v.len);
+}
+
+static int fetch_cook(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_cook_any(req_head(s), "cookie", 0, a, smp);
+}
+
+static int fetch_res_cook(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return fetch_cook_any(res_head(s), "set-cookie", 1, a, smp);
+}
+
+static int fetch_cook_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+	struct http_str v;
+
+	if (!h)
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = cook_walk(h, "cookie", 0, a[0].str, a[0].len, 0, &v);
+	return 1;
+}
+
+/* ---- the response ---- */
+
+static int fetch_status(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = res_head(s);
+	int64_t v = 0;
+
+	if (h) {
+		const struct http_str *st = &h->sl[HTTP_SL_STATUS];
+
+		for (uint32_t i = 0; i < st->len && isdigit((unsigned char)st->p[i]); i++)
+			v = v * 10 + (st->p[i] - '0');
+	} else if (s && s->txn && s->txn->status > 0)
+		v = s->txn->status;
+	else
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = v;
+	return 1;
+}
+
+#define RQ SMP_USE_L7REQ
+#define RS SMP_USE_L7RES
+
+static const struct smp_fetch_kw smp_http_fetches[] = {
+	{ "method",        fetch_method,      { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "path",          fetch_path,        { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "pathq",         fetch_pathq,       { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "query",         fetch_query,       { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "url",           fetch_url,         { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "req.uri",       fetch_url,         { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "url_param",     fetch_url_param,   { ARGT_STR, ARGT_STR }, 1, SMP_T_STR, RQ, NULL },
+	{ "urlp",          fetch_url_param,   { ARGT_STR, ARGT_STR }, 1, SMP_T_STR, RQ, NULL },
+	{ "base",          fetch_base,        { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "req.ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "req_ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "req.proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, RQ, NULL },
+	{ "req.len",       fetch_req_len,     { 0 }, 0, SMP_T_SINT, RQ | SMP_USE_L4, NULL },
+	{ "hdr",           fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
+	{ "req.hdr",       fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
+	{ "fhdr",          fetch_fhdr,        { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
+	{ "req.fhdr",      fetch_fhdr,        { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
+	{ "hdr_cnt",       fetch_hdr_cnt,     { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL },
+	{ "req.hdr_cnt",   fetch_hdr_cnt,     { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL },
+	{ "fhdr_cnt",      fetch_fhdr_cnt,    { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL },
+	{ "req.fhdr_cnt",  fetch_fhdr_cnt,    { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL },
+	{ "hdr_val",       fetch_hdr_val,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RQ, NULL },
+	{ "req.hdr_val",   fetch_hdr_val,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RQ, NULL },
+	{ "hdr_ip",        fetch_hdr_ip,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_ADDR, RQ, NULL },
+	{ "req.hdr_ip",    fetch_hdr_ip,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_ADDR, RQ, NULL },
+	{ "req.hdrs",      fetch_hdrs,        { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "cook",          fetch_cook,        { ARGT_STR }, 1, SMP_T_STR, RQ, NULL },
+	{ "req.cook",      fetch_cook,        { ARGT_STR }, 1, SMP_T_STR, RQ, NULL },
+	{ "cook_cnt",      fetch_cook_cnt,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
+	{ "req.cook_cnt",  fetch_cook_cnt,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
+	{ "res.hdr",       fetch_res_hdr,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL },
+	{ "shdr",          fetch_res_hdr,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL },
+	{ "res.fhdr",      fetch_res_fhdr,    { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL },
+	{ "res.hdr_cnt",   fetch_res_hdr_cnt, { ARGT_STR }, 0, SMP_T_SINT, RS, NULL },
+	{ "res.hdr_val",   fetch_res_hdr_val, { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RS, NULL },
+	{ "status",        fetch_status,      { 0 }, 0, SMP_T_SINT, RS, NULL },
+	{ "res.cook",      fetch_res_cook,    { ARGT_STR }, 1, SMP_T_STR, RS, NULL },
+	{ "scook",         fetch_res_cook,    { ARGT_STR }, 1, SMP_T_STR, RS, NULL },
+};
+
+SLUICE_INIT(smp_register_http)
+{
+	smp_register_fetches(smp_http_fetches, ARRAY_SIZE(smp_http_fetches));
+}

@@ -1,0 +1,85 @@
+/* Helpers shared by the rules-engine unit tests (test_sample.c,
+ * test_acl.c): a stream from client 192.0.2.7:40000 to 198.51.100.1:80
+ * made by http_stream_init(), and request/response heads parsed from raw
+ * text and published in its transaction as during the rules. Include
+ * after <cmocka.h>. */
+#ifndef SLUICE_TESTS_RULES_STREAM_H
+#define SLUICE_TESTS_RULES_STREAM_H
+
+#include <arpa/inet.h>
+#include <string.h>
+
+#include <sluice/h1.h>
+#include <sluice/http_ana.h>
+#include <sluice/http_head.h>
+#include <sluice/stream.h>
+
+static struct stream strm;
+static int strm_live;
+
+static inline void strm_end(void)
+{
+	if (strm_live) {
+		strm.txn->req_head = strm.txn->res_head = NULL;
+		http_stream_release(&strm);
+	}
+	strm_live = 0;
+}
+
+static inline struct stream *strm_new(struct proxy *px)
+{
+	struct sockaddr_in *cli = (struct sockaddr_in *)&strm.cli_addr;
+	static struct sockaddr_storage dst_ss;
+	struct sockaddr_in *dst = (struct sockaddr_in *)&dst_ss;
+
+	strm_end();
+	memset(&strm, 0, sizeof(strm));
+	strm.fe = strm.be = px;
+	strm.cli.fd = strm.srv.fd = -1;
+	cli->sin_family = AF_INET;
+	cli->sin_port = htons(40000);
+	assert_int_equal(inet_pton(AF_INET, "192.0.2.7", &cli->sin_addr), 1);
+	dst->sin_family = AF_INET;
+	dst->sin_port = htons(80);
+	assert_int_equal(inet_pton(AF_INET, "198.51.100.1", &dst->sin_addr), 1);
+	strm.dst = &dst_ss;
+	assert_int_equal(http_stream_init(&strm), 0);
+	assert_non_null(http_txn_new(&strm));
+	strm_live = 1;
+	return &strm;
+}
+
+struct msg {
+	char              buf[4096];
+	struct h1_hdr     hdrs[64];
+	struct h1_msg     m;
+	struct http_field f[64];
+	char              arena[1024];
+	struct http_head  h;
+};
+
+static struct msg req_msg, res_msg;
+
+/* Parses <raw> (a request, or a response when it starts with "HTTP/") and
+ * publishes it as the head under analysis of the test stream. */
+static inline struct http_head *msg_load(const char *raw)
+{
+	int resp = strncmp(raw, "HTTP/", 5) == 0;
+	struct msg *msg = resp ? &res_msg : &req_msg;
+	size_t len = strlen(raw);
+
+	assert_true(len < sizeof(msg->buf));
+	memcpy(msg->buf, raw, len);
+	h1_msg_init(&msg->m, msg->hdrs, 64, resp, H1_M_GET);
+	if (h1_parse(msg->buf, len, len, &msg->m) <= 0)
+		fail_msg("test message does not parse: %s", msg->m.err_msg ? msg->m.err_msg : "?");
+	http_head_init(&msg->h, msg->buf, &msg->m, msg->f, 64, msg->arena, sizeof(msg->arena));
+	assert_true(strm_live);
+	if (resp)
+		strm.txn->res_head = &msg->h;
+	else
+		strm.txn->req_head = &msg->h;
+	return &msg->h;
+}
+
+#endif

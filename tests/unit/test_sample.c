@@ -1,0 +1,397 @@
+/* Unit tests for samples (src/rules/sample.c, sample_http.c, conv.c):
+ * expression parsing and its errors, every fetch on a real stream with
+ * request and response heads parsed from text, every converter, casts,
+ * and %[...] in log-format strings. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/log.h>
+#include <sluice/logformat.h>
+#include <sluice/pool.h>
+#include <sluice/proxy.h>
+#include <sluice/sample.h>
+#include <sluice/server.h>
+
+#include "cfg_capture.h"
+#include "rules_stream.h"
+
+static const char cfg_text[] =
+	"defaults\n mode http\n timeout client 1s\n timeout server 1s\n timeout connect 1s\n"
+	"frontend fe\n default_backend be\n"
+	"backend be\n server s1 127.0.0.1:8080\n server s2 127.0.0.1:8081 maxconn 10\n"
+	"backend other\n server o1 127.0.0.1:8082\n";
+
+static int group_setup(void **state)
+{
+	global.loop = ev_loop_new(EVFLAG_AUTO);
+	assert_non_null(global.loop);
+	pristine = global;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	ev_loop_destroy(global.loop);
+	global.loop = NULL;
+	pool_flush_all();
+	return 0;
+}
+
+static int reset(void **state)
+{
+	strm_end();
+	proxy_free_all();
+	log_list_free(&global.loggers);
+	restore_global();
+	return 0;
+}
+
+/* Parses the test configuration and makes the stream (frontend fe, backend
+ * be, server s1), with a request and a response head. */
+static void setup_stream(void)
+{
+	struct proxy *fe, *be;
+
+	EXPECT_ERRORS(parse(cfg_text), 0);
+	EXPECT_ERRORS(postparse(), 0);
+	fe = proxy_find("fe", PR_CAP_FE);
+	be = proxy_find("be", PR_CAP_BE);
+	assert_non_null(fe);
+	assert_non_null(be);
+	strm_new(fe);
+	strm.be = be;
+	strm.target = be->servers;
+	msg_load("GET /a/b.html?x=1&y=two&z HTTP/1.1\r\nHost: www.Example.com\r\n"
+		 "Accept: text/html, text/plain , */*\r\nAccept: image/png\r\n"
+		 "Cookie: a=1; sid=abc; a=2\r\nCookie: b=3\r\nX-Fwd: 10.1.2.3\r\n"
+		 "Content-Length: 0\r\nX-Num: 42\r\n\r\n");
+	msg_load("HTTP/1.1 302 Found\r\nLocation: /x\r\nSet-Cookie: s=v1; Path=/\r\n"
+		 "Set-Cookie: t=v2\r\nX-A: 1, 2\r\n\r\n");
+}
+
+/* Evaluates <expr> on the test stream (NULL: none) and returns
+ * "type:value", or "<none>", or "<error: message>". */
+static const char *ev_on(const char *expr, struct stream *s)
+{
+	static char out[512];
+	char val[400], *err = NULL;
+	struct smp_expr e;
+	struct sample smp = { 0 };
+
+	if (smp_expr_parse(expr, &e, NULL, &err) == -1) {
+		snprintf(out, sizeof(out), "<error: %s>", err);
+		free(err);
+		return out;
+	}
+	if (!smp_expr_eval(&e, s, &smp))
+		snprintf(out, sizeof(out), "<none>");
+	else {
+		smp_to_text(&smp, val, sizeof(val));
+		snprintf(out, sizeof(out), "%s:%s", smp_type_name(smp.type), val);
+	}
+	smp_expr_free(&e);
+	return out;
+}
+
+static const char *ev(const char *expr)
+{
+	return ev_on(expr, &strm);
+}
+
+#define EV(expr, want) assert_string_equal(ev(expr), want)
+
+static void test_parse_errors(void **state)
+{
+	EV("nosuch", "<error: unknown fetch method 'nosuch'>");
+	EV("pth", "<error: unknown fetch method 'pth'; did you mean 'path'?>");
+	EV("path,lowe", "<error: unknown converter 'lowe'; did you mean 'lower'?>");
+	EV("path,", "<error: expected a converter name after ',' at ''>");
+	EV("hdr(host", "<error: missing ')' after the arguments of 'hdr'>");
+	EV("src(1)", "<error: too many arguments for 'src' (at most 0)>");
+	EV("env", "<error: missing argument 1 of 'env'>");
+	EV("int(abc)", "<error: argument 1 of 'int' must be an integer (got 'abc')>");
+	EV("hdr(host,x)", "<error: argument 2 of 'hdr' must be an integer (got 'x')>");
+	EV("always_true,ipmask(24)", "<error: converter 'ipmask' expects addr input, cannot take "
+	   "the bool output of what precedes it>");
+	EV("bool(2)", "<error: bool() expects 0 or 1>");
+	EV("ipv4(::1)", "<error: ipv4() expects an IPv4 address (got '::1')>");
+	EV("path,field(0,/)", "<error: field index must not be 0 (1 is the first, -1 the last)>");
+	EV("path,ipmask(33)", "<error: ipmask: invalid IPv4 mask '33'>");
+	EV("path,strcmp(txn.x)", "<error: strcmp: variables ('txn.x') are not supported yet>");
+	EV("srv_conn(nosrv)", "<error: expects 'backend/server' (got 'nosrv')>");
+	EV("path)", "<error: unexpected ')' after the sample expression>");
+}
+
+static void test_fetch_l4(void **state)
+{
+	setup_stream();
+	EV("src", "ipv4:192.0.2.7");
+	EV("src_port", "int:40000");
+	EV("dst", "ipv4:198.51.100.1");
+	EV("dst_port", "int:80");
+	EV("fe_name", "str:fe");
+	EV("be_name", "str:be");
+	EV("srv_name", "str:s1");
+	assert_string_equal(ev("fe_id"), "int:1");
+	assert_string_equal(ev("be_id"), "int:2");
+	EV("srv_id", "int:1");
+	EV("always_true", "bool:1");
+	EV("always_false", "bool:0");
+	EV("be_conn", "int:0");
+	EV("fe_conn", "int:0");
+	EV("queue", "int:0");
+	EV("connslots", "int:-1");   /* s1 has no maxconn */
+	EV("srv_conn(be/s2)", "int:0");
+	EV("nbsrv(other)", "int:1");
+	setenv("SLUICE_T", "val", 1);
+	EV("env(SLUICE_T)", "str:val");
+	EV("env(SLUICE_NOPE)", "<none>");
+	EV("int(-12)", "int:-12");
+	EV("str(a b)", "str:a b");
+	EV("str()", "str:");
+	EV("bool(1)", "bool:1");
+	EV("ipv4(10.0.0.1)", "ipv4:10.0.0.1");
+	EV("ipv6(2001:db8::1)", "ipv6:2001:db8::1");
+	assert_true(strncmp(ev("date"), "int:1", 5) == 0);
+	assert_true(strncmp(ev("rand(10)"), "int:", 4) == 0);
+	assert_true(atoi(ev("rand(10)") + 4) < 10);
+	/* Constants work without a stream; stream fetches do not. */
+	assert_string_equal(ev_on("str(x),upper", NULL), "str:X");
+	assert_string_equal(ev_on("src", NULL), "<none>");
+	/* No server yet. */
+	strm.target = NULL;
+	EV("srv_name", "<none>");
+}
+
+static void test_fetch_args_resolved(void **state)
+{
+	EXPECT_ERRORS(parse("backend b1\n server s 127.0.0.1:1\n"), 0);
+	{
+		struct smp_expr e1, e2;
+		char *err = NULL;
+
+		assert_int_equal(smp_expr_parse("be_conn(nosuch)", &e1, NULL, &err), 0);
+		assert_int_equal(smp_expr_parse("srv_conn(b1/s)", &e2, NULL, &err), 0);
+		EXPECT_ERRORS(postparse(), 1);
+		expect_msg("sample fetch 'be_conn(nosuch)': no such backend 'nosuch'");
+		assert_non_null(e2.args[0].ptr);
+		smp_expr_free(&e1);
+		smp_expr_free(&e2);
+	}
+}
+
+static void test_fetch_http_req(void **state)
+{
+	setup_stream();
+	EV("method", "str:GET");
+	EV("path", "str:/a/b.html");
+	EV("pathq", "str:/a/b.html?x=1&y=two&z");
+	EV("query", "str:x=1&y=two&z");
+	EV("url", "str:/a/b.html?x=1&y=two&z");
+	EV("url_param(y)", "str:two");
+	EV("url_param(z)", "str:");
+	EV("url_param(w)", "<none>");
+	EV("base", "str:www.Example.com/a/b.html");
+	EV("req.ver", "str:1.1");
+	EV("hdr(host)", "str:www.Example.com");
+	EV("hdr(HOST)", "str:www.Example.com");
+	EV("hdr(accept)", "str:image/png");         /* the last one */
+	EV("hdr(accept,1)", "str:text/html");
+	EV("hdr(accept,2)", "str:text/plain");
+	EV("hdr(accept,-2)", "str:*/*");
+	EV("hdr(accept,5)", "<none>");
+	EV("fhdr(accept,1)", "str:text/html, text/plain , */*");
+	EV("req.fhdr(accept)", "str:image/png");
+	EV("hdr_cnt(accept)", "int:4");
+	EV("fhdr_cnt(accept)", "int:2");
+	EV("hdr_cnt(nope)", "int:0");
+	EV("hdr_val(x-num)", "int:42");
+	EV("hdr_ip(x-fwd)", "ipv4:10.1.2.3");
+	EV("hdr(nope)", "<none>");
+	EV("cook(a)", "str:2");
+	EV("req.cook(b)", "str:3");
+	EV("cook(sid)", "str:abc");
+	EV("cook(none)", "<none>");
+	EV("cook_cnt(a)", "int:2");
+	EV("req.proto_http", "bool:1");
+	assert_true(strstr(ev("req.hdrs"), "Host: www.Example.com\r\nAccept: text/html") != NULL);
+	/* Absolute-form URI. */
+	msg_load("GET http://h.example/p/q?r=1 HTTP/1.1\r\nHost: h.example\r\n\r\n");
+	EV("path", "str:/p/q");
+	EV("url", "str:http://h.example/p/q?r=1");
+	EV("query", "str:r=1");
+	/* Iteration over occurrences, as ACLs do. */
+	msg_load("GET / HTTP/1.1\r\nHost: h\r\nX: a, b\r\nX: c\r\n\r\n");
+	{
+		struct smp_expr e;
+		struct sample smp = { .iterate = 1 };
+		char *err = NULL, got[64] = "";
+
+		assert_int_equal(smp_expr_parse("hdr(x)", &e, NULL, &err), 0);
+		do {
+			assert_int_equal(smp_expr_eval(&e, &strm, &smp), 1);
+			strncat(got, smp.u.str.p, smp.u.str.len);
+			strcat(got, "|");
+		} while (smp.flags & SMP_F_NOT_LAST);
+		assert_string_equal(got, "a|b|c|");
+		smp_expr_free(&e);
+	}
+	/* No head published: no HTTP sample. */
+	strm.txn->req_head = NULL;
+	EV("path", "<none>");
+	EV("req.proto_http", "bool:0");
+}
+
+static void test_fetch_http_res(void **state)
+{
+	setup_stream();
+	EV("status", "int:302");
+	EV("res.hdr(location)", "str:/x");
+	EV("res.hdr(x-a)", "str:2");
+	EV("res.hdr(x-a,1)", "str:1");
+	EV("res.fhdr(x-a)", "str:1, 2");
+	EV("res.hdr_cnt(set-cookie)", "int:2");
+	EV("res.cook(s)", "str:v1");
+	EV("res.cook(t)", "str:v2");
+	EV("res.cook(Path)", "<none>");
+	strm.txn->res_head = NULL;
+	EV("status", "<none>");
+	strm.txn->status = 404;
+	EV("status", "int:404");
+}
+
+static void test_converters(void **state)
+{
+	setup_stream();
+	EV("hdr(host),lower", "str:www.example.com");
+	EV("hdr(host),upper", "str:WWW.EXAMPLE.COM");
+	EV("hdr(host),length", "int:15");
+	EV("str(abcdef),bytes(2)", "bin:cdef");
+	EV("str(abcdef),bytes(2,3)", "bin:cde");
+	EV("str(abcdef),bytes(9)", "bin:");
+	EV("str(a.b.c.d),field(2,.)", "str:b");
+	EV("str(a.b.c.d),field(-1,.)", "str:d");
+	EV("str(a.b.c.d),field(2,.,2)", "str:b.c");
+	EV("str(a.b.c.d),field(2,.,0)", "str:b.c.d");
+	EV("str(a..b),field(2,.)", "str:");
+	EV("str(a..b),word(2,.)", "str:b");
+	EV("str(/x/y/z),word(1,/)", "str:x");
+	EV("str(AZ),hex", "str:415A");
+	EV("str(hello),base64", "str:aGVsbG8=");
+	EV("str(hi),base64", "str:aGk=");
+	EV("str(aGVsbG8=),b64dec", "bin:hello");
+	EV("str(aGk=),b64dec", "bin:hi");
+	EV("str(abc),b64dec", "<none>");
+	EV("str(a%20b+c),url_dec", "str:a b+c");
+	EV("str(a%20b+c),url_dec(1)", "str:a b c");
+	EV("str(a%2),url_dec", "<none>");
+	EV("src,ipmask(24)", "ipv4:192.0.2.0");
+	EV("src,ipmask(255.255.0.0)", "ipv4:192.0.0.0");
+	EV("ipv6(2001:db8::1),ipmask(24,64)", "ipv6:2001:db8::");
+	EV("int(7),add(3)", "int:10");
+	EV("int(7),sub(10)", "int:-3");
+	EV("int(7),mul(-2)", "int:-14");
+	EV("int(7),div(2)", "int:3");
+	EV("int(7),div(0)", "int:9223372036854775807");
+	EV("int(7),mod(4)", "int:3");
+	EV("int(7),mod(0)", "int:0");
+	EV("int(7),neg", "int:-7");
+	EV("int(12),and(10)", "int:8");
+	EV("int(12),or(3)", "int:15");
+	EV("int(12),xor(4)", "int:8");
+	EV("str(b),concat(a,,c)", "str:abc");
+	EV("str(b),concat(<)", "str:<b");
+	EV("str(a),sdbm", "int:97");
+	EV("str(a),djb2", "int:177670");
+	EV("str(123456789),crc32", "int:3421780262");
+	assert_string_not_equal(ev("str(a),djb2(1)"), "int:177670");
+	/* Casts on the way. */
+	EV("str(12),add(1)", "int:13");
+	EV("str(x12),add(1)", "<none>");
+	EV("int(5),lower", "str:5");
+	EV("src,lower", "str:192.0.2.7");
+	EV("str(10.0.0.9),ipmask(8)", "ipv4:10.0.0.0");
+	EV("hdr_val(x-num),mul(2),length", "int:2");
+}
+
+static void test_casts(void **state)
+{
+	struct sample s;
+
+	s = (struct sample){ .type = SMP_T_SINT, .u.sint = 5 };
+	assert_int_equal(smp_cast(&s, SMP_T_BOOL), 1);
+	assert_int_equal(s.u.sint, 1);
+	s = (struct sample){ .type = SMP_T_STR, .u.str = { "-17abc", 6 } };
+	assert_int_equal(smp_cast(&s, SMP_T_SINT), 1);
+	assert_int_equal(s.u.sint, -17);
+	s = (struct sample){ .type = SMP_T_STR, .u.str = { "::ffff:1.2.3.4", 14 } };
+	assert_int_equal(smp_cast(&s, SMP_T_IPV4), 1);
+	assert_int_equal(s.type, SMP_T_IPV4);
+	s = (struct sample){ .type = SMP_T_STR, .u.str = { "1.2.3.4", 7 } };
+	assert_int_equal(smp_cast(&s, SMP_T_IPV6), 1);
+	assert_int_equal(s.type, SMP_T_IPV6);
+	assert_true(IN6_IS_ADDR_V4MAPPED(&s.u.ipv6));
+	s = (struct sample){ .type = SMP_T_STR, .u.str = { "2001:db8::1", 11 } };
+	assert_int_equal(smp_cast(&s, SMP_T_IPV4), 0);
+	s = (struct sample){ .type = SMP_T_SINT, .u.sint = 0x0a000001 };
+	assert_int_equal(smp_cast(&s, SMP_T_IPV4), 1);
+	assert_int_equal(ntohl(s.u.ipv4.s_addr), 0x0a000001);
+	s = (struct sample){ .type = SMP_T_BOOL, .u.sint = 1 };
+	assert_int_equal(smp_cast(&s, SMP_T_IPV4), 0);
+	assert_int_equal(smp_can_cast(SMP_T_BOOL, SMP_T_ADDR), 0);
+	assert_int_equal(smp_can_cast(SMP_T_ADDR, SMP_T_STR), 1);
+	assert_int_equal(smp_can_cast(SMP_T_IPV4, SMP_T_SINT), 0);
+	assert_string_equal(smp_type_name(SMP_T_IPV6), "ipv6");
+}
+
+static void test_logformat(void **state)
+{
+	struct lf_expr e;
+	struct lf_ctx c = { 0 };
+	char out[512], *err = NULL;
+
+	setup_stream();
+	assert_int_equal(lf_compile("%[path] %[hdr(host),lower] %{+Q}[cook(sid)] "
+				    "%[res.hdr(nope)] %{+Q}[hdr(nope)] %[src_port,add(1)] "
+				    "%[str(k)]%[int(3)]", &e, &err), 0);
+	c.strm = &strm;
+	lf_render(&e, &c, out, sizeof(out));
+	assert_string_equal(out, "/a/b.html www.example.com \"abc\" - \"\" 40001 k3");
+	/* Without a stream: constants only. */
+	c.strm = NULL;
+	lf_render(&e, &c, out, sizeof(out));
+	assert_string_equal(out, "- - \"\" - \"\" - k3");
+	lf_free(&e);
+	assert_int_equal(lf_compile("x %[path,nope]", &e, &err), -1);
+	if (!strstr(err, "sample expression '%[path,nope]' at column 3: unknown converter 'nope'"))
+		fail_msg("%s", err);
+	free(err);
+	assert_int_equal(lf_compile("%[path x]", &e, &err), -1);
+	assert_non_null(strstr(err, "unexpected ' x'"));
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_parse_errors, reset),
+		cmocka_unit_test_teardown(test_fetch_l4, reset),
+		cmocka_unit_test_teardown(test_fetch_args_resolved, reset),
+		cmocka_unit_test_teardown(test_fetch_http_req, reset),
+		cmocka_unit_test_teardown(test_fetch_http_res, reset),
+		cmocka_unit_test_teardown(test_converters, reset),
+		cmocka_unit_test_teardown(test_casts, reset),
+		cmocka_unit_test_teardown(test_logformat, reset),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
