@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sluice/acl_px.h>
 #include <sluice/addr.h>
 #include <sluice/buf.h>
 #include <sluice/common.h>
@@ -291,6 +292,7 @@ static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned ne
 	c->uniq_num = s->uniq_id;
 	c->hostname = global.node;
 	c->pid = (int)global.pid;
+	c->strm = s;
 }
 
 static void http_log(struct stream *s)
@@ -671,6 +673,21 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 
 /* ---- requests ---- */
 
+/* Makes <be> (NULL: the frontend's default backend) the backend of the
+ * current request, moving the session counts. */
+static void http_switch_backend(struct stream *s, struct proxy *be)
+{
+	if (!be)
+		be = s->fe->defbe ? s->fe->defbe : s->fe;
+	if (be == s->be)
+		return;
+	s->be->beconn--;
+	s->be->be_counters.cur_sess--;
+	s->be = be;
+	be->beconn++;
+	counters_sess_start(&be->be_counters, (uint32_t)(now_ms() / 1000), time(NULL));
+}
+
 static int http_conn_close_wanted(unsigned flags)
 {
 	return (flags & H1_F_CONN_CLOSE) || (!(flags & H1_F_VER_11) && !(flags & H1_F_CONN_KA));
@@ -979,7 +996,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		return http_reply(s, 200, NULL, NULL, 'L', 'R');
 	}
 	if (http_req_rules(s, s->fe, h) ||
-	    (txn->flags |= TX_F_BE_SET, s->be != s->fe && http_req_rules(s, s->be, h))) {
+	    (http_switch_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
+	     s->be != s->fe && http_req_rules(s, s->be, h))) {
 		/* answered here (or tarpitted): the head is consumed */
 		b->head += (uint32_t)hlen;
 		b->data -= (uint32_t)hlen;
