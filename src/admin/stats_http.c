@@ -302,12 +302,12 @@ static int kw_stats_admin(struct cfg_ctx *ctx, void *target, int argc, char **ar
 	c = acl_cond_parse(ctx, argc, argv);
 	if (!c)
 		return -1;
-	acl_cond_free(stats_px_w(ctx->px)->admin);
-	stats_px_w(ctx->px)->admin = c;
-	stats_px_w(ctx->px)->enabled = 1;
-	cfg_warn(ctx, "admin actions of the stats page are not supported yet: the page stays "
-		 "read-only");
-	return 0;
+	/* The condition parses, but the admin form does not exist yet: an
+	 * operator relying on it must not get a read-only page silently. */
+	acl_cond_free(c);
+	cfg_alert(ctx, "admin actions of the stats page are not supported yet by sluice "
+		  "(the page is read-only)");
+	return -1;
 }
 
 static int kw_stats_http_request(struct cfg_ctx *ctx, void *target, int argc, char **argv)

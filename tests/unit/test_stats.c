@@ -131,6 +131,7 @@ static void test_keywords(void **state)
 	PARSE_FRESH("frontend a\n stats admin\n", 1);
 	expect_msg("expects 'if' or 'unless'");
 	PARSE_FRESH("frontend a\n stats admin if TRUE\n", 1);
+	expect_msg("admin actions of the stats page are not supported yet");
 	PARSE_FRESH("frontend a\n stats enabel\n", 1);
 }
 
