@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <sluice/common.h>
+#include <sluice/lb.h>
 #include <sluice/sample.h>
 #include <sluice/str.h>
 
@@ -413,53 +414,28 @@ static int conv_strcmp(const struct smp_arg *a, struct sample *smp)
 	return 0;
 }
 
-/* Bob Jenkins' full avalanche, as HAProxy applies with a non-zero arg. */
-static uint32_t hash_avalanche(uint32_t a)
+/* The hashes are the load balancer's (lb_hash), so that a converter and a
+ * "balance hdr(...)" agree; a non-zero argument applies the avalanche. */
+static int conv_hash(const struct smp_arg *a, struct sample *smp, enum lb_hash_fn fn)
 {
-	a = (a + 0x7ed55d16) + (a << 12);
-	a = (a ^ 0xc761c23c) ^ (a >> 19);
-	a = (a + 0x165667b1) + (a << 5);
-	a = (a + 0xd3a2646c) ^ (a << 9);
-	a = (a + 0xfd7046c5) + (a << 3);
-	a = (a ^ 0xb55a4f09) ^ (a >> 16);
-	return a;
-}
+	int avalanche = a[0].type == ARGT_SINT && a[0].sint;
 
-static int hash_out(const struct smp_arg *a, struct sample *smp, uint32_t h)
-{
-	if (a[0].type == ARGT_SINT && a[0].sint)
-		h = hash_avalanche(h);
-	return smp_out_int(smp, h);
+	return smp_out_int(smp, lb_hash(fn, avalanche, smp->u.str.p, smp->u.str.len));
 }
 
 static int conv_sdbm(const struct smp_arg *a, struct sample *smp)
 {
-	uint32_t h = 0;
-
-	for (size_t i = 0; i < smp->u.str.len; i++)
-		h = (unsigned char)smp->u.str.p[i] + (h << 6) + (h << 16) - h;
-	return hash_out(a, smp, h);
+	return conv_hash(a, smp, LB_H_SDBM);
 }
 
 static int conv_djb2(const struct smp_arg *a, struct sample *smp)
 {
-	uint32_t h = 5381;
-
-	for (size_t i = 0; i < smp->u.str.len; i++)
-		h = ((h << 5) + h) + (unsigned char)smp->u.str.p[i];
-	return hash_out(a, smp, h);
+	return conv_hash(a, smp, LB_H_DJB2);
 }
 
 static int conv_crc32(const struct smp_arg *a, struct sample *smp)
 {
-	uint32_t c = 0xffffffffu;
-
-	for (size_t i = 0; i < smp->u.str.len; i++) {
-		c ^= (unsigned char)smp->u.str.p[i];
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
-	}
-	return hash_out(a, smp, ~c);
+	return conv_hash(a, smp, LB_H_CRC32);
 }
 
 static const struct smp_conv_kw smp_convs[] = {
