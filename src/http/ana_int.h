@@ -1,0 +1,31 @@
+/* Shared by the files of the HTTP analyser (ana.c, txn_log.c); not an API
+ * for other modules. */
+#ifndef SLUICE_HTTP_ANA_INT_H
+#define SLUICE_HTTP_ANA_INT_H
+
+#include <stddef.h>
+
+struct stream;
+struct http_head;
+
+#define HTTP_LINE_MAX 1024   /* request line and captures kept for the log */
+
+/* A pooled copy of at most <max> (< HTTP_LINE_MAX) bytes of <p>,
+ * NUL-terminated; NULL when memory is exhausted. */
+char *http_line_dup(const char *p, size_t len, size_t max);
+
+/* Gives back a string of http_line_dup() (NULL accepted). */
+void http_line_free(char *p);
+
+/* Captures the configured request (<res> 0) or response header fields of
+ * head <h>; the last occurrence of a field wins. */
+void http_capture_head(struct stream *s, const struct http_head *h, int res);
+
+/* Emits the log line of the current exchange once (frontend's format). */
+void http_log(struct stream *s);
+
+/* Counts a response of <status> on the frontend, and on the backend and
+ * server when it came from the server (<to_server>). */
+void http_count_status(struct stream *s, int status, int to_server);
+
+#endif

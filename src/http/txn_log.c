@@ -1,0 +1,236 @@
+/* mode http, the transaction's record: captured request line and headers,
+ * the log-format context and the per-request log line, status counters
+ * (http_ana.h, ana_int.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/http_ana.h>
+#include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/logformat.h>
+#include <sluice/pool.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/stream.h>
+
+#include "ana_int.h"
+
+static struct pool *line_pool;   /* HTTP_LINE_MAX strings */
+
+static ev_tstamp now(void)
+{
+	return ev_now(global.loop);
+}
+
+void http_line_free(char *p)
+{
+	if (p)
+		pool_free(line_pool, p);
+}
+
+char *http_line_dup(const char *p, size_t len, size_t max)
+{
+	char *d;
+
+	if (!line_pool)
+		line_pool = pool_create("http_line", HTTP_LINE_MAX);
+	d = pool_alloc(line_pool);
+
+	if (!d)
+		return NULL;
+	len = MIN(len, MIN(max, (size_t)HTTP_LINE_MAX - 1));
+	memcpy(d, p, len);
+	d[len] = 0;
+	return d;
+}
+
+void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t len)
+{
+	const struct http_px *h = http_px_of(s->fe);
+	char ***tab = res ? &s->txn->res_cap : &s->txn->req_cap;
+	int n = res ? h->n_res_cap : h->n_req_cap;
+
+	if (idx >= n || n <= 0)
+		return;
+	if (!*tab) {
+		/* n slots and an end marker */
+		*tab = calloc((size_t)n + 1, sizeof(char *));
+		if (!*tab)
+			return;
+		(*tab)[n] = (char *)-1;
+	}
+	if (idx < 0)
+		return;   /* only the table was wanted */
+	if ((*tab)[idx]) {
+		/* the last value wins, as in HAProxy */
+		http_line_free((*tab)[idx]);
+	}
+	(*tab)[idx] = http_line_dup(v, len, (size_t)(res ? h->res_cap : h->req_cap)[idx].len);
+}
+
+void http_capture_head(struct stream *s, const struct http_head *h, int res)
+{
+	const struct http_px *hp = http_px_of(s->fe);
+	const struct http_capture *cap = res ? hp->res_cap : hp->req_cap;
+	int n = res ? hp->n_res_cap : hp->n_req_cap;
+
+	/* A parsed request shows its capture slots in the log even when
+	 * empty ("{}"); a bad request shows none, as in HAProxy. */
+	if (n > 0)
+		http_capture_set(s, res, -1, NULL, 0);
+	for (int i = 0; i < n; i++) {
+		size_t nl = strlen(cap[i].name);
+		int last = -1;
+
+		/* the last occurrence of the field is kept */
+		for (int f = http_head_find(h, cap[i].name, nl, 0); f >= 0;
+		     f = http_head_find(h, cap[i].name, nl, f + 1))
+			last = f;
+		if (last >= 0)
+			http_capture_set(s, res, i, h->f[last].v.p, h->f[last].v.len);
+	}
+}
+
+/* ---- log ---- */
+
+static struct timespec ts_at(const struct stream *s, ev_tstamp t)
+{
+	struct timespec ts = s->accept_date;
+	double d = t - s->t_accept;
+	long long ns;
+
+	if (d < 0)
+		d = 0;
+	ns = (long long)ts.tv_nsec + (long long)(d * 1e9);
+	ts.tv_sec += (time_t)(ns / 1000000000LL);
+	ts.tv_nsec = (long)(ns % 1000000000LL);
+	return ts;
+}
+
+static long ms_between(ev_tstamp a, ev_tstamp b)
+{
+	return (a && b && b >= a) ? (long)((b - a) * 1000) : (a && b ? 0 : -1);
+}
+
+/* Fills what every format may use; <needs> (LF_N_*) asks for the costly
+ * parts (the frontend address is a getsockname() call). */
+static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs);
+
+void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c)
+{
+	http_fill_lf_ctx_for(s, c, ~0U);
+}
+
+static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs)
+{
+	struct http_txn *txn = s->txn;
+	ev_tstamp t = now(), t_req = txn->t_req ? txn->t_req : t;
+	const struct http_px *h = http_px_of(s->fe);
+
+	memset(c, 0, sizeof(*c));
+	c->cli = &s->cli_addr;
+	c->fe_addr = (needs & LF_N_FEADDR) || s->dst ? stream_dst(s) : NULL;
+	c->srv_addr = s->target ? &s->target->addr : NULL;
+	c->accept_date = ts_at(s, s->t_idle);
+	c->req_date = ts_at(s, t_req);
+	c->fe_name = c->fe_name_transport = s->fe->name;
+	/* answered by the frontend's own rules: no backend yet */
+	c->be_name = (txn->flags & TX_F_BE_SET) ? s->be->name : s->fe->name;
+	c->srv_name = s->target ? s->target->name : "<NOSRV>";
+	c->Ti = ms_between(s->t_idle, t_req);
+	c->Th = 0;
+	c->TR = txn->t_head ? ms_between(t_req, txn->t_head) : -1;
+	c->Tq = txn->t_head ? ms_between(s->t_idle, txn->t_head) : -1;
+	c->Tw = s->t_queue || s->t_conn ? s->tw : -1;
+	c->Tc = s->t_est ? ms_between(s->t_conn, s->t_est) : -1;
+	c->Tr = txn->t_res && s->t_est ? ms_between(MAX(s->t_est, txn->t_head), txn->t_res) : -1;
+	c->Td = txn->t_res ? ms_between(txn->t_res, t) : -1;
+	c->Ta = ms_between(t_req, t);
+	c->Tt = ms_between(s->t_idle, t);
+	c->status = txn->status;
+	c->bytes_out = txn->res_bytes;
+	c->bytes_in = txn->req_bytes;
+	c->term[0] = s->term[0];
+	c->term[1] = s->term[1];
+	c->term[2] = '-';
+	c->term[3] = '-';
+	c->actconn = global.curconn;
+	c->feconn = s->fe->feconn;
+	c->beconn = s->be->beconn;
+	c->srvconn = s->target ? (int)s->target->counters.cur_sess : 0;
+	c->retries = s->retries;
+	c->redispatched = s->redispatched;
+	c->srv_queue = 0;
+	c->be_queue = s->be->nbpend;
+	c->req_cookie = c->res_cookie = "-";
+	c->reqline = txn->reqline;
+	c->reqline_len = txn->reqline_len;
+	c->req_cap = (const char **)txn->req_cap;
+	c->n_req_cap = h->n_req_cap;
+	c->res_cap = (const char **)txn->res_cap;
+	c->n_res_cap = h->n_res_cap;
+	c->unique_id = txn->uniq_id;
+	c->uniq_num = s->uniq_id;
+	c->hostname = global.node;
+	c->pid = (int)global.pid;
+	c->strm = s;
+}
+
+void http_log(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	const struct proxy *fe = s->fe;
+	struct lf_ctx c;
+	char line[2048];
+	size_t n;
+	int err;
+
+	if (txn->flags & TX_F_LOGGED)
+		return;
+	txn->flags |= TX_F_LOGGED;
+	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global))
+		return;
+	err = s->term[0] != '-' || txn->status >= 500 || txn->status < 0 || s->retries ||
+	      s->redispatched;
+	if (!err && (fe->options & PR_O_DONTLOG_NORMAL))
+		return;
+	http_fill_lf_ctx_for(s, &c, fe->logformat->needs);
+	n = lf_render(fe->logformat, &c, line, sizeof(line));
+	log_send(&fe->loggers, err && (fe->options & PR_O_LOG_SEP_ERR) ? LOG_L_ERR : LOG_L_INFO,
+		 line, n);
+}
+
+/* ---- counters ---- */
+
+void http_count_status(struct stream *s, int status, int to_server)
+{
+	int k = status >= 100 && status < 600 ? status / 100 - 1 : 5;
+
+	s->fe->fe_counters.http_rsp[k]++;
+	if (to_server) {
+		s->be->be_counters.http_rsp[k]++;
+		if (s->target)
+			s->target->counters.http_rsp[k]++;
+	}
+}
+
+void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out)
+{
+	if (!s->txn)
+		return;   /* the first bytes of a request: counted when it starts */
+	if (is_req) {
+		s->txn->req_bytes += in;
+	} else {
+		s->txn->res_bytes += out;
+		if (s->txn->flags & TX_F_LOCAL) {
+			/* made here: no server bytes were counted for it */
+			s->fe->fe_counters.bytes_out += out;
+			s->li->counters.bytes_out += out;
+		}
+	}
+}
+
