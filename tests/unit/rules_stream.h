@@ -1,19 +1,29 @@
 /* Helpers shared by the rules-engine unit tests (test_sample.c,
- * test_acl.c): a stream from client 192.0.2.7:40000 to 198.51.100.1:80
- * made by http_stream_init(), and request/response heads parsed from raw
- * text and published in its transaction as during the rules. Include
- * after <cmocka.h>. */
+ * test_acl.c, test_rules.c): a stream from client 192.0.2.7:40000 to
+ * 198.51.100.1:80 made by http_stream_init(), request/response heads parsed
+ * from raw text (and, for msg_load(), published in its transaction as during
+ * the rules), and the group setup/teardown and per-test reset() that go with
+ * them. Include after <cmocka.h>. */
 #ifndef SLUICE_TESTS_RULES_STREAM_H
 #define SLUICE_TESTS_RULES_STREAM_H
 
 #include <arpa/inet.h>
+#include <stdint.h>
 #include <string.h>
 
+#include <sluice/global.h>
 #include <sluice/h1.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_head.h>
+#include <sluice/log.h>
+#include <sluice/pool.h>
+#include <sluice/proxy.h>
 #include <sluice/stream.h>
 
+#include "cfg_capture.h"
+
+/* The test stream: no socket, no server. Live from strm_new() until the next
+ * one or reset(), so that what the rules left in it can be read. */
 static struct stream strm;
 static int strm_live;
 
@@ -42,13 +52,15 @@ static inline struct stream *strm_new(struct proxy *px)
 	dst->sin_family = AF_INET;
 	dst->sin_port = htons(80);
 	assert_int_equal(inet_pton(AF_INET, "198.51.100.1", &dst->sin_addr), 1);
-	strm.dst = &dst_ss;
+	strm.dst = &dst_ss;   /* known, as after a PROXY header */
 	assert_int_equal(http_stream_init(&strm), 0);
 	assert_non_null(http_txn_new(&strm));
+	assert_non_null(strm.txn);
 	strm_live = 1;
 	return &strm;
 }
 
+/* A message head parsed from raw text, editable within its arena. */
 struct msg {
 	char              buf[4096];
 	struct h1_hdr     hdrs[64];
@@ -60,26 +72,63 @@ struct msg {
 
 static struct msg req_msg, res_msg;
 
+/* Parses <raw> (a request, or a response when it starts with "HTTP/") into
+ * <msg>, leaving <arena_size> bytes of its arena for edits. */
+static inline struct http_head *msg_parse(struct msg *msg, const char *raw, uint32_t arena_size)
+{
+	int resp = strncmp(raw, "HTTP/", 5) == 0;
+	size_t len = strlen(raw);
+
+	assert_true(len < sizeof(msg->buf) && arena_size <= sizeof(msg->arena));
+	memcpy(msg->buf, raw, len);
+	h1_msg_init(&msg->m, msg->hdrs, 64, resp, H1_M_GET);
+	if (h1_parse(msg->buf, len, len, &msg->m) <= 0)
+		fail_msg("test message does not parse: %s", msg->m.err_msg ? msg->m.err_msg : "?");
+	http_head_init(&msg->h, msg->buf, &msg->m, msg->f, 64, msg->arena, arena_size);
+	return &msg->h;
+}
+
 /* Parses <raw> (a request, or a response when it starts with "HTTP/") and
  * publishes it as the head under analysis of the test stream. */
 static inline struct http_head *msg_load(const char *raw)
 {
 	int resp = strncmp(raw, "HTTP/", 5) == 0;
 	struct msg *msg = resp ? &res_msg : &req_msg;
-	size_t len = strlen(raw);
+	struct http_head *h = msg_parse(msg, raw, sizeof(msg->arena));
 
-	assert_true(len < sizeof(msg->buf));
-	memcpy(msg->buf, raw, len);
-	h1_msg_init(&msg->m, msg->hdrs, 64, resp, H1_M_GET);
-	if (h1_parse(msg->buf, len, len, &msg->m) <= 0)
-		fail_msg("test message does not parse: %s", msg->m.err_msg ? msg->m.err_msg : "?");
-	http_head_init(&msg->h, msg->buf, &msg->m, msg->f, 64, msg->arena, sizeof(msg->arena));
 	assert_true(strm_live);
 	if (resp)
-		strm.txn->res_head = &msg->h;
+		strm.txn->res_head = h;
 	else
-		strm.txn->req_head = &msg->h;
-	return &msg->h;
+		strm.txn->req_head = h;
+	return h;
+}
+
+static inline int group_setup(void **state)
+{
+	/* The analyser reads the loop's clock (transaction times). */
+	global.loop = ev_loop_new(EVFLAG_AUTO);
+	assert_non_null(global.loop);
+	pristine = global;
+	return 0;
+}
+
+static inline int group_teardown(void **state)
+{
+	ev_loop_destroy(global.loop);
+	global.loop = NULL;
+	pool_flush_all();
+	return 0;
+}
+
+/* Per-test teardown: the stream, what parsing made, struct global. */
+static inline int reset(void **state)
+{
+	strm_end();
+	proxy_free_all();
+	log_list_free(&global.loggers);
+	restore_global();   /* frees global.node, set by post-parse */
+	return 0;
 }
 
 #endif

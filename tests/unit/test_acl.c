@@ -26,31 +26,6 @@
 #include "cfg_capture.h"
 #include "rules_stream.h"
 
-static int group_setup(void **state)
-{
-	global.loop = ev_loop_new(EVFLAG_AUTO);
-	assert_non_null(global.loop);
-	pristine = global;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	ev_loop_destroy(global.loop);
-	global.loop = NULL;
-	pool_flush_all();
-	return 0;
-}
-
-static int reset(void **state)
-{
-	strm_end();
-	proxy_free_all();
-	log_list_free(&global.loggers);
-	restore_global();
-	return 0;
-}
-
 /* ---- patterns alone ---- */
 
 static int pmatch(enum pat_match m, unsigned flags, const char **pats, struct sample smp)

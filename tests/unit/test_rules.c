@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <cmocka.h>
 
 #include <sluice/cfg.h>
@@ -34,45 +32,9 @@
 #include "../../src/http/rules_int.h"
 
 #include "cfg_capture.h"
+#include "rules_stream.h"
 
 /* ---- helpers ---- */
-
-/* The stream rules run for: a client 192.0.2.7:40000 that connected to
- * 198.51.100.1:80, no socket, no server. Live from run_set() (or strm_new())
- * until the next one or reset(), so that its captures can be read. */
-static struct stream strm;
-static int strm_live;
-
-static void strm_end(void)
-{
-	if (strm_live)
-		http_stream_release(&strm);
-	strm_live = 0;
-}
-
-static struct stream *strm_new(struct proxy *px)
-{
-	struct sockaddr_in *cli = (struct sockaddr_in *)&strm.cli_addr;
-	static struct sockaddr_storage dst_ss;
-	struct sockaddr_in *dst = (struct sockaddr_in *)&dst_ss;
-
-	strm_end();
-	memset(&strm, 0, sizeof(strm));
-	strm.fe = strm.be = px;
-	strm.cli.fd = strm.srv.fd = -1;
-	cli->sin_family = AF_INET;
-	cli->sin_port = htons(40000);
-	assert_int_equal(inet_pton(AF_INET, "192.0.2.7", &cli->sin_addr), 1);
-	dst->sin_family = AF_INET;
-	dst->sin_port = htons(80);
-	assert_int_equal(inet_pton(AF_INET, "198.51.100.1", &dst->sin_addr), 1);
-	strm.dst = &dst_ss;   /* known, as after a PROXY header */
-	assert_int_equal(http_stream_init(&strm), 0);
-	assert_non_null(http_txn_new(&strm));
-	assert_non_null(strm.txn);
-	strm_live = 1;
-	return &strm;
-}
 
 /* Value of request (<res> 0) or response capture slot <idx> of the test
  * stream, NULL when nothing was captured there. */
@@ -83,66 +45,17 @@ static const char *strm_cap(int res, int idx)
 	return tab ? tab[idx] : NULL;
 }
 
-static int group_setup(void **state)
-{
-	/* The analyser reads the loop's clock (transaction times). */
-	global.loop = ev_loop_new(EVFLAG_AUTO);
-	assert_non_null(global.loop);
-	pristine = global;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	ev_loop_destroy(global.loop);
-	global.loop = NULL;
-	pool_flush_all();
-	return 0;
-}
-
-static int reset(void **state)
-{
-	strm_end();
-	proxy_free_all();
-	log_list_free(&global.loggers);
-	restore_global();   /* frees global.node, set by post-parse */
-	return 0;
-}
-
-/* A message head parsed from <raw> and made editable. */
-struct msg {
-	char              buf[4096];
-	struct h1_hdr     hdrs[64];
-	struct h1_msg     m;
-	struct http_field f[64];
-	char              arena[1024];
-	struct http_head  h;
-	char              out[8192];
-};
-
+/* The head rules run on, parsed by msg_parse(), and its text afterwards. */
 static struct msg msg;
-
-static struct http_head *msg_load(const char *raw, uint32_t arena_size)
-{
-	size_t len = strlen(raw);
-	int resp = strncmp(raw, "HTTP/", 5) == 0;
-
-	assert_true(len < sizeof(msg.buf) && arena_size <= sizeof(msg.arena));
-	memcpy(msg.buf, raw, len);
-	h1_msg_init(&msg.m, msg.hdrs, 64, resp, H1_M_GET);
-	if (h1_parse(msg.buf, len, len, &msg.m) <= 0)
-		fail_msg("test message does not parse: %s", msg.m.err_msg ? msg.m.err_msg : "?");
-	http_head_init(&msg.h, msg.buf, &msg.m, msg.f, 64, msg.arena, arena_size);
-	return &msg.h;
-}
+static char msg_out[8192];
 
 static const char *msg_text(void)
 {
-	size_t n = http_head_write(&msg.h, msg.out);
+	size_t n = http_head_write(&msg.h, msg_out);
 
 	assert_int_equal(n, http_head_len(&msg.h));
-	msg.out[n] = '\0';
-	return msg.out;
+	msg_out[n] = '\0';
+	return msg_out;
 }
 
 static struct proxy *fe(void)
@@ -168,7 +81,7 @@ static int lf_rules(struct proxy *px, enum http_rule_set set)
 static void run_set(enum http_rule_set set, const char *raw, enum http_act_ret want,
                     struct http_act_out *out)
 {
-	struct http_head *h = msg_load(raw, sizeof(msg.arena));
+	struct http_head *h = msg_parse(&msg, raw, sizeof(msg.arena));
 	enum http_act_ret ret = http_rules_exec(http_rules_of(fe(), set), strm_new(fe()), h, out);
 
 	if (ret != want)
@@ -185,7 +98,7 @@ static void check_req_rule(const char *rule, const char *req, const char *want)
 	PARSE_FRESH(cfg, 0);
 	run_set(HTTP_RS_REQ, req, HTTP_ACT_CONT, &out);
 	if (strcmp(msg_text(), want) != 0)
-		fail_msg("rule '%s' on:\n%s\ngave:\n%s\nexpected:\n%s", rule, req, msg.out, want);
+		fail_msg("rule '%s' on:\n%s\ngave:\n%s\nexpected:\n%s", rule, req, msg_out, want);
 }
 
 /* The Location that redirect rule <rule> (an http-request action) makes for <req>. */
@@ -239,8 +152,8 @@ static void test_set_add_del_header(void **state)
 	 * run without a stream at all (no log-format context to fill). */
 	assert_int_equal(lf_rules(fe(), HTTP_RS_REQ), 0);
 	assert_int_equal(http_rules_exec(http_rules_of(fe(), HTTP_RS_REQ), NULL,
-					 msg_load("GET / HTTP/1.0\r\nX-A: old\r\n\r\n",
-						  sizeof(msg.arena)), &out), HTTP_ACT_CONT);
+					 msg_parse(&msg, "GET / HTTP/1.0\r\nX-A: old\r\n\r\n",
+						   sizeof(msg.arena)), &out), HTTP_ACT_CONT);
 	assert_string_equal(msg_text(),
 			    "GET / HTTP/1.0\r\nX-A: 1\r\nX-B: two\r\nX-B: three, four\r\n"
 			    "Host: new.example\r\n\r\n");
@@ -392,12 +305,12 @@ static void test_rewrite_does_not_fit(void **state)
 
 	PARSE_FRESH("frontend fe\n"
 		    "    http-request set-header X-Long 0123456789abcdef\n", 0);
-	h = msg_load(req1, 8);
+	h = msg_parse(&msg, req1, 8);
 	assert_int_equal(http_rules_exec(http_rules_of(fe(), HTTP_RS_REQ), NULL, h, &out),
 			 HTTP_ACT_ERR);
 
 	PARSE_FRESH("frontend fe\n    http-request set-path /a-rather-long-path\n", 0);
-	h = msg_load(req1, 8);
+	h = msg_parse(&msg, req1, 8);
 	assert_int_equal(http_rules_exec(http_rules_of(fe(), HTTP_RS_REQ), NULL, h, &out),
 			 HTTP_ACT_ERR);
 }
@@ -521,7 +434,7 @@ static void test_redirect_rules(void **state)
 	/* No room in the arena for the Location. */
 	PARSE_FRESH("frontend fe\n    http-request redirect prefix https://x.example\n", 0);
 	assert_int_equal(http_rules_exec(http_rules_of(fe(), HTTP_RS_REQ), NULL,
-					 msg_load(req1, 8), &out), HTTP_ACT_ERR);
+					 msg_parse(&msg, req1, 8), &out), HTTP_ACT_ERR);
 }
 
 static void test_redirect_keyword(void **state)
@@ -538,13 +451,13 @@ static void test_redirect_keyword(void **state)
 	assert_null(http_rules_of(fe(), HTTP_RS_REQ)->head);
 	/* The keyword's target is a literal, never a log-format: for a stream
 	 * whose %ci is 192.0.2.7, "%ci" stays as written. */
-	h = msg_load(req1, sizeof(msg.arena));
+	h = msg_parse(&msg, req1, sizeof(msg.arena));
 	assert_int_equal(http_redirect_exec(fe(), strm_new(fe()), h, &out), HTTP_ACT_REPLY);
 	assert_int_equal(out.status, 301);
 	assert_int_equal(out.location.len, strlen("/lit%ci"));
 	assert_memory_equal(out.location.p, "/lit%ci", out.location.len);
 
-	h = msg_load(req1, sizeof(msg.arena));
+	h = msg_parse(&msg, req1, sizeof(msg.arena));
 	assert_int_equal(http_redirect_exec(proxy_find("be", PR_CAP_BE), NULL, h, &out),
 			 HTTP_ACT_REPLY);
 	assert_memory_equal(out.location.p, "/b/a/b?c=1", out.location.len);

@@ -30,31 +30,6 @@ static const char cfg_text[] =
 	"backend be\n server s1 127.0.0.1:8080\n server s2 127.0.0.1:8081 maxconn 10\n"
 	"backend other\n server o1 127.0.0.1:8082\n";
 
-static int group_setup(void **state)
-{
-	global.loop = ev_loop_new(EVFLAG_AUTO);
-	assert_non_null(global.loop);
-	pristine = global;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	ev_loop_destroy(global.loop);
-	global.loop = NULL;
-	pool_flush_all();
-	return 0;
-}
-
-static int reset(void **state)
-{
-	strm_end();
-	proxy_free_all();
-	log_list_free(&global.loggers);
-	restore_global();
-	return 0;
-}
-
 /* Parses the test configuration and makes the stream (frontend fe, backend
  * be, server s1), with a request and a response head. */
 static void setup_stream(void)
