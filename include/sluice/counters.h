@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include <sluice/freq.h>
+#include <sluice/hist.h>
 
 struct counters {
 	uint64_t        cum_sess;     /* stot: sessions (connections) handled */
@@ -43,7 +44,24 @@ struct counters {
 	uint32_t        ctime_max;
 	uint32_t        ttime_max;
 	uint32_t        avg_n;        /* samples so far, capped at 1024 */
+	struct hist     lat[HIST_KINDS]; /* latency histograms (HIST_QUEUE...), per HTTP
+	                                    request, or per TCP session */
 };
+
+/* Records the latencies of one finished HTTP request or TCP session in <c>
+ * (microseconds; a negative value: that phase did not happen). */
+static inline void counters_lat(struct counters *c, int64_t tw, int64_t tc, int64_t tr,
+                                int64_t tt)
+{
+	if (tw >= 0)
+		hist_add(&c->lat[HIST_QUEUE], (uint64_t)tw);
+	if (tc >= 0)
+		hist_add(&c->lat[HIST_CONNECT], (uint64_t)tc);
+	if (tr >= 0)
+		hist_add(&c->lat[HIST_RESPONSE], (uint64_t)tr);
+	if (tt >= 0)
+		hist_add(&c->lat[HIST_TOTAL], (uint64_t)tt);
+}
 
 /* Sliding average over the last ~1024 samples, as HAProxy reports them. */
 static inline uint32_t counters_avg(uint32_t avg, uint32_t v, uint32_t n)

@@ -76,6 +76,7 @@ enum http_msg_state {
 #define TX_F_DENIED      0x0200  /* denied by a rule (PR-- in the log) */
 #define TX_F_RES_CLOSE_DELIM 0x0400 /* response ends at server close */
 #define TX_F_BE_SET      0x0800  /* past the frontend's rules: the backend is chosen */
+#define TX_F_TIMED       0x1000  /* its latencies went to the histograms */
 
 /* One request/response exchange of a stream. */
 struct http_txn {

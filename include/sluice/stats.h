@@ -54,6 +54,13 @@ const char *stats_field_name(int f);
 #define STATS_F_NO_MAINT 0x02  /* no server in maintenance */
 void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags);
 
+/* The same rows in HAProxy 2.6's typed form ("F.<iid>.<sid>.<pos>.<name>.1:
+ * <tags>:<type>:<value>" lines, empty columns left out) and JSON form (an
+ * array of rows, each an array of field objects; sluice appends its latency
+ * percentiles "sluice_<kind>_time_p50_us"... after HAProxy's columns). */
+void stats_dump_typed(struct dstr *out, int iid, int types, int sid, int flags);
+void stats_dump_json(struct dstr *out, int iid, int types, int sid, int flags);
+
 /* What a row describes, for the callback of stats_walk(). */
 struct stats_obj {
 	int                     type;  /* STATS_T_FE, _BE, _SRV or _LI */
@@ -72,6 +79,11 @@ int stats_walk(int iid, int types, int sid, int flags,
                int (*scope)(const struct proxy *px, void *arg),
                int (*cb)(const struct stats_row *r, const struct stats_obj *o, void *arg),
                void *arg);
+
+struct counters;
+
+/* The counters of a frontend, backend or server row (NULL for listeners). */
+const struct counters *stats_obj_counters(const struct stats_obj *o);
 
 /* Appends the `show info` lines to <out>. */
 void stats_dump_info(struct dstr *out);

@@ -1,11 +1,14 @@
 /* The "prometheus-exporter" service ("http-request use-service
  * prometheus-exporter"): the process, frontend, backend and server counters
- * in Prometheus' text exposition format, under HAProxy's metric names. */
+ * in Prometheus' text exposition format, under HAProxy's metric names, and
+ * sluice's latency histograms under sluice_* names. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sluice/common.h>
+#include <sluice/counters.h>
+#include <sluice/hist.h>
 #include <sluice/http_head.h>
 #include <sluice/http_service.h>
 #include <sluice/proxy.h>
@@ -341,6 +344,67 @@ static void prom_metric_dump(struct dstr *out, const struct prom_metric *m, unsi
 	}
 }
 
+/* sluice's latency histograms (no HAProxy name exists for them):
+ * sluice_<kind>_<phase>_time_seconds{proxy=..[,server=..],le=..}, _sum and
+ * _count, one family per object kind and phase. */
+static void prom_hist_dump(struct dstr *out, unsigned k, int phase, const struct prom_rows *pr)
+{
+	static const char *const help[HIST_KINDS] = {
+		"Time spent in the queue, per request (TCP: per session)",
+		"Time to connect to the server, per request (TCP: per session)",
+		"Time to the server's response head, per HTTP request",
+		"HTTP: request active time (Ta); TCP: session total time (Tt)",
+	};
+	const char *kn = kind_name(k), *pn = hist_kind_name(phase);
+	int header = 0;
+
+	for (int i = 0; i < pr->n; i++) {
+		const struct stats_obj *o = &pr->o[i];
+		const struct counters *c;
+		const struct hist *h;
+		uint64_t cum = 0;
+
+		if (kind_of(o) != k || !(c = stats_obj_counters(o)))
+			continue;
+		h = &c->lat[phase];
+		if (!header) {
+			dstr_printf(out, "# HELP sluice_%s_%s_time_seconds %s\n"
+				    "# TYPE sluice_%s_%s_time_seconds histogram\n",
+				    kn, pn, help[phase], kn, pn);
+			header = 1;
+		}
+		for (int b = 0; b < HIST_NB; b++) {
+			char le[32];
+
+			cum += h->cnt[b];
+			if (b < HIST_NB_BOUNDS)
+				snprintf(le, sizeof(le), "%g", (double)hist_bound_us(b) / 1e6);
+			else
+				snprintf(le, sizeof(le), "+Inf");
+			dstr_printf(out, "sluice_%s_%s_time_seconds_bucket{proxy=\"", kn, pn);
+			prom_label_escape(out, o->px->name);
+			if (k == PM_SRV) {
+				dstr_add(out, "\",server=\"", 10);
+				prom_label_escape(out, o->srv->name);
+			}
+			dstr_printf(out, "\",le=\"%s\"} %llu\n", le, (unsigned long long)cum);
+		}
+		for (int sfx = 0; sfx < 2; sfx++) {
+			dstr_printf(out, "sluice_%s_%s_time_seconds_%s{proxy=\"", kn, pn,
+				    sfx ? "count" : "sum");
+			prom_label_escape(out, o->px->name);
+			if (k == PM_SRV) {
+				dstr_add(out, "\",server=\"", 10);
+				prom_label_escape(out, o->srv->name);
+			}
+			if (sfx)
+				dstr_printf(out, "\"} %llu\n", (unsigned long long)h->count);
+			else
+				dstr_printf(out, "\"} %.6f\n", (double)h->sum_us / 1e6);
+		}
+	}
+}
+
 static int prom_answer(struct stream *s, struct proxy *px, const struct http_head *h,
                        struct dstr *out)
 {
@@ -369,6 +433,9 @@ static int prom_answer(struct stream *s, struct proxy *px, const struct http_hea
 		for (size_t i = 0; i < ARRAY_SIZE(prom_metrics); i++)
 			if (prom_metrics[i].kinds & k)
 				prom_metric_dump(&body, &prom_metrics[i], k, &pr);
+	for (unsigned k = PM_FE; k <= PM_SRV; k <<= 1)
+		for (int phase = 0; phase < HIST_KINDS; phase++)
+			prom_hist_dump(&body, k, phase, &pr);
 	if (!body.p)
 		goto end;
 	dstr_printf(out, "HTTP/1.1 200 OK\r\ncontent-type: text/plain; version=0.0.4; "

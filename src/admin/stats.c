@@ -8,10 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sluice/addr.h>
 #include <sluice/check.h>
 #include <sluice/cli.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/hist.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/pipe.h>
@@ -43,6 +45,34 @@ static const char *const stat_names[] = {
 
 _Static_assert(ARRAY_SIZE(stat_names) == ST_F_NB, "stat_names and field enum differ");
 
+/* Tags and type of each column in the typed and JSON forms, as HAProxy 2.6
+ * reports them: origin (Metric, Status, Key, Config, Product), nature (Age,
+ * avg, Counter, Duration, Gauge, Limit, Max, Name, Output, Rate, Time),
+ * scope (Process, Service, system), then the value type. A backend row
+ * differs for act, bck, rate and rate_max (stats_field_meta()). */
+static const char *const stat_meta[] = {
+	"KNS:str", "KNS:str", "MGP:u32", "MMP:u32", "MGP:u32", "MMP:u32", "CLP:u32", "MCP:u64",
+	"MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64",
+	"MCP:u64", "SGP:str", "MaP:u32", "SGP:u32", "SGP:u32", "MCP:u64", "MCP:u64", "MAP:u32",
+	"MCP:u32", "CGS:u32", "KGP:u32", "KGS:u32", "KGS:u32", "MAP:u32", "MCP:u64", "CNS:str",
+	"CGS:u32", "MRP:u32", "CLP:u32", "MMP:u32", "MOP:str", "MOP:u32", "MDP:u64", "MCP:u64",
+	"MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MRP:u32", "MMP:u32",
+	"MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MAP:s32",
+	"MOP:str", "MOP:str", "MaP:u32", "MaP:u32", "MaP:u32", "MaP:u32", "MOP:str", "MOP:u32",
+	"MDP:u64", "MOP:str", "MOP:str", "CGS:u32", "CGS:u32", "CGS:u32", "CGS:u32", "CGS:u32",
+	"CGS:u32", "CGS:str", "CNS:str", "CGS:str", "CGS:str", "MRP:u32", "MMP:u32", "MCP:u64",
+	"MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64", "MCP:u64",
+	"MGP:u32", "CLP:u32", "MMP:u32", "MMP:u32", "MMP:u32", "MMP:u32", "MCP:u64", "MGP:u32",
+	"MGP:u32", "MGP:u32", "MGP:u32", "MaP:u32", "MGP:u32", "MGP:u32", "MGP:u32",
+};
+
+_Static_assert(ARRAY_SIZE(stat_meta) == ST_F_NB, "stat_meta and field enum differ");
+
+/* sluice's latency percentiles, appended to the JSON rows after HAProxy's
+ * columns (positions ST_F_NB...): per histogram p50, p90 and p99. */
+static const double stat_pct_q[3] = { 0.50, 0.90, 0.99 };
+static const char *const stat_pct_name[3] = { "p50", "p90", "p99" };
+
 
 static void setu(struct stats_row *r, int f, unsigned long long v)
 {
@@ -62,6 +92,15 @@ static void sets(struct stats_row *r, int f, const char *s)
 static long long secs_since(time_t t)
 {
 	return t ? (long long)(time(NULL) - t) : -1;
+}
+
+/* "TTT:type" of column <f> in a row of type <type> (STATS_T_*). */
+static const char *stats_field_meta(int f, int type)
+{
+	if (type == STATS_T_BE && (f == ST_F_ACT || f == ST_F_BCK || f == ST_F_RATE ||
+	                           f == ST_F_RATE_MAX))
+		return "MGP:u32";
+	return stat_meta[f];
 }
 
 /* Columns common to every row of proxy <px>. */
@@ -200,6 +239,8 @@ static void row_listener(struct stats_row *r, const struct proxy *px, const stru
 	setu(r, ST_F_DRESP, c->denied_resp);
 	setu(r, ST_F_EREQ, c->failed_req);
 	sets(r, ST_F_STATUS, li->fd < 0 ? "STOP" : (li->flags & LI_F_PAUSED) ? "FULL" : "OPEN");
+	if (li->addr.ss_family == AF_INET || li->addr.ss_family == AF_INET6)
+		sets(r, ST_F_ADDR, addr_to_str(&li->addr, name, sizeof(name)));
 	setu(r, ST_F_DCON, 0);
 	setu(r, ST_F_DSES, 0);
 	setu(r, ST_F_WREW, 0);
@@ -389,6 +430,254 @@ void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags)
 	stats_walk(iid, types, sid, flags, NULL, row_emit, out);
 }
 
+const struct counters *stats_obj_counters(const struct stats_obj *o)
+{
+	switch (o->type) {
+	case STATS_T_FE:  return &o->px->fe_counters;
+	case STATS_T_BE:  return &o->px->be_counters;
+	case STATS_T_SRV: return &o->srv->counters;
+	default:          return NULL;
+	}
+}
+
+static const char *tag_word(int pos, char c)
+{
+	switch (pos) {
+	case 0:
+		return c == 'M' ? "Metric" : c == 'S' ? "Status" : c == 'K' ? "Key" :
+		       c == 'C' ? "Config" : c == 'P' ? "Product" : "Unknown";
+	case 1:
+		return c == 'A' ? "Age" : c == 'a' ? "Avg" : c == 'C' ? "Counter" :
+		       c == 'D' ? "Duration" : c == 'G' ? "Gauge" : c == 'L' ? "Limit" :
+		       c == 'M' ? "Max" : c == 'N' ? "Name" : c == 'O' ? "Output" :
+		       c == 'R' ? "Rate" : c == 'T' ? "Time" : "Unknown";
+	default:
+		return c == 'P' ? "Process" : c == 'S' ? "Service" : c == 's' ? "System" : "Unknown";
+	}
+}
+
+/* Appends one JSON field object: <meta> is "TTT:type", <val> the text. */
+static void json_field(struct dstr *out, const char *prefix, int pos, const char *name,
+                       const char *meta, const char *val)
+{
+	const char *type = meta + 4;
+
+	dstr_printf(out, "{%s\"field\":{\"pos\":%d,\"name\":", prefix, pos);
+	stats_json_escape(out, name);
+	dstr_printf(out, "},\"processNum\":1,\"tags\":{\"origin\":\"%s\",\"nature\":\"%s\","
+		    "\"scope\":\"%s\"},\"value\":{\"type\":\"%s\",\"value\":",
+		    tag_word(0, meta[0]), tag_word(1, meta[1]), tag_word(2, meta[2]), type);
+	if (strcmp(type, "str") == 0)
+		stats_json_escape(out, val);
+	else
+		dstr_printf(out, "%s", *val ? val : "0");
+	dstr_add(out, "}}", 2);
+}
+
+static int row_sid(const struct stats_obj *o)
+{
+	return o->type == STATS_T_SRV ? o->srv->id : o->type == STATS_T_LI ? o->li->id : 0;
+}
+
+static int row_emit_typed(const struct stats_row *r, const struct stats_obj *o, void *arg)
+{
+	struct dstr *out = arg;
+	char c = o->type == STATS_T_FE ? 'F' : o->type == STATS_T_BE ? 'B' :
+		 o->type == STATS_T_SRV ? 'S' : 'L';
+
+	for (int f = 0; f < ST_F_NB; f++) {
+		if (!r->v[f][0])
+			continue;
+		dstr_printf(out, "%c.%d.%d.%d.%s.1:%s:%s\n", c, o->px->id, row_sid(o), f,
+			    stat_names[f], stats_field_meta(f, o->type), r->v[f]);
+	}
+	return 0;
+}
+
+struct json_walk {
+	struct dstr *out;
+	int          n;     /* rows so far */
+};
+
+static int row_emit_json(const struct stats_row *r, const struct stats_obj *o, void *arg)
+{
+	struct json_walk *jw = arg;
+	const struct counters *c = stats_obj_counters(o);
+	const char *ot = o->type == STATS_T_FE ? "Frontend" : o->type == STATS_T_BE ? "Backend" :
+			 o->type == STATS_T_SRV ? "Server" : "Listener";
+	char prefix[128];
+	int first = 1, pos = ST_F_NB;
+
+	snprintf(prefix, sizeof(prefix), "\"objType\":\"%s\",\"proxyId\":%d,\"id\":%d,",
+		 ot, o->px->id, row_sid(o));
+	if (jw->n++)
+		dstr_add(jw->out, ",", 1);
+	dstr_add(jw->out, "[", 1);
+	for (int f = 0; f < ST_F_NB; f++) {
+		if (!r->v[f][0])
+			continue;
+		if (!first)
+			dstr_add(jw->out, ",", 1);
+		first = 0;
+		json_field(jw->out, prefix, f, stat_names[f], stats_field_meta(f, o->type), r->v[f]);
+	}
+	/* sluice's extension: estimated latency percentiles, microseconds */
+	for (int k = 0; c && k < HIST_KINDS; k++)
+		for (int q = 0; q < 3; q++) {
+			char name[64], val[32];
+
+			snprintf(name, sizeof(name), "sluice_%s_time_%s_us", hist_kind_name(k),
+				 stat_pct_name[q]);
+			snprintf(val, sizeof(val), "%llu", (unsigned long long)
+				 hist_quantile_us(&c->lat[k], stat_pct_q[q]));
+			dstr_add(jw->out, ",", 1);
+			json_field(jw->out, prefix, pos++, name, "MDP:u64", val);
+		}
+	dstr_add(jw->out, "]", 1);
+	return 0;
+}
+
+void stats_dump_typed(struct dstr *out, int iid, int types, int sid, int flags)
+{
+	stats_walk(iid, types, sid, flags, NULL, row_emit_typed, out);
+}
+
+void stats_dump_json(struct dstr *out, int iid, int types, int sid, int flags)
+{
+	struct json_walk jw = { out, 0 };
+
+	dstr_add(out, "[", 1);
+	stats_walk(iid, types, sid, flags, NULL, row_emit_json, &jw);
+	dstr_add(out, "]\n", 2);
+}
+
+/* `show info` keys: HAProxy 2.6 positions, tags and types (typed and JSON
+ * forms). TotalCopiedBytesOut is sluice's own, after HAProxy's last. */
+static const struct info_meta {
+	int         pos;
+	const char *name;
+	const char *meta;
+} info_meta[] = {
+	{  0, "Name", "POS:str" },
+	{  1, "Version", "POS:str" },
+	{  2, "Release_date", "POS:str" },
+	{  3, "Nbthread", "CGS:u32" },
+	{  4, "Nbproc", "CGS:u32" },
+	{  5, "Process_num", "KGP:u32" },
+	{  6, "Pid", "SGP:u32" },
+	{  7, "Uptime", "MDP:str" },
+	{  8, "Uptime_sec", "MDP:u32" },
+	{  9, "Memmax_MB", "CLP:u32" },
+	{ 10, "PoolAlloc_MB", "MGP:u32" },
+	{ 11, "PoolUsed_MB", "MGP:u32" },
+	{ 12, "PoolFailed", "MCP:u32" },
+	{ 13, "Ulimit-n", "CLP:u32" },
+	{ 14, "Maxsock", "CLP:u32" },
+	{ 15, "Maxconn", "CLP:u32" },
+	{ 16, "Hard_maxconn", "CLP:u32" },
+	{ 17, "CurrConns", "MGP:u32" },
+	{ 18, "CumConns", "MCP:u32" },
+	{ 19, "CumReq", "MCP:u32" },
+	{ 20, "MaxSslConns", "MMP:u32" },
+	{ 21, "CurrSslConns", "MGP:u32" },
+	{ 22, "CumSslConns", "MCP:u32" },
+	{ 23, "Maxpipes", "CLP:u32" },
+	{ 24, "PipesUsed", "MGP:u32" },
+	{ 25, "PipesFree", "MGP:u32" },
+	{ 26, "ConnRate", "MRP:u32" },
+	{ 27, "ConnRateLimit", "CLP:u32" },
+	{ 28, "MaxConnRate", "MMP:u32" },
+	{ 29, "SessRate", "MRP:u32" },
+	{ 30, "SessRateLimit", "CLP:u32" },
+	{ 31, "MaxSessRate", "MRP:u32" },
+	{ 32, "SslRate", "MRP:u32" },
+	{ 33, "SslRateLimit", "CLP:u32" },
+	{ 34, "MaxSslRate", "MMP:u32" },
+	{ 35, "SslFrontendKeyRate", "MGP:u32" },
+	{ 36, "SslFrontendMaxKeyRate", "MMP:u32" },
+	{ 37, "SslFrontendSessionReuse_pct", "MGP:u32" },
+	{ 38, "SslBackendKeyRate", "MRP:u32" },
+	{ 39, "SslBackendMaxKeyRate", "MMP:u32" },
+	{ 40, "SslCacheLookups", "MCP:u32" },
+	{ 41, "SslCacheMisses", "MCP:u32" },
+	{ 42, "CompressBpsIn", "MRP:u32" },
+	{ 43, "CompressBpsOut", "MRP:u32" },
+	{ 44, "CompressBpsRateLim", "CLP:u32" },
+	{ 47, "Tasks", "MGP:u32" },
+	{ 48, "Run_queue", "MGP:u32" },
+	{ 49, "Idle_pct", "MaP:u32" },
+	{ 50, "node", "COS:str" },
+	{ 51, "description", "COS:str" },
+	{ 52, "Stopping", "MGP:u32" },
+	{ 53, "Jobs", "MGP:u32" },
+	{ 54, "Unstoppable Jobs", "MGP:u32" },
+	{ 55, "Listeners", "MGP:u32" },
+	{ 56, "ActivePeers", "MGP:u32" },
+	{ 57, "ConnectedPeers", "MGP:u32" },
+	{ 58, "DroppedLogs", "MGP:u32" },
+	{ 59, "BusyPolling", "MGP:u32" },
+	{ 60, "FailedResolutions", "MGP:u32" },
+	{ 61, "TotalBytesOut", "MGP:u64" },
+	{ 62, "TotalSplicdedBytesOut", "MGP:u64" },
+	{ 63, "BytesOutRate", "MRP:u64" },
+	{ 64, "DebugCommandsIssued", "MGP:u32" },
+	{ 65, "CumRecvLogs", "MCP:u32" },
+	{ 66, "Build info", "POS:str" },
+	{ 67, "Memmax_bytes", "CLP:u32" },
+	{ 68, "PoolAlloc_bytes", "MGP:u64" },
+	{ 69, "PoolUsed_bytes", "MGP:u64" },
+	{ 70, "Start_time_sec", "MDP:u32" },
+	{ 71, "Tainted", "SGP:str" },
+	{ 72, "TotalCopiedBytesOut", "MGP:u64" },
+};
+
+static const struct info_meta *info_meta_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(info_meta); i++)
+		if (strlen(info_meta[i].name) == len && memcmp(info_meta[i].name, name, len) == 0)
+			return &info_meta[i];
+	return NULL;
+}
+
+/* Rewrites the plain `show info` lines into the typed (<json> 0) or JSON
+ * form; keys without a known position are left out. */
+static void stats_dump_info_fmt(struct dstr *out, int json)
+{
+	struct dstr plain = { 0 };
+	const char *p, *end;
+	int n = 0;
+
+	stats_dump_info(&plain);
+	if (!plain.p)
+		return;
+	if (json)
+		dstr_add(out, "[", 1);
+	for (p = plain.p, end = plain.p + plain.len; p < end; ) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *colon, *eol = nl ? nl : end;
+		const struct info_meta *m;
+		char val[256];
+
+		colon = memchr(p, ':', (size_t)(eol - p));
+		if (colon && (m = info_meta_find(p, (size_t)(colon - p)))) {
+			const char *v = colon + 1 + (colon + 1 < eol && colon[1] == ' ');
+
+			snprintf(val, sizeof(val), "%.*s", (int)(eol - v), v);
+			if (json) {
+				if (n++)
+					dstr_add(out, ",", 1);
+				json_field(out, "", m->pos, m->name, m->meta, val);
+			} else {
+				dstr_printf(out, "%d.%s.1:%s:%s\n", m->pos, m->name, m->meta, val);
+			}
+		}
+		p = eol + 1;
+	}
+	if (json)
+		dstr_add(out, "]\n", 2);
+	dstr_free(&plain);
+}
+
 static void info_uptime(char *out, size_t sz, long up)
 {
 	snprintf(out, sz, "%ldd %ldh%02ldm%02lds", up / 86400, (up % 86400) / 3600,
@@ -491,19 +780,29 @@ void stats_dump_info(struct dstr *out)
 
 static int cli_show_info(struct cli_ctx *ctx, int argc, char **argv)
 {
-	for (int i = 2; i < argc; i++)
-		if (strcmp(argv[i], "desc") != 0 && strcmp(argv[i], "float") != 0) {
-			dstr_printf(&ctx->out, "'show info %s' is not supported yet by sluice "
-				    "(plain output only).\n", argv[i]);
+	int fmt = 0;   /* 0 plain, 1 typed, 2 json */
+
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "typed") == 0)
+			fmt = 1;
+		else if (strcmp(argv[i], "json") == 0)
+			fmt = 2;
+		else if (strcmp(argv[i], "desc") != 0 && strcmp(argv[i], "float") != 0) {
+			dstr_printf(&ctx->out, "'show info %s': expects [typed|json] [desc] [float].\n",
+				    argv[i]);
 			return -1;
 		}
-	stats_dump_info(&ctx->out);
+	}
+	if (fmt)
+		stats_dump_info_fmt(&ctx->out, fmt == 2);
+	else
+		stats_dump_info(&ctx->out);
 	return 0;
 }
 
 static int cli_show_stat(struct cli_ctx *ctx, int argc, char **argv)
 {
-	int iid = -1, types = STATS_T_ALL, sid = -1, flags = 0, i = 2;
+	int iid = -1, types = STATS_T_ALL, sid = -1, flags = 0, fmt = 0, i = 2;
 
 	if (argc - i >= 1 && argc - i < 3 && isdigit((unsigned char)argv[i][0])) {
 		dstr_printf(&ctx->out, "Filters need three values: show stat <iid> <type> <sid>.\n");
@@ -539,15 +838,24 @@ static int cli_show_stat(struct cli_ctx *ctx, int argc, char **argv)
 			flags |= STATS_F_UP;
 		else if (strcmp(argv[i], "no-maint") == 0)
 			flags |= STATS_F_NO_MAINT;
+		else if (strcmp(argv[i], "typed") == 0)
+			fmt = 1;
+		else if (strcmp(argv[i], "json") == 0)
+			fmt = 2;
 		else if (strcmp(argv[i], "desc") == 0)
 			continue;
 		else {
-			dstr_printf(&ctx->out, "'show stat %s' is not supported yet by sluice "
-				    "(CSV only).\n", argv[i]);
+			dstr_printf(&ctx->out, "'show stat %s': expects [<iid> <type> <sid>] "
+				    "[typed|json] [desc] [up|no-maint].\n", argv[i]);
 			return -1;
 		}
 	}
-	stats_dump_csv(&ctx->out, iid, types, sid, flags);
+	if (fmt == 1)
+		stats_dump_typed(&ctx->out, iid, types, sid, flags);
+	else if (fmt == 2)
+		stats_dump_json(&ctx->out, iid, types, sid, flags);
+	else
+		stats_dump_csv(&ctx->out, iid, types, sid, flags);
 	return 0;
 }
 
@@ -598,10 +906,11 @@ static int cli_clear_counters(struct cli_ctx *ctx, int argc, char **argv)
 static struct cli_kw stats_cli_kws[] = {
 	{ { "clear", "counters", NULL }, "clear counters [all]", "reset maximum values, or all "
 	  "counters ('all' needs admin level)", CLI_LVL_OPERATOR, cli_clear_counters },
-	{ { "show", "info", NULL }, "show info", "report information about the running process",
+	{ { "show", "info", NULL }, "show info [typed|json]",
+	  "report information about the running process",
 	  CLI_LVL_USER, cli_show_info },
-	{ { "show", "stat", NULL }, "show stat [<iid> <type> <sid>] [up|no-maint]",
-	  "report counters for each proxy and server (CSV)", CLI_LVL_USER, cli_show_stat },
+	{ { "show", "stat", NULL }, "show stat [<iid> <type> <sid>] [typed|json] [up|no-maint]",
+	  "report counters for each proxy and server (CSV, typed or JSON)", CLI_LVL_USER, cli_show_stat },
 };
 
 SLUICE_INIT(stats_register)

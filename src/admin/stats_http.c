@@ -12,6 +12,8 @@
 #include <sluice/acl.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
+#include <sluice/counters.h>
+#include <sluice/hist.h>
 #include <sluice/global.h>
 #include <sluice/http_head.h>
 #include <sluice/http_service.h>
@@ -588,12 +590,13 @@ static const char table_head[] =
 	"<table>\n<tr><th rowspan=2>Name</th><th colspan=3>Queue</th>"
 	"<th colspan=3>Session rate</th><th colspan=6>Sessions</th><th colspan=2>Bytes</th>"
 	"<th colspan=2>Denied</th><th colspan=3>Errors</th><th colspan=2>Warnings</th>"
-	"<th colspan=9>Server</th></tr>\n"
+	"<th colspan=9>Server</th><th colspan=4>Latency p50 / p90 / p99 (ms)</th></tr>\n"
 	"<tr><th>Cur</th><th>Max</th><th>Limit</th><th>Cur</th><th>Max</th><th>Limit</th>"
 	"<th>Cur</th><th>Max</th><th>Limit</th><th>Total</th><th>LbTot</th><th>Last</th>"
 	"<th>In</th><th>Out</th><th>Req</th><th>Resp</th><th>Req</th><th>Conn</th><th>Resp</th>"
 	"<th>Retr</th><th>Redis</th><th>Status</th><th>LastChk</th><th>Wght</th><th>Act</th>"
-	"<th>Bck</th><th>Chk</th><th>Dwn</th><th>Dwntme</th><th>Mode</th></tr>\n";
+	"<th>Bck</th><th>Chk</th><th>Dwn</th><th>Dwntme</th><th>Mode</th>"
+	"<th>Queue</th><th>Connect</th><th>Response</th><th>Total</th></tr>\n";
 
 static void html_close_table(struct page_ctx *pc)
 {
@@ -674,6 +677,20 @@ static int html_row(const struct stats_row *r, const struct stats_obj *o, void *
 	fmt_dur(b, sizeof(b), v[ST_F_DOWNTIME]);
 	td(out, b);
 	td(out, v[ST_F_MODE]);
+	/* sluice's latency histograms, estimated percentiles (hist.h) */
+	for (int k = 0; k < HIST_KINDS; k++) {
+		const struct counters *c = stats_obj_counters(o);
+		const struct hist *h = c ? &c->lat[k] : NULL;
+
+		if (h && h->count)
+			snprintf(b, sizeof(b), "%.1f / %.1f / %.1f",
+				 (double)hist_quantile_us(h, 0.50) / 1000.0,
+				 (double)hist_quantile_us(h, 0.90) / 1000.0,
+				 (double)hist_quantile_us(h, 0.99) / 1000.0);
+		else
+			b[0] = 0;
+		td(out, b);
+	}
 	put(out, "</tr>\n");
 	return 0;
 }

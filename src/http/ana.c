@@ -1079,6 +1079,7 @@ static int http_end_txn(struct stream *s)
 	} else if (s->srv.fd >= 0) {
 		http_srv_close(s);
 	}
+	http_count_lat(s);
 	http_log(s);
 	if ((txn->flags & TX_F_CLI_CLOSE) || (s->req.flags & CH_F_SHUTR)) {
 		stream_close(s, s->term[0], s->term[1]);
@@ -1323,6 +1324,8 @@ void http_stream_release(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
 
+	if (txn)
+		http_count_lat(s);
 	if (txn && !(txn->flags & TX_F_LOGGED))
 		http_log(s);
 	http_release_kept(s);

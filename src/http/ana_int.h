@@ -24,6 +24,11 @@ void http_capture_head(struct stream *s, const struct http_head *h, int res);
 /* Emits the log line of the current exchange once (frontend's format). */
 void http_log(struct stream *s);
 
+/* Records the request's latencies (queue, connect, response, total) in the
+ * histograms of its frontend, backend and server, once per transaction
+ * (TX_F_TIMED); requests whose head never arrived are not recorded. */
+void http_count_lat(struct stream *s);
+
 /* Counts a response of <status> on the frontend, and on the backend and
  * server when it came from the server (<to_server>). */
 void http_count_status(struct stream *s, int status, int to_server);

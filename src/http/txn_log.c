@@ -206,6 +206,32 @@ void http_log(struct stream *s)
 
 /* ---- counters ---- */
 
+/* Microseconds from <a> to <b>, -1 when either is unset. */
+static int64_t us_between(ev_tstamp a, ev_tstamp b)
+{
+	return (a && b) ? (b >= a ? (int64_t)((b - a) * 1e6) : 0) : -1;
+}
+
+void http_count_lat(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	int64_t tw, tc, tr, ta;
+
+	if (!txn || (txn->flags & TX_F_TIMED) || !txn->t_head)
+		return;
+	txn->flags |= TX_F_TIMED;
+	/* the same phases as the log line's Tw, Tc, Tr and Ta */
+	tw = s->t_queue || s->t_conn ? (int64_t)s->tw * 1000 : -1;
+	tc = s->t_est ? us_between(s->t_conn, s->t_est) : -1;
+	tr = txn->t_res && s->t_est ? us_between(MAX(s->t_est, txn->t_head), txn->t_res) : -1;
+	ta = us_between(txn->t_req ? txn->t_req : txn->t_head, now());
+	counters_lat(&s->fe->fe_counters, tw, tc, tr, ta);
+	if ((txn->flags & TX_F_BE_SET) && (s->be->cap & PR_CAP_BE))
+		counters_lat(&s->be->be_counters, tw, tc, tr, ta);
+	if (s->target)
+		counters_lat(&s->target->counters, tw, tc, tr, ta);
+}
+
 void http_count_status(struct stream *s, int status, int to_server)
 {
 	int k = status >= 100 && status < 600 ? status / 100 - 1 : 5;

@@ -438,6 +438,27 @@ static void stream_fail(struct stream *s, char t0, char t1)
 	stream_close(s, t0, t1);
 }
 
+/* The latency histograms of a TCP stream that ends (mode http streams
+ * record theirs per request): queue and connect times when it went that
+ * far, the session's total time always. */
+static void stream_count_lat(struct stream *s)
+{
+	ev_tstamp now = ev_now(global.loop);
+	int64_t tw = s->t_queue || s->target ? (int64_t)s->tw * 1000 : -1;
+	int64_t tc = s->t_est ? (int64_t)((s->t_est - s->t_conn) * 1e6) : -1;
+	int64_t tt = (int64_t)((now - s->t_accept) * 1e6);
+
+	if (tc < -1)
+		tc = 0;
+	if (tt < 0)
+		tt = 0;
+	counters_lat(&s->fe->fe_counters, tw, tc, -1, tt);
+	if (s->be->cap & PR_CAP_BE)
+		counters_lat(&s->be->be_counters, tw, tc, -1, tt);
+	if (s->target)
+		counters_lat(&s->target->counters, tw, tc, -1, tt);
+}
+
 void stream_close(struct stream *s, char t0, char t1)
 {
 	struct server *freed;
@@ -467,6 +488,8 @@ void stream_close(struct stream *s, char t0, char t1)
 		counters_sess_times(&s->be->be_counters, tc, tt);
 		if (s->target)
 			counters_sess_times(&s->target->counters, tc, tt);
+		if (!s->is_http)
+			stream_count_lat(s);
 	}
 
 	ev_timer_stop(global.loop, &s->timer);

@@ -90,7 +90,12 @@ static void test_show_info(void **state)
 	out = run("show info desc");
 	assert_true(strncmp(out, "Name: sluice\n", 13) == 0);
 	out = run("show info typed");
-	assert_non_null(strstr(out, "not supported"));
+	assert_true(strncmp(out, "0.Name.1:POS:str:sluice\n1.Version.1:POS:str:", strlen("0.Name.1:POS:str:sluice\n1.Version.1:POS:str:")) == 0);
+	out = run("show info json");
+	assert_true(strncmp(out, "[{\"field\":{\"pos\":0,\"name\":\"Name\"},\"processNum\":1,", strlen("[{\"field\":{\"pos\":0,\"name\":\"Name\"},\"processNum\":1,")) == 0);
+	assert_true(ends_with(out, "}]\n\n"));
+	out = run("show info bogus");
+	assert_non_null(strstr(out, "expects"));
 }
 
 static void test_show_stat(void **state)
@@ -141,7 +146,13 @@ static void test_show_stat(void **state)
 	out = run("show stat -1 -1 x");
 	assert_non_null(strstr(out, "Invalid server id"));
 	out = run("show stat json");
-	assert_non_null(strstr(out, "not supported"));
+	assert_true(strncmp(out, "[[{\"objType\":\"Frontend\",", strlen("[[{\"objType\":\"Frontend\",")) == 0);
+	assert_non_null(strstr(out, "\"name\":\"sluice_response_time_p50_us\""));
+	out = run("show stat typed");
+	assert_non_null(strstr(out, ".0.0.pxname.1:KNS:str:fe\n"));
+	assert_non_null(strstr(out, "\nS.2.1.0.pxname.1:KNS:str:be\n"));
+	out = run("show stat bogus");
+	assert_non_null(strstr(out, "expects"));
 	proxy_free_all();
 }
 
