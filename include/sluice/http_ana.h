@@ -103,6 +103,7 @@ struct http_txn {
 	ev_tstamp           t_tarpit;    /* end of the tarpit delay */
 	int                 tarpit_status;
 	const struct http_reply *tarpit_reply;
+	struct var_store   *vars;        /* txn, req and res variables, NULL when none */
 };
 
 /* ---- hooks run by stream.c for mode http streams ---- */

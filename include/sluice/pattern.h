@@ -32,30 +32,33 @@ enum pat_match {
 enum pat_op { PAT_OP_NONE, PAT_OP_EQ, PAT_OP_GE, PAT_OP_GT, PAT_OP_LE, PAT_OP_LT };
 
 struct pat_hnode;
-struct pat_trie;
+struct pat_ipt;
 
 struct pat_range {
 	int64_t min, max;
 };
 
-struct pat_str {
-	char   *s;
-	size_t  len;
+/* One pattern of the methods matched in order (int, len, end, sub, dir,
+ * dom, reg): the first that matches wins, as in HAProxy's lists. */
+struct pat_lst {
+	char             *s;       /* END/SUB/DIR/DOM */
+	size_t            len;
+	struct pat_range  r;       /* INT/LEN */
+	void             *re;      /* REG: pcre2_code * */
+	const void       *data;    /* what pat_set_add_data() attached */
 };
 
 struct pat_set {
 	enum pat_match     match;
 	unsigned           flags;    /* PAT_F_* */
-	int                count;    /* patterns added */
-	struct pat_hnode **htab;     /* PAT_M_STR */
+	int                count;    /* patterns held */
+	struct pat_hnode **htab;     /* STR, BEG: hash of the strings */
 	unsigned           hsize, hcount;
-	struct pat_str    *strs;     /* BEG/END/SUB/DIR/DOM */
-	int                nstrs;
-	struct pat_range  *ranges;   /* INT/LEN */
-	int                nranges;
-	struct pat_trie   *v4, *v6;  /* IP */
-	void             **regs;     /* REG: pcre2_code * */
-	int                nregs;
+	unsigned          *lens;     /* BEG: number of patterns of each length */
+	size_t             nlens;
+	struct pat_lst    *lst;      /* INT/LEN/END/SUB/DIR/DOM/REG, in order */
+	int                nlst, lcap;
+	struct pat_ipt    *v4, *v6;  /* IP: (prefix length, network) hashes */
 };
 
 /* The method named <name> ("str", "beg"...). Returns 0, or -1 if unknown. */
@@ -74,6 +77,21 @@ void pat_set_init(struct pat_set *ps, enum pat_match m, unsigned flags);
  * with an allocated <err>. */
 int pat_set_add(struct pat_set *ps, const char *val, enum pat_op op, char **err);
 
+/* Adds one pattern carrying <data> (a map entry, an ACL pattern reference),
+ * which pat_set_lookup() returns and pat_set_del() identifies it by. Two
+ * patterns with the same value and data are kept apart only when <data>
+ * is not NULL; the first one added is the one found. Returns 0, or -1 with
+ * an allocated <err>. */
+int pat_set_add_data(struct pat_set *ps, const char *val, enum pat_op op, const void *data,
+                     char **err);
+
+/* Whether <val> is a valid pattern for method <m> (IP, integer, regex
+ * syntax). Returns 0, or -1 with an allocated <err>. */
+int pat_set_check(enum pat_match m, const char *val, char **err);
+
+/* Removes the patterns of value <val> added with <data>. */
+void pat_set_del(struct pat_set *ps, const char *val, const void *data);
+
 /* Adds every line of file <path> (blank lines and lines starting with '#'
  * skipped, leading blanks stripped); with <map>, only the first word of
  * each line (the key of a map file). Returns 0, or -1 with an allocated
@@ -83,6 +101,11 @@ int pat_set_load_file(struct pat_set *ps, const char *path, int map, char **err)
 /* Whether <smp> matches one pattern of <ps>; <smp> may be cast. Returns 1
  * or 0. Does not allocate. */
 int pat_set_exec(const struct pat_set *ps, struct sample *smp);
+
+/* Like pat_set_exec(), also giving the data of the pattern found: the
+ * longest for beg and ip, the exact one for str, else the first added
+ * that matches. Returns 1 (and sets <*data> when <data> is not NULL) or 0. */
+int pat_set_lookup(const struct pat_set *ps, struct sample *smp, const void **data);
 
 /* Releases the patterns (not <ps> itself). */
 void pat_set_free(struct pat_set *ps);

@@ -38,6 +38,7 @@ struct sample {
 	} u;
 	int           ctx;      /* multi-occurrence fetches: next occurrence (1-based) */
 	int           iterate;  /* set by the caller: return every occurrence in turn */
+	struct stream *strm;    /* set by smp_expr_eval(): for converters reading variables */
 };
 
 /* Argument types of fetches and converters. */

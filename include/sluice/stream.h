@@ -55,6 +55,7 @@ struct stream {
 	struct server    *kept_srv;     /* server of <srv> while kept open between requests */
 	int               kept_reused;  /* that connection already served a request */
 	struct srv_idle  *park;         /* its entry in the server's idle list, if shared */
+	struct var_store *vars;         /* sess variables, NULL when none */
 };
 
 /* ---- for the protocol analysers (http_ana.c) ---- */

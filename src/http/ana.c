@@ -15,6 +15,7 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
+#include <sluice/vars.h>
 #include <sluice/http_reply.h>
 #include <sluice/http_service.h>
 #include <sluice/listener.h>
@@ -91,6 +92,7 @@ static void http_txn_clear(struct http_txn *txn)
 	}
 	txn->reqline = txn->uniq_id = NULL;
 	txn->req_cap = txn->res_cap = NULL;
+	var_store_free(&txn->vars);
 }
 
 /* Starts waiting for the next request of <s>, with no transaction: an idle

@@ -117,6 +117,11 @@ static void rule_free(struct http_rule *r)
 		pcre2_code_free(r->re);
 #endif
 	free(r->reason);
+	var_ref_release(&r->var);
+	if (r->expr) {
+		smp_expr_free(r->expr);
+		free(r->expr);
+	}
 	if (r->reply) {
 		http_reply_release(r->reply);
 		free(r->reply);
@@ -930,6 +935,58 @@ static int is_capture(const struct http_rule *r)
 	return r->act && r->act->exec == exec_capture;
 }
 
+/* set-var(<scope>.<name>) <expr> and unset-var(<scope>.<name>): the name
+ * is in the action word (argv[0]). */
+static int parse_var_name(struct http_rule_parse *p)
+{
+	const char *w = p->argv[0], *open = strchr(w, '('), *close = strrchr(w, ')');
+	char *err = NULL;
+
+	if (!open || !close || close < open || close[1]) {
+		http_rule_alert(p, "expects '%s(<scope>.<name>)'", p->kw->name);
+		return -1;
+	}
+	if (var_ref_parse(open + 1, (size_t)(close - open - 1), &p->r->var, &err) == -1) {
+		http_rule_alert(p, "%s", err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_set_var(struct http_rule_parse *p)
+{
+	char *err = NULL;
+
+	if (parse_var_name(p) == -1 || http_rule_need(p, 1) == -1)
+		return -1;
+	p->r->expr = xcalloc(1, sizeof(*p->r->expr));
+	if (smp_expr_parse(p->argv[p->idx], p->r->expr, NULL, &err) == -1) {
+		http_rule_alert(p, "%s", err);
+		free(err);
+		free(p->r->expr);
+		p->r->expr = NULL;
+		return -1;
+	}
+	p->idx++;
+	return 0;
+}
+
+static enum http_act_ret exec_set_var(const struct http_rule *r, struct http_rule_exec *x)
+{
+	struct sample smp = { 0 };
+
+	if (smp_expr_eval(r->expr, x->s, &smp))
+		var_set(&r->var, x->s, &smp);
+	return HTTP_ACT_CONT;
+}
+
+static enum http_act_ret exec_unset_var(const struct http_rule *r, struct http_rule_exec *x)
+{
+	var_unset(&r->var, x->s);
+	return HTTP_ACT_CONT;
+}
+
 static const struct http_act_kw http_acts[] = {
 	{ "add-header", W_ALL, 0, parse_hdr_fmt, exec_add_header, "<name> <format>" },
 	{ "allow", W_ALL, 0, parse_none, exec_allow, "nothing" },
@@ -953,15 +1010,21 @@ static const struct http_act_kw http_acts[] = {
 	{ "set-status", W_RES | W_AFTER, 0, parse_set_status, exec_set_status,
 	  "<status> [reason <text>]" },
 	{ "set-uri", W_REQ, URI_ALL, parse_fmt, exec_set_uri, "<format>" },
+	{ "set-var", W_ALL, 0, parse_set_var, exec_set_var, "(<scope>.<name>) <expr>" },
 	{ "tarpit", W_REQ, HTTP_ACT_TARPIT, parse_deny, exec_deny,
 	  "[deny_status <status>] [reply arguments]" },
+	{ "unset-var", W_ALL, 0, parse_var_name, exec_unset_var, "(<scope>.<name>)" },
 	{ "use-service", W_REQ, 0, parse_use_service, exec_use_service, "<service name>" },
 };
 
 const struct http_act_kw *http_act_find(const char *name)
 {
+	size_t n = strcspn(name, "(");   /* "set-var(txn.x)" */
+
 	for (size_t i = 0; i < ARRAY_SIZE(http_acts); i++)
-		if (strcmp(http_acts[i].name, name) == 0)
+		if (strlen(http_acts[i].name) == n && memcmp(http_acts[i].name, name, n) == 0 &&
+		    (!name[n] || http_acts[i].parse == parse_set_var ||
+		     http_acts[i].parse == parse_var_name))
 			return &http_acts[i];
 	return NULL;
 }

@@ -15,6 +15,8 @@
 #include <sluice/http_head.h>
 #include <sluice/http_rules.h>
 #include <sluice/logformat.h>
+#include <sluice/sample.h>
+#include <sluice/vars.h>
 
 struct cfg_ctx;
 struct acl_cond;
@@ -68,6 +70,8 @@ struct http_rule {
 	int                       cap_len; /* "capture ... len N", 0 for the id form */
 	char                     *conf_file;
 	int                       conf_line;
+	struct var_ref            var;     /* set-var, unset-var */
+	struct smp_expr          *expr;    /* set-var */
 };
 
 /* A rule line being parsed: the action's parser reads argv[idx...] and

@@ -28,6 +28,7 @@
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
 #include <sluice/stream.h>
+#include <sluice/vars.h>
 
 #define TURNAROUND_MAX 1.0   /* seconds between connect retries (HAProxy's) */
 
@@ -499,6 +500,7 @@ void stream_close(struct stream *s, char t0, char t1)
 	chan_release(&s->res);
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
+	var_store_free(&s->vars);
 
 	freed = s->target;
 	stream_set_target(s, NULL);

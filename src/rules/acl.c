@@ -12,6 +12,7 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
+#include <sluice/map.h>
 #include <sluice/pattern.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
@@ -80,6 +81,7 @@ static void acl_entry_free(struct acl_entry *e)
 		struct acl_entry *next = e->next;
 
 		smp_expr_free(&e->expr);
+		pat_ref_detach(&e->pats);
 		pat_set_free(&e->pats);
 		free(e);
 		e = next;
@@ -186,13 +188,34 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 		return e;
 	}
 	for (int k = 0; k < nfiles; k++) {
-		if (pat_set_load_file(&e->pats, files[k], mapfile, &err) == -1) {
+		struct pat_ref *ref;
+		char desc[512];
+
+		snprintf(desc, sizeof(desc), "pattern loaded from file '%s' used by acl at file "
+			 "'%s' line %d", files[k], ctx->file ? ctx->file : "", ctx->line);
+		ref = pat_ref_load(files[k], PAT_REF_ACL | (mapfile ? PAT_REF_MAP : 0), desc, &err);
+		if (!ref || pat_ref_attach(ref, &e->pats, &err) == -1) {
 			cfg_alert(ctx, "%s: %s", what, err);
 			goto fail;
 		}
 	}
-	for (; i < argc; i++) {
-		if (pat_set_add(&e->pats, argv[i], op, &err) == -1) {
+	if (i < argc) {
+		/* Inline patterns are a reference of their own ("show acl"). */
+		struct pat_ref *ref;
+		char desc[512];
+
+		for (int k = i; k < argc; k++) {
+			if (pat_set_check(m, argv[k], &err) == -1) {
+				cfg_alert(ctx, "%s: %s", what, err);
+				goto fail;
+			}
+		}
+		snprintf(desc, sizeof(desc), "acl '%.*s' file '%s' line %d", (int)n, crit,
+			 ctx->file ? ctx->file : "", ctx->line);
+		ref = pat_ref_new(PAT_REF_ACL, desc);
+		for (int k = i; k < argc; k++)
+			pat_ref_append(ref, argv[k], NULL, op);
+		if (pat_ref_attach(ref, &e->pats, &err) == -1) {
 			cfg_alert(ctx, "%s: %s", what, err);
 			goto fail;
 		}

@@ -367,53 +367,6 @@ static int conv_xor(const struct smp_arg *a, struct sample *smp)
 	return smp_out_int(smp, smp->u.sint ^ a[0].sint);
 }
 
-/* concat([start],[var],[end]): variables are not supported yet; the check
- * refuses a non-empty middle argument. */
-static int conv_check_concat(struct smp_arg *a, char **err)
-{
-	if (a[1].str && a[1].len) {
-		*err = str_fmt("concat: variables ('%s') are not supported yet", a[1].str);
-		return -1;
-	}
-	return 0;
-}
-
-static int conv_concat(const struct smp_arg *a, struct sample *smp)
-{
-	char *out = smp_scratch_get();
-	size_t n = 0;
-	const struct smp_arg *parts[2] = { &a[0], &a[2] };
-
-	for (int i = 0; i < 2; i++) {
-		const char *p = i ? NULL : parts[0]->str;
-		size_t l;
-
-		if (i == 1) {
-			l = MIN(smp->u.str.len, SMP_SCRATCH_SIZE - n);
-			memcpy(out + n, smp->u.str.p, l);
-			n += l;
-			p = parts[1]->str;
-		}
-		if (p) {
-			l = MIN(strlen(p), SMP_SCRATCH_SIZE - n);
-			memcpy(out + n, p, l);
-			n += l;
-		}
-	}
-	return smp_out_str(smp, out, n, SMP_T_STR);
-}
-
-static int conv_check_strcmp(struct smp_arg *a, char **err)
-{
-	*err = str_fmt("strcmp: variables ('%s') are not supported yet", a[0].str ? a[0].str : "");
-	return -1;
-}
-
-static int conv_strcmp(const struct smp_arg *a, struct sample *smp)
-{
-	return 0;
-}
-
 /* The hashes are the load balancer's (lb_hash), so that a converter and a
  * "balance hdr(...)" agree; a non-zero argument applies the avalanche. */
 static int conv_hash(const struct smp_arg *a, struct sample *smp, enum lb_hash_fn fn)
@@ -462,9 +415,6 @@ static const struct smp_conv_kw smp_convs[] = {
 	{ "and",     conv_and,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
 	{ "or",      conv_or,      { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
 	{ "xor",     conv_xor,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "concat",  conv_concat,  { ARGT_STR, ARGT_STR, ARGT_STR }, 0, SMP_T_STR, SMP_T_STR,
-	  conv_check_concat },
-	{ "strcmp",  conv_strcmp,  { ARGT_STR }, 1, SMP_T_STR, SMP_T_SINT, conv_check_strcmp },
 	{ "sdbm",    conv_sdbm,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
 	{ "djb2",    conv_djb2,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
 	{ "crc32",   conv_crc32,   { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },

@@ -60,25 +60,33 @@ void pat_set_init(struct pat_set *ps, enum pat_match m, unsigned flags)
 }
 
 /* ------------------------------------------------------------------------
- * Exact strings: a chained hash table of case-folded (with -i) strings
+ * Exact strings and prefixes: a chained hash table of strings (hashed
+ * case-folded with -i). Prefixes are looked up by hashing every prefix of
+ * the sample in one pass (FNV-1a is incremental) and probing only the
+ * lengths some pattern has, longest first.
  */
 
 struct pat_hnode {
 	struct pat_hnode *next;
+	const void       *data;
 	uint32_t          hash;
 	size_t            len;
 	char              s[];
 };
 
+#define PAT_FNV_INIT 2166136261u
+
+static inline uint32_t pat_hash_step(uint32_t h, unsigned char c, int icase)
+{
+	return (h ^ (icase ? (unsigned char)tolower(c) : c)) * 16777619u;
+}
+
 static uint32_t pat_hash(const char *s, size_t len, int icase)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = PAT_FNV_INIT;
 
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		h = (h ^ (icase ? (unsigned char)tolower(c) : c)) * 16777619u;
-	}
+	for (size_t i = 0; i < len; i++)
+		h = pat_hash_step(h, (unsigned char)s[i], icase);
 	return h;
 }
 
@@ -87,11 +95,17 @@ static void pat_hash_grow(struct pat_set *ps)
 	unsigned nsize = ps->hsize ? ps->hsize * 2 : 64;
 	struct pat_hnode **nt = xcalloc(nsize, sizeof(*nt));
 
+	/* Chains keep their order (older first) so that the first of two
+	 * duplicate keys keeps winning. */
 	for (unsigned i = 0; i < ps->hsize; i++)
 		for (struct pat_hnode *n = ps->htab[i], *next; n; n = next) {
+			struct pat_hnode **tp = &nt[n->hash & (nsize - 1)];
+
 			next = n->next;
-			n->next = nt[n->hash & (nsize - 1)];
-			nt[n->hash & (nsize - 1)] = n;
+			while (*tp)
+				tp = &(*tp)->next;
+			n->next = NULL;
+			*tp = n;
 		}
 	free(ps->htab);
 	ps->htab = nt;
@@ -103,93 +117,268 @@ static int pat_str_eq(const char *a, const char *b, size_t len, int icase)
 	return icase ? strncasecmp(a, b, len) == 0 : memcmp(a, b, len) == 0;
 }
 
-static void pat_hash_add(struct pat_set *ps, const char *s, size_t len)
+static void pat_hash_add(struct pat_set *ps, const char *s, size_t len, const void *data)
 {
 	int icase = ps->flags & PAT_F_ICASE;
 	uint32_t h = pat_hash(s, len, icase);
-	struct pat_hnode *n;
+	struct pat_hnode *n, **tp;
 
 	if (ps->hcount >= ps->hsize)
 		pat_hash_grow(ps);
-	for (n = ps->htab[h & (ps->hsize - 1)]; n; n = n->next)
-		if (n->hash == h && n->len == len && pat_str_eq(n->s, s, len, icase))
-			return;   /* duplicate */
+	for (tp = &ps->htab[h & (ps->hsize - 1)]; *tp; tp = &(*tp)->next)
+		if (!data && (*tp)->hash == h && (*tp)->len == len &&
+		    pat_str_eq((*tp)->s, s, len, icase))
+			return;   /* an anonymous duplicate adds nothing */
 	n = xcalloc(1, sizeof(*n) + len + 1);
+	n->next = NULL;
+	n->data = data;
 	n->hash = h;
 	n->len = len;
 	memcpy(n->s, s, len);
-	n->next = ps->htab[h & (ps->hsize - 1)];
-	ps->htab[h & (ps->hsize - 1)] = n;
+	n->s[len] = '\0';
+	*tp = n;
 	ps->hcount++;
+	if (ps->match == PAT_M_BEG) {
+		if (len >= ps->nlens) {
+			size_t nn = MAX(len + 1, ps->nlens * 2);
+
+			ps->lens = xrealloc(ps->lens, nn * sizeof(*ps->lens));
+			memset(ps->lens + ps->nlens, 0, (nn - ps->nlens) * sizeof(*ps->lens));
+			ps->nlens = nn;
+		}
+		ps->lens[len]++;
+	}
 }
 
-static int pat_hash_has(const struct pat_set *ps, const char *s, size_t len)
+static const struct pat_hnode *pat_hash_get(const struct pat_set *ps, uint32_t h,
+                                            const char *s, size_t len)
+{
+	int icase = ps->flags & PAT_F_ICASE;
+
+	for (const struct pat_hnode *n = ps->htab[h & (ps->hsize - 1)]; n; n = n->next)
+		if (n->hash == h && n->len == len && pat_str_eq(n->s, s, len, icase))
+			return n;
+	return NULL;
+}
+
+static void pat_hash_del(struct pat_set *ps, const char *s, size_t len, const void *data)
 {
 	int icase = ps->flags & PAT_F_ICASE;
 	uint32_t h;
 
 	if (!ps->hsize)
-		return 0;
+		return;
 	h = pat_hash(s, len, icase);
-	for (const struct pat_hnode *n = ps->htab[h & (ps->hsize - 1)]; n; n = n->next)
-		if (n->hash == h && n->len == len && pat_str_eq(n->s, s, len, icase))
-			return 1;
-	return 0;
+	for (struct pat_hnode **np = &ps->htab[h & (ps->hsize - 1)]; *np; ) {
+		struct pat_hnode *n = *np;
+
+		if (n->data == data && n->hash == h && n->len == len &&
+		    pat_str_eq(n->s, s, len, icase)) {
+			*np = n->next;
+			if (ps->match == PAT_M_BEG && len < ps->nlens)
+				ps->lens[len]--;
+			free(n);
+			ps->hcount--;
+			ps->count--;
+		} else
+			np = &n->next;
+	}
+}
+
+/* Exact match, or with <beg> the longest pattern that begins <s>. */
+static const struct pat_hnode *pat_hash_find(const struct pat_set *ps, const char *s,
+                                             size_t len, int beg)
+{
+	int icase = ps->flags & PAT_F_ICASE;
+	uint32_t hs[256];
+	size_t max;
+
+	if (!ps->hcount)
+		return NULL;
+	if (!beg)
+		return pat_hash_get(ps, pat_hash(s, len, icase), s, len);
+	max = MIN(len, ps->nlens ? ps->nlens - 1 : 0);
+	if (max < ARRAY_SIZE(hs)) {
+		uint32_t h = PAT_FNV_INIT;
+
+		hs[0] = h;
+		for (size_t i = 0; i < max; i++)
+			hs[i + 1] = h = pat_hash_step(h, (unsigned char)s[i], icase);
+		for (size_t l = max + 1; l-- > 0; ) {
+			const struct pat_hnode *n;
+
+			if (!ps->lens[l])
+				continue;
+			n = pat_hash_get(ps, hs[l], s, l);
+			if (n)
+				return n;
+		}
+		return NULL;
+	}
+	for (size_t l = max + 1; l-- > 0; ) {   /* very long samples: hash each probe */
+		const struct pat_hnode *n;
+
+		if (!ps->lens[l])
+			continue;
+		n = pat_hash_get(ps, pat_hash(s, l, icase), s, l);
+		if (n)
+			return n;
+	}
+	return NULL;
 }
 
 /* ------------------------------------------------------------------------
- * Networks: a binary trie on the address bits; a node marked <net> ends a
- * network, so a lookup matches as soon as its path crosses one.
+ * Networks: one hash table per family keyed by (prefix length, masked
+ * address), and a count of patterns per length, so that a lookup probes
+ * the lengths in use from the longest down (longest-prefix match), and a
+ * million host addresses load as fast as a million strings.
  */
 
-struct pat_trie {
-	struct pat_trie *child[2];
-	int              net;
+struct pat_ipnode {
+	struct pat_ipnode *next;
+	const void        *data;
+	uint32_t           hash;
+	uint8_t            bits;
+	uint8_t            addr[16];
 };
 
-static void pat_trie_add(struct pat_trie **root, const uint8_t *addr, int bits)
-{
-	struct pat_trie **t = root;
+struct pat_ipt {
+	struct pat_ipnode **tab;
+	unsigned            size, count;
+	unsigned            bitcnt[129];
+	int                 alen;        /* 4 or 16 bytes */
+};
 
-	for (int i = 0; ; i++) {
-		if (!*t)
-			*t = xcalloc(1, sizeof(**t));
-		if (i == bits || (*t)->net) {
-			(*t)->net = 1;   /* a shorter network already covers it */
-			return;
+static void pat_ip_mask(uint8_t *dst, const uint8_t *src, int alen, int bits)
+{
+	for (int i = 0; i < alen; i++) {
+		int b = bits - i * 8;
+
+		dst[i] = b >= 8 ? src[i] : b <= 0 ? 0 : (uint8_t)(src[i] & (0xff << (8 - b)));
+	}
+}
+
+static uint32_t pat_ip_hash(const uint8_t *a, int alen, int bits)
+{
+	uint32_t h = pat_hash_step(PAT_FNV_INIT, (unsigned char)bits, 0);
+
+	for (int i = 0; i < alen; i++)
+		h = pat_hash_step(h, a[i], 0);
+	return h ^ (h >> 15);
+}
+
+static void pat_ip_grow(struct pat_ipt *t)
+{
+	unsigned nsize = t->size ? t->size * 2 : 64;
+	struct pat_ipnode **nt = xcalloc(nsize, sizeof(*nt));
+
+	for (unsigned i = 0; i < t->size; i++)
+		for (struct pat_ipnode *n = t->tab[i], *next; n; n = next) {
+			struct pat_ipnode **tp = &nt[n->hash & (nsize - 1)];
+
+			next = n->next;
+			while (*tp)
+				tp = &(*tp)->next;
+			n->next = NULL;
+			*tp = n;
 		}
-		t = &(*t)->child[(addr[i / 8] >> (7 - i % 8)) & 1];
-	}
+	free(t->tab);
+	t->tab = nt;
+	t->size = nsize;
 }
 
-static int pat_trie_has(const struct pat_trie *t, const uint8_t *addr, int maxbits)
+static void pat_ip_add(struct pat_ipt **tp, int alen, const uint8_t *addr, int bits,
+                       const void *data)
 {
-	for (int i = 0; t; i++) {
-		if (t->net)
-			return 1;
-		if (i == maxbits)
-			return 0;
-		t = t->child[(addr[i / 8] >> (7 - i % 8)) & 1];
+	struct pat_ipt *t = *tp;
+	struct pat_ipnode *n, **np;
+	uint8_t a[16] = { 0 };
+	uint32_t h;
+
+	if (!t) {
+		t = *tp = xcalloc(1, sizeof(*t));
+		t->alen = alen;
 	}
-	return 0;
+	pat_ip_mask(a, addr, alen, bits);
+	h = pat_ip_hash(a, alen, bits);
+	if (t->count >= t->size)
+		pat_ip_grow(t);
+	for (np = &t->tab[h & (t->size - 1)]; *np; np = &(*np)->next)
+		if (!data && (*np)->bits == bits && memcmp((*np)->addr, a, (size_t)alen) == 0)
+			return;
+	n = xcalloc(1, sizeof(*n));
+	n->data = data;
+	n->hash = h;
+	n->bits = (uint8_t)bits;
+	memcpy(n->addr, a, (size_t)alen);
+	*np = n;
+	t->count++;
+	t->bitcnt[bits]++;
 }
 
-static void pat_trie_free(struct pat_trie *t)
+static const struct pat_ipnode *pat_ip_find(const struct pat_ipt *t, const uint8_t *addr)
+{
+	if (!t || !t->count)
+		return NULL;
+	for (int bits = t->alen * 8; bits >= 0; bits--) {
+		uint8_t a[16];
+		uint32_t h;
+
+		if (!t->bitcnt[bits])
+			continue;
+		pat_ip_mask(a, addr, t->alen, bits);
+		h = pat_ip_hash(a, t->alen, bits);
+		for (const struct pat_ipnode *n = t->tab[h & (t->size - 1)]; n; n = n->next)
+			if (n->hash == h && n->bits == bits && memcmp(n->addr, a, (size_t)t->alen) == 0)
+				return n;
+	}
+	return NULL;
+}
+
+static int pat_ip_del(struct pat_ipt *t, const uint8_t *addr, int bits, const void *data)
+{
+	uint8_t a[16] = { 0 };
+	uint32_t h;
+	int n_del = 0;
+
+	if (!t || !t->size)
+		return 0;
+	pat_ip_mask(a, addr, t->alen, bits);
+	h = pat_ip_hash(a, t->alen, bits);
+	for (struct pat_ipnode **np = &t->tab[h & (t->size - 1)]; *np; ) {
+		struct pat_ipnode *n = *np;
+
+		if (n->data == data && n->bits == bits && memcmp(n->addr, a, (size_t)t->alen) == 0) {
+			*np = n->next;
+			free(n);
+			t->count--;
+			t->bitcnt[bits]--;
+			n_del++;
+		} else
+			np = &n->next;
+	}
+	return n_del;
+}
+
+static void pat_ip_free(struct pat_ipt *t)
 {
 	if (!t)
 		return;
-	pat_trie_free(t->child[0]);
-	pat_trie_free(t->child[1]);
+	for (unsigned i = 0; i < t->size; i++)
+		for (struct pat_ipnode *n = t->tab[i], *next; n; n = next) {
+			next = n->next;
+			free(n);
+		}
+	free(t->tab);
 	free(t);
 }
 
 /* "addr", "addr/bits" or "v4addr/dotted.mask". */
-static int pat_parse_ip(struct pat_set *ps, const char *val, char **err)
+static int pat_parse_ip(const char *val, uint8_t *a, int *bitsp, int *v6p, char **err)
 {
 	char tmp[INET6_ADDRSTRLEN + 8];
 	const char *slash = strchr(val, '/');
 	size_t alen = slash ? (size_t)(slash - val) : strlen(val);
-	uint8_t a[16];
 	int bits, v6;
 
 	if (alen >= INET6_ADDRSTRLEN)
@@ -221,7 +410,8 @@ static int pat_parse_ip(struct pat_set *ps, const char *val, char **err)
 		} else
 			goto bad;
 	}
-	pat_trie_add(v6 ? &ps->v6 : &ps->v4, a, bits);
+	*bitsp = bits;
+	*v6p = v6;
 	return 0;
 bad:
 	*err = str_fmt("'%s' is not a valid IPv4 or IPv6 address or network "
@@ -287,10 +477,24 @@ bad:
 }
 
 /* ------------------------------------------------------------------------
- * Adding patterns
+ * Adding and deleting patterns
  */
 
-static int pat_add_regex(struct pat_set *ps, const char *val, char **err)
+static struct pat_lst *pat_lst_new(struct pat_set *ps, const void *data)
+{
+	struct pat_lst *l;
+
+	if (ps->nlst == ps->lcap) {
+		ps->lcap = ps->lcap ? ps->lcap * 2 : 8;
+		ps->lst = xrealloc(ps->lst, (size_t)ps->lcap * sizeof(*ps->lst));
+	}
+	l = &ps->lst[ps->nlst];
+	memset(l, 0, sizeof(*l));
+	l->data = data;
+	return l;
+}
+
+static int pat_add_regex(struct pat_set *ps, const char *val, const void *data, char **err)
 {
 #ifdef USE_PCRE2
 	int ec;
@@ -308,8 +512,8 @@ static int pat_add_regex(struct pat_set *ps, const char *val, char **err)
 		return -1;
 	}
 	(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);   /* the interpreter remains */
-	ps->regs = xrealloc(ps->regs, (size_t)(ps->nregs + 1) * sizeof(*ps->regs));
-	ps->regs[ps->nregs++] = re;
+	pat_lst_new(ps, data)->re = re;
+	ps->nlst++;
 	return 0;
 #else
 	*err = str_fmt("regex matching (-m reg) needs a build with USE_PCRE2=1");
@@ -317,7 +521,8 @@ static int pat_add_regex(struct pat_set *ps, const char *val, char **err)
 #endif
 }
 
-int pat_set_add(struct pat_set *ps, const char *val, enum pat_op op, char **err)
+int pat_set_add_data(struct pat_set *ps, const char *val, enum pat_op op, const void *data,
+                     char **err)
 {
 	size_t len = strlen(val);
 
@@ -338,19 +543,25 @@ int pat_set_add(struct pat_set *ps, const char *val, enum pat_op op, char **err)
 
 		if (pat_parse_range(val, op, &r, err) == -1)
 			return -1;
-		ps->ranges = xrealloc(ps->ranges, (size_t)(ps->nranges + 1) * sizeof(r));
-		ps->ranges[ps->nranges++] = r;
+		pat_lst_new(ps, data)->r = r;
+		ps->nlst++;
 		break;
 	}
-	case PAT_M_IP:
-		if (pat_parse_ip(ps, val, err) == -1)
+	case PAT_M_IP: {
+		uint8_t a[16];
+		int bits, v6;
+
+		if (pat_parse_ip(val, a, &bits, &v6, err) == -1)
 			return -1;
+		pat_ip_add(v6 ? &ps->v6 : &ps->v4, v6 ? 16 : 4, a, bits, data);
 		break;
+	}
 	case PAT_M_STR:
-		pat_hash_add(ps, val, len);
+	case PAT_M_BEG:
+		pat_hash_add(ps, val, len, data);
 		break;
 	case PAT_M_REG:
-		if (pat_add_regex(ps, val, err) == -1)
+		if (pat_add_regex(ps, val, data, err) == -1)
 			return -1;
 		break;
 	case PAT_M_DIR:
@@ -364,21 +575,87 @@ int pat_set_add(struct pat_set *ps, const char *val, enum pat_op op, char **err)
 			len--;
 	}
 		/* fall through */
-	case PAT_M_BEG:
 	case PAT_M_END:
-	case PAT_M_SUB:
-		ps->strs = xrealloc(ps->strs, (size_t)(ps->nstrs + 1) * sizeof(*ps->strs));
-		ps->strs[ps->nstrs].s = xcalloc(1, len + 1);
-		memcpy(ps->strs[ps->nstrs].s, val, len);
-		ps->strs[ps->nstrs].len = len;
-		ps->nstrs++;
+	case PAT_M_SUB: {
+		struct pat_lst *l = pat_lst_new(ps, data);
+
+		l->s = xcalloc(1, len + 1);
+		memcpy(l->s, val, len);
+		l->s[len] = '\0';
+		l->len = len;
+		ps->nlst++;
 		break;
+	}
 	default:
 		*err = str_fmt("unsupported match method");
 		return -1;
 	}
 	ps->count++;
 	return 0;
+}
+
+int pat_set_add(struct pat_set *ps, const char *val, enum pat_op op, char **err)
+{
+	return pat_set_add_data(ps, val, op, NULL, err);
+}
+
+int pat_set_check(enum pat_match m, const char *val, char **err)
+{
+	struct pat_set tmp;
+	int ret;
+
+	if (m == PAT_M_REG || m == PAT_M_IP || m == PAT_M_INT || m == PAT_M_LEN) {
+		pat_set_init(&tmp, m, 0);
+		ret = pat_set_add(&tmp, val, PAT_OP_NONE, err);
+		pat_set_free(&tmp);
+		return ret;
+	}
+	return 0;
+}
+
+static void pat_lst_free_one(struct pat_lst *l)
+{
+	free(l->s);
+#ifdef USE_PCRE2
+	if (l->re)
+		pcre2_code_free(l->re);
+#endif
+}
+
+void pat_set_del(struct pat_set *ps, const char *val, const void *data)
+{
+	switch (ps->match) {
+	case PAT_M_STR:
+	case PAT_M_BEG:
+		pat_hash_del(ps, val, strlen(val), data);
+		break;
+	case PAT_M_IP: {
+		uint8_t a[16];
+		int bits, v6;
+		char *err = NULL;
+
+		if (pat_parse_ip(val, a, &bits, &v6, &err) == -1) {
+			free(err);
+			return;
+		}
+		ps->count -= pat_ip_del(v6 ? ps->v6 : ps->v4, a, bits, data);
+		break;
+	}
+	default: {
+		int j = 0;
+
+		for (int i = 0; i < ps->nlst; i++) {
+			if (ps->lst[i].data == data) {
+				pat_lst_free_one(&ps->lst[i]);
+				ps->count--;
+				continue;
+			}
+			ps->lst[j++] = ps->lst[i];
+		}
+		ps->nlst = j;
+		break;
+	}
+	}
 }
 
 int pat_set_load_file(struct pat_set *ps, const char *path, int map, char **err)
@@ -427,17 +704,12 @@ void pat_set_free(struct pat_set *ps)
 			free(n);
 		}
 	free(ps->htab);
-	for (int i = 0; i < ps->nstrs; i++)
-		free(ps->strs[i].s);
-	free(ps->strs);
-	free(ps->ranges);
-	pat_trie_free(ps->v4);
-	pat_trie_free(ps->v6);
-#ifdef USE_PCRE2
-	for (int i = 0; i < ps->nregs; i++)
-		pcre2_code_free(ps->regs[i]);
-#endif
-	free(ps->regs);
+	free(ps->lens);
+	for (int i = 0; i < ps->nlst; i++)
+		pat_lst_free_one(&ps->lst[i]);
+	free(ps->lst);
+	pat_ip_free(ps->v4);
+	pat_ip_free(ps->v6);
 	memset(ps, 0, sizeof(*ps));
 }
 
@@ -480,63 +752,74 @@ static int pat_word(const char *h, size_t hl, const char *n, size_t nl, int icas
 static pcre2_match_data *pat_md;
 #endif
 
-static int pat_match_str_list(const struct pat_set *ps, const char *s, size_t l)
+/* The first pattern of the list (in the order added) that matches. */
+static const struct pat_lst *pat_match_lst(const struct pat_set *ps, const char *s, size_t l)
 {
 	int icase = ps->flags & PAT_F_ICASE;
 
-	for (int i = 0; i < ps->nstrs; i++) {
-		const struct pat_str *p = &ps->strs[i];
+	for (int i = 0; i < ps->nlst; i++) {
+		const struct pat_lst *p = &ps->lst[i];
 
 		switch (ps->match) {
-		case PAT_M_BEG:
-			if (p->len <= l && pat_str_eq(s, p->s, p->len, icase))
-				return 1;
-			break;
 		case PAT_M_END:
 			if (p->len <= l && pat_str_eq(s + l - p->len, p->s, p->len, icase))
-				return 1;
+				return p;
 			break;
 		case PAT_M_SUB:
 			if (pat_memmem(s, l, p->s, p->len, icase))
-				return 1;
+				return p;
 			break;
 		case PAT_M_DIR:
 			if (pat_word(s, l, p->s, p->len, icase, "/?"))
-				return 1;
+				return p;
 			break;
 		case PAT_M_DOM:
 			if (pat_word(s, l, p->s, p->len, icase, "/?.:"))
-				return 1;
+				return p;
+			break;
+		case PAT_M_REG:
+#ifdef USE_PCRE2
+			if (pcre2_match(p->re, (PCRE2_SPTR)s, l, 0, 0, pat_md, NULL) >= 0)
+				return p;
+#endif
 			break;
 		default:
 			break;
 		}
 	}
-	return 0;
+	return NULL;
 }
 
-static int pat_match_ip(const struct pat_set *ps, struct sample *smp)
+static const struct pat_ipnode *pat_match_ip(const struct pat_set *ps, struct sample *smp)
 {
+	const struct pat_ipnode *n;
+
 	if (!smp_cast(smp, SMP_T_ADDR))
-		return 0;
+		return NULL;
 	if (smp->type == SMP_T_IPV4) {
 		uint8_t m[16] = { [10] = 0xff, [11] = 0xff };
 
-		if (pat_trie_has(ps->v4, (const uint8_t *)&smp->u.ipv4, 32))
-			return 1;
+		n = pat_ip_find(ps->v4, (const uint8_t *)&smp->u.ipv4);
+		if (n)
+			return n;
 		memcpy(m + 12, &smp->u.ipv4, 4);
-		return pat_trie_has(ps->v6, m, 128);
+		return pat_ip_find(ps->v6, m);
 	}
-	if (pat_trie_has(ps->v6, smp->u.ipv6.s6_addr, 128))
-		return 1;
-	return IN6_IS_ADDR_V4MAPPED(&smp->u.ipv6) &&
-	       pat_trie_has(ps->v4, &smp->u.ipv6.s6_addr[12], 32);
+	n = pat_ip_find(ps->v6, smp->u.ipv6.s6_addr);
+	if (n)
+		return n;
+	return IN6_IS_ADDR_V4MAPPED(&smp->u.ipv6) ? pat_ip_find(ps->v4, &smp->u.ipv6.s6_addr[12])
+						  : NULL;
 }
 
-int pat_set_exec(const struct pat_set *ps, struct sample *smp)
+int pat_set_lookup(const struct pat_set *ps, struct sample *smp, const void **data)
 {
+	const void *dummy;
 	int64_t v;
 
+	if (!data)
+		data = &dummy;
+	*data = NULL;
 	switch (ps->match) {
 	case PAT_M_FOUND:
 		return 1;
@@ -553,29 +836,49 @@ int pat_set_exec(const struct pat_set *ps, struct sample *smp)
 				return 0;
 			v = smp->u.sint;
 		}
-		for (int i = 0; i < ps->nranges; i++)
-			if (v >= ps->ranges[i].min && v <= ps->ranges[i].max)
+		for (int i = 0; i < ps->nlst; i++)
+			if (v >= ps->lst[i].r.min && v <= ps->lst[i].r.max) {
+				*data = ps->lst[i].data;
 				return 1;
+			}
 		return 0;
-	case PAT_M_IP:
-		return pat_match_ip(ps, smp);
-	case PAT_M_STR:
-		return smp_cast(smp, SMP_T_STR) && pat_hash_has(ps, smp->u.str.p, smp->u.str.len);
-	case PAT_M_REG:
-#ifdef USE_PCRE2
-		if (!smp_cast(smp, SMP_T_STR))
+	case PAT_M_IP: {
+		const struct pat_ipnode *n = pat_match_ip(ps, smp);
+
+		if (!n)
 			return 0;
-		for (int i = 0; i < ps->nregs; i++)
-			if (pcre2_match(ps->regs[i], (PCRE2_SPTR)smp->u.str.p, smp->u.str.len, 0, 0,
-					pat_md, NULL) >= 0)
-				return 1;
-#endif
-		return 0;
-	default:
-		if (!smp_cast(smp, SMP_T_STR))
-			return 0;
-		return pat_match_str_list(ps, smp->u.str.p, smp->u.str.len);
+		*data = n->data;
+		return 1;
 	}
+	case PAT_M_STR:
+	case PAT_M_BEG: {
+		const struct pat_hnode *n;
+
+		if (!smp_cast(smp, SMP_T_STR))
+			return 0;
+		n = pat_hash_find(ps, smp->u.str.p, smp->u.str.len, ps->match == PAT_M_BEG);
+		if (!n)
+			return 0;
+		*data = n->data;
+		return 1;
+	}
+	default: {
+		const struct pat_lst *l;
+
+		if (!smp_cast(smp, SMP_T_STR))
+			return 0;
+		l = pat_match_lst(ps, smp->u.str.p, smp->u.str.len);
+		if (!l)
+			return 0;
+		*data = l->data;
+		return 1;
+	}
+	}
+}
+
+int pat_set_exec(const struct pat_set *ps, struct sample *smp)
+{
+	return pat_set_lookup(ps, smp, NULL);
 }
 
 #ifdef USE_PCRE2

@@ -158,8 +158,8 @@ static int smp_str_to_int(const char *p, size_t len, int64_t *v)
 
 int smp_can_cast(enum smp_type from, enum smp_type to)
 {
-	if (to == SMP_T_ANY || from == to)
-		return 1;
+	if (to == SMP_T_ANY || from == to || from == SMP_T_ANY)
+		return 1;   /* ANY (a variable): known at run time only */
 	if (from == SMP_T_ADDR)
 		return to != SMP_T_BOOL;
 	switch (to) {
@@ -573,6 +573,7 @@ int smp_expr_eval(const struct smp_expr *e, struct stream *s, struct sample *smp
 	smp->flags = 0;
 	smp->iterate = iterate;
 	smp->ctx = ctx;
+	smp->strm = s;
 	if (!s && !(e->fetch->use & SMP_USE_CONST))
 		return 0;
 	if (!e->fetch->fn(e->args, smp, s))

@@ -101,7 +101,7 @@ static void test_parse_errors(void **state)
 	EV("ipv4(::1)", "<error: ipv4() expects an IPv4 address (got '::1')>");
 	EV("path,field(0,/)", "<error: field index must not be 0 (1 is the first, -1 the last)>");
 	EV("path,ipmask(33)", "<error: ipmask: invalid IPv4 mask '33'>");
-	EV("path,strcmp(txn.x)", "<error: strcmp: variables ('txn.x') are not supported yet>");
+	EV("path,strcmp(bad.x)", "<error: invalid variable name 'bad.x' (expects <scope>.<name> with scope proc, sess, txn, req or res)>");
 	EV("srv_conn(nosrv)", "<error: expects 'backend/server' (got 'nosrv')>");
 	EV("path)", "<error: unexpected ')' after the sample expression>");
 }

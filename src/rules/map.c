@@ -1,0 +1,648 @@
+/* Maps and pattern references (map.h): loading of map and ACL pattern
+ * files shared by name, the map_* converters, and the runtime-API commands
+ * show/get/add/del/set/clear acl and map. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/cli.h>
+#include <sluice/common.h>
+#include <sluice/map.h>
+#include <sluice/pattern.h>
+#include <sluice/sample.h>
+#include <sluice/str.h>
+
+/* Every reference, in creation order; ids count from 0 as HAProxy's. */
+static struct {
+	struct pat_ref  *head, **tail;
+	int              next_id;
+} pat_refs = { NULL, &pat_refs.head, 0 };
+
+static struct pat_ref *pat_ref_alloc(const char *file, unsigned flags, const char *desc)
+{
+	struct pat_ref *ref = xcalloc(1, sizeof(*ref));
+
+	ref->file = file ? xstrdup(file) : NULL;
+	ref->desc = xstrdup(desc ? desc : "");
+	ref->flags = flags;
+	ref->id = pat_refs.next_id++;
+	*pat_refs.tail = ref;
+	pat_refs.tail = &ref->next;
+	return ref;
+}
+
+struct pat_ref *pat_ref_new(unsigned flags, const char *desc)
+{
+	return pat_ref_alloc(NULL, flags, desc);
+}
+
+struct pat_ref_elt *pat_ref_append(struct pat_ref *ref, const char *key, const char *val,
+                                   enum pat_op op)
+{
+	size_t kl = strlen(key), vl = val ? strlen(val) : 0;
+	struct pat_ref_elt *e = xcalloc(1, sizeof(*e) + kl + vl + 2);
+
+	e->key = e->buf;
+	memcpy(e->key, key, kl);
+	e->val = e->buf + kl + 1;
+	if (vl)
+		memcpy(e->val, val, vl);
+	e->op = op;
+	e->prev = ref->tail;
+	if (ref->tail)
+		ref->tail->next = e;
+	else
+		ref->head = e;
+	ref->tail = e;
+	ref->count++;
+	return e;
+}
+
+static void pat_ref_unlink(struct pat_ref *ref, struct pat_ref_elt *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		ref->head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		ref->tail = e->prev;
+	ref->count--;
+	if (e->val < e->buf || e->val > e->buf + strlen(e->key) + 1)
+		free(e->val);
+	free(e);
+}
+
+static int pat_ref_load_file(struct pat_ref *ref, const char *path, char **err)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f) {
+		*err = str_fmt("failed to open pattern file '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) != -1) {
+		char *p = line, *v = NULL;
+
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		if (ref->flags & PAT_REF_MAP) {
+			size_t kl = strcspn(p, " \t");
+
+			v = p + kl;
+			if (*v) {
+				*v++ = '\0';
+				while (*v == ' ' || *v == '\t')
+					v++;
+			}
+		}
+		pat_ref_append(ref, p, v, PAT_OP_NONE);
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+struct pat_ref *pat_ref_load(const char *file, unsigned flags, const char *desc, char **err)
+{
+	struct pat_ref *ref;
+
+	for (ref = pat_refs.head; ref; ref = ref->next)
+		if (ref->file && strcmp(ref->file, file) == 0 &&
+		    (ref->flags & PAT_REF_MAP) == (flags & PAT_REF_MAP)) {
+			ref->flags |= flags;
+			return ref;
+		}
+	ref = pat_ref_alloc(file, flags, desc);
+	if (pat_ref_load_file(ref, file, err) == -1) {
+		ref->file[0] = '\0';   /* never found again; freed at exit */
+		return NULL;
+	}
+	return ref;
+}
+
+static void pat_ref_add_set(struct pat_ref *ref, struct pat_set *ps, int owned)
+{
+	ref->sets = xrealloc(ref->sets, (size_t)(ref->nsets + 1) * sizeof(*ref->sets));
+	ref->sets[ref->nsets++] = (struct pat_ref_set){ ps, owned };
+}
+
+static int pat_ref_fill(struct pat_ref *ref, struct pat_set *ps, char **err)
+{
+	for (struct pat_ref_elt *e = ref->head; e; e = e->next) {
+		char *perr = NULL;
+
+		if (pat_set_add_data(ps, e->key, e->op, e, &perr) == -1) {
+			if (ref->file)
+				*err = str_fmt("file '%s': %s", ref->file, perr);
+			else
+				*err = perr, perr = NULL;
+			free(perr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int pat_ref_attach(struct pat_ref *ref, struct pat_set *ps, char **err)
+{
+	if (pat_ref_fill(ref, ps, err) == -1)
+		return -1;
+	pat_ref_add_set(ref, ps, 0);
+	return 0;
+}
+
+void pat_ref_detach(struct pat_set *ps)
+{
+	for (struct pat_ref *ref = pat_refs.head; ref; ref = ref->next)
+		for (int i = 0; i < ref->nsets; i++)
+			if (ref->sets[i].ps == ps && !ref->sets[i].owned) {
+				ref->sets[i--] = ref->sets[--ref->nsets];
+			}
+}
+
+struct pat_set *pat_ref_get_set(struct pat_ref *ref, enum pat_match m, unsigned flags,
+                                char **err)
+{
+	struct pat_set *ps;
+
+	for (int i = 0; i < ref->nsets; i++)
+		if (ref->sets[i].owned && ref->sets[i].ps->match == m &&
+		    ref->sets[i].ps->flags == flags)
+			return ref->sets[i].ps;
+	ps = xcalloc(1, sizeof(*ps));
+	pat_set_init(ps, m, flags);
+	if (pat_ref_fill(ref, ps, err) == -1) {
+		pat_set_free(ps);
+		free(ps);
+		return NULL;
+	}
+	pat_ref_add_set(ref, ps, 1);
+	return ps;
+}
+
+int pat_ref_add(struct pat_ref *ref, const char *key, const char *val, char **err)
+{
+	struct pat_ref_elt *e;
+
+	for (int i = 0; i < ref->nsets; i++)
+		if (pat_set_check(ref->sets[i].ps->match, key, err) == -1)
+			return -1;
+	e = pat_ref_append(ref, key, val, PAT_OP_NONE);
+	for (int i = 0; i < ref->nsets; i++) {
+		char *perr = NULL;
+
+		if (pat_set_add_data(ref->sets[i].ps, key, PAT_OP_NONE, e, &perr) == -1) {
+			/* checked above: only a method refusing patterns gets here */
+			free(perr);
+		}
+	}
+	return 0;
+}
+
+void pat_ref_del_elt(struct pat_ref *ref, struct pat_ref_elt *e)
+{
+	for (int i = 0; i < ref->nsets; i++)
+		pat_set_del(ref->sets[i].ps, e->key, e);
+	pat_ref_unlink(ref, e);
+}
+
+int pat_ref_del_key(struct pat_ref *ref, const char *key)
+{
+	int n = 0;
+
+	for (struct pat_ref_elt *e = ref->head, *next; e; e = next) {
+		next = e->next;
+		if (strcmp(e->key, key) == 0) {
+			pat_ref_del_elt(ref, e);
+			n++;
+		}
+	}
+	return n;
+}
+
+void pat_ref_set_elt(struct pat_ref_elt *e, const char *val)
+{
+	char *old = e->val;
+
+	e->val = xstrdup(val);
+	if (old < e->buf || old > e->buf + strlen(e->key) + 1)
+		free(old);
+}
+
+int pat_ref_set_key(struct pat_ref *ref, const char *key, const char *val)
+{
+	int n = 0;
+
+	for (struct pat_ref_elt *e = ref->head; e; e = e->next)
+		if (strcmp(e->key, key) == 0) {
+			pat_ref_set_elt(e, val);
+			n++;
+		}
+	return n;
+}
+
+void pat_ref_clear(struct pat_ref *ref)
+{
+	for (int i = 0; i < ref->nsets; i++) {
+		struct pat_set *ps = ref->sets[i].ps;
+		enum pat_match m = ps->match;
+		unsigned flags = ps->flags;
+
+		/* A set may also hold other references' entries (an ACL with
+		 * several -f): remove only ours, unless it is ours alone. */
+		if (ref->sets[i].owned) {
+			pat_set_free(ps);
+			pat_set_init(ps, m, flags);
+		} else {
+			for (struct pat_ref_elt *e = ref->head; e; e = e->next)
+				pat_set_del(ps, e->key, e);
+		}
+	}
+	while (ref->head)
+		pat_ref_unlink(ref, ref->head);
+}
+
+struct pat_ref *pat_ref_find(const char *name, unsigned flag)
+{
+	char *end;
+
+	if (name[0] == '#') {
+		long id;
+
+		errno = 0;
+		id = strtol(name + 1, &end, 10);
+		if (!name[1] || *end || errno)
+			return NULL;
+		for (struct pat_ref *r = pat_refs.head; r; r = r->next)
+			if (r->id == id && (r->flags & flag))
+				return r;
+		return NULL;
+	}
+	for (struct pat_ref *r = pat_refs.head; r; r = r->next)
+		if (r->file && r->file[0] && (r->flags & flag) && strcmp(r->file, name) == 0)
+			return r;
+	return NULL;
+}
+
+struct pat_ref_elt *pat_ref_find_elt(struct pat_ref *ref, const char *name)
+{
+	uintptr_t addr;
+	char *end;
+
+	if (name[0] != '#' || !name[1])
+		return NULL;
+	errno = 0;
+	addr = (uintptr_t)strtoull(name + 1, &end, 16);
+	if (*end || errno)
+		return NULL;
+	for (struct pat_ref_elt *e = ref->head; e; e = e->next)
+		if ((uintptr_t)e == addr)
+			return e;
+	return NULL;
+}
+
+void pat_ref_free_all(void)
+{
+	while (pat_refs.head) {
+		struct pat_ref *ref = pat_refs.head;
+
+		pat_refs.head = ref->next;
+		while (ref->head)
+			pat_ref_unlink(ref, ref->head);
+		for (int i = 0; i < ref->nsets; i++)
+			if (ref->sets[i].owned) {
+				pat_set_free(ref->sets[i].ps);
+				free(ref->sets[i].ps);
+			}
+		free(ref->sets);
+		free(ref->file);
+		free(ref->desc);
+		free(ref);
+	}
+	pat_refs.tail = &pat_refs.head;
+	pat_refs.next_id = 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Converters: map[_<match>][_<out>](<file>[,<default>])
+ */
+
+struct map_conv {
+	struct pat_set *ps;
+	int             has_def;
+};
+
+static int map_conv_check(struct smp_arg *a, enum pat_match m, enum smp_type out, char **err)
+{
+	struct pat_ref *ref;
+	struct pat_set *ps;
+	char desc[512], *perr = NULL;
+
+	if (!a[0].str || !a[0].str[0]) {
+		*err = str_fmt("map converters expect a map file name");
+		return -1;
+	}
+	if (a[1].type == ARGT_STR && out != SMP_T_STR) {
+		struct sample d = { .type = SMP_T_STR, .flags = SMP_F_CONST };
+
+		d.u.str.p = a[1].str;
+		d.u.str.len = a[1].len;
+		if (!smp_cast(&d, out)) {
+			*err = str_fmt("map default value '%s' is not a valid %s", a[1].str,
+				       smp_type_name(out));
+			return -1;
+		}
+	}
+	snprintf(desc, sizeof(desc), "pattern loaded from file '%s' used by map", a[0].str);
+	ref = pat_ref_load(a[0].str, PAT_REF_MAP, desc, &perr);
+	if (!ref) {
+		*err = perr;
+		return -1;
+	}
+	ps = pat_ref_get_set(ref, m, 0, err);
+	if (!ps)
+		return -1;
+	a[0].ptr = ps;
+	return 0;
+}
+
+static int map_conv_exec(const struct smp_arg *a, struct sample *smp, enum smp_type out)
+{
+	const struct pat_ref_elt *e = NULL;
+	const char *v;
+
+	if (pat_set_lookup(a[0].ptr, smp, (const void **)&e) && e)
+		v = e->val;
+	else if (a[1].type == ARGT_STR)
+		v = a[1].str;
+	else
+		return 0;
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = v;
+	smp->u.str.len = strlen(v);
+	return out == SMP_T_STR ? 1 : smp_cast(smp, out);
+}
+
+#define MAP_CONV(fn, m, out) \
+	static int fn##_check(struct smp_arg *a, char **err) { return map_conv_check(a, m, out, err); } \
+	static int fn(const struct smp_arg *a, struct sample *smp) { return map_conv_exec(a, smp, out); }
+
+#define MAP_CONVS(pfx, m) \
+	MAP_CONV(pfx##_str, m, SMP_T_STR) MAP_CONV(pfx##_int, m, SMP_T_SINT) \
+	MAP_CONV(pfx##_ip, m, SMP_T_ADDR)
+
+MAP_CONVS(map_str, PAT_M_STR)
+MAP_CONVS(map_beg, PAT_M_BEG)
+MAP_CONVS(map_sub, PAT_M_SUB)
+MAP_CONVS(map_dir, PAT_M_DIR)
+MAP_CONVS(map_dom, PAT_M_DOM)
+MAP_CONVS(map_end, PAT_M_END)
+MAP_CONVS(map_reg, PAT_M_REG)
+MAP_CONVS(map_ip, PAT_M_IP)
+MAP_CONVS(map_int, PAT_M_INT)
+
+#define ROW(name, fn, in, out) \
+	{ name, fn, { ARGT_STR, ARGT_STR }, 1, in, out, fn##_check }
+#define ROWS(name, fn, in) \
+	ROW(name, fn##_str, in, SMP_T_STR), ROW(name "_str", fn##_str, in, SMP_T_STR), \
+	ROW(name "_int", fn##_int, in, SMP_T_SINT), ROW(name "_ip", fn##_ip, in, SMP_T_ADDR)
+
+static const struct smp_conv_kw map_convs[] = {
+	ROW("map", map_str_str, SMP_T_STR, SMP_T_STR),
+	ROWS("map_str", map_str, SMP_T_STR),
+	ROWS("map_beg", map_beg, SMP_T_STR),
+	ROWS("map_sub", map_sub, SMP_T_STR),
+	ROWS("map_dir", map_dir, SMP_T_STR),
+	ROWS("map_dom", map_dom, SMP_T_STR),
+	ROWS("map_end", map_end, SMP_T_STR),
+	ROWS("map_reg", map_reg, SMP_T_STR),
+	ROWS("map_ip", map_ip, SMP_T_ADDR),
+	ROWS("map_int", map_int, SMP_T_SINT),
+};
+
+/* ------------------------------------------------------------------------
+ * Runtime API: show/get/add/del/set/clear acl|map (HAProxy 2.6 answers)
+ */
+
+static int cli_is_map(char **argv)
+{
+	return strcmp(argv[1], "map") == 0;
+}
+
+static struct pat_ref *cli_ref(struct cli_ctx *ctx, int map, const char *name)
+{
+	struct pat_ref *ref = pat_ref_find(name, map ? PAT_REF_MAP : PAT_REF_ACL);
+
+	if (!ref)
+		dstr_printf(&ctx->out, "Unknown %s identifier. Please use #<id> or <file>.\n",
+			    map ? "map" : "ACL");
+	return ref;
+}
+
+static int cli_show(struct cli_ctx *ctx, int argc, char **argv)
+{
+	int map = cli_is_map(argv);
+	struct pat_ref *ref;
+
+	if (argc < 3) {
+		dstr_printf(&ctx->out, "# id (file) description\n");
+		for (ref = pat_refs.head; ref; ref = ref->next)
+			if ((ref->flags & (map ? PAT_REF_MAP : PAT_REF_ACL)) &&
+			    (!ref->file || ref->file[0]))
+				dstr_printf(&ctx->out, "%d (%s) %s. curr_ver=0 next_ver=0 entry_cnt=%u\n",
+					    ref->id, ref->file ? ref->file : "", ref->desc,
+					    ref->count);
+		return 0;
+	}
+	ref = cli_ref(ctx, map, argv[2]);
+	if (!ref)
+		return -1;
+	for (struct pat_ref_elt *e = ref->head; e; e = e->next) {
+		if (map)
+			dstr_printf(&ctx->out, "%p %s %s\n", (void *)e, e->key, e->val);
+		else
+			dstr_printf(&ctx->out, "%p %s\n", (void *)e, e->key);
+	}
+	return 0;
+}
+
+static int cli_get(struct cli_ctx *ctx, int argc, char **argv)
+{
+	int map = cli_is_map(argv);
+	struct pat_ref *ref;
+
+	if (argc < 4) {
+		dstr_printf(&ctx->out, "Missing %s identifier and/or key.\n", map ? "map" : "ACL");
+		return -1;
+	}
+	ref = cli_ref(ctx, map, argv[2]);
+	if (!ref)
+		return -1;
+	for (int i = 0; i < ref->nsets; i++) {
+		const struct pat_set *ps = ref->sets[i].ps;
+		const struct pat_ref_elt *e = NULL;
+		struct sample smp = { .type = SMP_T_STR, .flags = SMP_F_CONST };
+		int tree = ps->match == PAT_M_STR || ps->match == PAT_M_BEG || ps->match == PAT_M_IP;
+		int found;
+
+		smp.u.str.p = argv[3];
+		smp.u.str.len = strlen(argv[3]);
+		found = pat_set_lookup(ps, &smp, (const void **)&e);
+		dstr_printf(&ctx->out, "type=%s, case=%s, %s=%s", pat_match_name(ps->match),
+			    (ps->flags & PAT_F_ICASE) ? "insensitive" : "sensitive",
+			    map ? "found" : "match", found ? "yes" : "no");
+		if (found && e) {
+			dstr_printf(&ctx->out, ", idx=%s, %s=\"%s\"", tree ? "tree" : "list",
+				    map ? "key" : "pattern", e->key);
+			if (map)
+				dstr_printf(&ctx->out, ", value=\"%s\", type=\"str\"", e->val);
+		}
+		dstr_printf(&ctx->out, "\n");
+	}
+	return 0;
+}
+
+static int cli_add(struct cli_ctx *ctx, int argc, char **argv)
+{
+	int map = cli_is_map(argv);
+	struct pat_ref *ref;
+	char *err = NULL;
+
+	if (argc != (map ? 5 : 4)) {
+		if (map)
+			dstr_printf(&ctx->out, "'add map' expects three parameters (map identifier, "
+				    "key and value)\n");
+		else
+			dstr_printf(&ctx->out, "'add acl' expects two parameters: ACL identifier "
+				    "and pattern.\n");
+		return -1;
+	}
+	ref = cli_ref(ctx, map, argv[2]);
+	if (!ref)
+		return -1;
+	if (pat_ref_add(ref, argv[3], map ? argv[4] : NULL, &err) == -1) {
+		dstr_printf(&ctx->out, "%s.\n", err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static int cli_del(struct cli_ctx *ctx, int argc, char **argv)
+{
+	int map = cli_is_map(argv);
+	struct pat_ref *ref;
+
+	if (argc != 4) {
+		dstr_printf(&ctx->out, "This command expects two parameters: %s identifier and "
+			    "key.\n", map ? "map" : "ACL");
+		return -1;
+	}
+	ref = cli_ref(ctx, map, argv[2]);
+	if (!ref)
+		return -1;
+	if (argv[3][0] == '#') {
+		struct pat_ref_elt *e = pat_ref_find_elt(ref, argv[3]);
+
+		if (!e) {
+			dstr_printf(&ctx->out, "Key not found.\n");
+			return -1;
+		}
+		pat_ref_del_elt(ref, e);
+		return 0;
+	}
+	if (!pat_ref_del_key(ref, argv[3])) {
+		dstr_printf(&ctx->out, "Key not found.\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int cli_set(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct pat_ref *ref;
+
+	if (argc != 5) {
+		dstr_printf(&ctx->out, "'set map' expects three parameters: map identifier, key "
+			    "and value.\n");
+		return -1;
+	}
+	ref = cli_ref(ctx, 1, argv[2]);
+	if (!ref)
+		return -1;
+	if (argv[3][0] == '#') {
+		struct pat_ref_elt *e = pat_ref_find_elt(ref, argv[3]);
+
+		if (!e) {
+			dstr_printf(&ctx->out, "entry not found.\n");
+			return -1;
+		}
+		pat_ref_set_elt(e, argv[4]);
+		return 0;
+	}
+	if (!pat_ref_set_key(ref, argv[3], argv[4])) {
+		dstr_printf(&ctx->out, "entry not found.\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int cli_clear(struct cli_ctx *ctx, int argc, char **argv)
+{
+	int map = cli_is_map(argv);
+	struct pat_ref *ref;
+
+	if (argc != 3) {
+		dstr_printf(&ctx->out, "Missing %s identifier.\n", map ? "map" : "ACL");
+		return -1;
+	}
+	ref = cli_ref(ctx, map, argv[2]);
+	if (!ref)
+		return -1;
+	pat_ref_clear(ref);
+	return 0;
+}
+
+/* As in HAProxy 2.6: reading needs no level, changes need "operator". */
+static struct cli_kw map_cli_kws[] = {
+	{ { "show", "acl", NULL }, "show acl [<acl>]", "report available acls or dump an acl's "
+	  "contents", CLI_LVL_USER, cli_show },
+	{ { "show", "map", NULL }, "show map [<map>]", "report available maps or dump a map's "
+	  "contents", CLI_LVL_USER, cli_show },
+	{ { "get", "acl", NULL }, "get acl <acl> <value>", "report the patterns matching a "
+	  "sample for an ACL", CLI_LVL_USER, cli_get },
+	{ { "get", "map", NULL }, "get map <map> <value>", "report the keys and values "
+	  "matching a sample for a map", CLI_LVL_USER, cli_get },
+	{ { "add", "acl", NULL }, "add acl <acl> <pattern>", "add an acl entry",
+	  CLI_LVL_OPERATOR, cli_add },
+	{ { "add", "map", NULL }, "add map <map> <key> <val>", "add a map entry",
+	  CLI_LVL_OPERATOR, cli_add },
+	{ { "del", "acl", NULL }, "del acl <acl> [<key>|#<ref>]", "delete acl entries "
+	  "matching <key>", CLI_LVL_OPERATOR, cli_del },
+	{ { "del", "map", NULL }, "del map <map> [<key>|#<ref>]", "delete map entries "
+	  "matching <key>", CLI_LVL_OPERATOR, cli_del },
+	{ { "set", "map", NULL }, "set map <map> [<key>|#<ref>] <value>", "modify a map entry",
+	  CLI_LVL_OPERATOR, cli_set },
+	{ { "clear", "acl", NULL }, "clear acl <acl>", "clear the contents of this acl",
+	  CLI_LVL_OPERATOR, cli_clear },
+	{ { "clear", "map", NULL }, "clear map <map>", "clear the contents of this map",
+	  CLI_LVL_OPERATOR, cli_clear },
+};
+
+SLUICE_INIT(map_register)
+{
+	smp_register_convs(map_convs, ARRAY_SIZE(map_convs));
+	cli_register(map_cli_kws, ARRAY_SIZE(map_cli_kws));
+}

@@ -1,0 +1,310 @@
+/* Variables (vars.h): the stores of each scope, the var() fetch, the
+ * set-var() converter, and strcmp()/concat() which read variables. Memory
+ * is bounded: one value per configured name, at most VAR_MAX_LEN bytes. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/common.h>
+#include <sluice/http_ana.h>
+#include <sluice/sample.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+#include <sluice/vars.h>
+
+struct var {
+	struct var    *next;
+	enum var_scope scope;
+	char          *name;
+	struct sample  smp;      /* strings point to <buf> */
+	char          *buf;
+	size_t         cap;
+};
+
+/* The process scope lives as long as the process. */
+static struct var_store var_proc;
+
+static const char *const var_scope_names[VAR_SCOPES] = {
+	[VAR_PROC] = "proc", [VAR_SESS] = "sess", [VAR_TXN] = "txn",
+	[VAR_REQ] = "req", [VAR_RES] = "res",
+};
+
+int var_ref_parse(const char *s, size_t len, struct var_ref *ref, char **err)
+{
+	const char *dot = memchr(s, '.', len);
+
+	if (dot) {
+		for (int i = 0; i < VAR_SCOPES; i++)
+			if (strlen(var_scope_names[i]) == (size_t)(dot - s) &&
+			    memcmp(var_scope_names[i], s, (size_t)(dot - s)) == 0) {
+				size_t nl = len - (size_t)(dot + 1 - s);
+
+				if (!nl)
+					break;
+				for (size_t k = 0; k < nl; k++)
+					if (!isalnum((unsigned char)dot[1 + k]) && dot[1 + k] != '_' &&
+					    dot[1 + k] != '.') {
+						*err = str_fmt("invalid character '%c' in variable name "
+							       "'%.*s' (letters, digits, '_' and '.')",
+							       dot[1 + k], (int)len, s);
+						return -1;
+					}
+				ref->scope = (enum var_scope)i;
+				ref->name = xcalloc(1, nl + 1);
+				memcpy(ref->name, dot + 1, nl);
+				return 0;
+			}
+	}
+	*err = str_fmt("invalid variable name '%.*s' (expects <scope>.<name> with scope "
+		       "proc, sess, txn, req or res)", (int)MIN(len, 64), s);
+	return -1;
+}
+
+void var_ref_release(struct var_ref *ref)
+{
+	free(ref->name);
+	ref->name = NULL;
+}
+
+/* The store of <ref>'s scope for <s>; created when <make>. */
+static struct var_store *var_store_of(const struct var_ref *ref, struct stream *s, int make)
+{
+	struct var_store **sp;
+
+	if (ref->scope == VAR_PROC)
+		return &var_proc;
+	if (!s)
+		return NULL;
+	if (ref->scope == VAR_SESS)
+		sp = &s->vars;
+	else if (s->txn)
+		sp = &s->txn->vars;
+	else
+		return NULL;
+	if (!*sp && make)
+		*sp = xcalloc(1, sizeof(**sp));
+	return *sp;
+}
+
+static struct var *var_find(struct var_store *st, const struct var_ref *ref, struct var ***pp)
+{
+	for (struct var **vp = &st->head; *vp; vp = &(*vp)->next)
+		if ((*vp)->scope == ref->scope && strcmp((*vp)->name, ref->name) == 0) {
+			if (pp)
+				*pp = vp;
+			return *vp;
+		}
+	return NULL;
+}
+
+static void var_free(struct var_store *st, struct var *v)
+{
+	st->bytes -= v->cap + sizeof(*v);
+	free(v->buf);
+	free(v->name);
+	free(v);
+}
+
+int var_set(const struct var_ref *ref, struct stream *s, const struct sample *smp)
+{
+	struct var_store *st = var_store_of(ref, s, 1);
+	struct var *v;
+
+	if (!st)
+		return 0;
+	v = var_find(st, ref, NULL);
+	if (!v) {
+		v = xcalloc(1, sizeof(*v));
+		v->scope = ref->scope;
+		v->name = xstrdup(ref->name);
+		v->next = st->head;
+		st->head = v;
+		st->bytes += sizeof(*v);
+	}
+	v->smp = *smp;
+	v->smp.flags = 0;
+	v->smp.strm = NULL;
+	if (smp->type == SMP_T_STR || smp->type == SMP_T_BIN) {
+		size_t len = MIN(smp->u.str.len, VAR_MAX_LEN);
+
+		if (len + 1 > v->cap) {
+			st->bytes -= v->cap;
+			v->cap = len + 1;
+			v->buf = xrealloc(v->buf, v->cap);
+			st->bytes += v->cap;
+		}
+		memcpy(v->buf, smp->u.str.p, len);
+		v->buf[len] = '\0';
+		v->smp.u.str.p = v->buf;
+		v->smp.u.str.len = len;
+	}
+	return 1;
+}
+
+void var_unset(const struct var_ref *ref, struct stream *s)
+{
+	struct var_store *st = var_store_of(ref, s, 0);
+	struct var *v, **vp;
+
+	if (!st || !(v = var_find(st, ref, &vp)))
+		return;
+	*vp = v->next;
+	var_free(st, v);
+}
+
+int var_get(const struct var_ref *ref, struct stream *s, struct sample *smp)
+{
+	struct var_store *st = var_store_of(ref, s, 0);
+	struct var *v = st ? var_find(st, ref, NULL) : NULL;
+
+	if (!v)
+		return 0;
+	smp->type = v->smp.type;
+	smp->u = v->smp.u;
+	smp->flags |= SMP_F_CONST;
+	return 1;
+}
+
+void var_store_clear(struct var_store *st)
+{
+	while (st->head) {
+		struct var *v = st->head;
+
+		st->head = v->next;
+		var_free(st, v);
+	}
+}
+
+void var_store_free(struct var_store **st)
+{
+	if (!*st)
+		return;
+	var_store_clear(*st);
+	free(*st);
+	*st = NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Fetch and converters
+ */
+
+/* Argument checker: the scope goes to a->sint and a->ptr points to the
+ * name inside a->str (nothing more to free). */
+static int var_check_arg(struct smp_arg *a, char **err)
+{
+	struct var_ref ref;
+
+	if (!a->str || !a->len) {
+		*err = str_fmt("missing variable name");
+		return -1;
+	}
+	if (var_ref_parse(a->str, a->len, &ref, err) == -1)
+		return -1;
+	var_ref_release(&ref);
+	a->sint = ref.scope;
+	a->ptr = strchr(a->str, '.') + 1;
+	return 0;
+}
+
+static const struct var_ref *var_arg(const struct smp_arg *a, struct var_ref *r)
+{
+	r->scope = (enum var_scope)a->sint;
+	r->name = a->ptr;
+	return r;
+}
+
+static int var_check_0(struct smp_arg *a, char **err)
+{
+	return var_check_arg(&a[0], err);
+}
+
+static int fetch_var(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct var_ref r;
+
+	return var_get(var_arg(&a[0], &r), s, smp);
+}
+
+static int conv_set_var(const struct smp_arg *a, struct sample *smp)
+{
+	struct var_ref r;
+
+	var_set(var_arg(&a[0], &r), smp->strm, smp);
+	return 1;
+}
+
+static int conv_check_concat(struct smp_arg *a, char **err)
+{
+	return a[1].str && a[1].len ? var_check_arg(&a[1], err) : 0;
+}
+
+static int conv_concat(const struct smp_arg *a, struct sample *smp)
+{
+	char *out = smp_scratch_get();
+	size_t n = 0, l;
+	struct sample v = { 0 };
+	struct var_ref r;
+
+	if (a[0].str) {
+		l = MIN(strlen(a[0].str), SMP_SCRATCH_SIZE);
+		memcpy(out, a[0].str, l);
+		n += l;
+	}
+	l = MIN(smp->u.str.len, SMP_SCRATCH_SIZE - n);
+	memcpy(out + n, smp->u.str.p, l);
+	n += l;
+	if (a[1].ptr && var_get(var_arg(&a[1], &r), smp->strm, &v) && smp_cast(&v, SMP_T_STR)) {
+		l = MIN(v.u.str.len, SMP_SCRATCH_SIZE - n);
+		memcpy(out + n, v.u.str.p, l);
+		n += l;
+	}
+	if (a[2].str) {
+		l = MIN(strlen(a[2].str), SMP_SCRATCH_SIZE - n);
+		memcpy(out + n, a[2].str, l);
+		n += l;
+	}
+	smp->type = SMP_T_STR;
+	smp->flags &= ~SMP_F_CONST;
+	smp->u.str.p = out;
+	smp->u.str.len = n;
+	return 1;
+}
+
+/* strcmp(var): <0, 0 or >0 as memcmp, then by length; no result when the
+ * variable is not set. */
+static int conv_strcmp(const struct smp_arg *a, struct sample *smp)
+{
+	struct sample v = { 0 };
+	struct var_ref vr;
+	size_t l;
+	int r;
+
+	if (!var_get(var_arg(&a[0], &vr), smp->strm, &v) || !smp_cast(&v, SMP_T_STR))
+		return 0;
+	l = MIN(smp->u.str.len, v.u.str.len);
+	r = memcmp(smp->u.str.p, v.u.str.p, l);
+	if (!r)
+		r = smp->u.str.len < v.u.str.len ? -1 : smp->u.str.len > v.u.str.len;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = r < 0 ? -1 : r > 0;
+	return 1;
+}
+
+#define ANYUSE (SMP_USE_CONST | SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
+
+static const struct smp_fetch_kw var_fetches[] = {
+	{ "var", fetch_var, { ARGT_STR }, 1, SMP_T_ANY, ANYUSE, var_check_0 },
+};
+
+static const struct smp_conv_kw var_convs[] = {
+	{ "set-var", conv_set_var, { ARGT_STR }, 1, SMP_T_ANY, SMP_T_ANY, var_check_0 },
+	{ "concat",  conv_concat,  { ARGT_STR, ARGT_STR, ARGT_STR }, 0, SMP_T_STR, SMP_T_STR,
+	  conv_check_concat },
+	{ "strcmp",  conv_strcmp,  { ARGT_STR }, 1, SMP_T_STR, SMP_T_SINT, var_check_0 },
+};
+
+SLUICE_INIT(var_register)
+{
+	smp_register_fetches(var_fetches, ARRAY_SIZE(var_fetches));
+	smp_register_convs(var_convs, ARRAY_SIZE(var_convs));
+}
