@@ -1,7 +1,8 @@
 /* Health checks: a TCP connect to each server with "check", every inter
- * (fastinter while changing state, downinter while down). A server goes
- * DOWN after "fall" failures in a row and UP after "rise" successes, as in
- * HAProxy; transitions are logged in HAProxy's wording. */
+ * (fastinter while changing state, downinter while down), optionally
+ * followed by rules played over the connection (tcpcheck.h, httpchk.h). A
+ * server goes DOWN after "fall" failures in a row and UP after "rise"
+ * successes, as in HAProxy; transitions are logged in HAProxy's wording. */
 #ifndef SLUICE_CHECK_H
 #define SLUICE_CHECK_H
 
@@ -11,10 +12,35 @@
 
 struct server;
 
-enum chk_result { CHK_R_NONE, CHK_R_OK, CHK_R_CON, CHK_R_TOUT, CHK_R_SOCKERR,
-                  CHK_R_L7OK, CHK_R_L7RSP, CHK_R_L7TOUT };
+/* Results, named as HAProxy's check_status words (check_result_str()). */
+enum chk_result {
+	CHK_R_NONE,     /* INI: no check finished yet */
+	CHK_R_OK,       /* L4OK */
+	CHK_R_CON,      /* L4CON */
+	CHK_R_TOUT,     /* L4TOUT */
+	CHK_R_SOCKERR,  /* SOCKERR */
+	CHK_R_L7OK,     /* L7OK: rules passed */
+	CHK_R_L7RSP,    /* L7RSP: invalid or unexpected answer */
+	CHK_R_L7TOUT,   /* L7TOUT: no (complete) answer in time */
+	CHK_R_L7OKC,    /* L7OKC: HTTP 404 with disable-on-404: server goes NOLB */
+	CHK_R_L7STS,    /* L7STS: HTTP status not expected */
+	CHK_R_L6OK,     /* L6OK: TLS hello answered (ssl-hello-chk) */
+	CHK_R_L6RSP,    /* L6RSP: not a TLS answer */
+	CHK_R_L6TOUT,   /* L6TOUT */
+};
 
 struct tcpchk_rule;
+
+/* What the running check knows of an HTTP response (httpchk.c). */
+struct chk_http {
+	int      state;       /* 0: head incomplete, 1: head parsed, 2: body complete too */
+	int      head_req;    /* the request was HEAD: no body follows */
+	int      status;
+	uint32_t reason_off, reason_len;   /* reason phrase, in the check's rbuf */
+	uint32_t body_off, body_len;       /* body (de-chunked once complete) */
+	uint64_t clen;        /* Content-Length, when it frames the body */
+	unsigned flags;       /* H1_F_* of the head */
+};
 
 struct check {
 	struct server          *srv;
@@ -23,7 +49,7 @@ struct check {
 	ev_timer                timer;       /* next check, or the running check's timeout */
 	uint32_t                inter, fastinter, downinter;   /* ms; 0 = inter */
 	int                     rise, fall;
-	int                     health;      /* 0 .. rise+fall-1; UP while >= rise */
+	int                     health;      /* 0 .. rise+fall-1; UP while >= rise; rise at start */
 	uint16_t                port;        /* "port": 0 = the server's */
 	struct sockaddr_storage addr;        /* "addr", or the server's address */
 	socklen_t               addrlen;
@@ -31,17 +57,24 @@ struct check {
 	ev_tstamp               start;       /* of the running check */
 	enum chk_result         result;      /* of the last finished check */
 	long                    duration;    /* ms, of the last finished check */
-	char                    info[96];    /* e.g. "Connection refused" */
+	char                    info[128];   /* e.g. "Connection refused" */
 	uint64_t                failed;      /* chkfail: failed checks */
 	uint64_t                down_trans;  /* chkdown: UP -> DOWN transitions */
 	time_t                  last_check;  /* wall clock of the last result */
 	/* tcp-check rules progress */
-	const struct tcpchk_rule *step;      /* next rule to play, NULL before */
-	int                     step_no;     /* its number, for messages */
+	const struct tcpchk_rule *step;      /* next rule to play (NULL: none left) */
+	int                     step_no;     /* its number, for messages; 0 before the run */
 	char                   *rbuf;        /* what the server sent, for expect */
 	size_t                  rlen;
 	int                     rclosed;     /* the server closed its side */
 	int                     connected;   /* the running check's connection is up */
+	int                     used;        /* a rule sent or read on this connection */
+	const struct tcpchk_rule *conn_rule; /* connect rule of the connection being opened */
+	enum chk_result         run_ok;      /* result if the rules pass (L7OK, L6OK) */
+	int                     run_code;    /* status seen by the running check (HTTP, SMTP, ...) */
+	const char             *run_info;    /* info if the rules pass ("Redis server is ok") */
+	int                     code;        /* check_code of the last result (check_has_code()) */
+	struct chk_http         http;        /* HTTP response of the running check */
 };
 
 /* Sets <c>'s defaults for server <srv> (inter 2s, rise 2, fall 3). */
@@ -63,9 +96,16 @@ const char *check_result_str(enum chk_result r);
 /* The words of <r> in logs and check_desc ("Layer4 connection problem"). */
 const char *check_reason(enum chk_result r);
 
+/* Whether <r> counts as a success (L4OK, L6OK, L7OK, L7OKC). */
+int check_result_passed(enum chk_result r);
+
+/* Whether the last result of <c> carries a code (check_code, "code: N" in
+ * logs): L7OK, L7OKC and L7STS do, as in HAProxy. */
+int check_has_code(const struct check *c);
+
 /* Fills <out> with the stats "status" column of <srv> ("UP", "DOWN",
- * "UP 1/3" while going down, "DOWN 1/2" while going up, "MAINT",
- * "no check"). */
+ * "UP 1/3" while going down, "DOWN 1/2" while going up, "NOLB" (checks
+ * answer 404 with disable-on-404), "MAINT", "DRAIN", "no check"). */
 void check_status_str(const struct server *srv, char *out, size_t sz);
 
 #endif

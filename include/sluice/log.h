@@ -71,6 +71,12 @@ void log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * reports them. */
 void log_event(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The same for an event of one proxy (a server's health): to the proxy's
+ * log targets <px_loggers> as HAProxy does ("log global" reaching the
+ * global ones), or to the global targets when the proxy has none. */
+void log_event_px(const struct log_list *px_loggers, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Quiet mode (-q). */
 void log_set_quiet(int quiet);
 

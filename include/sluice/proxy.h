@@ -19,6 +19,7 @@ struct http_err_table;
 struct stats_px;
 struct lf_expr;
 struct acl_px;
+struct httpchk_px;
 
 #define PR_CAP_FE  0x01
 #define PR_CAP_BE  0x02
@@ -45,6 +46,8 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_LOG_SEP_ERR  0x8000ULL  /* errors logged at level err */
 #define PR_O_PRETEND_KA   0x10000ULL /* http-pretend-keepalive (accepted, no effect) */
 #define PR_O_IGNORE_PROBES 0x20000ULL /* no 408 nor log for connections that sent nothing */
+#define PR_O_HTTPCHK      0x40000ULL /* health checks play the http-check rules (httpchk.h) */
+#define PR_O_DISABLE404   0x80000ULL /* http-check disable-on-404: a 404 puts the server in NOLB */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
@@ -80,6 +83,8 @@ struct proxy {
 	struct server         *servers;
 	struct server         *defsrv;       /* default-server template, or NULL */
 	struct tcpchk_rule    *tcpchk;       /* tcp-check rules, in order */
+	int                    tcpchk_inherited; /* they are a copy of the defaults' */
+	struct httpchk_px     *httpchk;      /* http checks (httpchk.c), maybe its defaults' */
 	int                    nsrv;
 	struct proxy          *defbe;        /* resolved default_backend */
 	struct stream         *queue_head, *queue_tail; /* connections waiting for a server */

@@ -21,6 +21,7 @@ struct srv_idle;
 #define SRV_F_SEND_PROXY_V2 0x80  /* send a PROXY v2 header first */
 #define SRV_F_DOWN_KILL     0x100 /* on-marked-down shutdown-sessions */
 #define SRV_F_UP_KILL_BACKUP 0x200 /* on-marked-up shutdown-backup-sessions */
+#define SRV_F_NOLB    0x400 /* checks got a 404 with disable-on-404: no new LB traffic */
 
 struct server {
 	struct server          *next;
@@ -59,7 +60,8 @@ struct server {
 /* Returns 1 when <srv> can take traffic. */
 static inline int server_usable(const struct server *srv)
 {
-	return !(srv->flags & (SRV_F_MAINT | SRV_F_DOWN | SRV_F_DRAIN)) && srv->uweight > 0;
+	return !(srv->flags & (SRV_F_MAINT | SRV_F_DOWN | SRV_F_DRAIN | SRV_F_NOLB)) &&
+	       srv->uweight > 0;
 }
 
 /* Server option keyword: parses argv[0..] (argv[0] is the keyword) and

@@ -266,6 +266,8 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 		setu(r, ST_F_DOWNTIME, srv->downtime + (srv->down_since ? (uint64_t)(now - srv->down_since) : 0));
 		if (c->result != CHK_R_NONE) {
 			sets(r, ST_F_CHECK_STATUS, check_result_str(c->result));
+			if (check_has_code(c))
+				setu(r, ST_F_CHECK_CODE, (unsigned)c->code);
 			setu(r, ST_F_CHECK_DURATION, (unsigned long)c->duration);
 			sets(r, ST_F_LAST_CHK, c->info);
 			sets(r, ST_F_CHECK_DESC, check_reason(c->result));

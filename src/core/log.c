@@ -79,21 +79,36 @@ static void log_msg(const char *prefix, int level, const char *fmt, va_list ap)
 		log_stderr(prefix, level, line, MIN(n, (int)sizeof(line) - 1));
 }
 
-void log_event(int level, const char *fmt, ...)
+static void log_event_to(const struct log_list *to, int level, const char *fmt, va_list ap)
 {
 	char line[1024];
-	va_list ap;
-	int n;
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
 
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
 	if (n <= 0)
 		return;
 	n = MIN(n, (int)sizeof(line) - 1);
 	log_stderr(level <= LOG_L_ERR ? "ALERT" : level == LOG_L_WARNING ? "WARNING" : "NOTICE",
 		   level, line, n);
-	log_send(&global.loggers, level, line, (size_t)n);
+	log_send(to, level, line, (size_t)n);
+}
+
+void log_event(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_event_to(&global.loggers, level, fmt, ap);
+	va_end(ap);
+}
+
+void log_event_px(const struct log_list *px_loggers, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_event_to(px_loggers->head || px_loggers->use_global ? px_loggers : &global.loggers,
+		     level, fmt, ap);
+	va_end(ap);
 }
 
 void log_alert(const char *fmt, ...)

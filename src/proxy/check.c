@@ -1,5 +1,6 @@
-/* TCP health checks: connect, rise/fall state machine, HAProxy-worded
- * transition logs, and the check keywords (check.h). */
+/* Health checks: connect (then the rules of tcpcheck.c), rise/fall state
+ * machine, NOLB for disable-on-404, HAProxy-worded transition logs, and the
+ * check keywords (check.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,11 @@ const char *check_result_str(enum chk_result r)
 	case CHK_R_L7OK:    return "L7OK";
 	case CHK_R_L7RSP:   return "L7RSP";
 	case CHK_R_L7TOUT:  return "L7TOUT";
+	case CHK_R_L7OKC:   return "L7OKC";
+	case CHK_R_L7STS:   return "L7STS";
+	case CHK_R_L6OK:    return "L6OK";
+	case CHK_R_L6RSP:   return "L6RSP";
+	case CHK_R_L6TOUT:  return "L6TOUT";
 	default:            return "INI";
 	}
 }
@@ -66,13 +72,29 @@ const char *check_reason(enum chk_result r)
 	case CHK_R_L7OK:    return "Layer7 check passed";
 	case CHK_R_L7RSP:   return "Layer7 invalid response";
 	case CHK_R_L7TOUT:  return "Layer7 timeout";
+	case CHK_R_L7OKC:   return "Layer7 check conditionally passed";
+	case CHK_R_L7STS:   return "Layer7 wrong status";
+	case CHK_R_L6OK:    return "Layer6 check passed";
+	case CHK_R_L6RSP:   return "Layer6 invalid response";
+	case CHK_R_L6TOUT:  return "Layer6 timeout";
 	default:            return "Initializing";
 	}
+}
+
+int check_result_passed(enum chk_result r)
+{
+	return r == CHK_R_OK || r == CHK_R_L7OK || r == CHK_R_L6OK || r == CHK_R_L7OKC;
+}
+
+int check_has_code(const struct check *c)
+{
+	return c->result == CHK_R_L7OK || c->result == CHK_R_L7OKC || c->result == CHK_R_L7STS;
 }
 
 void check_status_str(const struct server *srv, char *out, size_t sz)
 {
 	const struct check *c = &srv->check;
+	const char *up = (srv->flags & SRV_F_NOLB) ? "NOLB" : "UP";
 
 	if (srv->flags & SRV_F_MAINT)
 		snprintf(out, sz, "MAINT");
@@ -83,27 +105,56 @@ void check_status_str(const struct server *srv, char *out, size_t sz)
 	else if (srv->flags & SRV_F_DOWN)
 		snprintf(out, sz, c->health ? "DOWN %d/%d" : "DOWN", c->health, c->rise);
 	else if (c->health < check_max_health(c))
-		snprintf(out, sz, "UP %d/%d", c->health - c->rise + 1, c->fall);
+		snprintf(out, sz, "%s %d/%d", up, c->health - c->rise + 1, c->fall);
 	else
-		snprintf(out, sz, "UP");
+		snprintf(out, sz, "%s", up);
+}
+
+/* ", reason: ..., code: N, info: "...", check duration: Nms" of the last
+ * result, as HAProxy words it (code and info only when there are some). */
+static void check_fmt_reason(const struct check *c, char *buf, size_t sz)
+{
+	int n = snprintf(buf, sz, ", reason: %s", check_reason(c->result));
+
+	if (check_has_code(c) && n >= 0 && (size_t)n < sz)
+		n += snprintf(buf + n, sz - (size_t)n, ", code: %d", c->code);
+	if (*c->info && n >= 0 && (size_t)n < sz)
+		n += snprintf(buf + n, sz - (size_t)n, ", info: \"%s\"", c->info);
+	if (n >= 0 && (size_t)n < sz)
+		snprintf(buf + n, sz - (size_t)n, ", check duration: %ldms", c->duration);
+}
+
+/* The reason part of a transition log: none when "option log-health-checks"
+ * logged the check itself. */
+static void check_transition_reason(const struct check *c, char *buf, size_t sz)
+{
+	if (c->srv->px->options & PR_O_LOG_HEALTH)
+		*buf = 0;
+	else
+		check_fmt_reason(c, buf, sz);
 }
 
 static void server_set_down(struct server *srv)
 {
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
+	int was_usable = server_usable(srv);
+	char why[256];
+
 	srv->flags |= SRV_F_DOWN;
+	srv->flags &= ~SRV_F_NOLB;
 	srv->last_change = srv->down_since = time(NULL);
 	c->down_trans++;
 	c->health = 0;
 	lb_recalc(px);
-	log_event(LOG_L_WARNING, "Server %s/%s is DOWN, reason: %s, info: \"%s\", check duration: "
-		  "%ldms. %u active and %u backup servers left. %u sessions active, 0 requeued, "
-		  "0 remaining in queue.", px->name, srv->name, check_reason(c->result), c->info,
-		  c->duration, px->srv_act, px->srv_bck, srv->counters.cur_sess);
-	if (!px->srv_act && !px->srv_bck) {
+	check_transition_reason(c, why, sizeof(why));
+	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is DOWN%s. %u active and %u "
+		     "backup servers left. %u sessions active, 0 requeued, 0 remaining in queue.",
+		     px->name, srv->name, why, px->srv_act, px->srv_bck, srv->counters.cur_sess);
+	if (!px->srv_act && !px->srv_bck && was_usable) {
 		px->last_change = srv->last_change;
-		log_event(LOG_L_ALERT, "backend '%s' has no server available!", px->name);
+		log_event_px(&px->loggers, LOG_L_ALERT, "backend '%s' has no server available!",
+			     px->name);
 	}
 	if (srv->flags & SRV_F_DOWN_KILL)
 		stream_kill_server(srv);
@@ -114,22 +165,46 @@ static void server_set_up(struct server *srv)
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
 	time_t now = time(NULL);
+	char why[256];
 
-	srv->flags &= ~SRV_F_DOWN;
+	srv->flags &= ~(SRV_F_DOWN | SRV_F_NOLB);
 	if (srv->down_since)
 		srv->downtime += (uint64_t)(now - srv->down_since);
 	srv->down_since = 0;
 	srv->last_change = now;
 	c->health = check_max_health(c);
 	lb_recalc(px);
-	log_event(LOG_L_WARNING, "Server %s/%s is UP, reason: %s, check duration: %ldms. "
-		  "%u active and %u backup servers online. 0 sessions requeued, 0 total in queue.",
-		  px->name, srv->name, check_reason(c->result), c->duration, px->srv_act, px->srv_bck);
+	check_transition_reason(c, why, sizeof(why));
+	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is UP%s. %u active and %u backup "
+		     "servers online. 0 sessions requeued, 0 total in queue.", px->name, srv->name,
+		     why, px->srv_act, px->srv_bck);
 	/* An active server is back: sessions on backups may be moved there. */
 	if ((srv->flags & SRV_F_UP_KILL_BACKUP) && !(srv->flags & SRV_F_BACKUP))
 		for (struct server *b = px->servers; b; b = b->next)
 			if (b->flags & SRV_F_BACKUP)
 				stream_kill_server(b);
+}
+
+/* disable-on-404: a running server answering 404 stops taking new
+ * load-balanced traffic ("stopping", NOLB) until it answers 2xx/3xx. */
+static void server_set_nolb(struct server *srv)
+{
+	struct proxy *px = srv->px;
+	int was_usable = server_usable(srv);
+	char why[256];
+
+	srv->flags |= SRV_F_NOLB;
+	srv->last_change = time(NULL);
+	lb_recalc(px);
+	check_transition_reason(&srv->check, why, sizeof(why));
+	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is stopping%s. %u active and %u "
+		     "backup servers online. 0 sessions requeued, 0 total in queue.", px->name,
+		     srv->name, why, px->srv_act, px->srv_bck);
+	if (!px->srv_act && !px->srv_bck && was_usable) {
+		px->last_change = srv->last_change;
+		log_event_px(&px->loggers, LOG_L_ALERT, "backend '%s' has no server available!",
+			     px->name);
+	}
 }
 
 /* Interval before the next check, with spread-checks jitter. */
@@ -158,11 +233,15 @@ static void check_arm(struct check *c, double delay)
 	ev_timer_start(global.loop, &c->timer);
 }
 
-/* Ends the running check with <res>, updates the state, schedules the next. */
+/* Ends the running check with <res>, updates the state, schedules the next.
+ * As in HAProxy, the check's own log line (log-health-checks) comes before
+ * the transition it causes, and shows the state after it. */
 static void check_finish(struct check *c, enum chk_result res, const char *info)
 {
+	enum { GO_NONE, GO_DOWN, GO_UP, GO_NOLB } go = GO_NONE;
 	struct server *srv = c->srv;
 	enum chk_result prev = c->result;
+	int prev_health = c->health, prev_code = c->code;
 	int was_down = !!(srv->flags & SRV_F_DOWN);
 
 	if (c->fd >= 0) {
@@ -173,66 +252,96 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 	tcpchk_reset(c);
 	c->connected = 0;
 	c->result = res;
+	/* check_code: the status behind a layer 7 verdict (HTTP status,
+	 * SMTP reply, MySQL error, LDAP result; 0 for tcp-check rules). */
+	c->code = check_has_code(c) ? c->run_code : 0;
+	c->run_code = 0;
 	c->duration = (long)((ev_now(global.loop) - c->start) * 1000);
 	c->last_check = time(NULL);
 	snprintf(c->info, sizeof(c->info), "%s", info ? info : "");
-	if (res == CHK_R_OK || res == CHK_R_L7OK) {
-		if (was_down && ++c->health >= c->rise)
-			server_set_up(srv);
-		else if (!was_down)
+	if (check_result_passed(res)) {
+		if (was_down) {
+			if (++c->health >= c->rise)
+				go = GO_UP;
+		} else {
 			c->health = check_max_health(c);
+			if (res == CHK_R_L7OKC && !(srv->flags & SRV_F_NOLB))
+				go = GO_NOLB;
+			else if (res != CHK_R_L7OKC && (srv->flags & SRV_F_NOLB))
+				go = GO_UP;
+		}
 	} else {
 		c->failed++;
 		if (!was_down && --c->health < c->rise)
-			server_set_down(srv);
-		else if (was_down)
+			go = GO_DOWN;
+		if (was_down || go == GO_DOWN)
 			c->health = 0;
 	}
-	if ((srv->px->options & PR_O_LOG_HEALTH) && res != prev) {
-		char st[32];
-		int down = !!(srv->flags & SRV_F_DOWN);
+	if (go == GO_UP)
+		c->health = check_max_health(c);
+	if ((srv->px->options & PR_O_LOG_HEALTH) &&
+	    (res != prev || c->health != prev_health || c->code != prev_code)) {
+		char st[32], why[256];
+		int down = go == GO_DOWN || (was_down && go != GO_UP);
 
 		/* "1/2 UP": progress towards the other state, then the state. */
 		snprintf(st, sizeof(st), "%d/%d %s", down ? c->health : c->health - c->rise + 1,
 			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
-		log_event(LOG_L_NOTICE, "Health check for server %s/%s %s, reason: %s%s%s%s, "
-			  "check duration: %ldms, status: %s.", srv->px->name, srv->name,
-			  res == CHK_R_OK || res == CHK_R_L7OK ? "succeeded" : "failed", check_reason(res),
-			  *c->info ? ", info: \"" : "", c->info, *c->info ? "\"" : "",
-			  c->duration, st);
+		check_fmt_reason(c, why, sizeof(why));
+		log_event_px(&srv->px->loggers, LOG_L_NOTICE, "Health check for server %s/%s %s%s, "
+			     "status: %s.", srv->px->name, srv->name,
+			     res == CHK_R_L7OKC ? "conditionally succeeded" :
+			     check_result_passed(res) ? "succeeded" : "failed", why, st);
 	}
+	if (go == GO_DOWN)
+		server_set_down(srv);
+	else if (go == GO_UP)
+		server_set_up(srv);
+	else if (go == GO_NOLB)
+		server_set_nolb(srv);
 	check_arm(c, check_next_delay(c));
 }
 
-/* Timeout of a check: "timeout connect" bounded by inter, plus "timeout
- * check" for the exchange of tcp-check rules (else inter again). */
+/* Timeout of a check's connection: "timeout connect" bounded by inter
+ * (inter when unset). */
 static double check_timeout(const struct check *c)
 {
-	const struct proxy *px = c->srv->px;
-	uint32_t inter = c->inter, tmo = px->timeout.connect;
-	uint32_t t = tmo ? MIN(tmo, inter) : inter;
+	uint32_t inter = c->inter, tmo = c->srv->px->timeout.connect;
 
-	if (tcpchk_enabled(px))
-		t += px->timeout.check ? px->timeout.check : inter;
-	return t / 1000.0;
+	return (tmo ? MIN(tmo, inter) : inter) / 1000.0;
 }
+
+/* Time left for the rules once connected: "timeout check", else what
+ * remains of inter since the check started (HAProxy's meaning). */
+static double check_read_timeout(const struct check *c)
+{
+	double left;
+
+	if (c->srv->px->timeout.check)
+		return c->srv->px->timeout.check / 1000.0;
+	left = c->inter / 1000.0 - (ev_now(global.loop) - c->start);
+	return left > 0.001 ? left : 0.001;
+}
+
+static void check_connect(struct check *c, const struct sockaddr_storage *ss, socklen_t len);
 
 /* The connection is up: pass, or play the tcp-check rules over it. */
 static void check_connected(struct check *c)
 {
 	const char *info = NULL;
+	enum chk_result res;
 
 	c->connected = 1;
 	if (!tcpchk_enabled(c->srv->px)) {
 		check_finish(c, CHK_R_OK, NULL);
 		return;
 	}
-	switch (tcpchk_run(c, &info)) {
+	if (!c->step_no)   /* first connection of this run: the read phase starts */
+		check_arm(c, check_read_timeout(c));
+	switch (tcpchk_run(c, &res, &info)) {
 	case TCPCHK_PASS:
-		check_finish(c, CHK_R_L7OK, NULL);
-		return;
 	case TCPCHK_FAIL:
-		check_finish(c, CHK_R_L7RSP, info);
+		check_finish(c, res, info);
 		return;
 	case TCPCHK_WAIT_READ:
 		/* The timer still runs: "timeout check" covers the whole exchange. */
@@ -240,32 +349,56 @@ static void check_connected(struct check *c)
 		ev_io_set(&c->io, c->fd, EV_READ);
 		ev_io_start(global.loop, &c->io);
 		return;
+	case TCPCHK_RECONNECT: {
+		/* A connect rule amid the rules: the next ones use a new connection. */
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		ev_io_stop(global.loop, &c->io);
+		close(c->fd);
+		c->fd = -1;
+		c->connected = 0;
+		tcpchk_target(c, c->conn_rule, &ss, &len);
+		check_connect(c, &ss, len);
+		return;
+	}
 	}
 }
 
-static void check_run(struct check *c)
+/* Opens the check's connection to <ss>; the check goes on in check_io_cb()
+ * (or ends here when the connection cannot start). */
+static void check_connect(struct check *c, const struct sockaddr_storage *ss, socklen_t len)
 {
-	int fd;
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-	c->start = ev_now(global.loop);
-	fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1) {
 		check_finish(c, CHK_R_SOCKERR, strerror(errno));
 		return;
 	}
 	c->fd = fd;
-	if (connect(fd, (struct sockaddr *)&c->addr, c->addrlen) == 0) {
-		check_arm(c, check_timeout(c));
+	if (connect(fd, (const struct sockaddr *)ss, len) == 0) {
 		check_connected(c);
 		return;
 	}
 	if (errno != EINPROGRESS) {
-		check_finish(c, CHK_R_CON, strerror(errno));
+		check_finish(c, CHK_R_CON, tcpchk_conn_error(c, strerror(errno)));
 		return;
 	}
+	ev_io_stop(global.loop, &c->io);
 	ev_io_set(&c->io, fd, EV_WRITE);
 	ev_io_start(global.loop, &c->io);
+}
+
+static void check_run(struct check *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	c->start = ev_now(global.loop);
+	c->run_code = 0;
+	tcpchk_target(c, NULL, &ss, &len);
 	check_arm(c, check_timeout(c));
+	check_connect(c, &ss, len);
 }
 
 static void check_io_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -281,7 +414,7 @@ static void check_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l) == -1)
 		err = errno;
 	if (err)
-		check_finish(c, CHK_R_CON, strerror(err));
+		check_finish(c, CHK_R_CON, tcpchk_conn_error(c, strerror(err)));
 	else
 		check_connected(c);
 }
@@ -291,7 +424,7 @@ static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct check *c = container_of(w, struct check, timer);
 
 	if (c->fd >= 0)
-		check_finish(c, c->connected ? CHK_R_L7TOUT : CHK_R_TOUT, "");
+		check_finish(c, c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT, "");
 	else
 		check_run(c);
 }
@@ -365,7 +498,9 @@ static int check_postparse(void)
 					  srv->conf_file, srv->conf_line, px->name, srv->name);
 				errors++;
 			}
-			c->health = check_max_health(c);
+			/* UP, but on probation until a check passes: the first
+			 * failure marks it DOWN, as in HAProxy ("UP 1/<fall>"). */
+			c->health = c->rise;
 		}
 	return errors;
 }

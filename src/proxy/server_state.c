@@ -37,16 +37,38 @@ static const char state_header[] =
 	"srv_fqdn srv_port srvrecord srv_use_ssl srv_check_port srv_check_addr srv_agent_addr "
 	"srv_agent_port\n";
 
-/* HAProxy's numeric check status (INI, SOCKERR, L4OK, L4TOUT, L4CON). */
+/* HAProxy's numeric check status (HCHK_STATUS_*: INI 1, SOCKERR 5, L4OK 6,
+ * L4TOUT 7, L4CON 8, L6OK 9, L6TOUT 10, L6RSP 11, L7TOUT 12, L7RSP 13,
+ * L7OK 15, L7OKC 16, L7STS 17). */
 static int state_check_status(const struct server *srv)
 {
 	switch (srv->check.result) {
-	case CHK_R_SOCKERR: return 4;
-	case CHK_R_OK:      return 5;
-	case CHK_R_TOUT:    return 6;
-	case CHK_R_CON:     return 7;
+	case CHK_R_SOCKERR: return 5;
+	case CHK_R_OK:      return 6;
+	case CHK_R_TOUT:    return 7;
+	case CHK_R_CON:     return 8;
+	case CHK_R_L6OK:    return 9;
+	case CHK_R_L6TOUT:  return 10;
+	case CHK_R_L6RSP:   return 11;
+	case CHK_R_L7TOUT:  return 12;
+	case CHK_R_L7RSP:   return 13;
+	case CHK_R_L7OK:    return 15;
+	case CHK_R_L7OKC:   return 16;
+	case CHK_R_L7STS:   return 17;
 	default:            return 1;
 	}
+}
+
+/* srv_check_result: 0 unknown, 2 failed, 3 passed, 4 conditionally passed. */
+static int state_check_result(const struct server *srv)
+{
+	enum chk_result r = srv->check.result;
+
+	if (r == CHK_R_NONE)
+		return 0;
+	if (r == CHK_R_L7OKC)
+		return 4;
+	return check_result_passed(r) ? 3 : 2;
 }
 
 static void state_dump_backend(struct dstr *out, const struct proxy *px)
@@ -62,9 +84,9 @@ static void state_dump_backend(struct dstr *out, const struct proxy *px)
 		dstr_printf(out, "%d %s %d %s %s %d %d %d %d %lld %d %d %d %d 0 0 0 - %u - 0 %u - - 0\n",
 			    px->id, px->name, srv->id, srv->name,
 			    srv->addr.ss_family == AF_UNIX ? "-" : addr_ip_str(&srv->addr, ip, sizeof(ip)),
-			    up ? 2 : 0, admin, srv->uweight, srv->weight,
+			    !up ? 0 : (srv->flags & SRV_F_NOLB) ? 3 : 2, admin, srv->uweight, srv->weight,
 			    (long long)(now - srv->last_change), state_check_status(srv),
-			    srv->check.result == CHK_R_OK ? 3 : srv->check.result == CHK_R_NONE ? 0 : 2,
+			    state_check_result(srv),
 			    (srv->flags & SRV_F_CHECKED) ? srv->check.health : up ? 2 : 0,
 			    (srv->flags & SRV_F_CHECKED) ? 1 : 0,
 			    addr_get_port(&srv->addr), srv->check.port);

@@ -1,0 +1,601 @@
+/* Unit tests for HTTP health checks (httpchk.c): "option httpchk" and
+ * "http-check" parsing and error messages, the requests built from them,
+ * defaults inheritance, status code lists, and the reading of answers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <sluice/cfg.h>
+#include <sluice/check.h>
+#include <sluice/global.h>
+#include <sluice/httpchk.h>
+#include <sluice/log.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/tcpcheck.h>
+
+static struct global pristine;   /* struct global before any parsing */
+static char *errtext;            /* stderr of the last parse() */
+
+/* ---- helpers ---- */
+
+static FILE *cap_file;
+static int cap_saved = -1;
+
+static void capture_start(void)
+{
+	fflush(stderr);
+	cap_file = tmpfile();
+	assert_non_null(cap_file);
+	cap_saved = dup(2);
+	assert_true(cap_saved >= 0);
+	assert_true(dup2(fileno(cap_file), 2) == 2);
+}
+
+static void capture_end(void)
+{
+	long n;
+
+	fflush(stderr);
+	dup2(cap_saved, 2);
+	close(cap_saved);
+	cap_saved = -1;
+	free(errtext);
+	fseek(cap_file, 0, SEEK_END);
+	n = ftell(cap_file);
+	rewind(cap_file);
+	errtext = calloc(1, (size_t)n + 1);
+	assert_non_null(errtext);
+	assert_int_equal(fread(errtext, 1, (size_t)n, cap_file), (size_t)n);
+	fclose(cap_file);
+	cap_file = NULL;
+}
+
+/* Parses <text> (defaults with timeouts are prepended by the callers that
+ * need them), then runs the post-parse hooks when parsing succeeded.
+ * Returns the error count; messages are in errtext. */
+static int parse(const char *text)
+{
+	int errors;
+
+	capture_start();
+	errors = cfg_parse_text("t.cfg", text, strlen(text));
+	if (!errors)
+		errors = cfg_postparse();
+	capture_end();
+	return errors;
+}
+
+static void expect_msg(const char *what)
+{
+	if (!errtext || !strstr(errtext, what))
+		fail_msg("expected message '%s' in:\n%s", what, errtext ? errtext : "(nothing)");
+}
+
+static void expect_no_msg(const char *what)
+{
+	if (errtext && strstr(errtext, what))
+		fail_msg("unexpected message '%s' in:\n%s", what, errtext);
+}
+
+#define PARSE_ERRORS(text, n) do { \
+	int e_ = parse(text); \
+	if (e_ != (n)) \
+		fail_msg("expected %d errors, got %d:\n%s", (n), e_, errtext); \
+} while (0)
+
+static int group_setup(void **state)
+{
+	pristine = global;
+	return 0;
+}
+
+static int reset(void **state)
+{
+	proxy_free_all();
+	log_list_free(&global.loggers);
+	free(global.node);   /* set by the post-parse hooks */
+	free(global.pidfile);
+	free(global.chroot);
+	free(global.desc);
+	global = pristine;
+	free(errtext);
+	errtext = NULL;
+	return 0;
+}
+
+static const struct tcpchk_rule *rules_of(const char *be)
+{
+	const struct proxy *px = proxy_find(be, PR_CAP_BE);
+
+	assert_non_null(px);
+	return tcpchk_rules(px);
+}
+
+/* The <n>th rule (from 0) of <be>'s playable ruleset. */
+static const struct tcpchk_rule *rule_at(const char *be, int n)
+{
+	const struct tcpchk_rule *r = rules_of(be);
+
+	for (; r && n; n--)
+		r = r->next;
+	assert_non_null(r);
+	return r;
+}
+
+/* Asserts that the <n>th rule of <be> sends exactly <req>. */
+static void expect_send(const char *be, int n, const char *req)
+{
+	const struct tcpchk_rule *r = rule_at(be, n);
+	char *got;
+
+	assert_int_equal(r->type, TCPCHK_SEND);
+	got = strndup(r->data, r->len);
+	assert_non_null(got);
+	if (strcmp(got, req) != 0)
+		fail_msg("backend %s rule %d sends\n[%s]\nexpected\n[%s]", be, n, got, req);
+	free(got);
+}
+
+static int count_rules(const char *be)
+{
+	int n = 0;
+
+	for (const struct tcpchk_rule *r = rules_of(be); r; r = r->next)
+		n++;
+	return n;
+}
+
+#define DEFAULTS "defaults\n  mode http\n  timeout connect 1s\n  timeout client 1s\n" \
+		 "  timeout server 1s\n"
+
+/* ---- option httpchk ---- */
+
+static void test_option_forms(void **state)
+{
+	PARSE_ERRORS(DEFAULTS
+		      "backend b0\n  option httpchk\n"
+		      "backend b1\n  option httpchk /health\n"
+		      "backend b2\n  option httpchk GET /h?x=1\n"
+		      "backend b3\n  option httpchk HEAD /h HTTP/1.1\n"
+		      "backend b4\n  mode tcp\n  option httpchk OPTIONS * HTTP/1.1\n", 0);
+	expect_no_msg("WARNING");
+	expect_send("b0", 0, "OPTIONS / HTTP/1.0\r\n\r\n");
+	expect_send("b1", 0, "OPTIONS /health HTTP/1.0\r\n\r\n");
+	expect_send("b2", 0, "GET /h?x=1 HTTP/1.0\r\n\r\n");
+	expect_send("b3", 0, "HEAD /h HTTP/1.1\r\nconnection: close\r\n\r\n");
+	expect_send("b4", 0, "OPTIONS * HTTP/1.1\r\nconnection: close\r\n\r\n");
+	/* The implicit expect: 2xx and 3xx. */
+	assert_int_equal(count_rules("b0"), 2);
+	assert_int_equal(rule_at("b0", 1)->type, TCPCHK_EXPECT);
+	assert_int_equal(rule_at("b0", 1)->match, TCPCHK_M_HTTP_STATUS);
+	assert_int_equal(rule_at("b0", 1)->codes[0].lo, 200);
+	assert_int_equal(rule_at("b0", 1)->codes[0].hi, 399);
+	assert_true(proxy_find("b4", PR_CAP_BE)->options & PR_O_HTTPCHK);
+}
+
+static void test_option_version_trick(void **state)
+{
+	PARSE_ERRORS(DEFAULTS
+		      "backend b1\n  option httpchk GET /x HTTP/1.1\\r\\nHost:\\ www\\r\\nX-Y:\\ z\n"
+		      "backend b2\n  option httpchk POST /p \"HTTP/1.0\\r\\nHost: a\\r\\n\\r\\nping\"\n"
+		      "backend b3\n  option httpchk GET /x HTTP/1.1\\r\\nHost:\\ a\n"
+		      "  http-check send hdr Host b\n"
+		      "backend b4\n  option httpchk GET /x HTTP/1.1\\r\\nHost:\\ a\n"
+		      "  http-check send uri /y\n", 0);
+	expect_msg("t.cfg:7: 'option httpchk' in backend section: hiding headers or body at "
+		   "the end of the version string is deprecated; use 'http-check send' instead");
+	expect_send("b1", 0, "GET /x HTTP/1.1\r\nhost: www\r\nx-y: z\r\nconnection: close\r\n\r\n");
+	expect_send("b2", 0, "POST /p HTTP/1.0\r\nhost: a\r\ncontent-length: 4\r\n\r\nping");
+	/* A send rule's own fields replace the hidden ones (HAProxy 2.6). */
+	expect_send("b3", 0, "GET /x HTTP/1.1\r\nhost: b\r\nconnection: close\r\n\r\n");
+	expect_send("b4", 0, "GET /y HTTP/1.1\r\nhost: a\r\nconnection: close\r\n\r\n");
+}
+
+static void test_option_errors(void **state)
+{
+	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk GET / HTTP/1.1 extra\n", 1);
+	expect_msg("t.cfg:7: 'option httpchk' in backend section: cannot handle unexpected "
+		   "argument 'extra' (expects [<method>] <uri> [<version>])");
+	reset(NULL);
+	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk GET / HTTP/1.1\\r\\nnocolon\n", 1);
+	expect_msg("invalid header line 'nocolon' after the version (expects '<name>: <value>')");
+	reset(NULL);
+	PARSE_ERRORS(DEFAULTS "frontend f\n  bind :8080\n  option httpchk\n", 1);
+	expect_msg("'option httpchk' is not valid in a frontend section");
+}
+
+/* ---- http-check send / expect / connect / comment ---- */
+
+static void test_send_rules(void **state)
+{
+	PARSE_ERRORS(DEFAULTS
+		      "backend b1\n  option httpchk GET /a\n  http-check send hdr Host x\n"
+		      "backend b2\n  option httpchk GET /a\n  http-check send uri /b\n"
+		      "backend b3\n  option httpchk\n"
+		      "  http-check send meth POST uri /p ver HTTP/1.1 hdr Host example.org "
+		      "hdr X-Check yes body hello\n"
+		      "backend b4\n  option httpchk\n"
+		      "  http-check send ver HTTP/1.1 hdr Connection keep-alive hdr Content-Length 99 "
+		      "hdr Transfer-Encoding chunked\n"
+		      "backend b5\n  http-check expect status 200\n  option httpchk GET /late\n", 0);
+	expect_send("b1", 0, "GET /a HTTP/1.0\r\nhost: x\r\n\r\n");
+	expect_send("b2", 0, "GET /b HTTP/1.0\r\n\r\n");
+	expect_send("b3", 0, "POST /p HTTP/1.1\r\nhost: example.org\r\nx-check: yes\r\n"
+		    "content-length: 5\r\nconnection: close\r\n\r\nhello");
+	/* Framing fields are ours; a Connection field replaces ours. */
+	expect_send("b4", 0, "OPTIONS / HTTP/1.1\r\nconnection: keep-alive\r\n\r\n");
+	/* "option httpchk" after the rules still gives the request. */
+	expect_send("b5", 0, "GET /late HTTP/1.0\r\n\r\n");
+	assert_int_equal(count_rules("b5"), 2);
+}
+
+static void test_sequences(void **state)
+{
+	const struct tcpchk_rule *r;
+
+	PARSE_ERRORS(DEFAULTS
+		      "backend b\n  option httpchk\n"
+		      "  http-check comment \"first exchange\"\n"
+		      "  http-check connect\n"
+		      "  http-check send uri /one\n"
+		      "  http-check expect status 200\n"
+		      "  http-check connect port 8081 addr 127.0.0.2\n"
+		      "  http-check send uri /two\n"
+		      "  http-check comment \"body check\"\n"
+		      "  http-check expect ! rstring ^error\n"
+		      "  server s 127.0.0.1:80 check\n", 0);
+	assert_int_equal(count_rules("b"), 8);
+	assert_int_equal(rule_at("b", 0)->type, TCPCHK_COMMENT);
+	r = rule_at("b", 1);
+	assert_int_equal(r->type, TCPCHK_CONNECT);
+	assert_string_equal(r->comment, "first exchange");
+	expect_send("b", 2, "OPTIONS /one HTTP/1.0\r\n\r\n");
+	r = rule_at("b", 4);
+	assert_int_equal(r->type, TCPCHK_CONNECT);
+	assert_int_equal(r->port, 8081);
+	assert_true(r->flags & TCPCHK_F_HAS_ADDR);
+	/* Only the first request takes "option httpchk"'s defaults. */
+	expect_send("b", 5, "OPTIONS /two HTTP/1.0\r\n\r\n");
+	r = rule_at("b", 7);
+	assert_int_equal(r->match, TCPCHK_M_HTTP_RBODY);
+	assert_true(r->inverse);
+	assert_string_equal(r->comment, "body check");
+	/* A leading connect without a port leaves the server's. */
+	assert_int_equal(tcpchk_connect_port(proxy_find("b", PR_CAP_BE)), 0);
+}
+
+static void test_implicit_send_after_connect(void **state)
+{
+	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk GET /x\n"
+		      "  http-check connect port 8080\n  http-check expect string ok\n"
+		      "  server s 127.0.0.1 check\n", 0);
+	assert_int_equal(count_rules("b"), 3);
+	assert_int_equal(rule_at("b", 0)->type, TCPCHK_CONNECT);
+	expect_send("b", 1, "GET /x HTTP/1.0\r\n\r\n");
+	assert_int_equal(rule_at("b", 2)->match, TCPCHK_M_HTTP_BODY);
+	/* The connect rule gives checks the port the server line lacks. */
+	assert_int_equal(proxy_find("b", PR_CAP_BE)->servers->check.port, 8080);
+}
+
+static void test_expect_forms(void **state)
+{
+	const struct tcpchk_rule *r;
+
+	PARSE_ERRORS(DEFAULTS
+		      "backend b1\n  option httpchk\n  http-check expect status 200,201,300-310\n"
+		      "backend b2\n  option httpchk\n  http-check expect ! rstatus ^5\n"
+		      "backend b3\n  option httpchk\n  http-check expect comment why string OK\n"
+		      "backend b4\n  option httpchk\n  http-check expect !string SQL\\ Error\n", 0);
+	r = rule_at("b1", 1);
+	assert_int_equal(r->ncodes, 3);
+	assert_true(httpchk_codes_match(r->codes, r->ncodes, 201));
+	assert_true(httpchk_codes_match(r->codes, r->ncodes, 305));
+	assert_false(httpchk_codes_match(r->codes, r->ncodes, 202));
+	assert_int_equal(count_rules("b1"), 2);   /* no implicit expect */
+	r = rule_at("b2", 1);
+	assert_int_equal(r->match, TCPCHK_M_HTTP_RSTATUS);
+	assert_true(r->inverse);
+	r = rule_at("b3", 1);
+	assert_int_equal(r->match, TCPCHK_M_HTTP_BODY);
+	assert_string_equal(r->comment, "why");
+	r = rule_at("b4", 1);
+	assert_true(r->inverse);
+	assert_string_equal(r->data, "SQL Error");
+}
+
+static void test_disable_on_404(void **state)
+{
+	PARSE_ERRORS(DEFAULTS "  http-check disable-on-404\n"
+		      "backend b1\n  option httpchk\n"
+		      "backend b2\n  option httpchk\n  no option tcp-check\n", 0);
+	assert_true(proxy_find("b1", PR_CAP_BE)->options & PR_O_DISABLE404);
+	reset(NULL);
+	PARSE_ERRORS(DEFAULTS "backend b\n  http-check disable-on-404 now\n", 1);
+	expect_msg("'http-check' in backend section: 'disable-on-404' takes no argument "
+		   "(got 'now')");
+}
+
+static const struct {
+	const char *line;
+	const char *msg;
+} bad_lines[] = {
+	{ "http-check", "expects disable-on-404, send, expect, connect or comment\n" },
+	{ "http-check bogus", "expects disable-on-404, send, expect, connect or comment, but got "
+	  "'bogus'" },
+	{ "http-check expect", "'expect' expects [!] status|rstatus|string|rstring <pattern>" },
+	{ "http-check expect !", "'expect' expects [!] status|rstatus|string|rstring <pattern>" },
+	{ "http-check expect foo 200", "'expect' expects [!] status, rstatus, string or rstring, "
+	  "but got 'foo'" },
+	{ "http-check expect status", "'expect status' expects a pattern as argument" },
+	{ "http-check expect status abc", "'expect status': invalid character 'a' in the list of "
+	  "status codes" },
+	{ "http-check expect status 200-", "invalid range of status codes '200-'" },
+	{ "http-check expect status 300-200", "invalid range of status codes '300-200'" },
+	{ "http-check expect status 200,", "empty status code at the end of the list" },
+	{ "http-check expect status 200 string x", "'expect' takes only one pattern (unexpected "
+	  "'string')" },
+	{ "http-check expect rstring (", "invalid regex '(' at offset 1" },
+	{ "http-check expect status 200 comment", "'comment' expects a string as argument" },
+	{ "http-check expect min-recv 10 status 200", "'expect min-recv' is not supported yet" },
+	{ "http-check expect hdr name x", "'expect hdr' is not supported yet" },
+	{ "http-check send meth", "'meth' expects a method as argument" },
+	{ "http-check send meth \"G T\"", "invalid method 'G T'" },
+	{ "http-check send uri", "'uri' expects a URI as argument" },
+	{ "http-check send hdr X", "'hdr' expects <name> and <value> as arguments" },
+	{ "http-check send hdr X:y z", "invalid header name 'X:y'" },
+	{ "http-check send body", "'body' expects a string as argument" },
+	{ "http-check send foo bar", "'send' expects meth, uri, ver, hdr, body or comment, but got "
+	  "'foo'" },
+	{ "http-check send uri-lf /x", "'uri-lf' (log-format) is not supported yet by sluice; use "
+	  "'uri'" },
+	{ "http-check connect port 0", "'port' expects a TCP port (1 to 65535), got '0'" },
+	{ "http-check connect port", "'port' expects a TCP port (1 to 65535), got ''" },
+	{ "http-check connect addr", "'addr' expects an IP address" },
+	{ "http-check connect ssl", "'connect ssl' is not supported yet by sluice" },
+	{ "http-check connect foo", "'connect' expects port, addr, default or comment, but got "
+	  "'foo'" },
+	{ "http-check comment", "'comment' expects a string as argument" },
+	{ "http-check send-state", "'send-state' is not supported yet by sluice" },
+};
+
+static void test_errors(void **state)
+{
+	for (size_t i = 0; i < sizeof(bad_lines) / sizeof(bad_lines[0]); i++) {
+		char text[512];
+
+		snprintf(text, sizeof(text), DEFAULTS "backend b\n  option httpchk\n  %s\n",
+			 bad_lines[i].line);
+		PARSE_ERRORS(text, 1);
+		expect_msg("t.cfg:8: 'http-check' in backend section: ");
+		expect_msg(bad_lines[i].msg);
+		reset(NULL);
+	}
+}
+
+static void test_ordering_errors(void **state)
+{
+	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk\n  http-check send uri /a\n"
+		      "  http-check expect status 200\n  http-check send uri /b\n", 1);
+	expect_msg("t.cfg:10: 'http-check' in backend section: 'send' at step 3 needs a new "
+		   "connection after an expect: add an 'http-check connect' before it");
+	reset(NULL);
+	PARSE_ERRORS(DEFAULTS "backend b\n  http-check send uri /a\n  http-check connect port 81\n",
+		     1);
+	expect_msg("'connect' at step 2: the first rule must then be a 'connect' too (only "
+		   "comments may precede it)");
+	reset(NULL);
+	/* Comments may precede the first connect. */
+	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk\n  http-check comment hi\n"
+		      "  http-check connect\n  http-check send uri /a\n", 0);
+}
+
+static void test_frontend_refused(void **state)
+{
+	PARSE_ERRORS(DEFAULTS "frontend f\n  bind :8080\n  http-check expect status 200\n", 1);
+	expect_msg("'http-check' is not valid in a frontend section");
+}
+
+static void test_rules_without_option(void **state)
+{
+	PARSE_ERRORS(DEFAULTS "backend b\n  http-check send uri /a\n", 0);
+	expect_msg("backend 'b' uses http-check rules without 'option httpchk', so the rules are "
+		   "ignored");
+	assert_null(rules_of("b"));
+}
+
+/* ---- defaults, and the other check types ---- */
+
+static void test_defaults_inheritance(void **state)
+{
+	PARSE_ERRORS(DEFAULTS "  option httpchk GET /from-defaults\n"
+		      "  http-check expect status 204\n"
+		      "backend b1\n"
+		      "backend b2\n  http-check send hdr Host x\n"
+		      "backend b3\n  option httpchk /own\n"
+		      "backend b4\n  option tcp-check\n", 0);
+	/* Inherited as a whole. */
+	expect_send("b1", 0, "GET /from-defaults HTTP/1.0\r\n\r\n");
+	assert_int_equal(rule_at("b1", 1)->codes[0].lo, 204);
+	/* A rule of its own starts a fresh ruleset (option httpchk's request
+	 * included), as in HAProxy. */
+	expect_send("b2", 0, "OPTIONS / HTTP/1.0\r\nhost: x\r\n\r\n");
+	assert_int_equal(rule_at("b2", 1)->codes[0].lo, 200);
+	expect_send("b3", 0, "OPTIONS /own HTTP/1.0\r\n\r\n");
+	assert_int_equal(count_rules("b3"), 2);
+	assert_int_equal(rule_at("b3", 1)->codes[0].hi, 399);
+	/* The last check type named wins. */
+	assert_false(proxy_find("b4", PR_CAP_BE)->options & PR_O_HTTPCHK);
+}
+
+static void test_last_check_type_wins(void **state)
+{
+	PARSE_ERRORS(DEFAULTS "backend b1\n  option httpchk\n  option redis-check\n"
+		      "backend b2\n  option tcp-check\n  option httpchk\n", 0);
+	assert_int_equal(rule_at("b1", 0)->flags & TCPCHK_F_HTTP, 0);
+	assert_true(rule_at("b2", 0)->flags & TCPCHK_F_HTTP);
+}
+
+/* ---- status codes, requests and answers ---- */
+
+static void test_codes_parse(void **state)
+{
+	struct tcpchk_codes *c;
+	char err[128];
+	int n;
+
+	assert_int_equal(httpchk_codes_parse("200", &c, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_true(httpchk_codes_match(c, n, 200));
+	assert_false(httpchk_codes_match(c, n, 201));
+	free(c);
+	assert_int_equal(httpchk_codes_parse("200-299,404,500-599", &c, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 3);
+	assert_true(httpchk_codes_match(c, n, 250));
+	assert_true(httpchk_codes_match(c, n, 404));
+	assert_true(httpchk_codes_match(c, n, 599));
+	assert_false(httpchk_codes_match(c, n, 403));
+	free(c);
+	assert_int_equal(httpchk_codes_parse("", &c, &n, err, sizeof(err)), -1);
+	assert_int_equal(httpchk_codes_parse("-200", &c, &n, err, sizeof(err)), -1);
+	assert_string_equal(err, "invalid range of status codes '-200'");
+	assert_int_equal(httpchk_codes_parse("200,,300", &c, &n, err, sizeof(err)), -1);
+	assert_int_equal(httpchk_codes_parse("2x0", &c, &n, err, sizeof(err)), -1);
+	assert_string_equal(err, "invalid character 'x' in the list of status codes");
+	assert_int_equal(httpchk_codes_parse("1-2-3", &c, &n, err, sizeof(err)), -1);
+	assert_null(c);
+}
+
+/* Feeds <text> to the answer reader one byte more at a time: before the
+ * last <slack> bytes it must ask for more (or, for a close-delimited body,
+ * wait for the end of input), at the end it must give <status> and <body>. */
+static void check_answer(const char *text, int head_req, int need_body, int status,
+                         const char *body, size_t slack)
+{
+	size_t len = strlen(text);
+	char *buf = malloc(len + 1);
+	struct chk_http st;
+	int rc;
+
+	assert_non_null(buf);
+	for (size_t cut = 0; cut + slack < len; cut++) {
+		memset(&st, 0, sizeof(st));
+		st.head_req = head_req;
+		memcpy(buf, text, len);
+		rc = httpchk_rsp_parse(&st, buf, cut, 0, need_body);
+		if (rc == 1 && need_body)
+			fail_msg("complete at %zu of %zu bytes: %s", cut, len, text);
+		assert_true(rc >= 0);
+	}
+	memset(&st, 0, sizeof(st));
+	st.head_req = head_req;
+	memcpy(buf, text, len);
+	rc = httpchk_rsp_parse(&st, buf, len, 1, need_body);
+	assert_int_equal(rc, 1);
+	assert_int_equal(st.status, status);
+	if (body) {
+		assert_int_equal(st.body_len, strlen(body));
+		assert_memory_equal(buf + st.body_off, body, strlen(body));
+	}
+	free(buf);
+}
+
+static void test_answers(void **state)
+{
+	struct chk_http st;
+	char buf[256];
+
+	check_answer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 0, 1, 200, "hello", 0);
+	/* The body is known at the last chunk; the trailer section is not awaited. */
+	check_answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		     "3\r\nhel\r\n2;ext=1\r\nlo\r\n0\r\n\r\n", 0, 1, 200, "hello", 2);
+	check_answer("HTTP/1.0 503 Service Unavailable\r\n\r\ndown for maintenance", 0, 1, 503,
+		     "down for maintenance", 0);
+	check_answer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 1, 1, 200, "", 0);
+	check_answer("HTTP/1.1 204 No Content\r\n\r\n", 0, 1, 204, "", 0);
+	check_answer("HTTP/1.1 404 Not Found\r\nContent-Length: 3\r\n\r\nabc", 0, 0, 404, NULL,
+		     0);
+
+	/* The status is known as soon as the head is. */
+	memset(&st, 0, sizeof(st));
+	snprintf(buf, sizeof(buf), "HTTP/1.1 302 Found\r\nContent-Length: 100\r\n\r\npartial");
+	assert_int_equal(httpchk_rsp_parse(&st, buf, strlen(buf), 0, 0), 1);
+	assert_int_equal(st.status, 302);
+	assert_int_equal(st.reason_len, 5);
+	assert_memory_equal(buf + st.reason_off, "Found", 5);
+	/* A body cut by the end of input is what there is. */
+	assert_int_equal(httpchk_rsp_parse(&st, buf, strlen(buf), 0, 1), 0);
+	assert_int_equal(httpchk_rsp_parse(&st, buf, strlen(buf), 1, 1), 1);
+	assert_int_equal(st.body_len, 7);
+
+	/* Not HTTP, or a head cut by the end of input. */
+	memset(&st, 0, sizeof(st));
+	snprintf(buf, sizeof(buf), "garbage here\r\n");
+	assert_int_equal(httpchk_rsp_parse(&st, buf, strlen(buf), 1, 0), -1);
+	memset(&st, 0, sizeof(st));
+	snprintf(buf, sizeof(buf), "HTTP/1.1 200 OK\r\nServer: x\r\n");
+	assert_int_equal(httpchk_rsp_parse(&st, buf, strlen(buf), 0, 0), 0);
+	assert_int_equal(httpchk_rsp_parse(&st, buf, strlen(buf), 1, 0), -1);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(httpchk_rsp_parse(&st, buf, 0, 1, 0), -1);
+	memset(&st, 0, sizeof(st));
+	snprintf(buf, sizeof(buf), "+PONG\r\n");
+	assert_int_equal(httpchk_rsp_parse(&st, buf, strlen(buf), 0, 0), -1);
+}
+
+static void test_req_build(void **state)
+{
+	struct httpchk_req q = { 0 };
+	struct httpchk_hdr h[2] = { { "Host", "a" }, { "X-Long-Name", "v w" } };
+	size_t len;
+	char *s;
+
+	s = httpchk_req_build(&q, &len);
+	assert_string_equal(s, "OPTIONS / HTTP/1.0\r\n\r\n");
+	assert_int_equal(len, strlen(s));
+	free(s);
+	q.meth = "GET";
+	q.uri = "/status";
+	q.ver = "HTTP/1.1";
+	q.hdrs = h;
+	q.nhdrs = 2;
+	q.body = "";
+	s = httpchk_req_build(&q, &len);
+	assert_string_equal(s, "GET /status HTTP/1.1\r\nhost: a\r\nx-long-name: v w\r\n"
+			    "content-length: 0\r\nconnection: close\r\n\r\n");
+	free(s);
+	assert_true(httpchk_req_is_head(&(struct httpchk_req){ .meth = "head" }));
+	assert_false(httpchk_req_is_head(&q));
+	assert_false(httpchk_req_is_head(NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_option_forms, reset),
+		cmocka_unit_test_teardown(test_option_version_trick, reset),
+		cmocka_unit_test_teardown(test_option_errors, reset),
+		cmocka_unit_test_teardown(test_send_rules, reset),
+		cmocka_unit_test_teardown(test_sequences, reset),
+		cmocka_unit_test_teardown(test_implicit_send_after_connect, reset),
+		cmocka_unit_test_teardown(test_expect_forms, reset),
+		cmocka_unit_test_teardown(test_disable_on_404, reset),
+		cmocka_unit_test_teardown(test_errors, reset),
+		cmocka_unit_test_teardown(test_ordering_errors, reset),
+		cmocka_unit_test_teardown(test_frontend_refused, reset),
+		cmocka_unit_test_teardown(test_rules_without_option, reset),
+		cmocka_unit_test_teardown(test_defaults_inheritance, reset),
+		cmocka_unit_test_teardown(test_last_check_type_wins, reset),
+		cmocka_unit_test_teardown(test_codes_parse, reset),
+		cmocka_unit_test_teardown(test_answers, reset),
+		cmocka_unit_test_teardown(test_req_build, reset),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}
