@@ -104,6 +104,14 @@ struct http_txn {
 	int                 tarpit_status;
 	const struct http_reply *tarpit_reply;
 	struct var_store   *vars;        /* txn, req and res variables, NULL when none */
+	/* balance uri/url_param/hdr: hash of the request element, taken
+	 * while the head was editable (lb_http_hash()) */
+	uint32_t            lb_hash;
+	int                 lb_hashed;
+	/* cookie persistence (persist.c) */
+	struct server      *persist_srv; /* the server the request's cookie names */
+	char                ck_req, ck_res; /* log: cookie state chars, '-' if none */
+	int                 persist_ign; /* ignore-persist matched: no cookie inserted */
 };
 
 /* ---- hooks run by stream.c for mode http streams ---- */

@@ -1,6 +1,7 @@
 /* Load balancing: the `balance` and `hash-type` keywords, and picking a
  * server for a new connection (roundrobin, static-rr, leastconn, first,
- * source, random), with consistent hashing on a ring when asked. */
+ * source, random, and the HTTP hashes uri, url_param, hdr), with consistent
+ * hashing on a ring when asked. */
 #ifndef SLUICE_LB_H
 #define SLUICE_LB_H
 
@@ -9,8 +10,14 @@
 
 struct proxy;
 struct server;
+struct http_head;
 
-enum lb_algo { LB_ROUNDROBIN, LB_STATIC_RR, LB_LEASTCONN, LB_FIRST, LB_SOURCE, LB_RANDOM };
+enum lb_algo { LB_ROUNDROBIN, LB_STATIC_RR, LB_LEASTCONN, LB_FIRST, LB_SOURCE, LB_RANDOM,
+	       LB_URI, LB_URL_PARAM, LB_HDR };
+
+#define LB_F_WHOLE       0x01  /* balance uri whole: the query string too */
+#define LB_F_PATH_ONLY   0x02  /* balance uri path-only: no scheme nor authority */
+#define LB_F_DOMAIN_ONLY 0x04  /* balance hdr() use_domain_only */
 enum lb_hash_fn { LB_H_SDBM, LB_H_DJB2, LB_H_WT6, LB_H_CRC32 };
 
 struct lb_point {
@@ -25,15 +32,38 @@ struct lb_conf {
 	enum lb_hash_fn hash_fn;
 	int             avalanche;
 	int             draws;        /* random(N) */
+	unsigned        flags;        /* LB_F_* */
+	int             uri_len;      /* balance uri len N (0: all) */
+	int             uri_depth;    /* balance uri depth N (0: all) */
+	char            arg[64];      /* url_param name or hdr() name */
 	/* derived by lb_recalc() */
 	struct lb_point *ring;        /* consistent hashing, sorted by hash */
 	int              ring_n;
 	uint32_t         rr_next;     /* rotation for ties (leastconn) */
 };
 
-/* Picks the server for a new connection from client <src> (may be NULL);
- * NULL when no server is usable. Counts the pick (lbtot). */
-struct server *lb_pick(struct proxy *px, const struct sockaddr_storage *src);
+/* What a pick may hash: the client address (balance source) and the hash
+ * of the request element the HTTP algorithms look at (lb_http_hash()). */
+struct lb_key {
+	const struct sockaddr_storage *src;   /* NULL: unknown */
+	uint32_t                       hash;  /* valid when has_hash */
+	int                            has_hash;
+};
+
+/* Picks the server for a new connection described by <key> (may be NULL:
+ * then the hashing algorithms fall back to round robin, as they do when
+ * the hashed element is absent); NULL when no server is usable. Counts the
+ * pick (lbtot). */
+struct server *lb_pick(struct proxy *px, const struct lb_key *key);
+
+/* Whether <px>'s algorithm hashes a part of the HTTP request. */
+int lb_needs_http(const struct proxy *px);
+
+/* Hashes the element of request head <h> that <px>'s algorithm looks at
+ * (URI, URL parameter, header) into <hash>. Returns 1, or 0 when the
+ * element is absent (round robin then applies) or the algorithm hashes
+ * no part of the request. */
+int lb_http_hash(const struct proxy *px, const struct http_head *h, uint32_t *hash);
 
 /* Whether some server of <px> is usable, full or not (then a connection
  * that found no free slot may wait in the queue). */

@@ -17,6 +17,7 @@ struct http_px;
 struct http_rules;
 struct http_err_table;
 struct stats_px;
+struct persist_px;
 struct lf_expr;
 struct acl_px;
 struct httpchk_px;
@@ -48,6 +49,7 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_IGNORE_PROBES 0x20000ULL /* no 408 nor log for connections that sent nothing */
 #define PR_O_HTTPCHK      0x40000ULL /* health checks play the http-check rules (httpchk.h) */
 #define PR_O_DISABLE404   0x80000ULL /* http-check disable-on-404: a 404 puts the server in NOLB */
+#define PR_O_PERSIST      0x100000ULL /* option persist: a cookie may name a DOWN server */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
@@ -101,6 +103,7 @@ struct proxy {
 	char                  *logformat_str;/* log-format / option httplog|tcplog */
 	struct lf_expr        *logformat;    /* compiled at post-parse */
 	struct stats_px       *stats;        /* stats page settings (stats_http.c) */
+	struct persist_px     *persist;      /* cookie persistence (persist.c) */
 	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
 
 	/* runtime */

@@ -37,6 +37,7 @@ struct server {
 	int                     maxconn;
 	char                   *conf_file;
 	int                     conf_line;
+	char                    cookie[64]; /* "cookie <value>" (persist.c), "" if none */
 
 	/* load balancing state */
 	int64_t                 lb_cur;     /* smooth weighted round robin */

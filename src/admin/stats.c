@@ -281,6 +281,8 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 	setu(r, ST_F_BCK, !!(srv->flags & SRV_F_BACKUP));
 	seti(r, ST_F_LASTCHG, secs_since(srv->last_change));
 	sets(r, ST_F_ADDR, srv->addr_str);
+	if (srv->cookie[0])
+		sets(r, ST_F_COOKIE, srv->cookie);
 	row_http(r, px, &srv->counters);
 	setu(r, ST_F_SRV_ICUR, (unsigned)srv->n_idle);
 	setu(r, ST_F_IDLE_CONN_CUR, (unsigned)srv->n_idle);

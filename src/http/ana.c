@@ -21,6 +21,7 @@
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/logformat.h>
+#include <sluice/persist.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
@@ -613,6 +614,35 @@ static int http_req_conn_hdr(struct stream *s, struct http_head *h, unsigned mfl
 	return 0;
 }
 
+/* What the server choice needs from the request head <h> while it is still
+ * editable (after the rules, before it is written): the server a
+ * persistence cookie names (the cookie then removed or unprefixed as the
+ * mode asks) and the hash of balance uri/url_param/hdr. Returns 0, or -1
+ * when a rewrite failed. */
+static int http_req_server_prep(struct stream *s, struct http_head *h)
+{
+	struct http_txn *txn = s->txn;
+
+	if (!(s->be->cap & PR_CAP_BE))
+		return 0;
+	txn->lb_hashed = lb_http_hash(s->be, h, &txn->lb_hash);
+	return persist_req(s, h, &txn->persist_srv);
+}
+
+/* The server of the request: the one its persistence cookie names when it
+ * has a free slot, else load balancing. Returns 0, or -1 when no server is
+ * usable. */
+static int http_pick_server(struct stream *s)
+{
+	struct server *srv = s->txn->persist_srv;
+
+	if (srv && persist_srv_ready(srv)) {
+		stream_set_target(s, srv);
+		return 0;
+	}
+	return stream_pick_server(s, 0);
+}
+
 /* Connects the request to a server: the connection kept from the previous
  * request when load balancing picks the same server, else an idle one the
  * http-reuse policy allows, else a new one. Returns 0 or -1 (closed). */
@@ -625,7 +655,7 @@ static int http_connect(struct stream *s)
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->req.flags &= ~CH_F_SHUTW;
-	if (!(s->be->cap & PR_CAP_BE) || stream_pick_server(s, 0) == -1) {
+	if (!(s->be->cap & PR_CAP_BE) || http_pick_server(s) == -1) {
 		http_release_kept(s);
 		return stream_connect(s);   /* queues, or answers 503 */
 	}
@@ -819,7 +849,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		if (fh->uniqid_hdr && http_head_add(h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), id, l))
 			goto rewrite_failed;
 	}
-	if (http_add_fwd_headers(s, h) == -1 || http_req_conn_hdr(s, h, mf) == -1)
+	if (http_add_fwd_headers(s, h) == -1 || http_req_server_prep(s, h) == -1 ||
+	    http_req_conn_hdr(s, h, mf) == -1)
 		goto rewrite_failed;
 	if (mf & H1_F_CLEN_DROPPED)
 		http_head_del(h, "content-length", 14);
@@ -989,6 +1020,11 @@ static int http_process_res_head(struct stream *s, int hlen)
 		txn->flags |= TX_F_RES_CLOSE_DELIM;
 	if (mf & H1_F_CLEN_DROPPED)
 		http_head_del(&h, "content-length", 14);
+	if (persist_res(s, &h) == -1) {
+		s->fe->fe_counters.failed_rewrites++;
+		http_res_failed(s, 'P');
+		return 0;
+	}
 	if (http_res_conn_hdr(s, &h) == -1 ||
 	    (!(mf & H1_F_CLEN_DROPPED) && http_head_normalize(&h, m, (uint32_t)hlen) == -1)) {
 		http_res_failed(s, 'P');

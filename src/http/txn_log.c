@@ -156,8 +156,8 @@ static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned ne
 	c->bytes_in = txn->req_bytes;
 	c->term[0] = s->term[0];
 	c->term[1] = s->term[1];
-	c->term[2] = '-';
-	c->term[3] = '-';
+	c->term[2] = txn && txn->ck_req ? txn->ck_req : '-';   /* persistence cookie */
+	c->term[3] = txn && txn->ck_res ? txn->ck_res : '-';
 	c->actconn = global.curconn;
 	c->feconn = s->fe->feconn;
 	c->beconn = s->be->beconn;

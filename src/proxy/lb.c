@@ -6,7 +6,9 @@
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/http_head.h>
 #include <sluice/lb.h>
+#include <sluice/log.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/str.h>
@@ -40,6 +42,36 @@ static uint32_t lb_crc32(const unsigned char *p, size_t len)
 	return ~crc;
 }
 
+static uint32_t rotl32(uint32_t v, unsigned n)
+{
+	n &= 31;
+	return n ? (v << n) | (v >> (32 - n)) : v;
+}
+
+/* wt6: two 32-bit lanes, each byte folded into both (one by xor, one by
+ * add, both complemented), the lanes swapped while rotated, and the next
+ * rotation amounts taken from the mixed state. Less smooth than sdbm or
+ * djb2, but little sensitive to the input set (numeric keys, addresses). */
+static uint32_t lb_wt6(const unsigned char *p, size_t len)
+{
+	uint32_t a = 0xa53c965a, b = 0x5ca6953a;
+	unsigned ra = 6, rb = 18;
+
+	for (size_t i = 0; i < len; i++) {
+		uint32_t na, mix;
+
+		a = ~(a ^ p[i]);
+		b = ~(b + p[i]);
+		na = rotl32(b, ra);
+		b = rotl32(a, rb);
+		a = na;
+		mix = ((a >> 16) ^ b) & 0xffff;
+		ra = mix & 0x1f;
+		rb = mix >> 11;
+	}
+	return a ^ b;
+}
+
 uint32_t lb_hash(enum lb_hash_fn fn, int avalanche, const void *key, size_t len)
 {
 	const unsigned char *p = key;
@@ -53,6 +85,9 @@ uint32_t lb_hash(enum lb_hash_fn fn, int avalanche, const void *key, size_t len)
 		break;
 	case LB_H_CRC32:
 		h = lb_crc32(p, len);
+		break;
+	case LB_H_WT6:
+		h = lb_wt6(p, len);
 		break;
 	default: /* sdbm */
 		for (size_t i = 0; i < len; i++)
@@ -71,6 +106,13 @@ static int ring_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void lb_ring_free(struct proxy *px)
+{
+	free(px->lb.ring);
+	px->lb.ring = NULL;
+	px->lb.ring_n = 0;
+}
+
 void lb_free(struct proxy *px)
 {
 	free(px->lb.ring);
@@ -84,7 +126,7 @@ static void lb_build_ring(struct proxy *px)
 {
 	int n = 0, k = 0;
 
-	lb_free(px);
+	lb_ring_free(px);
 	for (struct server *srv = px->servers; srv; srv = srv->next)
 		if (server_usable(srv) && !(srv->flags & SRV_F_BACKUP))
 			n += srv->uweight * LB_RING_POINTS;
@@ -122,7 +164,7 @@ void lb_recalc(struct proxy *px)
 		px->srv_act++;
 		px->tot_weight += (uint64_t)srv->uweight;
 	}
-	if (px->lb.algo == LB_SOURCE && px->lb.consistent)
+	if ((px->lb.algo == LB_SOURCE || lb_needs_http(px)) && px->lb.consistent)
 		lb_build_ring(px);
 }
 
@@ -132,6 +174,7 @@ const char *lb_algo_str(const struct proxy *px)
 		[LB_ROUNDROBIN] = "roundrobin", [LB_STATIC_RR] = "static-rr",
 		[LB_LEASTCONN] = "leastconn", [LB_FIRST] = "first",
 		[LB_SOURCE] = "source", [LB_RANDOM] = "random",
+		[LB_URI] = "uri", [LB_URL_PARAM] = "url_param", [LB_HDR] = "hdr",
 	};
 
 	return names[px->lb.algo];
@@ -238,22 +281,11 @@ static struct server *lb_map(struct proxy *px, uint64_t h)
 	return NULL;
 }
 
-static struct server *lb_pick_source(struct proxy *px, const struct sockaddr_storage *src)
+/* The server owning hash <h>: on the ring (consistent), else on the map. */
+static struct server *lb_pick_hash(struct proxy *px, uint32_t h)
 {
-	const void *key;
-	size_t len;
-	uint32_t h;
-
-	if (src && src->ss_family == AF_INET) {
-		key = &((const struct sockaddr_in *)src)->sin_addr;
-		len = 4;
-	} else if (src && src->ss_family == AF_INET6) {
-		key = &((const struct sockaddr_in6 *)src)->sin6_addr;
-		len = 16;
-	} else {
-		return lb_pick_rr(px);  /* unix sockets have no source address */
-	}
-	h = lb_hash(px->lb.hash_fn, px->lb.avalanche, key, len);
+	if (px->lb.avalanche)
+		h = lb_avalanche(h);
 	if (px->lb.consistent && px->lb.ring_n) {
 		int lo = 0, hi = px->lb.ring_n;
 
@@ -277,6 +309,138 @@ static struct server *lb_pick_source(struct proxy *px, const struct sockaddr_sto
 	return lb_map(px, h);
 }
 
+static struct server *lb_pick_source(struct proxy *px, const struct sockaddr_storage *src)
+{
+	const void *key;
+	size_t len;
+
+	if (src && src->ss_family == AF_INET) {
+		key = &((const struct sockaddr_in *)src)->sin_addr;
+		len = 4;
+	} else if (src && src->ss_family == AF_INET6) {
+		key = &((const struct sockaddr_in6 *)src)->sin6_addr;
+		len = 16;
+	} else {
+		return lb_pick_rr(px);  /* unix sockets have no source address */
+	}
+	return lb_pick_hash(px, lb_hash(px->lb.hash_fn, 0, key, len));
+}
+
+int lb_needs_http(const struct proxy *px)
+{
+	return px->lb.algo == LB_URI || px->lb.algo == LB_URL_PARAM || px->lb.algo == LB_HDR;
+}
+
+/* balance uri: the path (and query with "whole"), cut after <depth>
+ * directories and <len> characters; "path-only" drops an absolute URI's
+ * scheme and authority. */
+static uint32_t lb_hash_uri(const struct proxy *px, const char *p, size_t n)
+{
+	const struct lb_conf *lb = &px->lb;
+	size_t i, slashes = 0;
+
+	if ((lb->flags & LB_F_PATH_ONLY) && n && p[0] != '/') {
+		const char *sep = memmem(p, n, "://", 3);
+
+		if (sep) {
+			const char *path = memchr(sep + 3, '/', n - (size_t)(sep + 3 - p));
+
+			n = path ? n - (size_t)(path - p) : 0;
+			p = path ? path : p;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (p[i] == '?' && !(lb->flags & LB_F_WHOLE))
+			break;
+		if (lb->uri_len && i == (size_t)lb->uri_len)
+			break;
+		if (p[i] == '/' && lb->uri_depth && slashes++ == (size_t)lb->uri_depth)
+			break;
+	}
+	return lb_hash(lb->hash_fn, 0, p, i);
+}
+
+/* balance url_param: the value of the first <name>=value of the query. */
+static int lb_hash_param(const struct proxy *px, const char *p, size_t n, uint32_t *hash)
+{
+	const char *q = memchr(p, '?', n), *end = p + n;
+	size_t nl = strlen(px->lb.arg);
+
+	if (!q)
+		return 0;
+	for (q++; q < end; ) {
+		const char *amp = memchr(q, '&', (size_t)(end - q));
+		const char *e = amp ? amp : end;
+
+		if ((size_t)(e - q) > nl && q[nl] == '=' && memcmp(q, px->lb.arg, nl) == 0) {
+			const char *v = q + nl + 1, *ve = memchr(v, '#', (size_t)(e - v));
+
+			ve = ve ? ve : e;
+			*hash = lb_hash(px->lb.hash_fn, 0, v, (size_t)(ve - v));
+			return 1;
+		}
+		q = amp ? amp + 1 : end;
+	}
+	return 0;
+}
+
+/* balance hdr(): the first value of the first such header; with
+ * use_domain_only the label before the last dot ("1wt" of "www.1wt.eu"). */
+static int lb_hash_hdr(const struct proxy *px, const struct http_head *h, uint32_t *hash)
+{
+	int idx = http_head_find(h, px->lb.arg, strlen(px->lb.arg), 0);
+	const char *v, *e;
+
+	if (idx < 0)
+		return 0;
+	v = h->f[idx].v.p;
+	e = v + h->f[idx].v.len;
+	if ((size_t)(e - v) && memchr(v, ',', (size_t)(e - v)))
+		e = memchr(v, ',', (size_t)(e - v));
+	while (v < e && (*v == ' ' || *v == '\t'))
+		v++;
+	while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (v == e)
+		return 0;
+	if (px->lb.flags & LB_F_DOMAIN_ONLY) {
+		const char *dot = NULL;
+
+		for (const char *c = e; c > v; c--)
+			if (c[-1] == '.') {
+				dot = c - 1;
+				break;
+			}
+		if (dot) {
+			e = dot;
+			for (const char *c = e; c > v; c--)
+				if (c[-1] == '.') {
+					v = c;
+					break;
+				}
+		}
+	}
+	*hash = lb_hash(px->lb.hash_fn, 0, v, (size_t)(e - v));
+	return 1;
+}
+
+int lb_http_hash(const struct proxy *px, const struct http_head *h, uint32_t *hash)
+{
+	const struct http_str *uri = &h->sl[HTTP_SL_URI];
+
+	switch (px->lb.algo) {
+	case LB_URI:
+		*hash = lb_hash_uri(px, uri->p, uri->len);
+		return 1;
+	case LB_URL_PARAM:
+		return lb_hash_param(px, uri->p, uri->len, hash);
+	case LB_HDR:
+		return lb_hash_hdr(px, h, hash);
+	default:
+		return 0;
+	}
+}
+
 /* random(N): N weighted draws, the least loaded wins (N=2: "power of two"). */
 static struct server *lb_pick_random(struct proxy *px)
 {
@@ -292,14 +456,19 @@ static struct server *lb_pick_random(struct proxy *px)
 	return best ? best : lb_pick_leastconn(px);
 }
 
-struct server *lb_pick(struct proxy *px, const struct sockaddr_storage *src)
+struct server *lb_pick(struct proxy *px, const struct lb_key *key)
 {
 	struct server *srv;
 
 	switch (px->lb.algo) {
 	case LB_LEASTCONN: srv = lb_pick_leastconn(px); break;
 	case LB_FIRST:     srv = lb_pick_first(px); break;
-	case LB_SOURCE:    srv = lb_pick_source(px, src); break;
+	case LB_SOURCE:    srv = lb_pick_source(px, key ? key->src : NULL); break;
+	case LB_URI:
+	case LB_URL_PARAM:
+	case LB_HDR:
+		srv = key && key->has_hash ? lb_pick_hash(px, key->hash) : lb_pick_rr(px);
+		break;
 	case LB_RANDOM:    srv = lb_pick_random(px); break;
 	default:           srv = lb_pick_rr(px); break;
 	}
@@ -321,16 +490,50 @@ struct server *lb_pick(struct proxy *px, const struct sockaddr_storage *src)
 
 /* ---- keywords ---- */
 
+/* balance uri [len N] [depth N] [whole] [path-only] */
+static int kw_balance_uri(struct cfg_ctx *ctx, struct lb_conf *lb, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "whole") == 0) {
+			lb->flags |= LB_F_WHOLE;
+		} else if (strcmp(argv[i], "path-only") == 0) {
+			lb->flags |= LB_F_PATH_ONLY;
+		} else if (strcmp(argv[i], "len") == 0 || strcmp(argv[i], "depth") == 0) {
+			char *end;
+			long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+
+			if (i + 1 >= argc || *end || v < 1 || v > 1 << 20) {
+				cfg_alert(ctx, "'balance uri %s' expects a positive integer", argv[i]);
+				return -1;
+			}
+			if (argv[i][0] == 'l')
+				lb->uri_len = (int)v;
+			else
+				lb->uri_depth = (int)v;
+			i++;
+		} else {
+			cfg_alert(ctx, "'balance uri' only accepts parameters 'len', 'depth', "
+				  "'path-only' and 'whole' (got '%s')", argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int kw_balance(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	static const struct { const char *name; enum lb_algo algo; } algos[] = {
 		{ "roundrobin", LB_ROUNDROBIN }, { "static-rr", LB_STATIC_RR },
 		{ "leastconn", LB_LEASTCONN }, { "first", LB_FIRST },
 		{ "source", LB_SOURCE }, { "random", LB_RANDOM },
+		{ "uri", LB_URI }, { "url_param", LB_URL_PARAM },
 	};
 	struct lb_conf *lb = &ctx->px->lb;
 	const char *a = argc ? argv[0] : "";
 
+	lb->flags = 0;
+	lb->uri_len = lb->uri_depth = 0;
+	lb->arg[0] = '\0';
 	if (strncmp(a, "random(", 7) == 0) {
 		char *end;
 		long d = strtol(a + 7, &end, 10);
@@ -341,6 +544,26 @@ static int kw_balance(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 		}
 		lb->algo = LB_RANDOM;
 		lb->draws = (int)d;
+	} else if (strncmp(a, "hdr(", 4) == 0) {
+		size_t n = strlen(a);
+
+		if (n < 6 || a[n - 1] != ')' || n - 5 >= sizeof(lb->arg)) {
+			cfg_alert(ctx, "hdr requires an http header field name (at most %zu "
+				  "characters) between parentheses", sizeof(lb->arg) - 1);
+			return -1;
+		}
+		memcpy(lb->arg, a + 4, n - 5);
+		lb->arg[n - 5] = '\0';
+		lb->algo = LB_HDR;
+		for (int i = 1; i < argc; i++) {
+			if (strcmp(argv[i], "use_domain_only") != 0) {
+				cfg_alert(ctx, "'balance hdr(%s)' only accepts 'use_domain_only' (got '%s')",
+					  lb->arg, argv[i]);
+				return -1;
+			}
+			lb->flags |= LB_F_DOMAIN_ONLY;
+		}
+		return 0;
 	} else {
 		size_t i;
 
@@ -348,21 +571,38 @@ static int kw_balance(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 			if (strcmp(a, algos[i].name) == 0)
 				break;
 		if (i == ARRAY_SIZE(algos)) {
-			static const char *const http_only[] = { "uri", "url_param", "hdr", "rdp-cookie" };
-
-			for (size_t k = 0; k < ARRAY_SIZE(http_only); k++)
-				if (strncmp(a, http_only[k], strlen(http_only[k])) == 0) {
-					cfg_alert(ctx, "algorithm '%s' is not supported yet by sluice "
-						  "(the HTTP hashing algorithms are not built)", a);
-					return -1;
-				}
+			if (strncmp(a, "rdp-cookie", 10) == 0) {
+				cfg_alert(ctx, "algorithm '%s' is not supported yet by sluice", a);
+				return -1;
+			}
 			cfg_alert(ctx, "unknown algorithm '%s' (expects roundrobin, static-rr, "
-				  "leastconn, first, source or random)", a);
+				  "leastconn, first, source, random, uri, url_param or hdr(<name>))", a);
 			return -1;
 		}
 		lb->algo = algos[i].algo;
 		if (lb->algo == LB_RANDOM)
 			lb->draws = 2;
+		if (lb->algo == LB_URI)
+			return kw_balance_uri(ctx, lb, argc, argv);
+		if (lb->algo == LB_URL_PARAM) {
+			if (argc < 2 || !*argv[1] || strlen(argv[1]) >= sizeof(lb->arg)) {
+				cfg_alert(ctx, "'balance url_param' requires an URL parameter name "
+					  "(at most %zu characters)", sizeof(lb->arg) - 1);
+				return -1;
+			}
+			strcpy(lb->arg, argv[1]);
+			if (argc > 2 && strcmp(argv[2], "check_post") == 0) {
+				cfg_alert(ctx, "'balance url_param %s check_post' is not supported yet by "
+					  "sluice (the request body is not inspected)", argv[1]);
+				return -1;
+			}
+			if (argc > 2) {
+				cfg_alert(ctx, "'balance url_param' only accepts an option 'check_post' "
+					  "(got '%s')", argv[2]);
+				return -1;
+			}
+			return 0;
+		}
 	}
 	if (argc > 1) {
 		cfg_alert(ctx, "'%s' takes no argument", a);
@@ -371,7 +611,7 @@ static int kw_balance(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	return 0;
 }
 
-/* hash-type map-based|consistent [sdbm|djb2|crc32] [avalanche] */
+/* hash-type map-based|consistent [sdbm|djb2|wt6|crc32] [avalanche] */
 static int kw_hash_type(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct lb_conf *lb = &ctx->px->lb;
@@ -379,7 +619,7 @@ static int kw_hash_type(struct cfg_ctx *ctx, void *target, int argc, char **argv
 
 	if (argc < 1 || (strcmp(argv[0], "map-based") && strcmp(argv[0], "consistent"))) {
 		cfg_alert(ctx, "expects 'map-based' or 'consistent', then an optional hash "
-			  "function (sdbm, djb2, crc32) and 'avalanche'");
+			  "function (sdbm, djb2, wt6, crc32) and 'avalanche'");
 		return -1;
 	}
 	lb->consistent = argv[0][0] == 'c';
@@ -392,12 +632,10 @@ static int kw_hash_type(struct cfg_ctx *ctx, void *target, int argc, char **argv
 			lb->hash_fn = LB_H_DJB2;
 		else if (strcmp(argv[i], "crc32") == 0)
 			lb->hash_fn = LB_H_CRC32;
-		else if (strcmp(argv[i], "wt6") == 0) {
-			cfg_alert(ctx, "the 'wt6' hash function is not supported yet by sluice "
-				  "(sdbm, djb2 and crc32 are)");
-			return -1;
-		} else {
-			cfg_alert(ctx, "unknown hash function '%s' (expects sdbm, djb2 or crc32)", argv[i]);
+		else if (strcmp(argv[i], "wt6") == 0)
+			lb->hash_fn = LB_H_WT6;
+		else {
+			cfg_alert(ctx, "unknown hash function '%s' (expects sdbm, djb2, wt6 or crc32)", argv[i]);
 			return -1;
 		}
 		i++;
@@ -419,7 +657,22 @@ static struct cfg_kw lb_kws[] = {
 	  .usage = "map-based|consistent [<function>] [avalanche]" },
 };
 
+/* The HTTP hashes need mode http: an error, in HAProxy's words. */
+static int lb_postparse(void)
+{
+	int errors = 0;
+
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		if ((px->cap & PR_CAP_BE) && lb_needs_http(px) && px->mode != PR_MODE_HTTP) {
+			log_alert("%s:%d: Layer 7 hash not possible for proxy '%s' (needs 'mode http').",
+				  px->conf_file, px->conf_line, px->name);
+			errors++;
+		}
+	return errors ? -1 : 0;
+}
+
 SLUICE_INIT(lb_register)
 {
+	cfg_register_postparse(lb_postparse, 30);
 	cfg_register(lb_kws, ARRAY_SIZE(lb_kws));
 }

@@ -159,7 +159,14 @@ void stream_set_target(struct stream *s, struct server *srv)
 
 int stream_pick_server(struct stream *s, int avoid_current)
 {
-	struct server *prev = s->target, *srv = lb_pick(s->be, &s->cli_addr);
+	struct lb_key key = { .src = &s->cli_addr };
+	struct server *prev = s->target, *srv;
+
+	if (s->txn && s->txn->lb_hashed) {
+		key.hash = s->txn->lb_hash;
+		key.has_hash = 1;
+	}
+	srv = lb_pick(s->be, &key);
 
 	/* On redispatch, try not to land on the server that just failed. */
 	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)

@@ -259,8 +259,8 @@ static void test_bad_values(void **state)
 	expect_msg("'no' is not supported");
 	PARSE_FRESH("frontend f\n  mode udp\n", 1);
 	expect_msg("'mode' in frontend section: unknown mode 'udp'");
-	PARSE_FRESH("backend b\n  balance uri\n", 1);
-	expect_msg("algorithm 'uri' is not supported yet");
+	PARSE_FRESH("backend b\n  balance rdp-cookie\n", 1);
+	expect_msg("algorithm 'rdp-cookie' is not supported yet");
 	PARSE_FRESH("backend b\n  balance nope\n", 1);
 	expect_msg("unknown algorithm 'nope'");
 	PARSE_FRESH("global\n  log nowhere local0\n", 1);

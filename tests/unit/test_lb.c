@@ -5,12 +5,14 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include <sluice/cfg.h>
 #include <sluice/global.h>
+#include <sluice/http_head.h>
 #include <sluice/lb.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
@@ -30,6 +32,13 @@ static struct server *srv_named(struct proxy *px, const char *name)
 			return s;
 	fail_msg("no server %s", name);
 	return NULL;
+}
+
+static struct server *pick_src(struct proxy *px, const struct sockaddr_storage *a)
+{
+	struct lb_key key = { .src = a };
+
+	return lb_pick(px, &key);
 }
 
 static struct sockaddr_storage ip4(uint32_t n)
@@ -104,10 +113,10 @@ static void check_sticky(struct proxy *px)
 {
 	for (uint32_t k = 0; k < 200; k++) {
 		struct sockaddr_storage a = ip4(k);
-		struct server *s = lb_pick(px, &a);
+		struct server *s = pick_src(px, &a);
 
 		for (int rep = 0; rep < 3; rep++)
-			assert_ptr_equal(lb_pick(px, &a), s);
+			assert_ptr_equal(pick_src(px, &a), s);
 	}
 }
 
@@ -121,7 +130,7 @@ static void test_source_map_based(void **state)
 	for (uint32_t k = 0; k < 3000; k++) {
 		struct sockaddr_storage a = ip4(k * 7919);
 
-		n[lb_pick(px, &a)->name[0] - 'a']++;
+		n[pick_src(px, &a)->name[0] - 'a']++;
 	}
 	for (int i = 0; i < 3; i++)
 		assert_true(n[i] > 500);  /* every server gets a fair share */
@@ -140,14 +149,14 @@ static void test_source_consistent_moves_few_keys(void **state)
 	for (uint32_t k = 0; k < KEYS; k++) {
 		struct sockaddr_storage a = ip4(k);
 
-		before[k] = lb_pick(px, &a);
+		before[k] = pick_src(px, &a);
 		on_d += before[k] == srv_named(px, "d");
 	}
 	srv_named(px, "d")->flags |= SRV_F_DOWN;
 	lb_recalc(px);
 	for (uint32_t k = 0; k < KEYS; k++) {
 		struct sockaddr_storage a = ip4(k);
-		struct server *s = lb_pick(px, &a);
+		struct server *s = pick_src(px, &a);
 
 		assert_ptr_not_equal(s, srv_named(px, "d"));
 		if (s != before[k]) {
@@ -193,15 +202,165 @@ static void test_hash_functions(void **state)
 	assert_int_equal(lb_hash(LB_H_DJB2, 0, "", 0), 5381u);
 	assert_int_equal(lb_hash(LB_H_SDBM, 0, "a", 1), 97u);
 	assert_int_not_equal(lb_hash(LB_H_SDBM, 1, "a", 1), 97u);
+	/* wt6: values HAProxy 2.6's wt6 converter gives for the same input. */
+	assert_int_equal(lb_hash(LB_H_WT6, 0, "123456789", 9), 2225171485u);
+	assert_int_equal(lb_hash(LB_H_WT6, 0, "a", 1), 1900802597u);
+	assert_int_equal(lb_hash(LB_H_WT6, 0, "www.example.com", 15), 612436471u);
+	assert_int_equal(lb_hash(LB_H_WT6, 0, "/abc/def?x=1", 12), 3873605208u);
+}
+
+/* A request head view with URI <uri> and up to two header fields. */
+static struct http_head req_head(struct http_field *f, const char *uri, const char *n1,
+				 const char *v1)
+{
+	struct http_head h;
+
+	memset(&h, 0, sizeof(h));
+	h.sl[HTTP_SL_METH] = (struct http_str){ "GET", 3 };
+	h.sl[HTTP_SL_URI] = (struct http_str){ uri, (uint32_t)strlen(uri) };
+	h.sl[HTTP_SL_RQVER] = (struct http_str){ "HTTP/1.1", 8 };
+	h.f = f;
+	h.maxf = 2;
+	if (n1) {
+		f[0].n = (struct http_str){ n1, (uint32_t)strlen(n1) };
+		f[0].v = (struct http_str){ v1, (uint32_t)strlen(v1) };
+		h.nf = 1;
+	}
+	return h;
+}
+
+/* The hash of the request element, or -1 when absent. */
+static int64_t http_key(struct proxy *px, const char *uri, const char *n1, const char *v1)
+{
+	struct http_field f[2];
+	struct http_head h = req_head(f, uri, n1, v1);
+	uint32_t hash;
+
+	return lb_http_hash(px, &h, &hash) ? (int64_t)hash : -1;
+}
+
+static uint32_t H(const char *s)
+{
+	return lb_hash(LB_H_SDBM, 0, s, strlen(s));
+}
+
+static void test_balance_uri(void **state)
+{
+	struct proxy *px = load("backend be\n  mode http\n  balance uri\n"
+				"  server a 127.0.0.1:1\n  server b 127.0.0.1:2\n");
+
+	assert_int_equal(px->lb.algo, LB_URI);
+	assert_int_equal(http_key(px, "/a/b?x=1", NULL, NULL), H("/a/b"));
+	px = load("backend be\n  mode http\n  balance uri whole\n  server a 127.0.0.1:1\n");
+	assert_int_equal(http_key(px, "/a/b?x=1", NULL, NULL), H("/a/b?x=1"));
+	px = load("backend be\n  mode http\n  balance uri depth 2\n  server a 127.0.0.1:1\n");
+	assert_int_equal(http_key(px, "/a/b/c/d", NULL, NULL), H("/a/b"));
+	assert_int_equal(http_key(px, "/a", NULL, NULL), H("/a"));
+	px = load("backend be\n  mode http\n  balance uri len 3\n  server a 127.0.0.1:1\n");
+	assert_int_equal(http_key(px, "/abcdef", NULL, NULL), H("/ab"));
+	px = load("backend be\n  mode http\n  balance uri path-only\n  server a 127.0.0.1:1\n");
+	assert_int_equal(http_key(px, "http://h:80/p/q?z", NULL, NULL), H("/p/q"));
+	assert_int_equal(http_key(px, "/p/q", NULL, NULL), H("/p/q"));
+	px = load("backend be\n  mode http\n  balance uri\n  server a 127.0.0.1:1\n");
+	assert_int_equal(http_key(px, "http://h:80/p/q?z", NULL, NULL), H("http://h:80/p/q"));
+}
+
+static void test_balance_url_param_hdr(void **state)
+{
+	struct proxy *px = load("backend be\n  mode http\n  balance url_param uid\n"
+				"  server a 127.0.0.1:1\n");
+
+	assert_int_equal(http_key(px, "/p?x=1&uid=42&y", NULL, NULL), H("42"));
+	assert_int_equal(http_key(px, "/p?uid=7", NULL, NULL), H("7"));
+	assert_int_equal(http_key(px, "/p?xuid=7", NULL, NULL), -1);
+	assert_int_equal(http_key(px, "/uid=7", NULL, NULL), -1);
+	px = load("backend be\n  mode http\n  balance hdr(Host)\n  server a 127.0.0.1:1\n");
+	assert_string_equal(px->lb.arg, "Host");
+	assert_int_equal(http_key(px, "/", "host", "www.1wt.eu"), H("www.1wt.eu"));
+	assert_int_equal(http_key(px, "/", "x-other", "a"), -1);
+	assert_int_equal(http_key(px, "/", "host", " "), -1);
+	px = load("backend be\n  mode http\n  balance hdr(host) use_domain_only\n"
+		  "  server a 127.0.0.1:1\n");
+	assert_int_equal(http_key(px, "/", "Host", "haproxy.1wt.eu"), H("1wt"));
+	assert_int_equal(http_key(px, "/", "Host", "1wt.eu"), H("1wt"));
+	assert_int_equal(http_key(px, "/", "Host", "localhost"), H("localhost"));
+}
+
+/* The same key always lands on the same server, map-based or consistent;
+ * no key: round robin. */
+static void test_balance_hash_pick(void **state)
+{
+	const char *types[] = { "map-based", "consistent sdbm avalanche", "consistent wt6", "map-based djb2 avalanche" };
+
+	for (size_t t = 0; t < 4; t++) {
+		char cfg[512];
+		struct proxy *px;
+		int n[3] = { 0 };
+
+		snprintf(cfg, sizeof(cfg), "backend be\n  mode http\n  balance uri\n  hash-type %s\n"
+			 "  server a 127.0.0.1:1\n  server b 127.0.0.1:2\n  server c 127.0.0.1:3\n",
+			 types[t]);
+		px = load(cfg);
+		for (uint32_t k = 0; k < 300; k++) {
+			char uri[32];
+			struct lb_key key = { .has_hash = 1 };
+			struct server *s;
+
+			snprintf(uri, sizeof(uri), "/obj/%u", k);
+			key.hash = (uint32_t)http_key(px, uri, NULL, NULL);
+			s = lb_pick(px, &key);
+			n[s->name[0] - 'a']++;
+			for (int r = 0; r < 3; r++)
+				assert_ptr_equal(lb_pick(px, &key), s);
+		}
+		for (int i = 0; i < 3; i++)
+			assert_true(n[i] > 30);
+		/* absent element: round robin */
+		memset(n, 0, sizeof(n));
+		for (int i = 0; i < 30; i++)
+			n[lb_pick(px, NULL)->name[0] - 'a']++;
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(n[i], 10);
+	}
+}
+
+/* The persistence keywords parse (their effect is in reg-tests/http). */
+static void test_cookie_config(void **state)
+{
+	struct proxy *px = load("defaults\n  mode http\n  cookie SRV insert indirect nocache httponly "
+				"secure domain .a.com domain .b.com\n"
+				"backend be\n  option persist\n  force-persist if { path_beg /a }\n"
+				"  ignore-persist unless { path_beg /b }\n"
+				"  server a 127.0.0.1:1 cookie A\n  server b 127.0.0.1:2 cookie bee\n");
+
+	assert_true(px->options & PR_O_PERSIST);
+	assert_non_null(px->persist);
+	assert_string_equal(srv_named(px, "a")->cookie, "A");
+	assert_string_equal(srv_named(px, "b")->cookie, "bee");
 }
 
 static void test_config_errors(void **state)
 {
 	const char *bad[] = {
-		"backend be\n  balance uri\n",
+		"backend be\n  balance uri depth\n",
+		"backend be\n  balance uri sideways\n",
+		"backend be\n  balance url_param\n",
+		"backend be\n  balance url_param id check_post\n",
+		"backend be\n  balance hdr()\n",
+		"backend be\n  balance hdr(host) nope\n",
+		"backend be\n  balance rdp-cookie\n",
 		"backend be\n  balance random(0)\n",
+		"backend be\n  cookie\n",
+		"backend be\n  cookie S insert maxidle 1h\n",
+		"backend be\n  cookie S dynamic\n",
+		"backend be\n  cookie S rewrite postonly\n",
+		"backend be\n  cookie S insert prefix\n",
+		"backend be\n  cookie S domain\n",
+		"backend be\n  force-persist\n",
+		"backend be\n  ignore-persist when x\n",
+		"backend be\n  server a 127.0.0.1:1 cookie\n",
+		"backend be\n  server a 127.0.0.1:1 cookie a;b\n",
 		"backend be\n  balance nope\n",
-		"backend be\n  hash-type consistent wt6\n",
 		"backend be\n  hash-type sideways\n",
 	};
 
@@ -209,6 +368,10 @@ static void test_config_errors(void **state)
 		proxy_free_all();
 		assert_true(cfg_parse_text("lb.cfg", bad[i], strlen(bad[i])) > 0);
 	}
+	/* the HTTP hashes need mode http (checked after parsing) */
+	proxy_free_all();
+	assert_int_equal(cfg_parse_text("lb.cfg", "backend be\n  mode tcp\n  balance uri\n", 35), 0);
+	assert_int_equal(cfg_postparse(), -1);
 	proxy_free_all();
 }
 
@@ -224,6 +387,10 @@ int main(void)
 		cmocka_unit_test(test_backup_fallback),
 		cmocka_unit_test(test_hash_functions),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_balance_uri),
+		cmocka_unit_test(test_balance_url_param_hdr),
+		cmocka_unit_test(test_balance_hash_pick),
+		cmocka_unit_test(test_cookie_config),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -1,0 +1,29 @@
+/* Cookie-based persistence: the backend `cookie` keyword, the server option
+ * `cookie <value>`, `option persist`, `force-persist` and `ignore-persist`;
+ * choosing the server a request's cookie names, and the cookie handling of
+ * requests and responses (insert, rewrite, prefix). */
+#ifndef SLUICE_PERSIST_H
+#define SLUICE_PERSIST_H
+
+struct http_head;
+struct server;
+struct stream;
+
+/* Request side, while the head <h> is still editable (after the rules,
+ * before it is written): evaluates force-persist/ignore-persist, looks for
+ * the backend's persistence cookie, removes it or its prefix as the mode
+ * asks, and records the cookie state for the log. <*srv> is set to the
+ * server the cookie directs the request to, or NULL. Returns 0, or -1 when
+ * a rewrite did not fit. */
+int persist_req(struct stream *s, struct http_head *h, struct server **srv);
+
+/* Whether the server <srv> a cookie named may take the request now. */
+int persist_srv_ready(const struct server *srv);
+
+/* Response side, head <h> editable (after the response rules): deletes,
+ * rewrites or prefixes the server's cookie and inserts the persistence
+ * cookie as the mode asks; records the state for the log. Returns 0, or -1
+ * when a rewrite did not fit. */
+int persist_res(struct stream *s, struct http_head *h);
+
+#endif

@@ -1,0 +1,519 @@
+/* Cookie-based persistence (persist.h): the `cookie`, `option persist`,
+ * `force-persist` and `ignore-persist` keywords, the server option
+ * `cookie <value>`, and the request/response cookie handling. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/acl.h>
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/h1.h>
+#include <sluice/http_ana.h>
+#include <sluice/http_head.h>
+#include <sluice/log.h>
+#include <sluice/persist.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+
+enum persist_mode { PST_REWRITE, PST_INSERT, PST_PREFIX };
+
+#define PST_F_INDIRECT 0x01  /* hide the cookie from the server (insert) */
+#define PST_F_NOCACHE  0x02  /* Cache-control: private with an inserted cookie */
+#define PST_F_POSTONLY 0x04  /* insert only in responses to POST */
+#define PST_F_PRESERVE 0x08  /* a cookie the server sets itself is kept */
+#define PST_F_HTTPONLY 0x10  /* "; HttpOnly" */
+#define PST_F_SECURE   0x20  /* "; Secure" */
+
+#define PST_DELIM '~'        /* prefix mode: "<server>~<application value>" */
+#define PST_LINE_MAX 1024    /* longest Set-Cookie value built here */
+
+/* force-persist / ignore-persist, in declaration order: the first whose
+ * condition matches decides. */
+struct persist_rule {
+	struct acl_cond     *cond;
+	int                  force;   /* else ignore */
+	struct persist_rule *next;
+};
+
+struct persist_px {
+	char                 name[64];  /* "" when no cookie is configured */
+	enum persist_mode    mode;
+	unsigned             flags;     /* PST_F_* */
+	char                *domains;   /* "; domain=a; domain=b", or NULL */
+	struct persist_rule *rules, **rules_tail;
+};
+
+static struct persist_px *persist_px_get(struct proxy *px)
+{
+	if (!px->persist) {
+		px->persist = xcalloc(1, sizeof(*px->persist));
+		px->persist->rules_tail = &px->persist->rules;
+	}
+	return px->persist;
+}
+
+/* ---- request side ---- */
+
+/* A server of <be> whose cookie value is <v> (<len> bytes), or NULL. */
+static struct server *persist_find(struct proxy *be, const char *v, size_t len)
+{
+	for (struct server *srv = be->servers; srv; srv = srv->next)
+		if (srv->cookie[0] && strlen(srv->cookie) == len && memcmp(srv->cookie, v, len) == 0)
+			return srv;
+	return NULL;
+}
+
+int persist_srv_ready(const struct server *srv)
+{
+	return !srv->maxconn || srv->counters.cur_sess < (uint32_t)srv->maxconn;
+}
+
+/* Replaces bytes [<off>, <off> + <cut>) of field <idx>'s value by nothing:
+ * the value is copied once into the arena, then edited there. */
+static int cookie_cut(struct http_head *h, int idx, size_t off, size_t cut)
+{
+	struct http_str *v = &h->f[idx].v;
+	char *p;
+
+	if (v->p < h->arena || v->p >= h->arena + h->arena_size) {
+		const char *d = http_head_dup(h, v->p, v->len);
+
+		if (!d)
+			return -1;
+		v->p = d;
+	}
+	p = (char *)v->p;
+	memmove(p + off, p + off + cut, v->len - off - cut);
+	v->len -= (uint32_t)cut;
+	h->flags |= HTTP_HEAD_F_CHANGED;
+	return 0;
+}
+
+/* Finds the first cookie named <pp->name> in the Cookie fields of <h>.
+ * Sets the field index, the offsets of the whole "name=value" pair (with
+ * the separator that follows or precedes it) and of the value. Returns 1
+ * when found. */
+struct ck_pos {
+	int    idx;
+	size_t pair_off, pair_len;  /* what removing the cookie cuts */
+	size_t val_off, val_len;
+};
+
+static int cookie_find(const struct http_head *h, const char *name, struct ck_pos *pos)
+{
+	size_t nl = strlen(name);
+
+	for (int idx = http_head_find(h, "cookie", 6, 0); idx >= 0;
+	     idx = http_head_find(h, "cookie", 6, idx + 1)) {
+		const char *v = h->f[idx].v.p;
+		size_t len = h->f[idx].v.len, i = 0;
+
+		while (i < len) {
+			size_t start, eq, end, next;
+
+			while (i < len && (v[i] == ' ' || v[i] == '\t' || v[i] == ';'))
+				i++;
+			start = i;
+			while (i < len && v[i] != ';')
+				i++;
+			end = i;
+			next = i < len ? i + 1 : i;
+			for (eq = start; eq < end && v[eq] != '='; eq++)
+				;
+			if (eq - start == nl && eq < end && memcmp(v + start, name, nl) == 0) {
+				pos->idx = idx;
+				pos->val_off = eq + 1;
+				pos->val_len = end - eq - 1;
+				while (pos->val_len && (v[pos->val_off + pos->val_len - 1] == ' ' ||
+							v[pos->val_off + pos->val_len - 1] == '\t'))
+					pos->val_len--;
+				/* Cut up to the next cookie, or back to the previous one's
+				 * separator when this is the last one. */
+				while (next < len && (v[next] == ' ' || v[next] == '\t'))
+					next++;
+				if (next < len) {
+					pos->pair_off = start;
+					pos->pair_len = next - start;
+				} else {
+					size_t b = start;
+
+					while (b > 0 && (v[b - 1] == ' ' || v[b - 1] == '\t' || v[b - 1] == ';'))
+						b--;
+					pos->pair_off = b;
+					pos->pair_len = len - b;
+				}
+				return 1;
+			}
+			i = next;
+		}
+	}
+	return 0;
+}
+
+int persist_req(struct stream *s, struct http_head *h, struct server **out)
+{
+	struct persist_px *pp = s->be->persist;
+	struct http_txn *txn = s->txn;
+	struct server *srv;
+	struct ck_pos pos;
+	const char *val;
+	size_t vlen;
+	int force = 0, ignore = 0;
+
+	*out = NULL;
+	if (!pp || !pp->name[0])
+		return 0;
+	txn->ck_req = 'N';
+	txn->ck_res = 'N';
+	for (struct persist_rule *r = pp->rules; r; r = r->next)
+		if (acl_cond_exec(r->cond, s)) {
+			force = r->force;
+			ignore = !r->force;
+			break;
+		}
+	txn->persist_ign = ignore;
+	if (!cookie_find(h, pp->name, &pos))
+		return 0;
+	val = h->f[pos.idx].v.p + pos.val_off;
+	vlen = pos.val_len;
+	if (pp->mode == PST_PREFIX) {
+		const char *d = memchr(val, PST_DELIM, vlen);
+
+		if (d)
+			vlen = (size_t)(d - val);
+	}
+	srv = persist_find(s->be, val, vlen);
+	if (!srv) {
+		txn->ck_req = 'I';
+	} else if (ignore) {
+		txn->ck_req = 'U';   /* present, unused: load balanced */
+	} else if (server_usable(srv) || (srv->flags & SRV_F_DRAIN)) {
+		txn->ck_req = 'V';
+		*out = srv;
+	} else {
+		/* DOWN: still used with option persist or force-persist; a
+		 * server in maintenance only with force-persist. */
+		txn->ck_req = 'D';
+		if (force || ((s->be->options & PR_O_PERSIST) && !(srv->flags & SRV_F_MAINT)))
+			*out = srv;
+	}
+	/* The server must not see what is ours: the whole cookie (insert
+	 * indirect), or the "<server>~" prefix. */
+	if (pp->mode == PST_INSERT && (pp->flags & PST_F_INDIRECT)) {
+		if (cookie_cut(h, pos.idx, pos.pair_off, pos.pair_len) == -1)
+			return -1;
+		if (!h->f[pos.idx].v.len)
+			http_head_del_at(h, pos.idx);
+	} else if (pp->mode == PST_PREFIX && vlen < pos.val_len) {
+		if (cookie_cut(h, pos.idx, pos.val_off, vlen + 1) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- response side ---- */
+
+/* Whether a cache would keep response <h> (and the cookie inserted in
+ * it): it says how long it is fresh (max-age, Expires) or when it last
+ * changed, and Cache-Control does not already decide (private, no-cache,
+ * no-store, public). */
+static int res_cacheable(const struct http_head *h)
+{
+	static const char *const decided[] = { "private", "no-cache", "no-store", "public" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(decided); i++)
+		if (http_head_has_token(h, "cache-control", decided[i]))
+			return 0;
+	if (http_head_find(h, "expires", 7, 0) >= 0 || http_head_find(h, "last-modified", 13, 0) >= 0)
+		return 1;
+	for (int idx = http_head_find(h, "cache-control", 13, 0); idx >= 0;
+	     idx = http_head_find(h, "cache-control", 13, idx + 1)) {
+		const struct http_str *v = &h->f[idx].v;
+
+		if (memmem(v->p, v->len, "max-age", 7))
+			return 1;
+	}
+	return 0;
+}
+
+/* Sets field <idx> of <h> to "<name>=<prefix><value><rest>". */
+static int setcookie_value(struct http_head *h, int idx, const char *name, const char *pfx,
+			   const char *val, size_t vlen, const char *rest, size_t rlen)
+{
+	char buf[PST_LINE_MAX];
+	int n = snprintf(buf, sizeof(buf), "%s=%s%.*s%.*s", name, pfx, (int)vlen, val,
+			 (int)rlen, rest);
+
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -1;
+	return http_head_set_value(h, idx, buf, (size_t)n);
+}
+
+int persist_res(struct stream *s, struct http_head *h)
+{
+	struct persist_px *pp = s->be->persist;
+	struct http_txn *txn = s->txn;
+	struct server *srv = s->target;
+	int direct, seen = 0;
+	size_t nl;
+
+	if (!pp || !pp->name[0] || !txn->ck_req)
+		return 0;
+	nl = strlen(pp->name);
+	direct = txn->persist_srv && srv == txn->persist_srv;
+	for (int idx = http_head_find(h, "set-cookie", 10, 0); idx >= 0; ) {
+		const char *v = h->f[idx].v.p, *semi;
+		size_t len = h->f[idx].v.len, vend;
+
+		while (len && (*v == ' ' || *v == '\t'))
+			v++, len--;
+		if (len <= nl || v[nl] != '=' || memcmp(v, pp->name, nl) != 0) {
+			idx = http_head_find(h, "set-cookie", 10, idx + 1);
+			continue;
+		}
+		seen = 1;
+		semi = memchr(v, ';', len);
+		vend = semi ? (size_t)(semi - v) : len;
+		if (pp->flags & PST_F_PRESERVE) {
+			txn->ck_res = 'P';
+		} else if (pp->mode == PST_INSERT ||
+			   ((pp->flags & PST_F_INDIRECT) && direct && txn->ck_req == 'V')) {
+			/* ours to set (insert), or the client already has it */
+			http_head_del_at(h, idx);
+			txn->ck_res = 'D';
+			idx = http_head_find(h, "set-cookie", 10, idx);
+			continue;
+		} else if (srv && srv->cookie[0]) {
+			const char *pfx = pp->mode == PST_PREFIX ? "~" : "";
+			const char *app = pp->mode == PST_PREFIX ? v + nl + 1 : "";
+			size_t alen = pp->mode == PST_PREFIX ? vend - nl - 1 : 0;
+			char lead[80];
+
+			snprintf(lead, sizeof(lead), "%s%s", srv->cookie, pfx);
+			if (setcookie_value(h, idx, pp->name, lead, app, alen, v + vend, len - vend) == -1)
+				return -1;
+			txn->ck_res = 'R';
+		} else {
+			txn->ck_res = 'P';
+		}
+		idx = http_head_find(h, "set-cookie", 10, idx + 1);
+	}
+	if (pp->mode == PST_INSERT && !direct && !txn->persist_ign && srv && srv->cookie[0] &&
+	    !(seen && (pp->flags & PST_F_PRESERVE)) &&
+	    (!(pp->flags & PST_F_POSTONLY) || txn->meth == H1_M_POST)) {
+		char buf[PST_LINE_MAX];
+		int n = snprintf(buf, sizeof(buf), "%s=%s; path=/%s%s%s", pp->name, srv->cookie,
+				 pp->domains ? pp->domains : "",
+				 (pp->flags & PST_F_HTTPONLY) ? "; HttpOnly" : "",
+				 (pp->flags & PST_F_SECURE) ? "; Secure" : "");
+
+		if (n < 0 || (size_t)n >= sizeof(buf) ||
+		    http_head_add(h, "Set-Cookie", 10, buf, (size_t)n) == -1)
+			return -1;
+		txn->ck_res = 'I';
+		if ((pp->flags & PST_F_NOCACHE) && res_cacheable(h) &&
+		    http_head_add(h, "Cache-control", 13, "private", 7) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- keywords ---- */
+
+/* cookie <name> [rewrite|insert|prefix] [indirect] [nocache] [postonly]
+ *        [preserve] [httponly] [secure] [domain <d>]* */
+static int kw_cookie(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	static const struct { const char *kw; unsigned flag; } opts[] = {
+		{ "indirect", PST_F_INDIRECT }, { "nocache", PST_F_NOCACHE },
+		{ "postonly", PST_F_POSTONLY }, { "preserve", PST_F_PRESERVE },
+		{ "httponly", PST_F_HTTPONLY }, { "secure", PST_F_SECURE },
+	};
+	struct persist_px *pp = persist_px_get(ctx->px);
+	int modes = 0;
+
+	if (argc < 1 || !*argv[0] || strlen(argv[0]) >= sizeof(pp->name)) {
+		cfg_alert(ctx, "'cookie' expects <cookie_name> (at most %zu characters) as argument",
+			  sizeof(pp->name) - 1);
+		return -1;
+	}
+	strcpy(pp->name, argv[0]);
+	pp->mode = PST_REWRITE;
+	pp->flags = 0;
+	free(pp->domains);
+	pp->domains = NULL;
+	for (int i = 1; i < argc; i++) {
+		size_t k;
+
+		if (strcmp(argv[i], "rewrite") == 0 || strcmp(argv[i], "insert") == 0 ||
+		    strcmp(argv[i], "prefix") == 0) {
+			pp->mode = argv[i][0] == 'r' ? PST_REWRITE : argv[i][0] == 'i' ? PST_INSERT
+										 : PST_PREFIX;
+			modes++;
+			continue;
+		}
+		for (k = 0; k < ARRAY_SIZE(opts); k++)
+			if (strcmp(argv[i], opts[k].kw) == 0)
+				break;
+		if (k < ARRAY_SIZE(opts)) {
+			pp->flags |= opts[k].flag;
+			continue;
+		}
+		if (strcmp(argv[i], "domain") == 0) {
+			char *d;
+
+			if (i + 1 >= argc || !*argv[i + 1]) {
+				cfg_alert(ctx, "'cookie %s domain' requires a domain name", pp->name);
+				return -1;
+			}
+			d = str_fmt("%s; domain=%s", pp->domains ? pp->domains : "", argv[i + 1]);
+			free(pp->domains);
+			pp->domains = d;
+			i++;
+			continue;
+		}
+		if (strcmp(argv[i], "maxidle") == 0 || strcmp(argv[i], "maxlife") == 0 ||
+		    strcmp(argv[i], "dynamic") == 0 || strcmp(argv[i], "attr") == 0) {
+			cfg_alert(ctx, "'cookie %s %s' is not supported yet by sluice", pp->name, argv[i]);
+			return -1;
+		}
+		cfg_alert(ctx, "'cookie' supports 'rewrite', 'insert', 'prefix', 'indirect', "
+			  "'nocache', 'postonly', 'domain', 'httponly', 'secure' and 'preserve' "
+			  "options (got '%s')", argv[i]);
+		return -1;
+	}
+	if (modes > 1) {
+		cfg_alert(ctx, "'cookie %s': 'rewrite', 'insert' and 'prefix' are mutually exclusive",
+			  pp->name);
+		return -1;
+	}
+	if ((pp->flags & PST_F_POSTONLY) && pp->mode != PST_INSERT) {
+		cfg_alert(ctx, "'cookie %s': 'postonly' option is only possible with 'insert' mode",
+			  pp->name);
+		return -1;
+	}
+	if ((pp->flags & (PST_F_NOCACHE | PST_F_HTTPONLY | PST_F_SECURE)) && pp->mode != PST_INSERT)
+		cfg_warn(ctx, "'cookie %s': 'nocache', 'httponly' and 'secure' only apply to "
+			 "'insert' mode", pp->name);
+	return 0;
+}
+
+/* force-persist|ignore-persist if|unless <condition> */
+static int kw_persist_rule(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct persist_px *pp;
+	struct persist_rule *r;
+
+	if (argc < 2 || (strcmp(argv[0], "if") && strcmp(argv[0], "unless"))) {
+		cfg_alert(ctx, "'%s' requires either 'if' or 'unless' followed by a condition",
+			  ctx->kw);
+		return -1;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->cond = acl_cond_parse(ctx, argc, argv);
+	if (!r->cond) {
+		free(r);
+		return -1;
+	}
+	r->force = ctx->kw[0] == 'f';
+	pp = persist_px_get(ctx->px);
+	*pp->rules_tail = r;
+	pp->rules_tail = &r->next;
+	return 0;
+}
+
+static int srv_kw_cookie(struct server *srv, int argc, char **argv, char **err)
+{
+	if (argc < 2 || !*argv[1] || strlen(argv[1]) >= sizeof(srv->cookie) ||
+	    strpbrk(argv[1], "; ,~=")) {
+		*err = str_fmt("'%s' expects <value> as argument (at most %zu characters, "
+			       "without ';', ',', '=', '~' nor spaces)", argv[0], sizeof(srv->cookie) - 1);
+		return -1;
+	}
+	strcpy(srv->cookie, argv[1]);
+	return 2;
+}
+
+/* Settings come from defaults; the rules do not (as in HAProxy, they are
+ * not allowed there). */
+static void persist_inherit(struct proxy *px, const struct proxy *def)
+{
+	const struct persist_px *d = def->persist;
+	struct persist_px *pp;
+
+	if (!d || !d->name[0])
+		return;
+	pp = persist_px_get(px);
+	memcpy(pp->name, d->name, sizeof(pp->name));
+	pp->mode = d->mode;
+	pp->flags = d->flags;
+	pp->domains = d->domains ? xstrdup(d->domains) : NULL;
+}
+
+static void persist_release(struct proxy *px)
+{
+	struct persist_px *pp = px->persist;
+
+	if (!pp)
+		return;
+	while (pp->rules) {
+		struct persist_rule *r = pp->rules;
+
+		pp->rules = r->next;
+		acl_cond_free(r->cond);
+		free(r);
+	}
+	free(pp->domains);
+	free(pp);
+	px->persist = NULL;
+}
+
+/* A cookie outside mode http is ignored, with HAProxy's warnings. */
+static int persist_postparse(void)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		if (!(px->cap & PR_CAP_BE) || px->mode == PR_MODE_HTTP)
+			continue;
+		if (px->persist && px->persist->name[0]) {
+			log_warning("config : cookie will be ignored for proxy '%s' (needs 'mode http').",
+				    px->name);
+			px->persist->name[0] = '\0';
+		}
+		for (struct server *srv = px->servers; srv; srv = srv->next)
+			if (srv->cookie[0]) {
+				log_warning("config : proxy '%s' : ignoring cookie for server '%s' as "
+					    "HTTP mode is disabled.", px->name, srv->name);
+				srv->cookie[0] = '\0';
+			}
+	}
+	return 0;
+}
+
+static struct cfg_kw persist_kws[] = {
+	{ "cookie", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_cookie,
+	  .usage = "<name> [rewrite|insert|prefix] [indirect] [nocache] [postonly] [preserve] "
+		   "[httponly] [secure] [domain <domain>]*" },
+	{ "force-persist", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_persist_rule, .usage = "if|unless <condition>" },
+	{ "ignore-persist", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_persist_rule, .usage = "if|unless <condition>" },
+	{ "option persist", CFG_SEC_BE, CFG_T_FLAG, CFG_PX_OFF(options), .mask = PR_O_PERSIST },
+};
+
+static struct srv_kw persist_srv_kws[] = {
+	{ "cookie", srv_kw_cookie, 0, 0, 0 },
+};
+
+static struct proxy_ext persist_ext = { persist_inherit, persist_release, NULL };
+
+SLUICE_INIT(persist_register)
+{
+	cfg_register(persist_kws, ARRAY_SIZE(persist_kws));
+	srv_register_keywords(persist_srv_kws, ARRAY_SIZE(persist_srv_kws));
+	cfg_register_postparse(persist_postparse, 30);
+	proxy_register_ext(&persist_ext);
+}
