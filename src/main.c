@@ -206,6 +206,8 @@ static int open_loggers(void)
 
 static void cleanup(void)
 {
+	/* Stopping: closing streams must not fill the idle pools again. */
+	global.flags |= GLB_F_STOPPING;
 	check_stop_all();
 	stream_kill_all();
 	srv_idle_close_all();   /* after the streams, which may have given some back */
