@@ -72,6 +72,21 @@ static inline int postparse(void)
 	return errors;
 }
 
+/* Parses <text> as "t.cfg" then, if it had no error, runs the post-parse
+ * hooks, both under one capture; returns the total error count, messages
+ * (the parser's warnings included) in errtext. */
+static inline int load(const char *text)
+{
+	int errors;
+
+	capture_start();
+	errors = cfg_parse_text("t.cfg", text, strlen(text));
+	if (!errors)
+		errors = cfg_postparse();
+	capture_end();
+	return errors;
+}
+
 /* Asserts that the captured messages contain <what>. */
 static inline void expect_msg(const char *what)
 {
@@ -115,5 +130,8 @@ static inline void restore_global(void)
 
 /* Same, from a clean state: the including test defines reset(). */
 #define PARSE_FRESH(text, n) do { reset(NULL); PARSE_ERRORS(text, n); } while (0)
+
+/* Loads <text> (see load()) and asserts <n> errors. */
+#define LOAD(text, n) EXPECT_ERRORS(load(text), n)
 
 #endif

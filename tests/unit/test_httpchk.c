@@ -20,151 +20,19 @@
 #include <sluice/server.h>
 #include <sluice/tcpcheck.h>
 
-static struct global pristine;   /* struct global before any parsing */
-static char *errtext;            /* stderr of the last parse() */
-
-/* ---- helpers ---- */
-
-static FILE *cap_file;
-static int cap_saved = -1;
-
-static void capture_start(void)
-{
-	fflush(stderr);
-	cap_file = tmpfile();
-	assert_non_null(cap_file);
-	cap_saved = dup(2);
-	assert_true(cap_saved >= 0);
-	assert_true(dup2(fileno(cap_file), 2) == 2);
-}
-
-static void capture_end(void)
-{
-	long n;
-
-	fflush(stderr);
-	dup2(cap_saved, 2);
-	close(cap_saved);
-	cap_saved = -1;
-	free(errtext);
-	fseek(cap_file, 0, SEEK_END);
-	n = ftell(cap_file);
-	rewind(cap_file);
-	errtext = calloc(1, (size_t)n + 1);
-	assert_non_null(errtext);
-	assert_int_equal(fread(errtext, 1, (size_t)n, cap_file), (size_t)n);
-	fclose(cap_file);
-	cap_file = NULL;
-}
-
-/* Parses <text> (defaults with timeouts are prepended by the callers that
- * need them), then runs the post-parse hooks when parsing succeeded.
- * Returns the error count; messages are in errtext. */
-static int parse(const char *text)
-{
-	int errors;
-
-	capture_start();
-	errors = cfg_parse_text("t.cfg", text, strlen(text));
-	if (!errors)
-		errors = cfg_postparse();
-	capture_end();
-	return errors;
-}
-
-static void expect_msg(const char *what)
-{
-	if (!errtext || !strstr(errtext, what))
-		fail_msg("expected message '%s' in:\n%s", what, errtext ? errtext : "(nothing)");
-}
-
-static void expect_no_msg(const char *what)
-{
-	if (errtext && strstr(errtext, what))
-		fail_msg("unexpected message '%s' in:\n%s", what, errtext);
-}
-
-#define PARSE_ERRORS(text, n) do { \
-	int e_ = parse(text); \
-	if (e_ != (n)) \
-		fail_msg("expected %d errors, got %d:\n%s", (n), e_, errtext); \
-} while (0)
-
-static int group_setup(void **state)
-{
-	pristine = global;
-	return 0;
-}
-
-static int reset(void **state)
-{
-	proxy_free_all();
-	log_list_free(&global.loggers);
-	free(global.node);   /* set by the post-parse hooks */
-	free(global.pidfile);
-	free(global.chroot);
-	free(global.desc);
-	global = pristine;
-	free(errtext);
-	errtext = NULL;
-	return 0;
-}
-
-static const struct tcpchk_rule *rules_of(const char *be)
-{
-	const struct proxy *px = proxy_find(be, PR_CAP_BE);
-
-	assert_non_null(px);
-	return tcpchk_rules(px);
-}
-
-/* The <n>th rule (from 0) of <be>'s playable ruleset. */
-static const struct tcpchk_rule *rule_at(const char *be, int n)
-{
-	const struct tcpchk_rule *r = rules_of(be);
-
-	for (; r && n; n--)
-		r = r->next;
-	assert_non_null(r);
-	return r;
-}
-
-/* Asserts that the <n>th rule of <be> sends exactly <req>. */
-static void expect_send(const char *be, int n, const char *req)
-{
-	const struct tcpchk_rule *r = rule_at(be, n);
-	char *got;
-
-	assert_int_equal(r->type, TCPCHK_SEND);
-	got = strndup(r->data, r->len);
-	assert_non_null(got);
-	if (strcmp(got, req) != 0)
-		fail_msg("backend %s rule %d sends\n[%s]\nexpected\n[%s]", be, n, got, req);
-	free(got);
-}
-
-static int count_rules(const char *be)
-{
-	int n = 0;
-
-	for (const struct tcpchk_rule *r = rules_of(be); r; r = r->next)
-		n++;
-	return n;
-}
-
-#define DEFAULTS "defaults\n  mode http\n  timeout connect 1s\n  timeout client 1s\n" \
-		 "  timeout server 1s\n"
+#include "cfg_capture.h"
+#include "check_harness.h"
 
 /* ---- option httpchk ---- */
 
 static void test_option_forms(void **state)
 {
-	PARSE_ERRORS(DEFAULTS
-		      "backend b0\n  option httpchk\n"
-		      "backend b1\n  option httpchk /health\n"
-		      "backend b2\n  option httpchk GET /h?x=1\n"
-		      "backend b3\n  option httpchk HEAD /h HTTP/1.1\n"
-		      "backend b4\n  mode tcp\n  option httpchk OPTIONS * HTTP/1.1\n", 0);
+	LOAD(DEFAULTS
+	     "backend b0\n  option httpchk\n"
+	     "backend b1\n  option httpchk /health\n"
+	     "backend b2\n  option httpchk GET /h?x=1\n"
+	     "backend b3\n  option httpchk HEAD /h HTTP/1.1\n"
+	     "backend b4\n  mode tcp\n  option httpchk OPTIONS * HTTP/1.1\n", 0);
 	expect_no_msg("WARNING");
 	expect_send("b0", 0, "OPTIONS / HTTP/1.0\r\n\r\n");
 	expect_send("b1", 0, "OPTIONS /health HTTP/1.0\r\n\r\n");
@@ -182,13 +50,13 @@ static void test_option_forms(void **state)
 
 static void test_option_version_trick(void **state)
 {
-	PARSE_ERRORS(DEFAULTS
-		      "backend b1\n  option httpchk GET /x HTTP/1.1\\r\\nHost:\\ www\\r\\nX-Y:\\ z\n"
-		      "backend b2\n  option httpchk POST /p \"HTTP/1.0\\r\\nHost: a\\r\\n\\r\\nping\"\n"
-		      "backend b3\n  option httpchk GET /x HTTP/1.1\\r\\nHost:\\ a\n"
-		      "  http-check send hdr Host b\n"
-		      "backend b4\n  option httpchk GET /x HTTP/1.1\\r\\nHost:\\ a\n"
-		      "  http-check send uri /y\n", 0);
+	LOAD(DEFAULTS
+	     "backend b1\n  option httpchk GET /x HTTP/1.1\\r\\nHost:\\ www\\r\\nX-Y:\\ z\n"
+	     "backend b2\n  option httpchk POST /p \"HTTP/1.0\\r\\nHost: a\\r\\n\\r\\nping\"\n"
+	     "backend b3\n  option httpchk GET /x HTTP/1.1\\r\\nHost:\\ a\n"
+	     "  http-check send hdr Host b\n"
+	     "backend b4\n  option httpchk GET /x HTTP/1.1\\r\\nHost:\\ a\n"
+	     "  http-check send uri /y\n", 0);
 	expect_msg("t.cfg:7: 'option httpchk' in backend section: hiding headers or body at "
 		   "the end of the version string is deprecated; use 'http-check send' instead");
 	expect_send("b1", 0, "GET /x HTTP/1.1\r\nhost: www\r\nx-y: z\r\nconnection: close\r\n\r\n");
@@ -200,14 +68,14 @@ static void test_option_version_trick(void **state)
 
 static void test_option_errors(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk GET / HTTP/1.1 extra\n", 1);
+	LOAD(DEFAULTS "backend b\n  option httpchk GET / HTTP/1.1 extra\n", 1);
 	expect_msg("t.cfg:7: 'option httpchk' in backend section: cannot handle unexpected "
 		   "argument 'extra' (expects [<method>] <uri> [<version>])");
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk GET / HTTP/1.1\\r\\nnocolon\n", 1);
+	LOAD(DEFAULTS "backend b\n  option httpchk GET / HTTP/1.1\\r\\nnocolon\n", 1);
 	expect_msg("invalid header line 'nocolon' after the version (expects '<name>: <value>')");
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "frontend f\n  bind :8080\n  option httpchk\n", 1);
+	LOAD(DEFAULTS "frontend f\n  bind :8080\n  option httpchk\n", 1);
 	expect_msg("'option httpchk' is not valid in a frontend section");
 }
 
@@ -215,16 +83,16 @@ static void test_option_errors(void **state)
 
 static void test_send_rules(void **state)
 {
-	PARSE_ERRORS(DEFAULTS
-		      "backend b1\n  option httpchk GET /a\n  http-check send hdr Host x\n"
-		      "backend b2\n  option httpchk GET /a\n  http-check send uri /b\n"
-		      "backend b3\n  option httpchk\n"
-		      "  http-check send meth POST uri /p ver HTTP/1.1 hdr Host example.org "
-		      "hdr X-Check yes body hello\n"
-		      "backend b4\n  option httpchk\n"
-		      "  http-check send ver HTTP/1.1 hdr Connection keep-alive hdr Content-Length 99 "
-		      "hdr Transfer-Encoding chunked\n"
-		      "backend b5\n  http-check expect status 200\n  option httpchk GET /late\n", 0);
+	LOAD(DEFAULTS
+	     "backend b1\n  option httpchk GET /a\n  http-check send hdr Host x\n"
+	     "backend b2\n  option httpchk GET /a\n  http-check send uri /b\n"
+	     "backend b3\n  option httpchk\n"
+	     "  http-check send meth POST uri /p ver HTTP/1.1 hdr Host example.org "
+	     "hdr X-Check yes body hello\n"
+	     "backend b4\n  option httpchk\n"
+	     "  http-check send ver HTTP/1.1 hdr Connection keep-alive hdr Content-Length 99 "
+	     "hdr Transfer-Encoding chunked\n"
+	     "backend b5\n  http-check expect status 200\n  option httpchk GET /late\n", 0);
 	expect_send("b1", 0, "GET /a HTTP/1.0\r\nhost: x\r\n\r\n");
 	expect_send("b2", 0, "GET /b HTTP/1.0\r\n\r\n");
 	expect_send("b3", 0, "POST /p HTTP/1.1\r\nhost: example.org\r\nx-check: yes\r\n"
@@ -240,17 +108,17 @@ static void test_sequences(void **state)
 {
 	const struct tcpchk_rule *r;
 
-	PARSE_ERRORS(DEFAULTS
-		      "backend b\n  option httpchk\n"
-		      "  http-check comment \"first exchange\"\n"
-		      "  http-check connect\n"
-		      "  http-check send uri /one\n"
-		      "  http-check expect status 200\n"
-		      "  http-check connect port 8081 addr 127.0.0.2\n"
-		      "  http-check send uri /two\n"
-		      "  http-check comment \"body check\"\n"
-		      "  http-check expect ! rstring ^error\n"
-		      "  server s 127.0.0.1:80 check\n", 0);
+	LOAD(DEFAULTS
+	     "backend b\n  option httpchk\n"
+	     "  http-check comment \"first exchange\"\n"
+	     "  http-check connect\n"
+	     "  http-check send uri /one\n"
+	     "  http-check expect status 200\n"
+	     "  http-check connect port 8081 addr 127.0.0.2\n"
+	     "  http-check send uri /two\n"
+	     "  http-check comment \"body check\"\n"
+	     "  http-check expect ! rstring ^error\n"
+	     "  server s 127.0.0.1:80 check\n", 0);
 	assert_int_equal(count_rules("b"), 8);
 	assert_int_equal(rule_at("b", 0)->type, TCPCHK_COMMENT);
 	r = rule_at("b", 1);
@@ -273,9 +141,9 @@ static void test_sequences(void **state)
 
 static void test_implicit_send_after_connect(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk GET /x\n"
-		      "  http-check connect port 8080\n  http-check expect string ok\n"
-		      "  server s 127.0.0.1 check\n", 0);
+	LOAD(DEFAULTS "backend b\n  option httpchk GET /x\n"
+	     "  http-check connect port 8080\n  http-check expect string ok\n"
+	     "  server s 127.0.0.1 check\n", 0);
 	assert_int_equal(count_rules("b"), 3);
 	assert_int_equal(rule_at("b", 0)->type, TCPCHK_CONNECT);
 	expect_send("b", 1, "GET /x HTTP/1.0\r\n\r\n");
@@ -288,11 +156,11 @@ static void test_expect_forms(void **state)
 {
 	const struct tcpchk_rule *r;
 
-	PARSE_ERRORS(DEFAULTS
-		      "backend b1\n  option httpchk\n  http-check expect status 200,201,300-310\n"
-		      "backend b2\n  option httpchk\n  http-check expect ! rstatus ^5\n"
-		      "backend b3\n  option httpchk\n  http-check expect comment why string OK\n"
-		      "backend b4\n  option httpchk\n  http-check expect !string SQL\\ Error\n", 0);
+	LOAD(DEFAULTS
+	     "backend b1\n  option httpchk\n  http-check expect status 200,201,300-310\n"
+	     "backend b2\n  option httpchk\n  http-check expect ! rstatus ^5\n"
+	     "backend b3\n  option httpchk\n  http-check expect comment why string OK\n"
+	     "backend b4\n  option httpchk\n  http-check expect !string SQL\\ Error\n", 0);
 	r = rule_at("b1", 1);
 	assert_int_equal(r->ncodes, 3);
 	assert_true(httpchk_codes_match(r->codes, r->ncodes, 201));
@@ -312,12 +180,12 @@ static void test_expect_forms(void **state)
 
 static void test_disable_on_404(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "  http-check disable-on-404\n"
-		      "backend b1\n  option httpchk\n"
-		      "backend b2\n  option httpchk\n  no option tcp-check\n", 0);
+	LOAD(DEFAULTS "  http-check disable-on-404\n"
+	     "backend b1\n  option httpchk\n"
+	     "backend b2\n  option httpchk\n  no option tcp-check\n", 0);
 	assert_true(proxy_find("b1", PR_CAP_BE)->options & PR_O_DISABLE404);
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "backend b\n  http-check disable-on-404 now\n", 1);
+	LOAD(DEFAULTS "backend b\n  http-check disable-on-404 now\n", 1);
 	expect_msg("'http-check' in backend section: 'disable-on-404' takes no argument "
 		   "(got 'now')");
 }
@@ -372,7 +240,7 @@ static void test_errors(void **state)
 
 		snprintf(text, sizeof(text), DEFAULTS "backend b\n  option httpchk\n  %s\n",
 			 bad_lines[i].line);
-		PARSE_ERRORS(text, 1);
+		LOAD(text, 1);
 		expect_msg("t.cfg:8: 'http-check' in backend section: ");
 		expect_msg(bad_lines[i].msg);
 		reset(NULL);
@@ -381,30 +249,29 @@ static void test_errors(void **state)
 
 static void test_ordering_errors(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk\n  http-check send uri /a\n"
-		      "  http-check expect status 200\n  http-check send uri /b\n", 1);
+	LOAD(DEFAULTS "backend b\n  option httpchk\n  http-check send uri /a\n"
+	     "  http-check expect status 200\n  http-check send uri /b\n", 1);
 	expect_msg("t.cfg:10: 'http-check' in backend section: 'send' at step 3 needs a new "
 		   "connection after an expect: add an 'http-check connect' before it");
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "backend b\n  http-check send uri /a\n  http-check connect port 81\n",
-		     1);
+	LOAD(DEFAULTS "backend b\n  http-check send uri /a\n  http-check connect port 81\n", 1);
 	expect_msg("'connect' at step 2: the first rule must then be a 'connect' too (only "
 		   "comments may precede it)");
 	reset(NULL);
 	/* Comments may precede the first connect. */
-	PARSE_ERRORS(DEFAULTS "backend b\n  option httpchk\n  http-check comment hi\n"
-		      "  http-check connect\n  http-check send uri /a\n", 0);
+	LOAD(DEFAULTS "backend b\n  option httpchk\n  http-check comment hi\n"
+	     "  http-check connect\n  http-check send uri /a\n", 0);
 }
 
 static void test_frontend_refused(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "frontend f\n  bind :8080\n  http-check expect status 200\n", 1);
+	LOAD(DEFAULTS "frontend f\n  bind :8080\n  http-check expect status 200\n", 1);
 	expect_msg("'http-check' is not valid in a frontend section");
 }
 
 static void test_rules_without_option(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "backend b\n  http-check send uri /a\n", 0);
+	LOAD(DEFAULTS "backend b\n  http-check send uri /a\n", 0);
 	expect_msg("backend 'b' uses http-check rules without 'option httpchk', so the rules are "
 		   "ignored");
 	assert_null(rules_of("b"));
@@ -414,12 +281,12 @@ static void test_rules_without_option(void **state)
 
 static void test_defaults_inheritance(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "  option httpchk GET /from-defaults\n"
-		      "  http-check expect status 204\n"
-		      "backend b1\n"
-		      "backend b2\n  http-check send hdr Host x\n"
-		      "backend b3\n  option httpchk /own\n"
-		      "backend b4\n  option tcp-check\n", 0);
+	LOAD(DEFAULTS "  option httpchk GET /from-defaults\n"
+	     "  http-check expect status 204\n"
+	     "backend b1\n"
+	     "backend b2\n  http-check send hdr Host x\n"
+	     "backend b3\n  option httpchk /own\n"
+	     "backend b4\n  option tcp-check\n", 0);
 	/* Inherited as a whole. */
 	expect_send("b1", 0, "GET /from-defaults HTTP/1.0\r\n\r\n");
 	assert_int_equal(rule_at("b1", 1)->codes[0].lo, 204);
@@ -436,8 +303,8 @@ static void test_defaults_inheritance(void **state)
 
 static void test_last_check_type_wins(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "backend b1\n  option httpchk\n  option redis-check\n"
-		      "backend b2\n  option tcp-check\n  option httpchk\n", 0);
+	LOAD(DEFAULTS "backend b1\n  option httpchk\n  option redis-check\n"
+	     "backend b2\n  option tcp-check\n  option httpchk\n", 0);
 	assert_int_equal(rule_at("b1", 0)->flags & TCPCHK_F_HTTP, 0);
 	assert_true(rule_at("b2", 0)->flags & TCPCHK_F_HTTP);
 }

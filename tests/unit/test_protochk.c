@@ -20,140 +20,8 @@
 #include <sluice/server.h>
 #include <sluice/tcpcheck.h>
 
-static struct global pristine;   /* struct global before any parsing */
-static char *errtext;            /* stderr of the last parse() */
-
-/* ---- helpers ---- */
-
-static FILE *cap_file;
-static int cap_saved = -1;
-
-static void capture_start(void)
-{
-	fflush(stderr);
-	cap_file = tmpfile();
-	assert_non_null(cap_file);
-	cap_saved = dup(2);
-	assert_true(cap_saved >= 0);
-	assert_true(dup2(fileno(cap_file), 2) == 2);
-}
-
-static void capture_end(void)
-{
-	long n;
-
-	fflush(stderr);
-	dup2(cap_saved, 2);
-	close(cap_saved);
-	cap_saved = -1;
-	free(errtext);
-	fseek(cap_file, 0, SEEK_END);
-	n = ftell(cap_file);
-	rewind(cap_file);
-	errtext = calloc(1, (size_t)n + 1);
-	assert_non_null(errtext);
-	assert_int_equal(fread(errtext, 1, (size_t)n, cap_file), (size_t)n);
-	fclose(cap_file);
-	cap_file = NULL;
-}
-
-/* Parses <text> (defaults with timeouts are prepended by the callers that
- * need them), then runs the post-parse hooks when parsing succeeded.
- * Returns the error count; messages are in errtext. */
-static int parse(const char *text)
-{
-	int errors;
-
-	capture_start();
-	errors = cfg_parse_text("t.cfg", text, strlen(text));
-	if (!errors)
-		errors = cfg_postparse();
-	capture_end();
-	return errors;
-}
-
-static void expect_msg(const char *what)
-{
-	if (!errtext || !strstr(errtext, what))
-		fail_msg("expected message '%s' in:\n%s", what, errtext ? errtext : "(nothing)");
-}
-
-static void expect_no_msg(const char *what)
-{
-	if (errtext && strstr(errtext, what))
-		fail_msg("unexpected message '%s' in:\n%s", what, errtext);
-}
-
-#define PARSE_ERRORS(text, n) do { \
-	int e_ = parse(text); \
-	if (e_ != (n)) \
-		fail_msg("expected %d errors, got %d:\n%s", (n), e_, errtext); \
-} while (0)
-
-static int group_setup(void **state)
-{
-	pristine = global;
-	return 0;
-}
-
-static int reset(void **state)
-{
-	proxy_free_all();
-	log_list_free(&global.loggers);
-	free(global.node);   /* set by the post-parse hooks */
-	free(global.pidfile);
-	free(global.chroot);
-	free(global.desc);
-	global = pristine;
-	free(errtext);
-	errtext = NULL;
-	return 0;
-}
-
-static const struct tcpchk_rule *rules_of(const char *be)
-{
-	const struct proxy *px = proxy_find(be, PR_CAP_BE);
-
-	assert_non_null(px);
-	return tcpchk_rules(px);
-}
-
-/* The <n>th rule (from 0) of <be>'s playable ruleset. */
-static const struct tcpchk_rule *rule_at(const char *be, int n)
-{
-	const struct tcpchk_rule *r = rules_of(be);
-
-	for (; r && n; n--)
-		r = r->next;
-	assert_non_null(r);
-	return r;
-}
-
-/* Asserts that the <n>th rule of <be> sends exactly <req>. */
-static void expect_send(const char *be, int n, const char *req)
-{
-	const struct tcpchk_rule *r = rule_at(be, n);
-	char *got;
-
-	assert_int_equal(r->type, TCPCHK_SEND);
-	got = strndup(r->data, r->len);
-	assert_non_null(got);
-	if (strcmp(got, req) != 0)
-		fail_msg("backend %s rule %d sends\n[%s]\nexpected\n[%s]", be, n, got, req);
-	free(got);
-}
-
-static int count_rules(const char *be)
-{
-	int n = 0;
-
-	for (const struct tcpchk_rule *r = rules_of(be); r; r = r->next)
-		n++;
-	return n;
-}
-
-#define DEFAULTS "defaults\n  mode http\n  timeout connect 1s\n  timeout client 1s\n" \
-		 "  timeout server 1s\n"
+#include "cfg_capture.h"
+#include "check_harness.h"
 
 /* ---- protocol checks ---- */
 
@@ -162,7 +30,7 @@ static void test_ssl_hello(void **state)
 	const struct tcpchk_rule *r;
 	const unsigned char *p;
 
-	PARSE_ERRORS(DEFAULTS "backend b\n  option ssl-hello-chk\n", 0);
+	LOAD(DEFAULTS "backend b\n  option ssl-hello-chk\n", 0);
 	r = rule_at("b", 0);
 	assert_int_equal(r->type, TCPCHK_SEND);
 	p = (const unsigned char *)r->data;
@@ -178,15 +46,15 @@ static void test_ssl_hello(void **state)
 	assert_int_equal(r->ok_res, CHK_R_L6OK);
 	assert_null(r->next);
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "backend b\n  option ssl-hello-chk now\n", 1);
+	LOAD(DEFAULTS "backend b\n  option ssl-hello-chk now\n", 1);
 	expect_msg("'option ssl-hello-chk' in backend section: takes no argument (got 'now')");
 }
 
 static void test_smtpchk(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "backend b1\n  option smtpchk\n"
-		      "backend b2\n  option smtpchk EHLO mx.example.org\n"
-		      "backend b3\n  option smtpchk FOO example.org\n", 0);
+	LOAD(DEFAULTS "backend b1\n  option smtpchk\n"
+	     "backend b2\n  option smtpchk EHLO mx.example.org\n"
+	     "backend b3\n  option smtpchk FOO example.org\n", 0);
 	/* greeting, hello, its reply, QUIT, its reply */
 	assert_int_equal(count_rules("b1"), 5);
 	assert_int_equal(rule_at("b1", 0)->type, TCPCHK_EXPECT);
@@ -196,7 +64,7 @@ static void test_smtpchk(void **state)
 	/* Anything but EHLO means HELO, as in HAProxy. */
 	expect_send("b3", 1, "HELO example.org\r\n");
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "backend b\n  option smtpchk EHLO a.org more\n", 1);
+	LOAD(DEFAULTS "backend b\n  option smtpchk EHLO a.org more\n", 1);
 	expect_msg("'option smtpchk' in backend section: cannot handle unexpected argument 'more' "
 		   "(expects [HELO|EHLO <domain>])");
 }
@@ -208,16 +76,16 @@ static void test_pgsql_check(void **state)
 	};
 	const struct tcpchk_rule *r;
 
-	PARSE_ERRORS(DEFAULTS "backend b\n  option pgsql-check user alice\n", 0);
+	LOAD(DEFAULTS "backend b\n  option pgsql-check user alice\n", 0);
 	r = rule_at("b", 0);
 	assert_int_equal(r->len, sizeof(startup));
 	assert_memory_equal(r->data, startup, sizeof(startup));
 	assert_string_equal(rule_at("b", 1)->ok_info, "PostgreSQL server is ok");
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "backend b\n  option pgsql-check\n", 1);
+	LOAD(DEFAULTS "backend b\n  option pgsql-check\n", 1);
 	expect_msg("'option pgsql-check' in backend section: expects user <name>");
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "backend b\n  option pgsql-check user a b\n", 1);
+	LOAD(DEFAULTS "backend b\n  option pgsql-check user a b\n", 1);
 	expect_msg("cannot handle unexpected argument 'b' (expects user <name>)");
 }
 
@@ -226,9 +94,9 @@ static void test_mysql_check(void **state)
 	const struct tcpchk_rule *r;
 	const unsigned char *p;
 
-	PARSE_ERRORS(DEFAULTS "backend b1\n  option mysql-check\n"
-		      "backend b2\n  option mysql-check user bob\n"
-		      "backend b3\n  option mysql-check user bob pre-41\n", 0);
+	LOAD(DEFAULTS "backend b1\n  option mysql-check\n"
+	     "backend b2\n  option mysql-check user bob\n"
+	     "backend b3\n  option mysql-check user bob pre-41\n", 0);
 	/* Without a user, the greeting is all that is read. */
 	assert_int_equal(count_rules("b1"), 1);
 	assert_int_equal(count_rules("b2"), 3);
@@ -242,11 +110,11 @@ static void test_mysql_check(void **state)
 	r = rule_at("b3", 1);
 	assert_true(r->len < rule_at("b2", 1)->len);   /* the old, shorter login */
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "backend b\n  option mysql-check user\n", 1);
+	LOAD(DEFAULTS "backend b\n  option mysql-check user\n", 1);
 	expect_msg("'option mysql-check' in backend section: expects [user <name> "
 		   "[post-41|pre-41]]");
 	reset(NULL);
-	PARSE_ERRORS(DEFAULTS "backend b\n  option mysql-check user bob post-42\n", 1);
+	LOAD(DEFAULTS "backend b\n  option mysql-check user bob post-42\n", 1);
 	expect_msg("expects [user <name> [post-41|pre-41]]");
 }
 
@@ -256,7 +124,7 @@ static void test_ldap_check(void **state)
 		0x30, 0x0c, 0x02, 0x01, 0x01, 0x60, 0x07, 0x02, 0x01, 0x03, 0x04, 0x00, 0x80, 0x00,
 	};
 
-	PARSE_ERRORS(DEFAULTS "backend b\n  option ldap-check\n", 0);
+	LOAD(DEFAULTS "backend b\n  option ldap-check\n", 0);
 	assert_int_equal(rule_at("b", 0)->len, sizeof(bind));
 	assert_memory_equal(rule_at("b", 0)->data, bind, sizeof(bind));
 }
@@ -265,9 +133,9 @@ static void test_ldap_check(void **state)
 
 static void test_last_one_wins(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "backend b1\n  option ldap-check\n  option httpchk\n"
-		      "backend b2\n  option httpchk\n  option smtpchk\n"
-		      "backend b3\n  option smtpchk\n  option redis-check\n", 0);
+	LOAD(DEFAULTS "backend b1\n  option ldap-check\n  option httpchk\n"
+	     "backend b2\n  option httpchk\n  option smtpchk\n"
+	     "backend b3\n  option smtpchk\n  option redis-check\n", 0);
 	assert_true(rule_at("b1", 0)->flags & TCPCHK_F_HTTP);
 	assert_false(rule_at("b2", 0)->flags & TCPCHK_F_HTTP);
 	assert_int_equal(rule_at("b2", 0)->match, TCPCHK_M_PROTO);
@@ -277,10 +145,10 @@ static void test_last_one_wins(void **state)
 
 static void test_defaults(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "  option pgsql-check user app\n"
-		      "backend b1\n"
-		      "backend b2\n  tcp-check send PING\\r\\n\n  tcp-check expect string +PONG\n"
-		      "backend b3\n  option ssl-hello-chk\n", 0);
+	LOAD(DEFAULTS "  option pgsql-check user app\n"
+	     "backend b1\n"
+	     "backend b2\n  tcp-check send PING\\r\\n\n  tcp-check expect string +PONG\n"
+	     "backend b3\n  option ssl-hello-chk\n", 0);
 	/* A copy of the defaults' rules... */
 	assert_int_equal(count_rules("b1"), 2);
 	assert_int_equal(rule_at("b1", 0)->len, 18);   /* StartupMessage for "app" */
@@ -293,8 +161,8 @@ static void test_defaults(void **state)
 
 static void test_tcp_check_comments(void **state)
 {
-	PARSE_ERRORS(DEFAULTS "backend b\n  option tcp-check\n  tcp-check comment \"say hi\"\n"
-		      "  tcp-check connect port 6379\n  tcp-check send PING\\r\\n\n", 0);
+	LOAD(DEFAULTS "backend b\n  option tcp-check\n  tcp-check comment \"say hi\"\n"
+	     "  tcp-check connect port 6379\n  tcp-check send PING\\r\\n\n", 0);
 	assert_string_equal(rule_at("b", 1)->comment, "say hi");
 	assert_int_equal(tcpchk_connect_port(proxy_find("b", PR_CAP_BE)), 6379);
 	assert_null(rule_at("b", 2)->comment);

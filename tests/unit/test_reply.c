@@ -27,22 +27,6 @@
 
 static char tmpdir[] = "/tmp/sluice-reply-XXXXXX";
 
-/* Parses <text> then, if it had no error, runs the post-parse hooks;
- * returns the total error count, messages in errtext. */
-static int load(const char *text)
-{
-	int errors;
-
-	capture_start();
-	errors = cfg_parse_text("t.cfg", text, strlen(text));
-	if (!errors)
-		errors = cfg_postparse();
-	capture_end();
-	return errors;
-}
-
-#define LOAD(text, n) EXPECT_ERRORS(load(text), n)
-
 static int reset(void **state)
 {
 	proxy_free_all();
