@@ -6,6 +6,8 @@
 CC       ?= gcc
 VERSION  := $(shell cat VERSION)
 PKG      ?= pkg-config
+# `show info` Release_date: the last commit's date, else VERSION's mtime.
+RELDATE  := $(shell git log -1 --format=%cd --date=format:%Y/%m/%d 2>/dev/null || date -u -r VERSION +%Y/%m/%d)
 
 USE_OPENSSL ?= 1
 USE_PCRE2   ?= 1
@@ -20,7 +22,8 @@ DEPS_TEST  := varnish libcmocka-dev socat python3 procps
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
                -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
-               -Iinclude -DSLUICE_VERSION='"$(VERSION)"' -pipe -g
+               -Iinclude -DSLUICE_VERSION='"$(VERSION)"' \
+               -DSLUICE_RELEASE_DATE='"$(RELDATE)"' -pipe -g
 ifeq ($(DEBUG),1)
   OPT := -O0
 else
@@ -77,7 +80,7 @@ LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps run test unit reg-tests clean fuzz bench help sluice
+.PHONY: all deps run test unit reg-tests test-clients clean fuzz bench help sluice
 
 all: sluice
 
@@ -127,6 +130,11 @@ unit: $(UNIT_BINS)
 
 reg-tests: sluice
 	@tests/run-reg-tests
+
+# Real HAProxy clients (socat, prometheus-haproxy-exporter, hatop) against
+# ./sluice; a client not installed is a SKIP. Not part of `make test`.
+test-clients: sluice
+	@tests/clients/run
 
 # Unit tests, then reg-tests; tests/summarize prints the single closing
 # line "N passed, N failed" and fails when anything failed.

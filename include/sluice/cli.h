@@ -22,6 +22,7 @@ struct cli_ctx {
 	int         level;      /* CLI_LVL_* of this connection */
 	int         interactive;/* "prompt" mode */
 	int         quit;       /* "quit" was asked */
+	unsigned    timeout_ms; /* "set timeout cli": new idle timeout, 0 = none asked */
 };
 
 struct cli_kw {

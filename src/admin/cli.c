@@ -14,6 +14,7 @@
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/str.h>
+#include <sluice/units.h>
 
 #define CLI_IN_MAX  16384          /* longest accepted command line */
 #define CLI_OUT_MAX (64 << 20)     /* a client that reads nothing can't grow us past this */
@@ -212,6 +213,25 @@ static int cli_quit(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* "set timeout cli <delay>" (seconds unless a unit is given), as HAProxy:
+ * the idle timeout of this connection; hatop sends it on connect. */
+static int cli_set_timeout(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *err = NULL;
+	uint32_t ms;
+
+	if (argc < 4) {
+		dstr_printf(&ctx->out, "Expects an integer value.\n");
+		return -1;
+	}
+	if (parse_time_ms(argv[3], 1000, &ms, &err) < 0 || ms < 1) {
+		dstr_printf(&ctx->out, "Invalid timeout value.\n");
+		return -1;
+	}
+	ctx->timeout_ms = ms;
+	return 0;
+}
+
 static int cli_level_parse(const char *s)
 {
 	if (strcmp(s, "user") == 0)
@@ -240,6 +260,8 @@ static struct cli_kw cli_builtin_kws[] = {
 	{ { "help", NULL }, "help", "list the commands valid at this level", CLI_LVL_USER, cli_help },
 	{ { "prompt", NULL }, "prompt", "toggle interactive mode with a prompt", CLI_LVL_USER, cli_prompt },
 	{ { "quit", NULL }, "quit", "close this connection", CLI_LVL_USER, cli_quit },
+	{ { "set", "timeout", "cli", NULL }, "set timeout cli <delay>",
+	  "change this connection's idle timeout", CLI_LVL_USER, cli_set_timeout },
 	{ { "operator", NULL }, "operator", "lower this connection's level to operator",
 	  CLI_LVL_USER, cli_set_level },
 	{ { "user", NULL }, "user", "lower this connection's level to user", CLI_LVL_USER, cli_set_level },
@@ -302,6 +324,11 @@ static void cli_process_input(struct cli_client *c)
 		if (l && c->in[l - 1] == '\r')
 			l--;
 		cli_exec_line(&c->ctx, c->in, l);
+		if (c->ctx.timeout_ms) {
+			c->timer.repeat = c->ctx.timeout_ms / 1000.0;
+			ev_timer_again(global.loop, &c->timer);
+			c->ctx.timeout_ms = 0;
+		}
 		memmove(c->in, nl + 1, c->inlen - len - 1);
 		c->inlen -= len + 1;
 		if (c->ctx.quit || !c->ctx.interactive)

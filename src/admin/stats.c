@@ -332,7 +332,9 @@ static void row_backend(struct stats_row *r, const struct proxy *px)
 	setu(r, ST_F_QMAX, (unsigned)px->max_nbpend);
 	setu(r, ST_F_SLIM, (unsigned)backend_slim(px));
 	setu(r, ST_F_DREQ, px->be_counters.denied_req);
-	sets(r, ST_F_STATUS, act || bck ? "UP" : "DOWN");
+	/* HAProxy: a backend with no server at all (a listen section that
+	 * answers itself) is UP, not DOWN. */
+	sets(r, ST_F_STATUS, act || bck || !px->servers ? "UP" : "DOWN");
 	setu(r, ST_F_WEIGHT, (unsigned)weight);
 	setu(r, ST_F_ACT, (unsigned)act);
 	setu(r, ST_F_BCK, (unsigned)bck);
@@ -555,6 +557,12 @@ void stats_dump_json(struct dstr *out, int iid, int types, int sid, int flags)
 	dstr_add(out, "]\n", 2);
 }
 
+/* HAProxy prints its release date (YYYY/MM/DD); hatop refuses an empty
+ * one. The Makefile passes the last commit's date. */
+#ifndef SLUICE_RELEASE_DATE
+#define SLUICE_RELEASE_DATE "1970/01/01"
+#endif
+
 /* `show info` keys: HAProxy 2.6 positions, tags and types (typed and JSON
  * forms). TotalCopiedBytesOut is sluice's own, after HAProxy's last. */
 static const struct info_meta {
@@ -706,7 +714,7 @@ void stats_dump_info(struct dstr *out)
 	dstr_printf(out,
 		"Name: sluice\n"
 		"Version: %s\n"
-		"Release_date: \n"
+		"Release_date: " SLUICE_RELEASE_DATE "\n"
 		"Nbthread: 1\n"
 		"Nbproc: 1\n"
 		"Process_num: 1\n"
