@@ -17,7 +17,7 @@ USE_SYSTEMD ?= 1
 
 # Debian packages: runtime build dependencies, then test-only tools.
 DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev liblua5.4-dev \
-              zlib1g-dev libsystemd-dev
+              zlib1g-dev libsystemd-dev libcrypt-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
@@ -70,7 +70,7 @@ BUILD_OPTS := $(strip $(patsubst -DUSE_%,USE_%=1,$(filter -DUSE_%,$(OPT_DEFS))) 
 CFLAGS  += $(CFLAGS_BASE) $(OPT) $(SANF) $(OPT_DEFS) $(LIBEV_CFLAGS) $(PKG_CFLAGS) \
            -DSLUICE_BUILD_OPTS='"$(BUILD_OPTS)"'
 LDFLAGS += $(SANF)
-LDLIBS  += $(LIBEV_LIBS) $(PKG_LIBS) -lm
+LDLIBS  += $(LIBEV_LIBS) $(PKG_LIBS) -lcrypt -lm
 
 SRCS := $(sort $(wildcard src/*/*.c))
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))

@@ -16,6 +16,7 @@ struct proxy;
 #define CFG_SEC_BACKEND  0x08
 #define CFG_SEC_LISTEN   0x10
 #define CFG_SEC_HTTP_ERRORS 0x20  /* http-errors NAME (http_reply.c) */
+#define CFG_SEC_USERLIST 0x40     /* userlist NAME (userlist.c) */
 #define CFG_SEC_PROXIES  (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
 #define CFG_SEC_FE       (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_LISTEN)
 #define CFG_SEC_BE       (CFG_SEC_DEFAULTS | CFG_SEC_BACKEND | CFG_SEC_LISTEN)

@@ -33,6 +33,7 @@ struct http_act_out {
 	struct http_str          location;  /* redirect: Location value (head arena) */
 	struct http_str          cookie;    /* redirect set-cookie: Set-Cookie value */
 	const struct http_service *service; /* use-service: answered by this service */
+	struct http_str          www_auth;  /* auth: WWW-Authenticate value added to the reply */
 };
 
 /* Which rule set of a proxy. */

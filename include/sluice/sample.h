@@ -49,6 +49,7 @@ enum smp_argt {
 	ARGT_BE,     /* backend name, resolved at post-parse */
 	ARGT_FE,     /* frontend name, resolved at post-parse */
 	ARGT_SRV,    /* "backend/server", resolved at post-parse */
+	ARGT_USR,    /* userlist name, resolved at post-parse (struct userlist) */
 };
 
 #define SMP_MAX_ARGS 4

@@ -290,8 +290,9 @@ static int http_res_conn_hdr(struct stream *s, struct http_head *h)
 }
 
 /* Answers the current request from here with <status> (<r>: the reply to
- * use, NULL for the proxy's error page; <out>: a redirect). The server side
- * is let go. <t0><t1> are the termination flags for the log. Returns 0. */
+ * use, NULL for the proxy's error page; <out>: a redirect, or the challenge
+ * of "http-request auth" added to the page). The server side is let go.
+ * <t0><t1> are the termination flags for the log. Returns 0. */
 static int http_reply(struct stream *s, int status, const struct http_reply *r,
                       const struct http_act_out *out, char t0, char t1)
 {
@@ -386,7 +387,11 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 			return 0;
 		}
 		http_fill_lf_ctx(s, &lc);
-		if (http_reply_to_head(r, &lc, &h, &body, &blen) == -1) {
+		/* "http-request auth": its challenge follows the error page's fields. */
+		if (http_reply_to_head(r, &lc, &h, &body, &blen) == -1 ||
+		    (out && out->www_auth.p &&
+		     http_head_add(&h, "www-authenticate", 16, out->www_auth.p,
+				   out->www_auth.len) == -1)) {
 			r = http_error_reply(epx, 500);
 			h.nf = 0;
 			h.arena_used = 0;
@@ -523,8 +528,8 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 			return 1;
 		}
 		s->fe->fe_counters.intercepted++;
-		http_reply(s, o->status ? o->status : 200, o->reply, o->location.p ? o : NULL,
-			   'L', 'R');
+		http_reply(s, o->status ? o->status : 200, o->reply,
+			   o->location.p || o->www_auth.p ? o : NULL, 'L', 'R');
 		return 1;
 	case HTTP_ACT_ERR:
 		s->fe->fe_counters.failed_rewrites++;

@@ -785,6 +785,40 @@ static enum http_act_ret exec_deny(const struct http_rule *r, struct http_rule_e
 	return (enum http_act_ret)r->act->arg;
 }
 
+/* auth [realm <realm>]: 401 with the proxy's error page for it and
+ * "WWW-Authenticate: Basic realm=..."; the realm defaults to the name of
+ * the proxy holding the rule, as in HAProxy. The header value is built
+ * once here and kept in r->name. */
+static int parse_auth(struct http_rule_parse *p)
+{
+	const char *realm = p->px && p->px->name ? p->px->name : "";
+
+	if (p->idx < p->argc && strcmp(p->argv[p->idx], "realm") == 0) {
+		if (p->idx + 1 >= p->argc || http_is_cond_word(p->argv[p->idx + 1])) {
+			http_rule_alert(p, "'realm' expects a value");
+			return -1;
+		}
+		realm = p->argv[p->idx + 1];
+		p->idx += 2;
+	}
+	if (strchr(realm, '"') || strpbrk(realm, "\r\n")) {
+		http_rule_alert(p, "the realm cannot hold '\"', CR or LF ('%s')", realm);
+		return -1;
+	}
+	p->r->name = str_fmt("Basic realm=\"%s\"", realm);
+	p->r->nlen = (uint32_t)strlen(p->r->name);
+	p->r->status = 401;
+	return 0;
+}
+
+static enum http_act_ret exec_auth(const struct http_rule *r, struct http_rule_exec *x)
+{
+	x->out->status = r->status;
+	x->out->reply = NULL;
+	x->out->www_auth = (struct http_str){ r->name, r->nlen };
+	return HTTP_ACT_REPLY;
+}
+
 /* use-service <name>: a service of sluice answers the request */
 static int parse_use_service(struct http_rule_parse *p)
 {
@@ -990,6 +1024,7 @@ static enum http_act_ret exec_unset_var(const struct http_rule *r, struct http_r
 static const struct http_act_kw http_acts[] = {
 	{ "add-header", W_ALL, 0, parse_hdr_fmt, exec_add_header, "<name> <format>" },
 	{ "allow", W_ALL, 0, parse_none, exec_allow, "nothing" },
+	{ "auth", W_REQ, 0, parse_auth, exec_auth, "[realm <realm>]" },
 	{ "capture", W_ALL, 0, parse_capture, exec_capture, "<sample> len <length> | id <id>" },
 	{ "del-header", W_ALL, 0, parse_del_header, exec_del_header,
 	  "<name> [-m str|beg|end|sub|reg]" },
@@ -1164,6 +1199,7 @@ void http_act_out_reset(struct http_act_out *out)
 	out->location = (struct http_str){ NULL, 0 };
 	out->cookie = (struct http_str){ NULL, 0 };
 	out->service = NULL;
+	out->www_auth = (struct http_str){ NULL, 0 };
 }
 
 enum http_act_ret http_rules_exec(const struct http_rules *rules, struct stream *s,

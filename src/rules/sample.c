@@ -19,6 +19,7 @@
 #include <sluice/sample.h>
 #include <sluice/server.h>
 #include <sluice/str.h>
+#include <sluice/userlist.h>
 #include <sluice/stream.h>
 
 /* ------------------------------------------------------------------------
@@ -313,6 +314,8 @@ static void *smp_arg_lookup(const struct smp_arg *a)
 		return proxy_find(a->str, PR_CAP_BE);
 	if (a->type == ARGT_FE)
 		return proxy_find(a->str, PR_CAP_FE);
+	if (a->type == ARGT_USR)
+		return userlist_find(a->str);
 	slash = strchr(a->str, '/');
 	if (!slash) {
 		return NULL;
@@ -342,7 +345,8 @@ static int smp_postparse(void)
 		if (!p->arg->ptr) {
 			log_alert("sample fetch '%s': no such %s '%s'",
 				p->where, p->arg->type == ARGT_BE ? "backend" :
-				p->arg->type == ARGT_FE ? "frontend" : "server (backend/server)",
+				p->arg->type == ARGT_FE ? "frontend" :
+				p->arg->type == ARGT_USR ? "userlist" : "server (backend/server)",
 				p->arg->str);
 			errors++;
 		}
@@ -360,7 +364,8 @@ static int smp_postparse(void)
 static void smp_args_free(struct smp_arg *args)
 {
 	for (int i = 0; i < SMP_MAX_ARGS; i++) {
-		if (args[i].type == ARGT_BE || args[i].type == ARGT_FE || args[i].type == ARGT_SRV)
+		if (args[i].type == ARGT_BE || args[i].type == ARGT_FE || args[i].type == ARGT_SRV ||
+		    args[i].type == ARGT_USR)
 			smp_pending_drop(&args[i]);
 		free(args[i].str);
 		args[i] = (struct smp_arg){ 0 };
@@ -460,7 +465,7 @@ static void smp_args_queue(struct smp_arg *args, const char *expr)
 		struct smp_pending *p;
 
 		if ((args[i].type != ARGT_BE && args[i].type != ARGT_FE &&
-		     args[i].type != ARGT_SRV) || !args[i].str)
+		     args[i].type != ARGT_SRV && args[i].type != ARGT_USR) || !args[i].str)
 			continue;
 		p = xcalloc(1, sizeof(*p));
 		p->arg = &args[i];

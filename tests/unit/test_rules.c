@@ -566,7 +566,7 @@ struct bad_rule {
 static void test_parse_errors(void **state)
 {
 	static const struct bad_rule bad[] = {
-		{ "http-request", "expects an action (add-header, allow, capture, del-header, deny, "
+		{ "http-request", "expects an action (add-header, allow, auth, capture, del-header, deny, "
 		  "redirect, replace-header, replace-value, return, set-header, set-method, set-path, "
 		  "set-pathq, set-query, set-uri, set-var, tarpit, unset-var, use-service)" },
 		{ "http-request set-hedaer X 1", "unknown action 'set-hedaer'; did you mean 'set-header'?" },
