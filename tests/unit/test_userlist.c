@@ -50,20 +50,6 @@ static int ul_reset(void **state)
 	return 0;
 }
 
-static int load(const char *text)
-{
-	int errors;
-
-	capture_start();
-	errors = cfg_parse_text("t.cfg", text, strlen(text));
-	if (!errors)
-		errors = cfg_postparse();
-	capture_end();
-	return errors;
-}
-
-#define LOAD(text, n) EXPECT_ERRORS(load(text), n)
-
 static const struct ul_user *user(const char *name)
 {
 	struct userlist *ul = userlist_find("L");
