@@ -108,4 +108,8 @@ int check_has_code(const struct check *c);
  * answer 404 with disable-on-404), "MAINT", "DRAIN", "no check"). */
 void check_status_str(const struct server *srv, char *out, size_t sz);
 
+/* Makes the servers that track <srv> ("track") follow its state after a
+ * change: DOWN while it is DOWN or in maintenance, UP otherwise. */
+void check_track_sync(struct server *srv);
+
 #endif

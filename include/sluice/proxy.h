@@ -70,6 +70,7 @@ struct proxy {
 	uint64_t               options;      /* PR_O_* */
 	struct proxy_timeouts  timeout;
 	int                    retries;
+	int                    redispatch_every; /* option redispatch <interval> (-1: last retry) */
 	int                    maxconn;      /* frontend: 0 = global maxconn */
 	int                    fullconn;
 	int                    backlog;

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include <ev.h>
+
 #include <sluice/check.h>
 #include <sluice/counters.h>
 
@@ -41,6 +43,17 @@ struct server {
 
 	/* load balancing state */
 	int64_t                 lb_cur;     /* smooth weighted round robin */
+	int                     eweight;    /* effective weight x SRV_EW_SCALE (lb_recalc) */
+	uint32_t                slowstart;  /* ms, 0: none */
+	ev_tstamp               ss_start;   /* loop time the ramp began, 0: not ramping */
+	ev_timer                ss_timer;   /* recomputes weights while ramping */
+	int                     minconn;    /* dynamic maxconn floor (with fullconn) */
+
+	/* track [<backend>/]<server> */
+	char                   *track_name; /* as written, NULL: none */
+	struct server          *track;      /* resolved at post-parse */
+	struct server          *trackers;   /* servers tracking this one */
+	struct server          *next_tracker;
 
 	/* health */
 	struct check            check;
@@ -64,6 +77,31 @@ static inline int server_usable(const struct server *srv)
 	return !(srv->flags & (SRV_F_MAINT | SRV_F_DOWN | SRV_F_DRAIN | SRV_F_NOLB)) &&
 	       srv->uweight > 0;
 }
+
+#define SRV_EW_SCALE 16   /* effective weights are in 1/16 of a weight unit */
+
+/* Effective weight (x SRV_EW_SCALE) of a server of user weight <uweight>
+ * <elapsed_ms> into a slow start of <period_ms>: grows linearly from a
+ * sixteenth of a unit (never 0 while the weight is not) to the full weight,
+ * which it is from <period_ms> on, or at once when <period_ms> is 0. */
+int srv_ramp_weight(int uweight, uint32_t period_ms, double elapsed_ms);
+
+/* Percent of its weight a slow-starting server gets now (show stat's
+ * throttle), or -1 when it is not slow-starting. */
+int srv_throttle(const struct server *srv);
+
+/* Starts <srv>'s slow start if it has one: called when it comes back from
+ * a failure or from maintenance (never at start-up). */
+void srv_slowstart_begin(struct server *srv);
+
+/* Recomputes srv->eweight (lb_recalc() calls it); ends a ramp whose period
+ * is over or whose server stopped being usable. */
+void srv_update_eweight(struct server *srv);
+
+/* The connection limit of <srv> now: maxconn, or with minconn and the
+ * backend's fullconn, max(minconn, maxconn x backend load / fullconn) as
+ * HAProxy documents it. 0: unlimited. */
+int srv_dynamic_maxconn(const struct server *srv);
 
 /* Server option keyword: parses argv[0..] (argv[0] is the keyword) and
  * returns the number of words used (>= 1), or -1 with a message in <err>

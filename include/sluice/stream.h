@@ -74,6 +74,10 @@ int stream_connect(struct stream *s);
  * -1 when no server can take it now. */
 int stream_pick_server(struct stream *s, int avoid_current);
 
+/* Whether retry number <retry> (1 for the first) of a connection to <be>
+ * goes to another server ("option redispatch [<interval>]"). */
+int stream_redispatch_due(const struct proxy *be, int retry);
+
 /* Makes <srv> (NULL: none) the stream's server, keeping session counts. */
 void stream_set_target(struct stream *s, struct server *srv);
 

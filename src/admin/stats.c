@@ -249,7 +249,7 @@ static void row_listener(struct stats_row *r, const struct proxy *px, const stru
 
 static void row_server(struct stats_row *r, const struct proxy *px, const struct server *srv)
 {
-	char status[32];
+	char status[300];
 
 	row_common(r, px, srv->name, 2, srv->id);
 	row_be_counters(r, &srv->counters);
@@ -276,13 +276,22 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 		setu(r, ST_F_CHECK_FALL, (unsigned)c->fall);
 		setu(r, ST_F_CHECK_HEALTH, (unsigned)c->health);
 	}
-	setu(r, ST_F_WEIGHT, (unsigned)srv->uweight);
+	/* weight: the effective one (lower while slow-starting), rounded up */
+	setu(r, ST_F_WEIGHT, (unsigned)((srv->eweight + SRV_EW_SCALE - 1) / SRV_EW_SCALE));
+	if (srv_throttle(srv) >= 0)
+		setu(r, ST_F_THROTTLE, (unsigned)srv_throttle(srv));
 	setu(r, ST_F_ACT, !(srv->flags & SRV_F_BACKUP));
 	setu(r, ST_F_BCK, !!(srv->flags & SRV_F_BACKUP));
 	seti(r, ST_F_LASTCHG, secs_since(srv->last_change));
 	sets(r, ST_F_ADDR, srv->addr_str);
 	if (srv->cookie[0])
 		sets(r, ST_F_COOKIE, srv->cookie);
+	if (srv->track) {
+		char tr[512];
+
+		snprintf(tr, sizeof(tr), "%s/%s", srv->track->px->name, srv->track->name);
+		sets(r, ST_F_TRACKED, tr);
+	}
 	row_http(r, px, &srv->counters);
 	setu(r, ST_F_SRV_ICUR, (unsigned)srv->n_idle);
 	setu(r, ST_F_IDLE_CONN_CUR, (unsigned)srv->n_idle);
@@ -319,7 +328,7 @@ static void row_backend(struct stats_row *r, const struct proxy *px)
 			bck++;
 		else
 			act++;
-		weight += srv->uweight;
+		weight += (srv->eweight + SRV_EW_SCALE - 1) / SRV_EW_SCALE;
 	}
 	row_common(r, px, "BACKEND", 1, 0);
 	row_be_counters(r, &px->be_counters);

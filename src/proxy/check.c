@@ -93,14 +93,21 @@ int check_has_code(const struct check *c)
 
 void check_status_str(const struct server *srv, char *out, size_t sz)
 {
-	const struct check *c = &srv->check;
+	const struct server *ref = srv;
+	const struct check *c;
 	const char *up = (srv->flags & SRV_F_NOLB) ? "NOLB" : "UP";
 
+	/* A tracking server shows the state of the end of its chain. */
+	while (ref->track && !(ref->flags & SRV_F_MAINT))
+		ref = ref->track;
+	c = &ref->check;
 	if (srv->flags & SRV_F_MAINT)
 		snprintf(out, sz, "MAINT");
+	else if (ref->flags & SRV_F_MAINT)
+		snprintf(out, sz, "MAINT (via %s/%s)", ref->px->name, ref->name);
 	else if ((srv->flags & SRV_F_DRAIN) && !(srv->flags & SRV_F_DOWN))
 		snprintf(out, sz, "DRAIN");
-	else if (!(srv->flags & SRV_F_CHECKED))
+	else if (!(ref->flags & SRV_F_CHECKED))
 		snprintf(out, sz, "no check");
 	else if (srv->flags & SRV_F_DOWN)
 		snprintf(out, sz, c->health ? "DOWN %d/%d" : "DOWN", c->health, c->rise);
@@ -134,7 +141,35 @@ static void check_transition_reason(const struct check *c, char *buf, size_t sz)
 		check_fmt_reason(c, buf, sz);
 }
 
-static void server_set_down(struct server *srv)
+static void server_set_down(struct server *srv, const struct server *via);
+static void server_set_up(struct server *srv, const struct server *via);
+
+/* The servers tracking <srv> follow its state: DOWN while it is DOWN or in
+ * maintenance, UP otherwise (and so on down the tracking chain). */
+void check_track_sync(struct server *srv)
+{
+	int down = !!(srv->flags & (SRV_F_DOWN | SRV_F_MAINT));
+
+	for (struct server *t = srv->trackers; t; t = t->next_tracker) {
+		if (down && !(t->flags & SRV_F_DOWN))
+			server_set_down(t, srv);
+		else if (!down && (t->flags & SRV_F_DOWN))
+			server_set_up(t, srv);
+	}
+}
+
+/* The reason part of a transition log: the last check's result, or
+ * " via <backend>/<server>" when <srv> follows a tracked server. */
+static void server_transition_reason(const struct server *srv, const struct server *via,
+                                     char *buf, size_t sz)
+{
+	if (via)
+		snprintf(buf, sz, " via %s/%s", via->px->name, via->name);
+	else
+		check_transition_reason(&srv->check, buf, sz);
+}
+
+static void server_set_down(struct server *srv, const struct server *via)
 {
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
@@ -147,7 +182,7 @@ static void server_set_down(struct server *srv)
 	c->down_trans++;
 	c->health = 0;
 	lb_recalc(px);
-	check_transition_reason(c, why, sizeof(why));
+	server_transition_reason(srv, via, why, sizeof(why));
 	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is DOWN%s. %u active and %u "
 		     "backup servers left. %u sessions active, 0 requeued, 0 remaining in queue.",
 		     px->name, srv->name, why, px->srv_act, px->srv_bck, srv->counters.cur_sess);
@@ -158,9 +193,10 @@ static void server_set_down(struct server *srv)
 	}
 	if (srv->flags & SRV_F_DOWN_KILL)
 		stream_kill_server(srv);
+	check_track_sync(srv);
 }
 
-static void server_set_up(struct server *srv)
+static void server_set_up(struct server *srv, const struct server *via)
 {
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
@@ -173,8 +209,10 @@ static void server_set_up(struct server *srv)
 	srv->down_since = 0;
 	srv->last_change = now;
 	c->health = check_max_health(c);
+	if (!(srv->flags & SRV_F_MAINT))
+		srv_slowstart_begin(srv);   /* back from a failure */
 	lb_recalc(px);
-	check_transition_reason(c, why, sizeof(why));
+	server_transition_reason(srv, via, why, sizeof(why));
 	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is UP%s. %u active and %u backup "
 		     "servers online. 0 sessions requeued, 0 total in queue.", px->name, srv->name,
 		     why, px->srv_act, px->srv_bck);
@@ -183,6 +221,7 @@ static void server_set_up(struct server *srv)
 		for (struct server *b = px->servers; b; b = b->next)
 			if (b->flags & SRV_F_BACKUP)
 				stream_kill_server(b);
+	check_track_sync(srv);
 }
 
 /* disable-on-404: a running server answering 404 stops taking new
@@ -294,9 +333,9 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 			     check_result_passed(res) ? "succeeded" : "failed", why, st);
 	}
 	if (go == GO_DOWN)
-		server_set_down(srv);
+		server_set_down(srv, NULL);
 	else if (go == GO_UP)
-		server_set_up(srv);
+		server_set_up(srv, NULL);
 	else if (go == GO_NOLB)
 		server_set_nolb(srv);
 	check_arm(c, check_next_delay(c));

@@ -155,6 +155,7 @@ void lb_recalc(struct proxy *px)
 	px->srv_act = px->srv_bck = 0;
 	px->tot_weight = 0;
 	for (struct server *srv = px->servers; srv; srv = srv->next) {
+		srv_update_eweight(srv);
 		if (!server_usable(srv))
 			continue;
 		if (srv->flags & SRV_F_BACKUP) {
@@ -185,7 +186,9 @@ const char *lb_algo_str(const struct proxy *px)
 /* A server with a free connection slot (maxconn). */
 static int has_slot(const struct server *srv)
 {
-	return !srv->maxconn || srv->counters.cur_sess < (uint32_t)srv->maxconn;
+	int max = srv_dynamic_maxconn(srv);
+
+	return !max || srv->counters.cur_sess < (uint32_t)max;
 }
 
 static int active(const struct server *srv)
@@ -217,8 +220,8 @@ static struct server *lb_pick_rr_among(struct proxy *px, int (*eligible)(const s
 	for (struct server *srv = px->servers; srv; srv = srv->next) {
 		if (!eligible(srv))
 			continue;
-		srv->lb_cur += srv->uweight;
-		total += srv->uweight;
+		srv->lb_cur += srv->eweight;
+		total += srv->eweight;
 		if (!best || srv->lb_cur > best->lb_cur)
 			best = srv;
 	}
@@ -235,7 +238,7 @@ static struct server *lb_pick_rr(struct proxy *px)
 /* Whether <a> is less loaded than <b> relative to their weights. */
 static int less_loaded(const struct server *a, const struct server *b)
 {
-	return (int64_t)a->counters.cur_sess * b->uweight < (int64_t)b->counters.cur_sess * a->uweight;
+	return (int64_t)a->counters.cur_sess * b->eweight < (int64_t)b->counters.cur_sess * a->eweight;
 }
 
 /* Fewest connections per unit of weight; ties rotate. */

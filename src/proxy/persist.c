@@ -69,7 +69,9 @@ static struct server *persist_find(struct proxy *be, const char *v, size_t len)
 
 int persist_srv_ready(const struct server *srv)
 {
-	return !srv->maxconn || srv->counters.cur_sess < (uint32_t)srv->maxconn;
+	int max = srv_dynamic_maxconn(srv);
+
+	return !max || srv->counters.cur_sess < (uint32_t)max;
 }
 
 /* Replaces bytes [<off>, <off> + <cut>) of field <idx>'s value by nothing:

@@ -59,6 +59,7 @@ static void proxy_init_defaults(struct proxy *px)
 {
 	px->mode = PR_MODE_TCP;
 	px->retries = 3;
+	px->redispatch_every = -1;
 	px->lb.algo = LB_ROUNDROBIN;
 	px->lb.draws = 2;
 }
@@ -78,6 +79,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->options = def->options;
 	px->timeout = def->timeout;
 	px->retries = def->retries;
+	px->redispatch_every = def->redispatch_every;
 	px->maxconn = def->maxconn;
 	px->fullconn = def->fullconn;
 	px->backlog = def->backlog;
@@ -273,6 +275,37 @@ static struct cfg_section proxy_sections[] = {
 	{ "listen",   CFG_SEC_LISTEN,   sec_listen,   NULL },
 };
 
+/* [no] option redispatch [<interval>]: redispatch on every <interval>th
+ * retry when positive, on the -<interval>th retry before the last one when
+ * negative (-1, the default: the last retry), never when 0. */
+static int kw_opt_redispatch(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	long v = -1;
+
+	if (argc > 1 || (argc && ctx->inverted)) {
+		cfg_alert(ctx, "expects at most one argument, an interval (got '%s')",
+			  argv[argc - 1]);
+		return -1;
+	}
+	if (argc) {
+		char *end;
+
+		v = strtol(argv[0], &end, 10);
+		if (end == argv[0] || *end || v < -1000000 || v > 1000000) {
+			cfg_alert(ctx, "expects an integer interval, got '%s'", argv[0]);
+			return -1;
+		}
+	}
+	if (ctx->inverted || v == 0) {
+		ctx->px->options &= ~PR_O_REDISPATCH;
+		ctx->px->redispatch_every = 0;
+	} else {
+		ctx->px->options |= PR_O_REDISPATCH;
+		ctx->px->redispatch_every = (int)v;
+	}
+	return 0;
+}
+
 #define PX_TIMEOUT(kw, field, secs) \
 	{ "timeout " kw, secs, CFG_T_TIME, CFG_PX_OFF(timeout.field), .usage = "<time>" }
 #define PX_OPTION(kw, flag, secs) \
@@ -317,7 +350,8 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("splice-response", PR_O_SPLICE_RSP, CFG_SEC_PROXIES),
 	PX_OPTION("tcplog", PR_O_TCPLOG, CFG_SEC_FE),
 	PX_OPTION("dontlognull", PR_O_DONTLOGNULL, CFG_SEC_FE),
-	PX_OPTION("redispatch", PR_O_REDISPATCH, CFG_SEC_BE),
+	{ "option redispatch", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_opt_redispatch,
+	  .flags = CFG_KW_F_NO, .usage = "[<interval>]" },
 	PX_OPTION("tcpka", PR_O_TCP_KA, CFG_SEC_PROXIES),
 	PX_OPTION("clitcpka", PR_O_CLI_KA, CFG_SEC_FE),
 	PX_OPTION("srvtcpka", PR_O_SRV_KA, CFG_SEC_BE),
@@ -475,9 +509,12 @@ static void proxy_free(struct proxy *px)
 	}
 	for (srv = px->servers; srv; srv = snext) {
 		snext = srv->next;
+		if (global.loop)
+			ev_timer_stop(global.loop, &srv->ss_timer);   /* slowstart */
 		free(srv->name);
 		free(srv->addr_str);
 		free(srv->conf_file);
+		free(srv->track_name);
 		free(srv);
 	}
 	for (struct proxy_ext *e = proxy_exts; e; e = e->next)

@@ -142,6 +142,8 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	else
 		srv_init_defaults(srv);
 	srv->next = NULL;
+	if (srv->track_name)
+		srv->track_name = xstrdup(srv->track_name);
 	srv->idle = NULL;
 	srv->n_idle = 0;
 	srv->px = px;
@@ -160,6 +162,7 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	if (srv_apply_options(srv, argc, argv, err) == -1 && !config) {
 		free(srv->name);
 		free(srv->addr_str);
+		free(srv->track_name);
 		free(srv);
 		return NULL;
 	}
@@ -336,7 +339,157 @@ static int srv_check_addr(struct server *srv, int argc, char **argv, char **err)
 	return 2;
 }
 
+/* slowstart <time> */
+static int srv_slowstart_kw(struct server *srv, int argc, char **argv, char **err)
+{
+	const char *e = "invalid";
+	uint32_t ms = 0;
+
+	if (argc < 2 || parse_time_ms(argv[1], 1, &ms, &e) == -1) {
+		*err = str_fmt("expects a time such as 30s, got '%s': %s", argc > 1 ? argv[1] : "",
+			       e);
+		return -1;
+	}
+	srv->slowstart = ms;
+	return 2;
+}
+
+/* track [<backend>/]<server>: resolved at post-parse. */
+static int srv_track_kw(struct server *srv, int argc, char **argv, char **err)
+{
+	if (argc < 2 || !*argv[1]) {
+		*err = str_fmt("expects [<backend>/]<server>");
+		return -1;
+	}
+	if (!srv->px) {
+		*err = str_fmt("not supported on 'default-server' lines");
+		return -1;
+	}
+	free(srv->track_name);
+	srv->track_name = xstrdup(argv[1]);
+	return 2;
+}
+
+/* maxqueue <n>: sluice queues streams per backend, never on one server, so
+ * a per-server queue limit has nothing to limit yet. 0 (unlimited, the
+ * default) is accepted. */
+static int srv_maxqueue_kw(struct server *srv, int argc, char **argv, char **err)
+{
+	long v;
+
+	if (cfg_opt_int(argc, argv, 0, 10000000, &v, err) == -1)
+		return -1;
+	if (v) {
+		*err = str_fmt("not supported yet: sluice has one queue per backend and no "
+			       "per-server queue to limit (only 'maxqueue 0', unlimited, is accepted)");
+		return -1;
+	}
+	return 2;
+}
+
+/* ---- slow start ---- */
+
+int srv_ramp_weight(int uweight, uint32_t period_ms, double elapsed_ms)
+{
+	double full = (double)uweight * SRV_EW_SCALE, w;
+
+	if (uweight <= 0)
+		return 0;
+	if (!period_ms || elapsed_ms >= period_ms)
+		return (int)full;
+	if (elapsed_ms < 0)
+		elapsed_ms = 0;
+	w = full * elapsed_ms / period_ms;
+	return w < 1 ? 1 : (int)w;
+}
+
+int srv_throttle(const struct server *srv)
+{
+	if (!srv->ss_start || srv->uweight <= 0 || !server_usable(srv))
+		return -1;
+	/* rounded up: a server that gets anything shows at least 1% */
+	return (int)(((int64_t)srv->eweight * 100 + srv->uweight * SRV_EW_SCALE - 1) /
+		     (srv->uweight * SRV_EW_SCALE));
+}
+
+static void srv_slowstart_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct server *srv = (struct server *)((char *)w - offsetof(struct server, ss_timer));
+
+	lb_recalc(srv->px);   /* ends the ramp once the period is over */
+	if (!srv->ss_start)
+		ev_timer_stop(loop, w);
+}
+
+void srv_slowstart_begin(struct server *srv)
+{
+	double tick;
+
+	/* static algorithms (static-rr, hashes, first) keep full weights */
+	if (!srv->slowstart || !global.loop ||
+	    (srv->px->lb.algo != LB_ROUNDROBIN && srv->px->lb.algo != LB_LEASTCONN))
+		return;
+	srv->ss_start = ev_now(global.loop);
+	/* a twentieth of the period, between 10ms and 1s */
+	tick = srv->slowstart / 20000.0;
+	tick = tick < 0.01 ? 0.01 : tick > 1.0 ? 1.0 : tick;
+	ev_timer_stop(global.loop, &srv->ss_timer);
+	ev_timer_init(&srv->ss_timer, srv_slowstart_cb, tick, tick);
+	ev_timer_start(global.loop, &srv->ss_timer);
+}
+
+/* Called by lb_recalc() for each server: its effective weight now. */
+void srv_update_eweight(struct server *srv)
+{
+	if (srv->ss_start && global.loop) {
+		double el = (ev_now(global.loop) - srv->ss_start) * 1000.0;
+
+		if (el >= srv->slowstart || !server_usable(srv)) {
+			srv->ss_start = 0;   /* over, or interrupted (a new ramp follows) */
+		}
+	} else {
+		srv->ss_start = 0;
+	}
+	srv->eweight = srv->ss_start ?
+		srv_ramp_weight(srv->uweight, srv->slowstart,
+				(ev_now(global.loop) - srv->ss_start) * 1000.0) :
+		srv->uweight * SRV_EW_SCALE;
+}
+
+/* ---- minconn / fullconn ---- */
+
+/* fullconn, else 10% of the maxconn of the frontends that lead to <be>. */
+static int srv_be_fullconn(const struct proxy *be)
+{
+	long sum = 0;
+
+	if (be->fullconn)
+		return be->fullconn;
+	for (const struct proxy *fe = global.proxies; fe; fe = fe->next)
+		if ((fe->cap & PR_CAP_FE) && fe->defbe == be)
+			sum += proxy_fe_maxconn(fe);
+	return sum / 10 > 0 ? (int)(sum / 10) : 1;
+}
+
+int srv_dynamic_maxconn(const struct server *srv)
+{
+	const struct proxy *be = srv->px;
+	int full, dyn;
+
+	if (!srv->maxconn || !srv->minconn || srv->minconn >= srv->maxconn)
+		return srv->maxconn;
+	full = srv_be_fullconn(be);
+	if (be->beconn >= full)
+		return srv->maxconn;
+	dyn = (int)((int64_t)srv->maxconn * be->beconn / full);
+	return dyn > srv->minconn ? dyn : srv->minconn;
+}
+
 static struct srv_kw server_kws[] = {
+	{ "slowstart", .parse = srv_slowstart_kw },
+	{ "track", .parse = srv_track_kw },
+	{ "maxqueue", .parse = srv_maxqueue_kw },
+	{ "minconn", .off = offsetof(struct server, minconn), .min = 0, .max = 10000000 },
 	{ "weight", .parse = srv_weight },
 	{ "id", .off = offsetof(struct server, id), .min = 1, .max = 0x7fffffff },
 	{ "maxconn", .off = offsetof(struct server, maxconn), .min = 0, .max = 10000000 },
@@ -366,9 +519,96 @@ static struct cfg_kw server_cfg_kws[] = {
 	  .parse = kw_server_template, .usage = "<prefix> <count>|<a>-<b> <address> [options]" },
 };
 
+/* Resolves <srv>'s "track" line: the server, in its own backend unless
+ * named as backend/server. Returns 0 or -1 (reported). */
+static int srv_resolve_track(struct server *srv)
+{
+	const char *name = srv->track_name, *slash = strchr(name, '/');
+	struct proxy *px = srv->px;
+	struct server *t;
+
+	if (slash) {
+		char be[256];
+
+		snprintf(be, sizeof(be), "%.*s", (int)(slash - name), name);
+		px = proxy_find(be, PR_CAP_BE);
+		if (!px) {
+			log_alert("%s:%d: server '%s/%s': unable to find required backend '%s' for "
+				  "tracking", srv->conf_file, srv->conf_line, srv->px->name, srv->name,
+				  be);
+			return -1;
+		}
+		name = slash + 1;
+	}
+	for (t = px->servers; t && strcmp(t->name, name) != 0; t = t->next)
+		;
+	if (!t) {
+		log_alert("%s:%d: server '%s/%s': unable to find required server '%s/%s' for "
+			  "tracking", srv->conf_file, srv->conf_line, srv->px->name, srv->name,
+			  px->name, name);
+		return -1;
+	}
+	if (srv->flags & SRV_F_CHECKED) {
+		log_alert("%s:%d: server '%s/%s': unable to enable checks and tracking at the same "
+			  "time", srv->conf_file, srv->conf_line, srv->px->name, srv->name);
+		return -1;
+	}
+	srv->track = t;
+	return 0;
+}
+
+/* Checks the tracking chain that starts at <srv> (resolved): it must end
+ * at a server with checks, without looping. Links <srv> to the server it
+ * tracks. Returns 0 or -1 (reported). */
+static int srv_check_track_chain(struct server *srv)
+{
+	struct server *t = srv->track;
+	int hops = 0;
+
+	while (t->track && t != srv && hops++ < 100000)
+		t = t->track;
+	if (t == srv || t->track) {
+		log_alert("%s:%d: server '%s/%s': unable to track '%s/%s' as it belongs to a "
+			  "tracking chain looping back to '%s/%s'", srv->conf_file, srv->conf_line,
+			  srv->px->name, srv->name, srv->track->px->name, srv->track->name,
+			  srv->px->name, srv->name);
+		return -1;
+	}
+	if (!(t->flags & SRV_F_CHECKED)) {
+		log_alert("%s:%d: server '%s/%s': unable to use '%s/%s' for tracking as it does not "
+			  "have checks enabled", srv->conf_file, srv->conf_line, srv->px->name,
+			  srv->name, t->px->name, t->name);
+		return -1;
+	}
+	srv->next_tracker = srv->track->trackers;
+	srv->track->trackers = srv;
+	return 0;
+}
+
 static int server_postparse(void)
 {
 	int errors = 0;
+
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next)
+			if (srv->track_name && srv_resolve_track(srv) == -1)
+				errors++;
+	if (!errors)
+		for (struct proxy *px = global.proxies; px; px = px->next)
+			for (struct server *srv = px->servers; srv; srv = srv->next)
+				if (srv->track && srv_check_track_chain(srv) == -1)
+					errors++;
+	/* A tracker of a server disabled in the configuration starts DOWN. */
+	if (!errors)
+		for (struct proxy *px = global.proxies; px; px = px->next)
+			for (struct server *srv = px->servers; srv; srv = srv->next) {
+				const struct server *t = srv->track;
+
+				while (t && !(t->flags & (SRV_F_MAINT | SRV_F_DOWN)))
+					t = t->track;
+				if (t)
+					srv->flags |= SRV_F_DOWN;
+			}
 
 	for (struct proxy *px = global.proxies; px; px = px->next) {
 		int next_id = 1;
@@ -448,11 +688,15 @@ static void server_set_admin(struct server *srv, unsigned flag, int on)
 		srv->flags |= flag;
 	else
 		srv->flags &= ~flag;
+	if (flag == SRV_F_MAINT && !on && !(srv->flags & SRV_F_DOWN))
+		srv_slowstart_begin(srv);   /* back from maintenance */
 	if (flag == SRV_F_MAINT)
 		server_admin_log(srv, on ? "is going DOWN for maintenance" :
 				 "is UP (leaving forced maintenance)");
 	else
 		server_admin_log(srv, on ? "enters drain mode" : "is UP/READY (leaving forced drain)");
+	if (flag == SRV_F_MAINT)
+		check_track_sync(srv);
 }
 
 /* "N" or "N%" of the initial weight. Returns 0 or -1 (message written). */
@@ -674,6 +918,20 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 		dstr_printf(&ctx->out, "Server still has connections attached to it, cannot remove it.\n");
 		return -1;
 	}
+	if (srv->trackers) {
+		dstr_printf(&ctx->out, "Server %s/%s is still tracked by %s/%s, cannot remove it.\n",
+			    px->name, srv->name, srv->trackers->px->name, srv->trackers->name);
+		return -1;
+	}
+	if (srv->track) {
+		struct server **tp = &srv->track->trackers;
+
+		while (*tp != srv)
+			tp = &(*tp)->next_tracker;
+		*tp = srv->next_tracker;
+	}
+	if (global.loop)
+		ev_timer_stop(global.loop, &srv->ss_timer);
 	check_stop_server(srv);
 	srv_idle_purge(srv, 0);
 	for (pp = &px->servers; *pp != srv; pp = &(*pp)->next)
@@ -684,6 +942,7 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 	free(srv->name);
 	free(srv->addr_str);
 	free(srv->conf_file);
+	free(srv->track_name);
 	free(srv);
 	dstr_printf(&ctx->out, "Server deleted.\n");
 	return 0;

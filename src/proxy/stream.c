@@ -219,8 +219,10 @@ static void queue_dequeue(struct server *srv)
 {
 	struct stream *q = srv->px->queue_head;
 
+	int max = srv_dynamic_maxconn(srv);
+
 	if (!q || strm.killing || !server_usable(srv) ||
-	    (srv->maxconn && srv->counters.cur_sess >= (uint32_t)srv->maxconn))
+	    (max && srv->counters.cur_sess >= (uint32_t)max))
 		return;
 	queue_del(q);
 	stream_set_target(q, srv);
@@ -237,6 +239,17 @@ void stream_release_target(struct stream *s)
 	stream_set_target(s, NULL);
 	if (freed)
 		queue_dequeue(freed);
+}
+
+int stream_redispatch_due(const struct proxy *be, int retry)
+{
+	int every = be->redispatch_every;
+
+	if (!(be->options & PR_O_REDISPATCH) || !every)
+		return 0;
+	if (every > 0)
+		return retry % every == 0;
+	return retry == be->retries + every + 1;
 }
 
 /* Returns 0 while the stream lives on, -1 once it was closed (freed). */
@@ -256,9 +269,9 @@ static int stream_conn_failed(struct stream *s, int timeout)
 	s->be->be_counters.retries++;
 	if (srv)
 		srv->counters.retries++;
-	/* "option redispatch": the last retry goes to another server. */
-	if ((s->be->options & PR_O_REDISPATCH) && s->retries == s->be->retries &&
-	    s->be->srv_act > 1) {
+	/* "option redispatch": some retries (the last one by default) go to
+	 * another server. */
+	if (stream_redispatch_due(s->be, s->retries) && s->be->srv_act > 1) {
 		s->redispatched = 1;
 		s->be->be_counters.redispatches++;
 		if (srv)

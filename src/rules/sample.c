@@ -771,10 +771,12 @@ static int fetch_connslots(const struct smp_arg *a, struct sample *smp, struct s
 	for (const struct server *srv = px->servers; srv; srv = srv->next) {
 		if (!server_usable(srv))
 			continue;
-		if (!srv->maxconn)
+		int max = srv_dynamic_maxconn(srv);
+
+		if (!max)
 			return smp_set_int(smp, -1);
-		if ((int64_t)srv->maxconn > (int64_t)srv->counters.cur_sess)
-			n += srv->maxconn - (int64_t)srv->counters.cur_sess;
+		if ((int64_t)max > (int64_t)srv->counters.cur_sess)
+			n += max - (int64_t)srv->counters.cur_sess;
 	}
 	return smp_set_int(smp, n);
 }

@@ -16,6 +16,7 @@
 #include <sluice/lb.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/stream.h>
 
 static struct proxy *load(const char *text)
 {
@@ -375,6 +376,122 @@ static void test_config_errors(void **state)
 	proxy_free_all();
 }
 
+/* slowstart: the effective weight grows linearly over the period. */
+static void test_slowstart_ramp(void **state)
+{
+	assert_int_equal(srv_ramp_weight(10, 10000, 0), 1);          /* never 0 */
+	assert_int_equal(srv_ramp_weight(10, 10000, 1000), 16);      /* 10% of 160 */
+	assert_int_equal(srv_ramp_weight(10, 10000, 5000), 80);
+	assert_int_equal(srv_ramp_weight(10, 10000, 9999.9), 159);
+	assert_int_equal(srv_ramp_weight(10, 10000, 10000), 160);
+	assert_int_equal(srv_ramp_weight(10, 10000, 60000), 160);
+	assert_int_equal(srv_ramp_weight(10, 0, 0), 160);            /* no slowstart */
+	assert_int_equal(srv_ramp_weight(0, 10000, 5000), 0);         /* weight 0 stays 0 */
+	assert_int_equal(srv_ramp_weight(256, 1000, 250), 1024);
+	assert_int_equal(srv_ramp_weight(1, 1000, -5), 1);
+	for (int ms = 0; ms < 10000; ms += 500)   /* monotonic */
+		assert_true(srv_ramp_weight(7, 10000, ms) <= srv_ramp_weight(7, 10000, ms + 500));
+}
+
+static void test_slowstart_config(void **state)
+{
+	struct proxy *px = load("backend be\n  server a 127.0.0.1:1 weight 4 slowstart 30s\n"
+				"  server b 127.0.0.1:2\n");
+	struct server *a = srv_named(px, "a");
+
+	assert_int_equal(a->slowstart, 30000);
+	/* not at start-up: full weight, no throttle */
+	assert_int_equal(a->eweight, 4 * SRV_EW_SCALE);
+	assert_int_equal(srv_throttle(a), -1);
+	assert_int_equal(srv_named(px, "b")->slowstart, 0);
+	proxy_free_all();
+}
+
+static void test_track_config(void **state)
+{
+	static const char *const bad[] = {
+		/* unknown server, unknown backend */
+		"backend be\n  server a 127.0.0.1:1 check\n  server b 127.0.0.1:2 track nope\n",
+		"backend be\n  server a 127.0.0.1:1 check\n  server b 127.0.0.1:2 track nob/a\n",
+		/* tracked server without checks */
+		"backend be\n  server a 127.0.0.1:1\n  server b 127.0.0.1:2 track a\n",
+		/* checks and tracking together */
+		"backend be\n  server a 127.0.0.1:1 check\n  server b 127.0.0.1:2 check track a\n",
+		/* loops */
+		"backend be\n  server a 127.0.0.1:1 track a\n",
+		"backend be\n  server a 127.0.0.1:1 track b\n  server b 127.0.0.1:2 track a\n",
+	};
+	struct proxy *px;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		proxy_free_all();
+		assert_int_equal(cfg_parse_text("lb.cfg", bad[i], strlen(bad[i])), 0);
+		assert_int_not_equal(cfg_postparse(), 0);
+	}
+	proxy_free_all();
+	assert_true(cfg_parse_text("lb.cfg", "backend be\n  default-server track a\n", strlen("backend be\n  default-server track a\n")) > 0);
+	/* chains across backends end at a checked server */
+	px = load("backend other\n  server c 127.0.0.1:3 check\n"
+		  "backend be\n  server a 127.0.0.1:1 track other/c\n"
+		  "  server b 127.0.0.1:2 track a\n");
+	assert_ptr_equal(srv_named(px, "b")->track, srv_named(px, "a"));
+	assert_ptr_equal(srv_named(px, "a")->track->trackers, srv_named(px, "a"));
+	assert_ptr_equal(srv_named(px, "a")->trackers, srv_named(px, "b"));
+	proxy_free_all();
+}
+
+static void test_redispatch_interval(void **state)
+{
+	struct proxy *px = load("backend be\n  retries 5\n  option redispatch\n");
+
+	for (int r = 1; r <= 5; r++)
+		assert_int_equal(stream_redispatch_due(px, r), r == 5);
+	px = load("backend be\n  retries 5\n  option redispatch 2\n");
+	for (int r = 1; r <= 5; r++)
+		assert_int_equal(stream_redispatch_due(px, r), r % 2 == 0);
+	px = load("backend be\n  retries 5\n  option redispatch -3\n");
+	for (int r = 1; r <= 5; r++)
+		assert_int_equal(stream_redispatch_due(px, r), r == 3);
+	px = load("backend be\n  retries 5\n  option redispatch 0\n");
+	for (int r = 1; r <= 5; r++)
+		assert_int_equal(stream_redispatch_due(px, r), 0);
+	px = load("defaults\n  option redispatch 1\nbackend be\n  retries 3\n");
+	for (int r = 1; r <= 3; r++)
+		assert_int_equal(stream_redispatch_due(px, r), 1);
+	px = load("defaults\n  option redispatch 1\nbackend be\n  no option redispatch\n");
+	assert_int_equal(stream_redispatch_due(px, 3), 0);
+	proxy_free_all();
+	assert_true(cfg_parse_text("lb.cfg", "backend be\n  option redispatch x\n", strlen("backend be\n  option redispatch x\n")) > 0);
+	proxy_free_all();
+	assert_true(cfg_parse_text("lb.cfg", "backend be\n  option redispatch 1 2\n", strlen("backend be\n  option redispatch 1 2\n")) > 0);
+	proxy_free_all();
+}
+
+static void test_minconn_maxqueue(void **state)
+{
+	struct proxy *px = load("backend be\n  fullconn 100\n"
+				"  server a 127.0.0.1:1 minconn 10 maxconn 50\n"
+				"  server b 127.0.0.1:2 maxconn 50\n  server c 127.0.0.1:3 minconn 5\n");
+	struct server *a = srv_named(px, "a");
+
+	px->beconn = 0;
+	assert_int_equal(srv_dynamic_maxconn(a), 10);
+	px->beconn = 40;        /* 50 x 40 / 100 */
+	assert_int_equal(srv_dynamic_maxconn(a), 20);
+	px->beconn = 100;
+	assert_int_equal(srv_dynamic_maxconn(a), 50);
+	px->beconn = 500;
+	assert_int_equal(srv_dynamic_maxconn(a), 50);
+	assert_int_equal(srv_dynamic_maxconn(srv_named(px, "b")), 50);   /* no minconn */
+	assert_int_equal(srv_dynamic_maxconn(srv_named(px, "c")), 0);    /* no maxconn */
+	px->beconn = 0;
+	proxy_free_all();
+	assert_true(cfg_parse_text("lb.cfg", "backend be\n  server a 127.0.0.1:1 maxqueue 5\n", strlen("backend be\n  server a 127.0.0.1:1 maxqueue 5\n")) > 0);
+	proxy_free_all();
+	px = load("backend be\n  server a 127.0.0.1:1 maxqueue 0\n");
+	proxy_free_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +504,11 @@ int main(void)
 		cmocka_unit_test(test_backup_fallback),
 		cmocka_unit_test(test_hash_functions),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_slowstart_ramp),
+		cmocka_unit_test(test_slowstart_config),
+		cmocka_unit_test(test_track_config),
+		cmocka_unit_test(test_redispatch_interval),
+		cmocka_unit_test(test_minconn_maxqueue),
 		cmocka_unit_test(test_balance_uri),
 		cmocka_unit_test(test_balance_url_param_hdr),
 		cmocka_unit_test(test_balance_hash_pick),
