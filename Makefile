@@ -135,6 +135,7 @@ reg-tests: sluice
 # ./sluice; a client not installed is a SKIP. Not part of `make test`.
 test-clients: sluice
 	@tests/clients/run
+	@tests/clients/stats_page_chromium
 
 # Unit tests, then reg-tests; tests/summarize prints the single closing
 # line "N passed, N failed" and fails when anything failed.

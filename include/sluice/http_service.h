@@ -7,6 +7,8 @@
 #ifndef SLUICE_HTTP_SERVICE_H
 #define SLUICE_HTTP_SERVICE_H
 
+#include <stddef.h>
+
 #include <sluice/str.h>
 
 struct stream;
@@ -18,9 +20,15 @@ struct http_service {
 	/* Answers request <h> of stream <s>; <px> is the proxy whose setting
 	 * selected the service (stats uri...). Appends the response to <out>
 	 * and returns its status code (for the log and counters), or -1 on an
-	 * internal error (the client then gets a 500). */
+	 * internal error (the client then gets a 500).
+	 * <body>/<blen>: the request body when all of it arrived with the
+	 * head (Content-Length framed, already in the request buffer); "" and
+	 * 0 for a request without a body; NULL when the request has a body
+	 * that is not available (chunked, or larger than what is buffered):
+	 * the engine calls the service as soon as the head is parsed and does
+	 * not wait for a body. */
 	int       (*answer)(struct stream *s, struct proxy *px, const struct http_head *h,
-	                    struct dstr *out);
+	                    const char *body, size_t blen, struct dstr *out);
 	/* Optional: whether request <h> reaching proxy <px> is for this
 	 * service (e.g. its path is the "stats uri" of <px>). NULL: only
 	 * "use-service" selects it. */

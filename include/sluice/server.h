@@ -123,6 +123,11 @@ struct cli_ctx;
  * NULL. */
 struct server *cli_server(struct cli_ctx *ctx, const char *arg);
 
+/* The administrative state of <srv> as "set server <srv> state <state>"
+ * sets it: "ready", "drain" or "maint" (logged, LB recomputed). Returns 0,
+ * or -1 for another word. */
+int server_set_state(struct server *srv, const char *state);
+
 /* Sets <srv>'s address (and port when non-zero), the address its checks use
  * unless they have their own, and the text `show stat` prints. */
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,

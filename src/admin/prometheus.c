@@ -406,7 +406,7 @@ static void prom_hist_dump(struct dstr *out, unsigned k, int phase, const struct
 }
 
 static int prom_answer(struct stream *s, struct proxy *px, const struct http_head *h,
-                       struct dstr *out)
+                       const char *req_body, size_t req_blen, struct dstr *out)
 {
 	struct prom_rows pr = { 0 };
 	struct dstr info = { 0 }, body = { 0 };

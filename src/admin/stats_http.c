@@ -19,6 +19,7 @@
 #include <sluice/http_service.h>
 #include <sluice/pipe.h>
 #include <sluice/proxy.h>
+#include <sluice/server.h>
 #include <sluice/stats.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -48,7 +49,18 @@ struct stats_px {
 	char              *desc;         /* show-desc text, NULL: global/proxy desc */
 	char             **scope;
 	int                n_scope;
-	struct acl_cond   *admin;        /* "stats admin" condition (not evaluated yet) */
+	struct acl_cond  **admin;        /* "stats admin" conditions: admin when one holds */
+	int                n_admin;
+	struct stats_rule *rules;        /* "stats http-request", in order */
+	int                n_rules;
+};
+
+/* A "stats http-request" rule. */
+enum { SR_ALLOW, SR_DENY, SR_AUTH };
+struct stats_rule {
+	int              act;           /* SR_* */
+	char            *realm;         /* auth: NULL for the page's realm */
+	struct acl_cond *cond;          /* NULL: always */
 };
 
 /* Appends NUL-terminated <s>. */
@@ -164,7 +176,14 @@ static void stats_px_release(struct proxy *px)
 	for (int i = 0; i < st->n_scope; i++)
 		free(st->scope[i]);
 	free(st->scope);
-	acl_cond_free(st->admin);
+	for (int i = 0; i < st->n_admin; i++)
+		acl_cond_free(st->admin[i]);
+	free(st->admin);
+	for (int i = 0; i < st->n_rules; i++) {
+		free(st->rules[i].realm);
+		acl_cond_free(st->rules[i].cond);
+	}
+	free(st->rules);
 	free(st);
 	px->stats = NULL;
 }
@@ -188,6 +207,9 @@ static void stats_px_inherit(struct proxy *px, const struct proxy *def)
 	st->node = dup_or_null(d->node);
 	st->desc = dup_or_null(d->desc);
 	st->admin = NULL;  /* not allowed in defaults */
+	st->n_admin = 0;
+	st->rules = NULL;
+	st->n_rules = 0;
 	st->auth = d->n_auth ? xcalloc((size_t)d->n_auth, sizeof(*st->auth)) : NULL;
 	for (int i = 0; i < d->n_auth; i++) {
 		st->auth[i].user = xstrdup(d->auth[i].user);
@@ -289,12 +311,18 @@ static int kw_stats(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 		st->scope = xrealloc(st->scope, (size_t)(st->n_scope + 1) * sizeof(*st->scope));
 		st->scope[st->n_scope++] = xstrdup(argv[0]);
 	}
+	if ((k[0] == 'a' || k[0] == 'r') && st->n_rules) {
+		cfg_alert(ctx, "'stats auth'/'stats realm' and 'stats http-request' can't be used "
+			  "in the same proxy (use 'stats http-request auth [realm <realm>]')");
+		return -1;
+	}
 	st->enabled = 1;
 	return 0;
 }
 
 static int kw_stats_admin(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
+	struct stats_px *st;
 	struct acl_cond *c;
 
 	if (argc < 1 || (strcmp(argv[0], "if") != 0 && strcmp(argv[0], "unless") != 0)) {
@@ -304,18 +332,67 @@ static int kw_stats_admin(struct cfg_ctx *ctx, void *target, int argc, char **ar
 	c = acl_cond_parse(ctx, argc, argv);
 	if (!c)
 		return -1;
-	/* The condition parses, but the admin form does not exist yet: an
-	 * operator relying on it must not get a read-only page silently. */
-	acl_cond_free(c);
-	cfg_alert(ctx, "admin actions of the stats page are not supported yet by sluice "
-		  "(the page is read-only)");
-	return -1;
+	st = stats_px_w(ctx->px);
+	st->admin = xrealloc(st->admin, (size_t)(st->n_admin + 1) * sizeof(*st->admin));
+	st->admin[st->n_admin++] = c;
+	st->enabled = 1;
+	return 0;
 }
 
+/* stats http-request { allow | deny | auth [realm <realm>] } [{ if | unless } <cond>] */
 static int kw_stats_http_request(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	cfg_alert(ctx, "is not supported yet by sluice (use 'stats auth' for access control)");
-	return -1;
+	struct stats_px *st;
+	struct stats_rule r = { 0 };
+	int i = 1;
+
+	if (argc < 1) {
+		cfg_alert(ctx, "expects 'allow', 'deny' or 'auth [realm <realm>]'");
+		return -1;
+	}
+	if (strcmp(argv[0], "allow") == 0) {
+		r.act = SR_ALLOW;
+	} else if (strcmp(argv[0], "deny") == 0) {
+		r.act = SR_DENY;
+	} else if (strcmp(argv[0], "auth") == 0) {
+		r.act = SR_AUTH;
+		if (argc > 1 && strcmp(argv[1], "realm") == 0) {
+			if (argc < 3) {
+				cfg_alert(ctx, "'auth realm' expects a realm");
+				return -1;
+			}
+			r.realm = xstrdup(argv[2]);
+			i = 3;
+		}
+	} else {
+		cfg_alert(ctx, "expects 'allow', 'deny' or 'auth [realm <realm>]', got '%s'", argv[0]);
+		return -1;
+	}
+	if (i < argc) {
+		if (strcmp(argv[i], "if") != 0 && strcmp(argv[i], "unless") != 0) {
+			cfg_alert(ctx, "expects 'if' or 'unless' after '%s', got '%s'", argv[i - 1],
+				  argv[i]);
+			free(r.realm);
+			return -1;
+		}
+		r.cond = acl_cond_parse(ctx, argc - i, argv + i);
+		if (!r.cond) {
+			free(r.realm);
+			return -1;
+		}
+	}
+	st = stats_px_w(ctx->px);
+	if (st->n_auth || st->realm) {
+		cfg_alert(ctx, "'stats auth'/'stats realm' and 'stats http-request' can't be used "
+			  "in the same proxy (use 'stats http-request auth [realm <realm>]')");
+		free(r.realm);
+		acl_cond_free(r.cond);
+		return -1;
+	}
+	st->rules = xrealloc(st->rules, (size_t)(st->n_rules + 1) * sizeof(*st->rules));
+	st->rules[st->n_rules++] = r;
+	st->enabled = 1;
+	return 0;
 }
 
 static struct cfg_kw stats_kws[] = {
@@ -378,7 +455,8 @@ static int stats_match(const struct proxy *px, const struct http_head *h)
 	return p.len >= l && memcmp(p.p, stats_uri(st), l) == 0;
 }
 
-static unsigned parse_opts(const struct stats_px *st, const struct http_head *h)
+static unsigned parse_opts(const struct stats_px *st, const struct http_head *h, char *code,
+                           size_t codesz)
 {
 	struct http_str p = uri_path(h->sl[HTTP_SL_URI]);
 	const char *s = p.p + strlen(stats_uri(st)), *e = p.p + p.len;
@@ -401,6 +479,8 @@ static unsigned parse_opts(const struct stats_px *st, const struct http_head *h)
 			o |= SQ_NOREFRESH;
 		else if (l == 8 && memcmp(w, "no-maint", 8) == 0)
 			o |= SQ_NOMAINT;
+		else if (code && l > 3 && memcmp(w, "st=", 3) == 0)
+			snprintf(code, codesz, "%.*s", (int)(l - 3), w + 3);
 	}
 	return o;
 }
@@ -446,6 +526,9 @@ struct page_ctx {
 	struct dstr           *out;
 	const struct proxy    *cur;      /* HTML: the proxy of the open table */
 	int                    nrows;
+	int                    admin;    /* HTML: the admin form is shown */
+	int                    form;     /* HTML: the open table is in a form */
+	char                   st_code[8]; /* ";st=<code>": result of an admin action */
 };
 
 static int scope_ok(const struct proxy *p, void *arg)
@@ -535,7 +618,11 @@ static const char page_css[] =
 	"tr.going td{background:#ffd020}\n"
 	"table.info td{border:none;text-align:left;padding:0 8px 0 0}\n"
 	"div.links a{margin-right:12px}\n"
-	"p.desc{font-style:italic}\n";
+	"p.desc{font-style:italic}\n"
+	"div.st{padding:4px;margin:6px 0;border:1px solid #999}\n"
+	"div.st_up{background:#c0ffc0}\n"
+	"div.st_going{background:#ffd020}\n"
+	"div.st_down{background:#ff9090}\n";
 
 /* CSS class of a row from its status column. */
 static const char *status_class(const struct stats_obj *o, const char *status)
@@ -587,7 +674,7 @@ static void td(struct dstr *out, const char *v)
 }
 
 static const char table_head[] =
-	"<table>\n<tr><th rowspan=2>Name</th><th colspan=3>Queue</th>"
+	"<th rowspan=2>Name</th><th colspan=3>Queue</th>"
 	"<th colspan=3>Session rate</th><th colspan=6>Sessions</th><th colspan=2>Bytes</th>"
 	"<th colspan=2>Denied</th><th colspan=3>Errors</th><th colspan=2>Warnings</th>"
 	"<th colspan=9>Server</th><th colspan=4>Latency p50 / p90 / p99 (ms)</th></tr>\n"
@@ -598,11 +685,29 @@ static const char table_head[] =
 	"<th>Bck</th><th>Chk</th><th>Dwn</th><th>Dwntme</th><th>Mode</th>"
 	"<th>Queue</th><th>Connect</th><th>Response</th><th>Total</th></tr>\n";
 
+/* The actions of the admin form: value, label. */
+static const char *const admin_actions[][2] = {
+	{ "ready",    "Set state to READY" },
+	{ "drain",    "Set state to DRAIN" },
+	{ "maint",    "Set state to MAINT" },
+	{ "shutdown", "Kill Sessions" },
+};
+
 static void html_close_table(struct page_ctx *pc)
 {
 	if (pc->cur)
 		put(pc->out, "</table>\n");
+	if (pc->cur && pc->form) {
+		put(pc->out, "<p class=admin>Choose the action to perform on the checked servers: "
+			     "<select name=action><option value=\"\"></option>");
+		for (size_t i = 0; i < ARRAY_SIZE(admin_actions); i++)
+			dstr_printf(pc->out, "<option value=\"%s\">%s</option>", admin_actions[i][0],
+				    admin_actions[i][1]);
+		dstr_printf(pc->out, "</select><input type=\"hidden\" name=\"b\" value=\"#%d\">"
+			    "<input type=\"submit\" value=\"Apply\"></p>\n</form>\n", pc->cur->id);
+	}
 	pc->cur = NULL;
+	pc->form = 0;
 }
 
 static int html_row(const struct stats_row *r, const struct stats_obj *o, void *arg)
@@ -625,10 +730,28 @@ static int html_row(const struct stats_row *r, const struct stats_obj *o, void *
 			stats_html_escape(out, o->px->desc);
 			put(out, "</p>\n");
 		}
+		pc->form = pc->admin && (o->px->cap & PR_CAP_BE) && o->px->servers;
+		if (pc->form)
+			put(out, "<form method=\"post\">\n");
+		put(out, "<table>\n<tr>");
+		if (pc->form)
+			put(out, "<th rowspan=2><input type=\"checkbox\" title=\"all servers\" "
+				 "onclick=\"for(const c of this.form.querySelectorAll("
+				 "'input[name=s]'))c.checked=this.checked\"></th>");
 		dstr_add(out, table_head, sizeof(table_head) - 1);
 	}
 	pc->nrows++;
-	dstr_printf(out, "<tr class=%s><td class=n>", status_class(o, v[ST_F_STATUS]));
+	dstr_printf(out, "<tr class=%s>", status_class(o, v[ST_F_STATUS]));
+	if (pc->form) {
+		if (o->type == STATS_T_SRV) {
+			put(out, "<td><input type=\"checkbox\" name=\"s\" value=\"");
+			stats_html_escape(out, o->srv->name);
+			put(out, "\"></td>");
+		} else {
+			put(out, "<td></td>");
+		}
+	}
+	put(out, "<td class=n>");
 	stats_html_escape(out, o->type == STATS_T_FE ? "Frontend" :
 			  o->type == STATS_T_BE ? "Backend" : v[ST_F_SVNAME]);
 	put(out, "</td>");
@@ -774,6 +897,27 @@ static void html_page(struct page_ctx *pc)
 	put(out, " ");
 	html_link(out, uri, ";json", "JSON export");
 	put(out, "</div>\n");
+	if (pc->st_code[0]) {
+		static const char *const msgs[][3] = {
+			{ "DONE", "up", "Action processed successfully." },
+			{ "PART", "going", "Action partially processed." },
+			{ "NONE", "going", "Nothing has changed." },
+			{ "ERRP", "down", "Action not processed because of invalid parameters." },
+			{ "EXCD", "down", "Action not processed: the request body was not received "
+			  "with the request (too large)." },
+			{ "DENY", "down", "Action denied." },
+		};
+		const char *cls = "going", *msg = "Unexpected result.";
+
+		for (size_t i = 0; i < ARRAY_SIZE(msgs); i++)
+			if (strcmp(pc->st_code, msgs[i][0]) == 0) {
+				cls = msgs[i][1];
+				msg = msgs[i][2];
+			}
+		dstr_printf(out, "<div class=\"st st_%s\" id=status>", cls);
+		html_link(out, uri, "", "[X]");
+		dstr_printf(out, " %s</div>\n", msg);
+	}
 	stats_walk(-1, STATS_T_ALL, -1, walk_flags(pc->opts), scope_ok, html_row, pc);
 	html_close_table(pc);
 	put(out, "</body></html>\n");
@@ -786,8 +930,136 @@ static void add_head(struct dstr *out, int status, const char *reason, const cha
 		    "content-length: %zu\r\n%s\r\n", status, reason, ctype, clen, extra);
 }
 
+/* Decodes application/x-www-form-urlencoded <in> of <len> bytes into <out>
+ * (NUL-terminated, at most <outsz> bytes). Returns -1 when it does not
+ * fit or has a NUL. */
+static int form_decode(const char *in, size_t len, char *out, size_t outsz)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		int c = (unsigned char)in[i];
+
+		if (c == '+') {
+			c = ' ';
+		} else if (c == '%' && i + 2 < len + 0 && isxdigit((unsigned char)in[i + 1]) &&
+			   isxdigit((unsigned char)in[i + 2])) {
+			char hex[3] = { in[i + 1], in[i + 2], 0 };
+
+			c = (int)strtol(hex, NULL, 16);
+			i += 2;
+		}
+		if (!c || o + 1 >= outsz)
+			return -1;
+		out[o++] = (char)c;
+	}
+	out[o] = 0;
+	return 0;
+}
+
+/* The backend named by the form's "b" field: "#<id>" or a name. */
+static struct proxy *form_backend(const char *b)
+{
+	if (b[0] == '#') {
+		char *end;
+		long id = strtol(b + 1, &end, 10);
+
+		if (end == b + 1 || *end)
+			return NULL;
+		for (struct proxy *p = global.proxies; p; p = p->next)
+			if ((p->cap & PR_CAP_BE) && p->id == id)
+				return p;
+		return NULL;
+	}
+	return proxy_find(b, PR_CAP_BE);
+}
+
+/* Applies the admin form in <body> (<blen> bytes): "s" (server names,
+ * repeated), "action" and "b" (backend). Returns the result code of the
+ * ";st=" redirection. */
+static const char *admin_post(struct page_ctx *pc, const char *body, size_t blen)
+{
+	char action[32] = "", b[256] = "";
+	const char *p = body, *e = body + blen;
+	struct proxy *be;
+	int nsrv = 0, ok = 0, bad = 0, act = -1;
+
+	/* first pass: action and backend */
+	while (p < e) {
+		const char *amp = memchr(p, '&', (size_t)(e - p)), *f = amp ? amp : e;
+		const char *eq = memchr(p, '=', (size_t)(f - p));
+
+		if (eq && eq - p == 6 && memcmp(p, "action", 6) == 0) {
+			if (form_decode(eq + 1, (size_t)(f - eq - 1), action, sizeof(action)))
+				return "ERRP";
+		} else if (eq && eq - p == 1 && *p == 'b') {
+			if (form_decode(eq + 1, (size_t)(f - eq - 1), b, sizeof(b)))
+				return "ERRP";
+		}
+		p = f + 1;
+	}
+	be = b[0] ? form_backend(b) : NULL;
+	if (!be)
+		return "ERRP";
+	if (!scope_ok(be, pc))
+		return "DENY";
+	for (size_t i = 0; i < ARRAY_SIZE(admin_actions); i++)
+		if (strcmp(action, admin_actions[i][0]) == 0)
+			act = (int)i;
+	/* second pass: the servers */
+	for (p = body; p < e;) {
+		const char *amp = memchr(p, '&', (size_t)(e - p)), *f = amp ? amp : e;
+		const char *eq = memchr(p, '=', (size_t)(f - p));
+		char name[256];
+		struct server *srv = NULL;
+
+		if (eq && eq - p == 1 && *p == 's') {
+			nsrv++;
+			if (act >= 0 && !form_decode(eq + 1, (size_t)(f - eq - 1), name, sizeof(name)))
+				for (srv = be->servers; srv && strcmp(srv->name, name) != 0; srv = srv->next)
+					;
+			if (!srv)
+				bad++;
+			else if (strcmp(action, "shutdown") == 0)
+				ok += stream_kill_server(srv) >= 0;
+			else
+				ok += server_set_state(srv, action) == 0;
+		}
+		p = f + 1;
+	}
+	if (!nsrv)
+		return "NONE";
+	if (act < 0)
+		return "ERRP";
+	return !ok ? "ERRP" : bad ? "PART" : "DONE";
+}
+
+/* Whether <h>'s method is <m>. */
+static int meth_is(const struct http_head *h, const char *m)
+{
+	size_t l = strlen(m);
+
+	return h->sl[HTTP_SL_METH].len == l && memcmp(h->sl[HTTP_SL_METH].p, m, l) == 0;
+}
+
+static void add_401(struct dstr *out, const char *realm, int head_only)
+{
+	static const char msg[] = "<html><body><h1>401 Unauthorized</h1>\nYou need a valid "
+		"user and password to access this content.\n</body></html>\n";
+
+	dstr_printf(out, "HTTP/1.1 401 Unauthorized\r\ncontent-type: text/html\r\n"
+		    "cache-control: no-cache\r\ncontent-length: %zu\r\n"
+		    "www-authenticate: Basic realm=\"", sizeof(msg) - 1);
+	for (const char *r = realm; *r; r++)
+		if (*r != '"' && *r != '\\' && (unsigned char)*r >= 0x20)
+			dstr_add(out, r, 1);
+	put(out, "\"\r\n\r\n");
+	if (!head_only)
+		dstr_add(out, msg, sizeof(msg) - 1);
+}
+
 static int stats_answer(struct stream *s, struct proxy *px, const struct http_head *h,
-                        struct dstr *out)
+                        const char *req_body, size_t req_blen, struct dstr *out)
 {
 	const struct stats_px *st = px->stats;
 	struct dstr body = { 0 };
@@ -796,24 +1068,64 @@ static int stats_answer(struct stream *s, struct proxy *px, const struct http_he
 	const char *ctype;
 	char extra[64] = "";
 
+	const char *realm;
+	int allowed = 0;
+
 	if (!st)
 		return -1;
-	if (st->n_auth && !auth_ok(st, h)) {
-		static const char msg[] = "<html><body><h1>401 Unauthorized</h1>\nYou need a valid "
-			"user and password to access this content.\n</body></html>\n";
+	realm = st->realm ? st->realm : STATS_DEFAULT_REALM;
+	/* "stats http-request" rules, the first matching one decides; then
+	 * "stats auth" unless a rule allowed the request */
+	for (int i = 0; i < st->n_rules; i++) {
+		const struct stats_rule *r = &st->rules[i];
 
-		dstr_printf(out, "HTTP/1.1 401 Unauthorized\r\ncontent-type: text/html\r\n"
-			    "cache-control: no-cache\r\ncontent-length: %zu\r\n"
-			    "www-authenticate: Basic realm=\"", sizeof(msg) - 1);
-		for (const char *r = st->realm ? st->realm : STATS_DEFAULT_REALM; *r; r++)
-			if (*r != '"' && *r != '\\' && (unsigned char)*r >= 0x20)
-				dstr_add(out, r, 1);
-		put(out, "\"\r\n\r\n");
-		if (!head_only)
-			dstr_add(out, msg, sizeof(msg) - 1);
+		if (!acl_cond_exec(r->cond, s))
+			continue;
+		if (r->act == SR_ALLOW) {
+			allowed = 1;
+			break;
+		}
+		if (r->act == SR_AUTH) {
+			add_401(out, r->realm ? r->realm : realm, head_only);
+			return 401;
+		}
+		{
+			static const char msg[] = "<html><body><h1>403 Forbidden</h1>\n"
+				"Request forbidden by administrative rules.\n</body></html>\n";
+
+			add_head(out, 403, "Forbidden", "text/html", sizeof(msg) - 1, "");
+			if (!head_only)
+				dstr_add(out, msg, sizeof(msg) - 1);
+			return 403;
+		}
+	}
+	if (!allowed && st->n_auth && !auth_ok(st, h)) {
+		add_401(out, realm, head_only);
 		return 401;
 	}
-	pc.opts = parse_opts(st, h);
+	pc.opts = parse_opts(st, h, pc.st_code, sizeof(pc.st_code));
+	for (int i = 0; i < st->n_admin && !pc.admin; i++)
+		pc.admin = acl_cond_exec(st->admin[i], s);
+	if (meth_is(h, "POST")) {
+		/* the admin form: act, then send the browser back to the page */
+		const char *code = !pc.admin ? "DENY" : !req_body ? "EXCD" :
+				   admin_post(&pc, req_body, req_blen);
+
+		put(&body, "location: ");
+		put(&body, stats_uri(st));
+		if (pc.opts & SQ_UP)
+			put(&body, ";up");
+		if (pc.opts & SQ_NOREFRESH)
+			put(&body, ";norefresh");
+		if (pc.opts & SQ_NOMAINT)
+			put(&body, ";no-maint");
+		dstr_printf(&body, ";st=%s\r\n", code);
+		if (!body.p)
+			goto fail;
+		add_head(out, 303, "See Other", "text/plain", 0, body.p);
+		dstr_free(&body);
+		return 303;
+	}
 	if (pc.opts & SQ_CSV) {
 		ctype = "text/plain";
 		put(&body, "# ");

@@ -445,8 +445,27 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
                       const struct http_head *h)
 {
 	struct http_txn *txn = s->txn;
-	struct dstr *d = calloc(1, sizeof(*d));
-	int status = d ? svc->answer(s, px, h, d) : -1;
+	const struct h1_msg *m = &txn->req;
+	const struct buf *b = s->req.buf;
+	const char *body = "";
+	size_t blen = 0;
+	struct dstr *d;
+	int status;
+
+	/* The request body, when the whole of it already follows the head in
+	 * the request buffer (the head is not consumed yet: it starts at
+	 * b->head and is m->head_len long). A body still on its way, or a
+	 * chunked one, is not waited for: the service gets NULL. */
+	if (!(m->flags & H1_F_NO_BODY) && !((m->flags & H1_F_CLEN) && !m->clen)) {
+		body = NULL;
+		if ((m->flags & H1_F_CLEN) && b && b->data >= m->head_len &&
+		    b->data - m->head_len >= m->clen) {
+			body = b->area + b->head + m->head_len;
+			blen = (size_t)m->clen;
+		}
+	}
+	d = calloc(1, sizeof(*d));
+	status = d ? svc->answer(s, px, h, body, blen, d) : -1;
 
 	if (status < 0 || !d->len) {
 		if (d) {

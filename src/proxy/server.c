@@ -699,6 +699,22 @@ static void server_set_admin(struct server *srv, unsigned flag, int on)
 		check_track_sync(srv);
 }
 
+int server_set_state(struct server *srv, const char *state)
+{
+	if (strcmp(state, "ready") == 0) {
+		server_set_admin(srv, SRV_F_MAINT, 0);
+		server_set_admin(srv, SRV_F_DRAIN, 0);
+	} else if (strcmp(state, "drain") == 0) {
+		server_set_admin(srv, SRV_F_MAINT, 0);
+		server_set_admin(srv, SRV_F_DRAIN, 1);
+	} else if (strcmp(state, "maint") == 0) {
+		server_set_admin(srv, SRV_F_MAINT, 1);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 /* "N" or "N%" of the initial weight. Returns 0 or -1 (message written). */
 static int server_set_weight(struct cli_ctx *ctx, struct server *srv, const char *arg)
 {
@@ -832,15 +848,7 @@ static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
 			    "'addr' for now.\n");
 		return -1;
 	}
-	if (strcmp(val, "ready") == 0) {
-		server_set_admin(srv, SRV_F_MAINT, 0);
-		server_set_admin(srv, SRV_F_DRAIN, 0);
-	} else if (strcmp(val, "drain") == 0) {
-		server_set_admin(srv, SRV_F_MAINT, 0);
-		server_set_admin(srv, SRV_F_DRAIN, 1);
-	} else if (strcmp(val, "maint") == 0) {
-		server_set_admin(srv, SRV_F_MAINT, 1);
-	} else {
+	if (server_set_state(srv, val) == -1) {
 		dstr_printf(&ctx->out, "'set server <srv> state' expects 'ready', 'drain' and 'maint'.\n");
 		return -1;
 	}

@@ -125,13 +125,16 @@ static void test_keywords(void **state)
 	expect_msg("invalid delay");
 	PARSE_FRESH("frontend a\n stats uri\n", 1);
 	PARSE_FRESH("frontend a\n stats enable now\n", 1);
-	PARSE_FRESH("frontend a\n stats http-request deny\n", 1);
-	expect_msg("not supported yet");
+	PARSE_FRESH("frontend a\n stats http-request deny\n", 0);
+	PARSE_FRESH("frontend a\n stats http-request auth realm R if TRUE\n", 0);
+	PARSE_FRESH("frontend a\n stats http-request reject\n", 1);
+	expect_msg("expects 'allow', 'deny' or 'auth");
+	PARSE_FRESH("frontend a\n stats http-request deny when TRUE\n", 1);
+	expect_msg("expects 'if' or 'unless'");
 	PARSE_FRESH("defaults\n stats admin if TRUE\n", 1);
 	PARSE_FRESH("frontend a\n stats admin\n", 1);
 	expect_msg("expects 'if' or 'unless'");
-	PARSE_FRESH("frontend a\n stats admin if TRUE\n", 1);
-	expect_msg("admin actions of the stats page are not supported yet");
+	PARSE_FRESH("frontend a\n stats admin if TRUE\n", 0);
 	PARSE_FRESH("frontend a\n stats enabel\n", 1);
 }
 
