@@ -851,11 +851,17 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	if (http_req_rules(s, s->fe, h) ||
 	    (http_switch_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
 	     s->be != s->fe && http_req_rules(s, s->be, h))) {
-		/* answered here (or tarpitted): the head is consumed */
+		/* answered here (or tarpitted): the head is consumed, and a
+		 * Content-Length body already received with it too, so that the
+		 * connection can carry the next request */
 		b->head += (uint32_t)hlen;
 		b->data -= (uint32_t)hlen;
-		if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen))
+		if ((mf & H1_F_CLEN) && !(mf & H1_F_CHUNKED) && m->clen <= b->data) {
+			b->head += (uint32_t)m->clen;
+			b->data -= (uint32_t)m->clen;
+		} else if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen)) {
 			txn->req_st = HTTP_MSG_BODY;
+		}
 		if (!b->data) {
 			buf_put(b);
 			s->req.buf = NULL;
