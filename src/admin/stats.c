@@ -146,7 +146,9 @@ static void row_be_counters(struct stats_row *r, const struct counters *c)
 	setu(r, ST_F_CLI_ABRT, c->cli_aborts);
 	setu(r, ST_F_SRV_ABRT, c->srv_aborts);
 	seti(r, ST_F_LASTSESS, secs_since(c->last_sess));
-	setu(r, ST_F_QTIME, 0);
+	/* HAProxy keeps a queue time average; sluice has the histogram's mean */
+	setu(r, ST_F_QTIME, c->lat[HIST_QUEUE].count ?
+			    c->lat[HIST_QUEUE].sum_us / c->lat[HIST_QUEUE].count / 1000 : 0);
 	setu(r, ST_F_CTIME, c->ctime_avg);
 	setu(r, ST_F_RTIME, 0);
 	setu(r, ST_F_TTIME, c->ttime_avg);
