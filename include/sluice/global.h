@@ -61,6 +61,7 @@ struct global {
 	uint64_t         cumconn;
 	struct freq_ctr  conn_rate;
 	uint32_t         max_conn_rate;
+	int              conn_rate_limit; /* maxconnrate, set rate-limit: 0 = none */
 	uint64_t         bytes_out;       /* sent to clients and servers */
 	uint64_t         spliced_bytes;   /* of which by splice() */
 	uint64_t         copied_bytes;    /* of which through a buffer */

@@ -249,7 +249,7 @@ static int cli_set_level(struct cli_ctx *ctx, int argc, char **argv)
 	int lvl = cli_level_parse(argv[0]);
 
 	if (lvl > ctx->level) {
-		dstr_printf(&ctx->out, "Permission denied: cannot raise the level.\n");
+		dstr_printf(&ctx->out, "Permission denied\n");
 		return -1;
 	}
 	ctx->level = lvl;

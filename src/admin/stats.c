@@ -748,7 +748,7 @@ void stats_dump_info(struct dstr *out)
 		"PipesUsed: %d\n"
 		"PipesFree: %d\n"
 		"ConnRate: %u\n"
-		"ConnRateLimit: 0\n"
+		"ConnRateLimit: %d\n"
 		"MaxConnRate: %u\n"
 		"SessRate: %u\n"
 		"SessRateLimit: 0\n"
@@ -786,7 +786,7 @@ void stats_dump_info(struct dstr *out)
 		global.maxconn, global.maxconn, global.curconn,
 		(unsigned long long)global.cumconn, (unsigned long long)global.cumconn,
 		pipe_max(), pipe_nb_used(), pipe_nb_free(),
-		freq_rate(&global.conn_rate, now_ms()), global.max_conn_rate,
+		freq_rate(&global.conn_rate, now_ms()), global.conn_rate_limit, global.max_conn_rate,
 		freq_rate(&global.conn_rate, now_ms()), global.max_conn_rate,
 		stream_count(), global.node ? global.node : "",
 		global.desc ? "description: " : "", global.desc ? global.desc : "",

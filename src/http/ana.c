@@ -13,6 +13,7 @@
 #include <sluice/addr.h>
 #include <sluice/buf.h>
 #include <sluice/common.h>
+#include <sluice/errors.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
 #include <sluice/vars.h>
@@ -772,6 +773,8 @@ static void http_req_error(struct stream *s, int status, char t0)
 		status = 400;
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
+	if (t0 == 'P')
+		errors_capture(s, 1);   /* "show errors" */
 	http_reply(s, status, NULL, NULL, t0, 'R');
 }
 
@@ -955,6 +958,8 @@ static void http_res_failed(struct stream *s, char t0)
 	s->be->be_counters.failed_resp++;
 	if (s->target)
 		s->target->counters.failed_resp++;
+	if (t0 == 'P')
+		errors_capture(s, 0);   /* "show errors" */
 	http_reply(s, 502, NULL, NULL, t0, 'H');
 }
 

@@ -307,8 +307,20 @@ int listener_bind_all(struct listener *list)
 	return ret;
 }
 
+/* Whether the connections accepted by frontends during the current second
+ * reached the process-wide rate limit (maxconnrate). */
+static int listener_rate_reached(void)
+{
+	if (global.conn_rate_limit <= 0)
+		return 0;
+	freq_rotate(&global.conn_rate, (uint32_t)(now_ms() / 1000));
+	return global.conn_rate.curr >= (uint32_t)global.conn_rate_limit;
+}
+
 static int listener_full(const struct listener *li)
 {
+	if (li->px && listener_rate_reached())
+		return 1;
 	if (li->bc->maxconn && li->nbconn >= li->bc->maxconn)
 		return 1;
 	if (li->px && (global.curconn >= global.maxconn ||
@@ -382,6 +394,11 @@ int listener_enable_all(struct listener *list)
 static void listener_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	listener_resume_ready();
+	if (lis.paused && listener_rate_reached()) {
+		/* the loop clock lagged: try again a little later */
+		ev_timer_set(&lis.retry, 0.01, 0.);
+		ev_timer_start(loop, &lis.retry);
+	}
 }
 
 void listener_release(struct listener *li)
@@ -403,6 +420,12 @@ static void listener_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 		if (listener_full(li)) {
 			listener_pause(li);
+			if (li->px && listener_rate_reached()) {
+				/* resume at the start of the next second */
+				ev_timer_stop(loop, &lis.retry);
+				ev_timer_set(&lis.retry, (1000 - now_ms() % 1000) / 1000.0 + 0.001, 0.);
+				ev_timer_start(loop, &lis.retry);
+			}
 			return;
 		}
 		fd = accept4(li->fd, (struct sockaddr *)&addr, &alen, SOCK_NONBLOCK | SOCK_CLOEXEC);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -149,6 +150,8 @@ static struct cfg_kw process_kws[] = {
 	{ "daemon", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_daemon, .flags = CFG_KW_F_NO },
 	{ "maxconn", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, maxconn), .min = 1,
 	  .max = 10000000, .usage = "a connection limit" },
+	{ "maxconnrate", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, conn_rate_limit),
+	  .min = 0, .max = 0x7fffffff, .usage = "a number of connections per second" },
 	{ "strict-limits", CFG_SEC_GLOBAL, CFG_T_FLAG, offsetof(struct global, strict_limits),
 	  .mask = 1, .flags = CFG_KW_F_NO },
 	{ "ulimit-n", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, ulimit_n), .min = 1,
@@ -394,7 +397,55 @@ static int cli_set_maxconn_global(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* show activity: HAProxy's per-thread loop counters, for our single loop
+ * (one "thread", so no per-thread columns). */
+static int cli_show_activity(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct timeval tv;
+	long up;
+
+	gettimeofday(&tv, NULL);
+	up = (long)(tv.tv_sec - global.start_time);
+	dstr_printf(&ctx->out, "thread_id: 1 (1..1)\n"
+		    "date_now: %lld.%06ld\n"
+		    "uptime_now: %ld\n"
+		    "loops: %u\n"
+		    "accepted: %llu\n"
+		    "curr_conns: %d\n"
+		    "jobs: %d\n",
+		    (long long)tv.tv_sec, (long)tv.tv_usec, up < 0 ? 0 : up,
+		    global.loop ? ev_iteration(global.loop) : 0u,
+		    (unsigned long long)global.cumconn, global.curconn, global.jobs);
+	return 0;
+}
+
+/* set rate-limit connections global <n>: 0 removes the limit. */
+static int cli_set_rate_limit(struct cli_ctx *ctx, int argc, char **argv)
+{
+	char *end;
+	long v;
+
+	if (argc < 4 || strcmp(argv[2], "connections") != 0 || strcmp(argv[3], "global") != 0) {
+		dstr_printf(&ctx->out, "'set rate-limit' only supports :\n"
+			    "   - 'connections global' to set the per-process maximum connection rate\n");
+		return -1;
+	}
+	v = argc > 4 ? strtol(argv[4], &end, 10) : -1;
+	if (argc < 5 || *end || v < 0 || v > 0x7fffffff) {
+		dstr_printf(&ctx->out, "Expects an integer value.\n");
+		return -1;
+	}
+	global.conn_rate_limit = (int)v;
+	listener_recheck_limits();
+	return 0;
+}
+
 static struct cli_kw process_cli_kws[] = {
+	{ { "show", "activity", NULL }, "show activity", "show the event loop's activity counters",
+	  CLI_LVL_USER, cli_show_activity },
+	{ { "set", "rate-limit", NULL }, "set rate-limit connections global <value>",
+	  "change the process-wide connection rate limit (0: none)", CLI_LVL_ADMIN,
+	  cli_set_rate_limit },
 	{ { "show", "env", NULL }, "show env [<name>]", "dump the environment, or one variable",
 	  CLI_LVL_OPERATOR, cli_show_env },
 	{ { "set", "maxconn", "global", NULL }, "set maxconn global <value>",

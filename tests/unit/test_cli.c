@@ -13,6 +13,7 @@
 
 #include <sluice/cfg.h>
 #include <sluice/cli.h>
+#include <sluice/errors.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>
 #include <sluice/str.h>
@@ -309,6 +310,80 @@ static void test_levels(void **state)
 	assert_non_null(strstr(run("show info"), "Permission denied"));
 }
 
+/* Exact answers of the level commands, and help filtered by level. */
+static void test_level_answers(void **state)
+{
+	assert_string_equal(run("user; operator"), "\nPermission denied\n\n");
+	ctx.level = CLI_LVL_ADMIN;
+	assert_non_null(strstr(run("help"), "  set rate-limit connections global "));
+	assert_string_equal(run("operator; set rate-limit connections global 3"),
+			    "\nPermission denied\n\n");
+	assert_null(strstr(run("help"), "set rate-limit"));
+	assert_non_null(strstr(run("help"), "  show errors "));
+	assert_string_equal(run("user; show errors"), "\nPermission denied\n\n");
+	assert_null(strstr(run("help"), "  show errors "));
+	assert_int_equal(ctx.level, CLI_LVL_USER);
+}
+
+/* set rate-limit: arguments, and the value show info reports. */
+static void test_set_rate_limit(void **state)
+{
+	global.conn_rate_limit = 0;
+	assert_string_equal(run("set rate-limit connections global 12"), "\n");
+	assert_int_equal(global.conn_rate_limit, 12);
+	assert_non_null(strstr(run("show info"), "\nConnRateLimit: 12\n"));
+	assert_string_equal(run("set rate-limit connections global"), "Expects an integer value.\n\n");
+	assert_string_equal(run("set rate-limit connections global 1x"), "Expects an integer value.\n\n");
+	assert_string_equal(run("set rate-limit connections global -1"), "Expects an integer value.\n\n");
+	assert_true(strncmp(run("set rate-limit sessions global 1"), "'set rate-limit' only supports :\n", 33) == 0);
+	assert_true(strncmp(run("set rate-limit"), "'set rate-limit' only supports :\n", 33) == 0);
+	assert_int_equal(global.conn_rate_limit, 12);
+	assert_string_equal(run("set rate-limit connections global 0"), "\n");
+	assert_int_equal(global.conn_rate_limit, 0);
+}
+
+/* show errors / show sess arguments without any capture or session. */
+static void test_show_errors_sess_args(void **state)
+{
+	const char *out = run("show errors");
+
+	assert_true(strncmp(out, "Total events captured on [", 26) == 0);
+	assert_true(ends_with(out, "] : 0\n\n"));
+	assert_string_equal(run("show errors nosuchproxy"), "No such proxy.\n\n");
+	assert_true(ends_with(run("show errors 12 request"), "] : 0\n\n"));
+	assert_true(ends_with(run("show errors response"), "] : 0\n\n"));
+	assert_string_equal(run("show sess all"), "\n");
+	assert_string_equal(run("show sess 0x10"), "Session not found.\n\n");
+	assert_string_equal(run("show sess 0xzz"), "Session not found.\n\n");
+	assert_string_equal(run("show sess -"), "Session not found.\n\n");
+	assert_true(strncmp(run("show activity"), "thread_id: 1 (1..1)\ndate_now: ", 30) == 0);
+}
+
+/* The escaped dump of "show errors": escapes, line starts, wrapping. */
+static void test_errors_dump(void **state)
+{
+	struct dstr d = { 0 };
+	char big[200];
+
+	errors_dump(&d, "GET / HTTP/1.1\r\nA:\tb\\\x01\xff\r\n", 25);
+	assert_string_equal(d.p, "  00000  GET / HTTP/1.1\\r\\n\n"
+			    "  00016  A:\\tb\\\\\\x01\\xff\\r\\n\n");
+	d.len = 0;
+	memset(big, 'a', sizeof(big));
+	errors_dump(&d, big, sizeof(big));
+	/* 63 characters per line after the 9-column prefix, then "+" lines */
+	assert_true(strncmp(d.p, "  00000  aaa", 12) == 0);
+	assert_non_null(strstr(d.p, "\n  00063+ aaa"));
+	assert_non_null(strstr(d.p, "\n  00126+ aaa"));
+	assert_true(ends_with(d.p, "a\n"));
+	d.len = 0;
+	if (d.p)
+		d.p[0] = '\0';
+	errors_dump(&d, "", 0);
+	assert_string_equal(d.p, "");
+	dstr_free(&d);
+}
+
 /* Every prefix of a few lines, in exactly-sized heap copies, each with a
  * fresh context. */
 static void test_cut_at_every_byte(void **state)
@@ -359,6 +434,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prompt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_levels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_at_every_byte, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_level_answers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_rate_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_show_errors_sess_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_dump, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
