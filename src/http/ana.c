@@ -77,23 +77,17 @@ static enum http_conn_mode http_mode(const struct stream *s)
 
 /* ---- transaction life ---- */
 
-static void http_txn_clear(struct http_txn *txn)
+static void http_txn_clear(struct stream *s, struct http_txn *txn)
 {
 	http_line_free(txn->reqline);
 	http_line_free(txn->uniq_id);
-	for (int i = 0; txn->req_cap && txn->req_cap[i] != (char *)-1; i++)
-		http_line_free(txn->req_cap[i]);
-	for (int i = 0; txn->res_cap && txn->res_cap[i] != (char *)-1; i++)
-		http_line_free(txn->res_cap[i]);
-	free(txn->req_cap);
-	free(txn->res_cap);
+	http_captures_free(s, txn);
 	if (txn->svc_out) {
 		dstr_free(txn->svc_out);
 		free(txn->svc_out);
 		txn->svc_out = NULL;
 	}
 	txn->reqline = txn->uniq_id = NULL;
-	txn->req_cap = txn->res_cap = NULL;
 	var_store_free(&txn->vars);
 }
 
@@ -102,7 +96,7 @@ static void http_txn_clear(struct http_txn *txn)
 static void http_wait_next(struct stream *s)
 {
 	if (s->txn) {
-		http_txn_clear(s->txn);
+		http_txn_clear(s, s->txn);
 		pool_free(ha.txn_pool, s->txn);
 		s->txn = NULL;
 	}
@@ -1403,7 +1397,7 @@ void http_stream_release(struct stream *s)
 		http_log(s);
 	http_release_kept(s);
 	if (txn) {
-		http_txn_clear(txn);
+		http_txn_clear(s, txn);
 		pool_free(ha.txn_pool, txn);
 		s->txn = NULL;
 	}

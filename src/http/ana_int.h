@@ -7,6 +7,7 @@
 
 struct stream;
 struct http_head;
+struct http_txn;
 
 #define HTTP_LINE_MAX 1024   /* request line and captures kept for the log */
 
@@ -20,6 +21,10 @@ void http_line_free(char *p);
 /* Captures the configured request (<res> 0) or response header fields of
  * head <h>; the last occurrence of a field wins. */
 void http_capture_head(struct stream *s, const struct http_head *h, int res);
+
+/* Frees the captured values of <txn> (a transaction of <s>) and their
+ * tables. */
+void http_captures_free(struct stream *s, struct http_txn *txn);
 
 /* Emits the log line of the current exchange once (frontend's format). */
 void http_log(struct stream *s);

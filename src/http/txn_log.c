@@ -57,11 +57,14 @@ void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t 
 	if (idx >= n || n <= 0)
 		return;
 	if (!*tab) {
-		/* n slots and an end marker */
-		*tab = calloc((size_t)n + 1, sizeof(char *));
+		/* n slots, from the line pool when they fit (no malloc per
+		 * request in the usual case) */
+		size_t sz = (size_t)n * sizeof(char *);
+
+		*tab = sz <= HTTP_LINE_MAX ? (char **)(void *)http_line_dup("", 0, 0) : malloc(sz);
 		if (!*tab)
 			return;
-		(*tab)[n] = (char *)-1;
+		memset(*tab, 0, sz);
 	}
 	if (idx < 0)
 		return;   /* only the table was wanted */
@@ -260,3 +263,25 @@ void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out)
 	}
 }
 
+
+/* Frees capture table <tab> of <n> slots (NULL accepted) and its values. */
+static void http_cap_table_free(char **tab, int n)
+{
+	if (!tab)
+		return;
+	for (int i = 0; i < n; i++)
+		http_line_free(tab[i]);
+	if ((size_t)n * sizeof(char *) <= HTTP_LINE_MAX)
+		http_line_free((char *)tab);
+	else
+		free(tab);
+}
+
+void http_captures_free(struct stream *s, struct http_txn *txn)
+{
+	const struct http_px *h = http_px_of(s->fe);
+
+	http_cap_table_free(txn->req_cap, h->n_req_cap);
+	http_cap_table_free(txn->res_cap, h->n_res_cap);
+	txn->req_cap = txn->res_cap = NULL;
+}
