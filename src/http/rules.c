@@ -437,27 +437,16 @@ static int parse_hdr_fmt(struct http_rule_parse *p)
 	return 0;
 }
 
-static enum http_act_ret exec_set_header(const struct http_rule *r, struct http_rule_exec *x)
-{
-	char buf[RULES_TMP];
-	const char *v;
-	size_t vlen;
-
-	/* Rendered before the old fields go, so the value may quote them. */
-	if (http_fmt_render(x, &r->fmt, buf, sizeof(buf), &v, &vlen) == -1 ||
-	    http_head_set(x->h, r->name, r->nlen, v, vlen) == -1)
-		return HTTP_ACT_ERR;
-	return HTTP_ACT_CONT;
-}
-
-static enum http_act_ret exec_add_header(const struct http_rule *r, struct http_rule_exec *x)
+/* set-header (act->arg 1) and add-header (0): the value is rendered before
+ * set-header removes the old fields, so that it may quote them. */
+static enum http_act_ret exec_put_header(const struct http_rule *r, struct http_rule_exec *x)
 {
 	char buf[RULES_TMP];
 	const char *v;
 	size_t vlen;
 
 	if (http_fmt_render(x, &r->fmt, buf, sizeof(buf), &v, &vlen) == -1 ||
-	    http_head_add(x->h, r->name, r->nlen, v, vlen) == -1)
+	    (r->act->arg ? http_head_set : http_head_add)(x->h, r->name, r->nlen, v, vlen) == -1)
 		return HTTP_ACT_ERR;
 	return HTTP_ACT_CONT;
 }
@@ -1022,7 +1011,7 @@ static enum http_act_ret exec_unset_var(const struct http_rule *r, struct http_r
 }
 
 static const struct http_act_kw http_acts[] = {
-	{ "add-header", W_ALL, 0, parse_hdr_fmt, exec_add_header, "<name> <format>" },
+	{ "add-header", W_ALL, 0, parse_hdr_fmt, exec_put_header, "<name> <format>" },
 	{ "allow", W_ALL, 0, parse_none, exec_allow, "nothing" },
 	{ "auth", W_REQ, 0, parse_auth, exec_auth, "[realm <realm>]" },
 	{ "capture", W_ALL, 0, parse_capture, exec_capture, "<sample> len <length> | id <id>" },
@@ -1037,7 +1026,7 @@ static const struct http_act_kw http_acts[] = {
 	{ "replace-value", W_ALL, 0, parse_replace, exec_replace_value,
 	  "<name> <regex> <format>" },
 	{ "return", W_REQ | W_RES, 0, parse_return, exec_return, "[reply arguments]" },
-	{ "set-header", W_ALL, 0, parse_hdr_fmt, exec_set_header, "<name> <format>" },
+	{ "set-header", W_ALL, 1, parse_hdr_fmt, exec_put_header, "<name> <format>" },
 	{ "set-method", W_REQ, 0, parse_fmt, exec_set_method, "<format>" },
 	{ "set-path", W_REQ, URI_PATH, parse_fmt, exec_set_uri, "<format>" },
 	{ "set-pathq", W_REQ, URI_PATHQ, parse_fmt, exec_set_uri, "<format>" },

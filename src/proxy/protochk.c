@@ -363,22 +363,37 @@ static enum tcpchk_res mysql_error(struct check *c, const unsigned char *p, int 
 	return TCPCHK_FAIL;
 }
 
+/* Reads one MySQL packet for an expect step. Returns 1 with <p>/<len> set
+ * when a non-ERR packet is there, else the step's verdict in <v> (0). */
+static int mysql_expect_packet(struct check *c, const unsigned char **p, int *len,
+                               enum chk_result *res, const char **info, char *buf, size_t sz,
+                               enum tcpchk_res *v)
+{
+	*len = mysql_packet(c, p);
+	*res = CHK_R_L7RSP;
+	*info = "";
+	if (*len == 0)
+		*v = TCPCHK_WAIT_READ;
+	else if (*len < 0)
+		*v = c->rlen ? TCPCHK_FAIL : empty_answer(c, info, buf, sz);
+	else if ((*p)[0] == 0xff)
+		*v = mysql_error(c, *p, *len, res, info, buf, sz);
+	else
+		return 1;
+	return 0;
+}
+
 /* The server's greeting: a handshake packet (protocol 9 or 10) or an ERR. */
 static enum tcpchk_res expect_mysql_hello(struct check *c, const struct tcpchk_rule *r,
                                           enum chk_result *res, const char **info, char *buf,
                                           size_t sz)
 {
 	const unsigned char *p;
-	int len = mysql_packet(c, &p);
+	enum tcpchk_res v;
+	int len;
 
-	*res = CHK_R_L7RSP;
-	*info = "";
-	if (len == 0)
-		return TCPCHK_WAIT_READ;
-	if (len < 0)
-		return c->rlen ? TCPCHK_FAIL : empty_answer(c, info, buf, sz);
-	if (p[0] == 0xff)
-		return mysql_error(c, p, len, res, info, buf, sz);
+	if (!mysql_expect_packet(c, &p, &len, res, info, buf, sz, &v))
+		return v;
 	if (p[0] != 10 && p[0] != 9)
 		return TCPCHK_FAIL;
 	c->rlen = 0;   /* read: what follows is the answer to our login */
@@ -391,16 +406,11 @@ static enum tcpchk_res expect_mysql_ok(struct check *c, const struct tcpchk_rule
                                        size_t sz)
 {
 	const unsigned char *p;
-	int len = mysql_packet(c, &p);
+	enum tcpchk_res v;
+	int len;
 
-	*res = CHK_R_L7RSP;
-	*info = "";
-	if (len == 0)
-		return TCPCHK_WAIT_READ;
-	if (len < 0)
-		return c->rlen ? TCPCHK_FAIL : empty_answer(c, info, buf, sz);
-	if (p[0] == 0xff)
-		return mysql_error(c, p, len, res, info, buf, sz);
+	if (!mysql_expect_packet(c, &p, &len, res, info, buf, sz, &v))
+		return v;
 	return p[0] == 0x00 ? TCPCHK_PASS : TCPCHK_FAIL;
 }
 
