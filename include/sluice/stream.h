@@ -98,6 +98,11 @@ int stream_detach_srv(struct stream *s);
 /* Where the client connected (PROXY header, else getsockname once). */
 const struct sockaddr_storage *stream_dst(struct stream *s);
 
+struct lf_ctx;
+/* Fills <c> for the log-format expressions of TCP stream <s> (a mode http
+ * stream uses http_fill_lf_ctx()). */
+void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c);
+
 /* Listener callback for frontends: starts a stream on <fd>. */
 void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen);
 

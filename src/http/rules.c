@@ -14,6 +14,7 @@
 #endif
 
 #include <sluice/acl.h>
+#include <sluice/action.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
@@ -128,6 +129,8 @@ static void rule_free(struct http_rule *r)
 	}
 	if (r->redir)
 		http_redirect_free(r->redir);
+	if (r->gact && r->gact->free)
+		r->gact->free(r->gpriv);
 	free(r->conf_file);
 	free(r);
 }
@@ -1010,6 +1013,33 @@ static enum http_act_ret exec_unset_var(const struct http_rule *r, struct http_r
 	return HTTP_ACT_CONT;
 }
 
+/* The shared actions (action.h) in a rule set of their own. */
+static const unsigned set_act_w[HTTP_RS_COUNT] = {
+	[HTTP_RS_REQ] = ACT_W_HTTP_REQ, [HTTP_RS_RES] = ACT_W_HTTP_RES,
+	[HTTP_RS_AFTER] = ACT_W_HTTP_AFTER,
+};
+
+static int parse_shared(struct http_rule_parse *p)
+{
+	struct act_parse ap = { p->ctx, p->px, set_act_w[p->set], p->argc, p->argv, 1, NULL };
+	int ret = p->r->gact->parse(&ap);
+
+	p->r->gpriv = ap.priv;   /* freed with the rule even on error */
+	p->r->how = (int)ap.where;
+	p->idx = ap.idx;
+	return ret;
+}
+
+static enum http_act_ret exec_shared(const struct http_rule *r, struct http_rule_exec *x)
+{
+	r->gact->exec(r->gpriv, x->s, (unsigned)r->how);
+	return HTTP_ACT_CONT;
+}
+
+static const struct http_act_kw http_act_shared = {
+	"shared", W_ALL, 0, parse_shared, exec_shared, ""
+};
+
 static const struct http_act_kw http_acts[] = {
 	{ "add-header", W_ALL, 0, parse_hdr_fmt, exec_put_header, "<name> <format>" },
 	{ "allow", W_ALL, 0, parse_none, exec_allow, "nothing" },
@@ -1053,16 +1083,38 @@ const struct http_act_kw *http_act_find(const char *name)
 	return NULL;
 }
 
-/* "a, b, c": the actions of the sets in <where>. */
-static void act_list(unsigned where, char *buf, size_t size)
+struct act_list_buf {
+	char  *buf;
+	size_t size, n;
+};
+
+static void act_list_add(struct act_list_buf *l, const char *name, int digit)
 {
-	size_t n = 0;
+	if (l->n < l->size)
+		l->n += (size_t)snprintf(l->buf + l->n, l->size - l->n, "%s%s%s",
+					 l->n ? ", " : "", name, digit ? "<0-2>" : "");
+}
+
+static void list_shared(const struct act_kw *kw, void *arg)
+{
+	act_list_add(arg, kw->name, kw->digit);
+}
+
+static void suggest_shared(const struct act_kw *kw, void *arg)
+{
+	cfg_suggest_add(arg, kw->name);
+}
+
+/* "a, b, c": the actions of the set <set>. */
+static void act_list(enum http_rule_set set, char *buf, size_t size)
+{
+	struct act_list_buf l = { buf, size, 0 };
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(http_acts) && n < size; i++)
-		if (http_acts[i].where & where)
-			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
-					      http_acts[i].name);
+	for (size_t i = 0; i < ARRAY_SIZE(http_acts); i++)
+		if (http_acts[i].where & (1u << set))
+			act_list_add(&l, http_acts[i].name, 0);
+	act_foreach(set_act_w[set], list_shared, &l);
 }
 
 /* ---- keywords ---- */
@@ -1106,20 +1158,30 @@ static int rules_kw(struct cfg_ctx *ctx, enum http_rule_set set, int argc, char 
 {
 	struct proxy *px = ctx->px;
 	const struct http_act_kw *kw;
+	const struct act_kw *gact;
 	struct http_rule_parse p;
-	char list[512];
+	char list[1024];
 
 	if ((px->cap & PR_CAP_DEF) && !px->name) {
 		cfg_alert(ctx, "not allowed in an anonymous defaults section (name it: "
 			  "'defaults <name>')");
 		return -1;
 	}
-	act_list(1u << set, list, sizeof(list));
+	act_list(set, list, sizeof(list));
 	if (!argc) {
 		cfg_alert(ctx, "expects an action (%s)", list);
 		return -1;
 	}
 	kw = http_act_find(argv[0]);
+	gact = kw ? NULL : act_find(argv[0]);
+	if (gact) {
+		if (!(gact->where & set_act_w[set])) {
+			cfg_alert(ctx, "action '%s' is not possible in %s rules (expects %s)",
+				  argv[0], set_kw[set], list);
+			return -1;
+		}
+		kw = &http_act_shared;
+	}
 	if (!kw) {
 		struct cfg_suggest sg;
 		const char *s;
@@ -1128,6 +1190,7 @@ static int rules_kw(struct cfg_ctx *ctx, enum http_rule_set set, int argc, char 
 		for (size_t i = 0; i < ARRAY_SIZE(http_acts); i++)
 			if (http_acts[i].where & (1u << set))
 				cfg_suggest_add(&sg, http_acts[i].name);
+		act_foreach(set_act_w[set], suggest_shared, &sg);
 		s = cfg_suggest_pick(&sg);
 		if (s)
 			cfg_alert(ctx, "unknown action '%s'; did you mean '%s'?", argv[0], s);
@@ -1141,6 +1204,7 @@ static int rules_kw(struct cfg_ctx *ctx, enum http_rule_set set, int argc, char 
 		return -1;
 	}
 	p = (struct http_rule_parse){ ctx, px, http_rule_new(ctx, kw), kw, (int)set, argc, argv, 1 };
+	p.r->gact = gact;
 	if (http_rule_parse_args(&p) == -1)
 		return -1;
 	http_rules_append(&px_rules_make(px)->sets[set], p.r);

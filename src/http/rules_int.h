@@ -21,6 +21,7 @@
 struct cfg_ctx;
 struct acl_cond;
 struct http_redir;
+struct act_kw;
 
 /* Room for one rendered value (a log-format result, a rebuilt URI or
  * Location, a header value after a regex replacement). It lives on the
@@ -72,6 +73,8 @@ struct http_rule {
 	int                       conf_line;
 	struct var_ref            var;     /* set-var, unset-var */
 	struct smp_expr          *expr;    /* set-var */
+	const struct act_kw      *gact;    /* an action of the shared registry (action.h) */
+	void                     *gpriv;   /* its parsed arguments */
 };
 
 /* A rule line being parsed: the action's parser reads argv[idx...] and

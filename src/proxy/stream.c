@@ -384,21 +384,40 @@ int stream_connect(struct stream *s)
 
 /* The end-of-connection line of a TCP stream, in the frontend's format
  * (option tcplog, or a log-format). */
+static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs);
+
+void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c)
+{
+	stream_fill_lf_ctx_for(s, c, ~0U);
+}
+
 static void stream_log(struct stream *s)
 {
 	struct proxy *fe = s->fe;
 	struct lf_ctx c;
 	char line[2048];
 	size_t n;
-	ev_tstamp now = ev_now(global.loop);
 
 	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global))
 		return;
 	if ((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0)
 		return;
+	stream_fill_lf_ctx_for(s, &c, fe->logformat->needs);
+	n = lf_render(fe->logformat, &c, line, sizeof(line));
+	log_send(&fe->loggers, LOG_L_INFO, line, n);
+}
+
+/* Fills what a TCP stream's formats use; <needs> (LF_N_*) asks for the
+ * costly parts (the frontend address is a getsockname() call). */
+static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c_, unsigned needs)
+{
+	struct proxy *fe = s->fe;
+	struct lf_ctx c;
+	ev_tstamp now = ev_now(global.loop);
+
 	memset(&c, 0, sizeof(c));
 	c.cli = &s->cli_addr;
-	c.fe_addr = (fe->logformat->needs & LF_N_FEADDR) || s->dst ? stream_dst(s) : NULL;
+	c.fe_addr = (needs & LF_N_FEADDR) || s->dst ? stream_dst(s) : NULL;
 	c.srv_addr = s->target ? &s->target->addr : NULL;
 	c.accept_date = c.req_date = s->accept_date;
 	c.fe_name = c.fe_name_transport = fe->name;
@@ -424,8 +443,8 @@ static void stream_log(struct stream *s)
 	c.uniq_num = s->uniq_id;
 	c.hostname = global.node;
 	c.pid = (int)global.pid;
-	n = lf_render(fe->logformat, &c, line, sizeof(line));
-	log_send(&fe->loggers, LOG_L_INFO, line, n);
+	c.strm = s;
+	*c_ = c;
 }
 
 static void stream_log_connect(struct stream *s)
