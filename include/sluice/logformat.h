@@ -67,7 +67,10 @@ struct lf_ctx {
 	const char     *ssl_ciphers;    /* %sslc, NULL: "-" */
 	const char     *ssl_version;    /* %sslv, NULL: "-" */
 	int             li_id;          /* %cp/%fp of a UNIX socket: the listener's id */
-	struct stream  *strm;           /* %[...] sample expressions; NULL: they give "-" */
+	struct stream  *strm;           /* %[...] sample expressions; NULL: they give nothing */
+	int             log;            /* a log line: a missing %[...] sample gives "-" (in
+	                                   header values, bodies, IDs it gives nothing, as
+	                                   in HAProxy) */
 };
 
 /* Compiles <fmt>. Unknown variables are errors. On error returns -1 with

@@ -918,14 +918,15 @@ static int lf_render_var(struct lf_out *o, const struct lf_node *nd, const struc
 	return 1;
 }
 
-/* %[expr]: "-" when the sample does not exist (or no stream is known). */
+/* %[expr]: when the sample does not exist (or no stream is known), "-" in
+ * a log line, else nothing. */
 static void out_sample(struct lf_out *o, const struct lf_node *nd, const struct lf_ctx *c)
 {
 	struct sample smp = { 0 };
 	char buf[64];
 
 	if (!smp_expr_eval(nd->expr, c->strm, &smp)) {
-		out_str(o, NULL, 0, 0, nd->opts, 1);
+		out_str(o, NULL, 0, 0, nd->opts, c->log);
 		return;
 	}
 	if (smp.type == SMP_T_STR || smp.type == SMP_T_BIN) {

@@ -183,6 +183,22 @@ static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned ne
 	c->strm = s;
 }
 
+const char *http_unique_id(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	const struct http_px *fh = http_px_of(s->fe);
+	struct lf_ctx c;
+	char id[HTTP_LINE_MAX];
+	size_t l;
+
+	if (!txn || txn->uniq_id || !fh->uniqid_fmt)
+		return txn ? txn->uniq_id : NULL;
+	http_fill_lf_ctx(s, &c);
+	l = lf_render(fh->uniqid_fmt, &c, id, sizeof(id));
+	txn->uniq_id = http_line_dup(id, l, HTTP_LINE_MAX - 1);
+	return txn->uniq_id;
+}
+
 void http_log(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
@@ -202,6 +218,7 @@ void http_log(struct stream *s)
 	if (!err && (fe->options & PR_O_DONTLOG_NORMAL))
 		return;
 	http_fill_lf_ctx_for(s, &c, fe->logformat->needs);
+	c.log = 1;
 	n = lf_render(fe->logformat, &c, line, sizeof(line));
 	log_send(&fe->loggers, err && (fe->options & PR_O_LOG_SEP_ERR) ? LOG_L_ERR : LOG_L_INFO,
 		 line, n);
