@@ -299,6 +299,12 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 	/* error pages: the backend's once it is chosen, else the frontend's */
 	const struct proxy *epx = (txn->flags & TX_F_BE_SET) ? s->be : s->fe;
 
+	/* the log line shows the heads as they were, before this answer
+	 * reuses the analysis areas */
+	if (txn->req_head)
+		http_log_snapshot(s, 0);
+	if (txn->res_head)
+		http_log_snapshot(s, 1);
 	if (s->srv.fd >= 0) {
 		if (s->kept_srv)
 			http_release_kept(s);
@@ -447,6 +453,7 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 	struct dstr *d;
 	int status;
 
+	http_log_snapshot(s, 0);
 	/* The request body, when the whole of it already follows the head in
 	 * the request buffer (the head is not consumed yet: it starts at
 	 * b->head and is m->head_len long). A body still on its way, or a
@@ -529,6 +536,7 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 		http_reply(s, o->status ? o->status : 403, o->reply, NULL, 'P', 'R');
 		return 1;
 	case HTTP_ACT_TARPIT:
+		http_log_snapshot(s, 0);
 		s->fe->fe_counters.denied_req++;
 		txn->flags |= TX_F_TARPIT | TX_F_DENIED;
 		txn->tarpit_status = o->status ? o->status : 500;
@@ -865,6 +873,7 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	enum http_conn_mode mode = http_mode(s);
 	struct http_head *h = hp;
 	long nl = hlen;
+	int answered;
 
 	if (http_px_of(s->fe)->conn_mode == HTTP_CLO || http_conn_close_wanted(mf) ||
 	    (mf & H1_F_CLEN_DROPPED) ||
@@ -887,9 +896,12 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
 		return http_reply(s, 200, NULL, NULL, 'L', 'R');
 	}
-	if (http_req_rules(s, s->fe, h) ||
-	    (http_switch_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
-	     s->be != s->fe && http_req_rules(s, s->be, h))) {
+	answered = http_req_rules(s, s->fe, h) ||
+		   (http_switch_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
+		    s->be != s->fe && http_req_rules(s, s->be, h));
+	if (!answered)
+		http_log_snapshot(s, 0);   /* an answer made here took it already */
+	if (answered) {
 		/* answered here (or tarpitted): the head is consumed, and a
 		 * Content-Length body already received with it too, so that the
 		 * connection can carry the next request */
@@ -1073,6 +1085,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 		txn->res_head = NULL;
 		return 0;
 	}
+	http_log_snapshot(s, 1);
 	txn->res_head = NULL;
 	if ((txn->flags & TX_F_CONNECT) && status >= 200 && status < 300) {
 		http_count_status(s, status, 1);
