@@ -80,7 +80,8 @@ LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps deps-clients run test unit reg-tests test-clients clean fuzz bench help sluice
+.PHONY: all deps deps-clients run test unit reg-tests test-clients clean fuzz bench help sluice \
+        bench-deps bench-all
 
 all: sluice
 
@@ -223,10 +224,34 @@ fuzz-smoke: fuzz
 	  sed -n 's/^stat::number_of_executed_units: */    executions: /p' build-fuzz/$$n.log; \
 	done
 
+# The benchmark studies' own load generator (bench/tools/loadgen.c): plain
+# -O2, no sanitizer, whatever the build kind.
+bench/tools/loadgen: bench/tools/loadgen.c
+	@echo "  CC  $@"
+	@$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
+
+# The yardsticks and load generators of bench/quick and the studies (best
+# effort, like deps-clients: a study whose tool is missing names its package).
+BENCH_DEPS := gnuplot-nox httperf wrk nginx haproxy util-linux procps
+
+bench-deps: bench/tools/loadgen
+	@missing=""; for p in $(BENCH_DEPS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+	  echo "bench-deps: installing$$missing"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null 2>&1 || \
+	    echo "bench-deps: could not install$$missing: the studies needing them will say so"; \
+	elif [ -n "$$missing" ]; then echo "bench-deps: as root: apt-get install$$missing"; fi; true
+
+# All studies with the settings of bench/run-all (under 20 minutes).
+bench-all: sluice bench-deps
+	bench/run-all
+
 # The yardsticks and the load generator, only for benchmarks.
 bench: sluice
 	@$(MAKE) --no-print-directory deps DEPS_TEST="haproxy nginx-light wrk procps util-linux"
 	bench/quick
 
 clean:
-	rm -rf build build-san build-fuzz sluice
+	rm -rf build build-san build-fuzz sluice bench/tools/loadgen

@@ -40,6 +40,7 @@ end
 """
 
 UNSUPPORTED = "not supported by this build"
+LOADGEN = os.path.join(REPO, "bench", "tools", "loadgen")
 
 # Each study its own ports, so that two never collide.
 PORT_BASES = {"size_sweep": 19000, "conn_rate": 19100, "session": 19200, "concurrency": 19300,
@@ -178,7 +179,8 @@ class Study:
             a.rounds, a.dur = 1, 1
         if a.rounds < 1 or a.dur <= 0:
             raise Fatal("--rounds and --dur must be positive")
-        missing = [f"{t} (apt-get install {p})" for t, p in self.tools.items()
+        missing = [f"{t} (" + (f"run `{p}`" if p.startswith("make ") else f"apt-get install {p}")
+                   + ")" for t, p in self.tools.items()
                    if not shutil.which(t) and not os.path.exists(t)]
         if missing:
             raise Fatal("missing tools: " + ", ".join(missing) + "; or run `make bench-deps`")
@@ -321,6 +323,27 @@ class Study:
             return res
         return self.cpu_window(t, run)
 
+    def loadgen(self, t, *opts, dur=None):
+        """One bench/tools/loadgen run against t (options <opts>, e.g. "-m",
+        "paced", "-r", "5000"), pinned to the load CPU; its RESULT line as a
+        dict, with the proxy's CPU. Sets error on failure."""
+        dur = dur or self.args.dur
+
+        def run():
+            argv = ["taskset", "-c", str(self.args.cpu_load), LOADGEN, "-p", str(t.port),
+                    "-d", str(dur)] + [str(o) for o in opts]
+            try:
+                out = subprocess.run(argv, capture_output=True, text=True, timeout=dur + 30).stdout
+            except subprocess.TimeoutExpired:
+                return dict(error=f"loadgen did not finish within {dur + 30} s")
+            m = [l for l in out.splitlines() if l.startswith("RESULT ")]
+            if not m:
+                return dict(error="loadgen gave no result: " + out.strip()[-200:])
+            r = {k: float(v) for k, v in (kv.split("=") for kv in m[0].split()[1:])}
+            r["requests"] = r["done"] + r["closed"]
+            return r
+        return self.cpu_window(t, run)
+
     def record(self, x, system, rnd, res):
         """One per-round point; prints it."""
         res = dict(res, x=x, system=system, round=rnd)
@@ -337,6 +360,18 @@ class Study:
         for rnd in range(self.args.rounds):
             k = rnd % len(systems) if systems else 0
             yield rnd, systems[k:] + systems[:k]
+
+    def add_deltas(self, keys, base="direct"):
+        """Sets added_<key> on every valid point: its value minus that of
+        <base> at the same x in the same round (what the proxy adds)."""
+        ref = {(r["x"], r["round"]): r for r in self.raw if r["system"] == base and "error" not in r}
+        for r in self.raw:
+            d = ref.get((r["x"], r["round"]))
+            if r["system"] == base or "error" in r or d is None:
+                continue
+            for k in keys:
+                if r.get(k) is not None and d.get(k) is not None:
+                    r["added_" + k] = r[k] - d[k]
 
     def unsupported(self, system, why):
         """<system> cannot be measured in this study (shown, never a number)."""
