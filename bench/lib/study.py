@@ -274,6 +274,28 @@ class Study:
         """The target "direct": the load generator straight to <port>."""
         return Target("direct", "", port)
 
+    def http_targets(self, back, systems, checks=(("/64", 64, None),)):
+        """{system: Target} for those of <systems> (direct, nginx, haproxy,
+        sluice) that start, in mode http in front of the backend port
+        <back>; the others are marked unsupported with the reason."""
+        targets = {}
+        for name in systems:
+            if name == "direct":
+                targets[name] = self.direct(back)
+                continue
+            port = self.port()
+            if name == "nginx":
+                t = self.proxy(name, "nginx", nginx_proxy_conf(self.tmp, name, port,
+                                                               [f"127.0.0.1:{back}"]), port, checks)
+            else:
+                t = self.proxy(name, name, hap_conf(port, [f"127.0.0.1:{back}"]), port, checks,
+                               show=name == "haproxy", label="haproxy and sluice (same file)")
+            if t.failure:
+                self.unsupported(name, t.failure)
+            else:
+                targets[name] = t
+        return targets
+
     def stop(self, t):
         if t.proc is not None:
             PROCS.stop(t.proc)
