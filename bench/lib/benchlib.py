@@ -300,7 +300,7 @@ def start_proxy(t, argv, tmp, cpu, checks, keepalive_check=False, workers=1):
     except OSError as e:
         t.failure = f"{t.name} fails a test request: {e}; log: {log_tail(t.proc.log_path)}"
         return
-    if t.name == "nginx":
+    if getattr(t, "kind", t.name) == "nginx":
         kids = children(t.proc.pid)
         if len(kids) != workers:
             t.failure = f"nginx proxy: expected {workers} worker process(es), found {kids}"

@@ -249,6 +249,7 @@ class Study:
         cannot be measured, t.failure says why (a config sluice refuses:
         "not supported by this build: <its error>")."""
         t = Target(system, "", port)
+        t.kind = kind
         path = f"{self.tmp}/{system}.cfg"
         write(path, conf)
         if show:
@@ -266,7 +267,6 @@ class Study:
                 return t
         start_proxy(t, argv, self.tmp, self.args.cpu_proxy if cpu is None else cpu, checks,
                     keepalive_check=keepalive, workers=workers)
-        t.kind = kind
         self.targets.append(t)
         return t
 
