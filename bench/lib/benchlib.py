@@ -433,11 +433,15 @@ def measure(t, wl, dur, cpu_load, cpu_proxy, lua):
 
 
 
-def idle_client(port, n, concurrency, deadline):
+IP_BIND_ADDRESS_NO_PORT = 24   # linux/in.h: the port is chosen at connect(), per 4-tuple
+
+
+def idle_client(port, n, concurrency, deadline, sources=None):
     """Opens n connections to port, at most <concurrency> in progress at once,
     sends one keep-alive GET /64 on each and reads its answer; the
     connections that got a 200 stay open (returned). Bounded by <deadline>
-    (monotonic time)."""
+    (monotonic time). <sources>: local addresses (127.0.0.x) used in turn,
+    each with its own ~28,000 ephemeral ports."""
     req = b"GET /64 HTTP/1.1\r\nHost: bench\r\n\r\n"
     sel = selectors.DefaultSelector()
     done, st = [], dict(connect=0, closed=0, status=0, timeout=0)
@@ -449,6 +453,9 @@ def idle_client(port, n, concurrency, deadline):
                 started += 1
                 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
                 s.setblocking(False)
+                if sources:
+                    s.setsockopt(socket.IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1)
+                    s.bind((sources[started % len(sources)], 0))
                 err = s.connect_ex(("127.0.0.1", port))
                 if err not in (0, errno.EINPROGRESS):
                     st["connect"] += 1
