@@ -163,6 +163,18 @@ define run_clients
 	fi
 endef
 
+# The benchmark scripts must at least compile (they are not run by `make
+# test`: they take minutes and need a quiet machine). compile(), as
+# py_compile does, without leaving __pycache__ behind.
+BENCH_PY := bench/quick bench/profile bench/run-all bench/size_sweep bench/conn_rate \
+            bench/session bench/concurrency bench/latency bench/rules bench/backends \
+            bench/multicore bench/lib/benchlib.py bench/lib/study.py
+define check_bench_scripts
+	@if python3 -c 'import sys; [compile(open(f).read(), f, "exec") for f in sys.argv[1:]]' \
+	    $(BENCH_PY); then echo "PASS bench:scripts-compile" >> $(BUILD)/results.txt; \
+	else echo "FAIL bench:scripts-compile" >> $(BUILD)/results.txt; fi
+endef
+
 # Unit tests, then reg-tests; tests/summarize prints the single closing
 # line "N passed, N failed" and fails when anything failed.
 test: deps deps-clients
@@ -171,6 +183,7 @@ test: deps deps-clients
 	@RESULTS=$(BUILD)/results.txt tests/run-unit $(UNIT_BINS) || true
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
 	$(run_clients)
+	$(check_bench_scripts)
 	@tests/summarize $(BUILD)/results.txt
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, libFuzzer, ASan

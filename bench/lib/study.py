@@ -219,9 +219,14 @@ class Study:
         return a
 
     def port(self):
-        p = self.next_port
-        self.next_port += 1
-        return p
+        """The next free loopback port above the backend's (another user's
+        listener is skipped, never measured in place of ours)."""
+        for _ in range(200):
+            p = self.next_port
+            self.next_port += 1
+            if port_free(p):
+                return p
+        raise Fatal(f"no free port near {self.next_port}; try --port-base")
 
     def backend(self, conf):
         """Starts the nginx backend of config text <conf> on the load CPU;
@@ -262,6 +267,7 @@ class Study:
                                  timeout=120)
             if chk.returncode != 0:
                 err = " | ".join((chk.stdout + chk.stderr).strip().splitlines()[-3:])
+                err = err.replace(self.tmp + "/", "")   # the file name is enough
                 t.failure = (f"{UNSUPPORTED}: {kind} -c refuses the configuration ({err})"
                              if kind == "sluice" else f"{kind} -c refuses the configuration: {err}")
                 return t
@@ -466,7 +472,11 @@ class Study:
                              f"{self.status.get(s, 'not run')} |")
                     failed = failed or s not in self.status
                     continue
-                failed = failed or r["ok"] < r["run"] or r["ok"] < a.rounds
+                # Said, not failed: a feature this build lacks, a point the
+                # machine's limits rule out.
+                told = r["problems"] and all(p.startswith(("not supported", "not run"))
+                                             for p in r["problems"])
+                failed = failed or ((r["ok"] < r["run"] or r["ok"] < a.rounds) and not told)
                 L.append(f"| {x} | {s} | " + " | ".join(fmt(r[k], nd) for k, _, nd in metrics) +
                          f" | {r['ok']}/{r['run']} | {'; '.join(sorted(r['problems']))} |")
         L += ["", "## Configurations", ""]
