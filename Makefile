@@ -138,15 +138,21 @@ reg-tests: sluice
 # could not be installed is reported as SKIP by the checks.
 DEPS_CLIENTS := hatop prometheus-haproxy-exporter prometheus chromium
 
-deps-clients:
-	@missing=""; for p in $(DEPS_CLIENTS); do \
+# $(call install_missing,TARGET,PACKAGES,WHAT IF NOT): installs, as root,
+# those of PACKAGES that dpkg does not list as installed; never fails.
+define install_missing
+	@missing=""; for p in $(2); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
-	  echo "deps-clients: installing$$missing"; \
+	  echo "$(1): installing$$missing"; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null 2>&1 || \
-	    echo "deps-clients: could not install$$missing: their checks will SKIP"; \
+	    echo "$(1): could not install$$missing: $(3)"; \
 	fi; true
+endef
+
+deps-clients:
+	$(call install_missing,deps-clients,$(DEPS_CLIENTS),their checks will SKIP)
 
 test-clients: sluice
 	@tests/clients/run
@@ -248,14 +254,7 @@ bench/tools/loadgen: bench/tools/loadgen.c
 BENCH_DEPS := gnuplot-nox httperf wrk nginx haproxy util-linux procps
 
 bench-deps: bench/tools/loadgen
-	@missing=""; for p in $(BENCH_DEPS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
-	  echo "bench-deps: installing$$missing"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null 2>&1 || \
-	    echo "bench-deps: could not install$$missing: the studies needing them will say so"; \
-	elif [ -n "$$missing" ]; then echo "bench-deps: as root: apt-get install$$missing"; fi; true
+	$(call install_missing,bench-deps,$(BENCH_DEPS),the studies needing them will say so)
 
 # All studies with the settings of bench/run-all (under 20 minutes).
 bench-all: sluice bench-deps

@@ -19,7 +19,8 @@ import sys
 import tempfile
 import time
 
-from benchlib import (BACKEND_PIDS, CLK_TCK, PROCS, REPO, Fatal, Target, children, first_line,
+from benchlib import (BACKEND_PIDS, CLK_TCK, PROCS, REPO, WRK_LUA, Fatal, Target, children,
+                      first_line,
                       fmt, git_rev, loadavg, log_tail, machine, med, on_signal, port_free,
                       proxy_ticks_of, raise_nofile, run_wrk, sluice_identity, start_proxy,
                       tcp_opens, wait_port, write)
@@ -27,17 +28,6 @@ from benchlib import (BACKEND_PIDS, CLK_TCK, PROCS, REPO, Fatal, Target, childre
 # Tool -> Debian package that provides it, for every study.
 BASE_TOOLS = {"nginx": "nginx", "haproxy": "haproxy", "taskset": "util-linux",
               "gnuplot": "gnuplot-nox"}
-
-# wrk's Lua hook: exact counts and latency percentiles (as bench/quick).
-WRK_LUA = r"""
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    "RESULT requests=%d bytes=%d duration_us=%d connect=%d read=%d write=%d status=%d timeout=%d p50=%d p99=%d max=%d\n",
-    summary.requests, summary.bytes, summary.duration, e.connect, e.read, e.write,
-    e.status, e.timeout, latency:percentile(50), latency:percentile(99), latency.max))
-end
-"""
 
 UNSUPPORTED = "not supported by this build"
 LOADGEN = os.path.join(REPO, "bench", "tools", "loadgen")
