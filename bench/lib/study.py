@@ -201,6 +201,8 @@ class Study:
         for tool in ("wrk", "httperf"):
             if tool in self.tools:
                 self.info[tool] = first_line([tool, "-V" if tool == "httperf" else "-v"])
+        if LOADGEN in self.tools:
+            self.info["loadgen"] = f"bench/tools/loadgen.c at git {git_rev()}"
         self.info["method"] = (f"{a.rounds} round(s) x {a.dur} s per point, medians; systems "
                                f"interleaved and rotated per round; backend and load on CPU "
                                f"{a.cpu_load}, proxy on CPU {a.cpu_proxy}")
