@@ -23,6 +23,7 @@
 #include <sluice/log.h>
 #include <sluice/logformat.h>
 #include <sluice/persist.h>
+#include <sluice/stktable.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
@@ -89,6 +90,7 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 	}
 	txn->reqline = txn->uniq_id = NULL;
 	var_store_free(&txn->vars);
+	stk_txn_end(s);
 }
 
 /* Starts waiting for the next request of <s>, with no transaction: an idle
@@ -790,6 +792,7 @@ static int http_process_req_head(struct stream *s, int hlen)
 
 	txn->t_head = now();
 	s->nreq++;
+	stk_http_req(s);
 	txn->meth = m->meth_id;
 	txn->req_ver11 = !!(mf & H1_F_VER_11);
 	s->fe->fe_counters.http_req++;
@@ -1027,6 +1030,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 	http_head_init(&h, b->area + b->head, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	http_capture_head(s, &h, 1);
 	txn->res_head = &h;
+	stk_stick_store(s, 1);
 	if (http_res_rules(s, &h)) {
 		txn->res_head = NULL;
 		return 0;
