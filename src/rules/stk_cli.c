@@ -133,7 +133,7 @@ static void stk_print_head(struct cli_ctx *ctx, const struct stktable *t)
 
 static void stk_print_entry(struct cli_ctx *ctx, const struct stktable *t, struct stksess *ts)
 {
-	uint64_t now = now_ms();
+	uint64_t now = stk_ms();
 	char key[2 * STK_KEY_MAX + 1];
 
 	stk_key_print(t, ts, key, sizeof(key));

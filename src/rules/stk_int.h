@@ -28,8 +28,14 @@ struct stk_px {
 /* The stk part of <px>, allocated on first use. */
 struct stk_px *stk_px_get(struct proxy *px);
 
-/* Now, in ms, as the entries' clocks count it. */
+/* Now, in ms, as the entries' clocks count it (stk_ms), and its low 32
+ * bits (the rates' clock). */
+uint64_t stk_ms(void);
 uint32_t stk_now(void);
+
+/* Replaces the clock (now_ms()) by <fn> (NULL: back to now_ms), for unit
+ * tests that move time. */
+void stk_set_clock(uint64_t (*fn)(void));
 
 /* Builds the key of <t> from <s>'s client address. Returns 0 or -1. */
 int stk_key_from_src(const struct stktable *t, const struct stream *s, unsigned char *key,

@@ -11,6 +11,7 @@
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/log.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
@@ -89,9 +90,21 @@ static size_t stk_dt_size(int dt)
 	}
 }
 
+static uint64_t (*stk_clock)(void) = now_ms;
+
+void stk_set_clock(uint64_t (*fn)(void))
+{
+	stk_clock = fn ? fn : now_ms;
+}
+
+uint64_t stk_ms(void)
+{
+	return stk_clock();
+}
+
 uint32_t stk_now(void)
 {
-	return (uint32_t)now_ms();
+	return (uint32_t)stk_clock();
 }
 
 int stk_data_get(const struct stktable *t, struct stksess *ts, int dt, int64_t *v)
@@ -374,7 +387,7 @@ static void stk_arm(struct stktable *t)
 
 	if (!t->expire || !t->lru_head || !global.loop || ev_is_active(&t->timer))
 		return;
-	d = t->lru_head->exp > now_ms() ? (double)(t->lru_head->exp - now_ms()) / 1000. : 0.;
+	d = t->lru_head->exp > stk_ms() ? (double)(t->lru_head->exp - stk_ms()) / 1000. : 0.;
 	ev_timer_set(&t->timer, d + 0.001, 0.);
 	ev_timer_start(global.loop, &t->timer);
 }
@@ -383,7 +396,7 @@ void stk_touch(struct stktable *t, struct stksess *ts)
 {
 	lru_unlink(t, ts);
 	lru_append(t, ts);
-	ts->exp = t->expire ? now_ms() + t->expire : 0;
+	ts->exp = t->expire ? stk_ms() + t->expire : 0;
 	stk_arm(t);
 }
 
@@ -408,7 +421,7 @@ void stk_release(struct stktable *t, struct stksess *ts)
 
 void stk_expire(struct stktable *t)
 {
-	uint64_t now = now_ms();
+	uint64_t now = stk_ms();
 	struct stksess *ts, *stop = NULL;
 
 	while ((ts = t->lru_head) && ts != stop && ts->exp && ts->exp <= now) {
@@ -443,7 +456,7 @@ struct stksess *stk_lookup(struct stktable *t, const unsigned char *key, uint32_
 	for (ts = t->buckets[h & t->mask]; ts; ts = ts->hnext)
 		if (ts->hash == h && ts->klen == klen && memcmp(ts->key, key, klen) == 0)
 			break;
-	if (ts && !ts->ref && ts->exp && ts->exp <= now_ms()) {
+	if (ts && !ts->ref && ts->exp && ts->exp <= stk_ms()) {
 		stk_remove(t, ts);   /* lazily expired */
 		return NULL;
 	}
@@ -679,9 +692,14 @@ static int stk_postparse(void)
 		uint32_t nb = 16;
 
 		if (!t->px) {
-			fprintf(stderr, "[ALERT] %s:%d : stick-table '%s' not found (no frontend, "
-				"backend or listen of that name declares a stick-table).\n",
-				t->ref_file ? t->ref_file : "?", t->ref_line, t->name);
+			if (t->ref_file)
+				log_alert("%s:%d: stick-table '%s' not found (no frontend, backend "
+					  "or listen of that name declares a stick-table)",
+					  t->ref_file, t->ref_line, t->name);
+			else
+				log_alert("stick-table '%s' named by a sample fetch or converter "
+					  "not found (no frontend, backend or listen of that name "
+					  "declares a stick-table)", t->name);
 			errors++;
 			continue;
 		}
