@@ -155,8 +155,12 @@ void stk_txn_end(struct stream *s);
 /* A new HTTP request (head complete) on <s>: http_req_cnt/rate of its slots. */
 void stk_http_req(struct stream *s);
 
-/* Response status <status> sent for <s>: 4xx count as http errors. */
+/* A server's response status <status> for <s>: a 4xx is an HTTP error. */
 void stk_http_status(struct stream *s, int status);
+
+/* An HTTP error of <s> made here: invalid request, deny, tarpit (HAProxy
+ * 2.6 does not count other local replies such as "return status 404"). */
+void stk_http_err(struct stream *s);
 
 /* <n> bytes received from the client (<is_req>) or from the server (mode tcp:
  * mode http counts its transactions' bytes when they end). */

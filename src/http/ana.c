@@ -528,11 +528,13 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 			px->be_counters.denied_req++;
 		s->li->counters.denied_req++;
 		txn->flags |= TX_F_DENIED;
+		stk_http_err(s);
 		http_reply(s, o->status ? o->status : 403, o->reply, NULL, 'P', 'R');
 		return 1;
 	case HTTP_ACT_TARPIT:
 		s->fe->fe_counters.denied_req++;
 		txn->flags |= TX_F_TARPIT | TX_F_DENIED;
+		stk_http_err(s);
 		txn->tarpit_status = o->status ? o->status : 500;
 		txn->tarpit_reply = o->reply;
 		txn->t_tarpit = now() + (s->fe->timeout.tarpit ? s->fe->timeout.tarpit
@@ -769,6 +771,7 @@ static void http_req_error(struct stream *s, int status, char t0)
 		status = 400;
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
+	stk_http_err(s);
 	if (t0 == 'P')
 		errors_capture(s, 1);   /* "show errors" */
 	http_reply(s, status, NULL, NULL, t0, 'R');

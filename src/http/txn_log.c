@@ -240,7 +240,8 @@ void http_count_status(struct stream *s, int status, int to_server)
 {
 	int k = status >= 100 && status < 600 ? status / 100 - 1 : 5;
 
-	stk_http_status(s, status);
+	if (to_server)
+		stk_http_status(s, status);
 
 	s->fe->fe_counters.http_rsp[k]++;
 	if (to_server) {

@@ -62,10 +62,15 @@ void stk_http_req(struct stream *s)
 	stk_count(s, STK_DT_HTTP_REQ_CNT, STK_DT_HTTP_REQ_RATE, 1);
 }
 
+void stk_http_err(struct stream *s)
+{
+	stk_count(s, STK_DT_HTTP_ERR_CNT, STK_DT_HTTP_ERR_RATE, 1);
+}
+
 void stk_http_status(struct stream *s, int status)
 {
 	if (status >= 400 && status < 500)
-		stk_count(s, STK_DT_HTTP_ERR_CNT, STK_DT_HTTP_ERR_RATE, 1);
+		stk_http_err(s);
 }
 
 void stk_count_bytes(struct stream *s, int is_req, uint64_t n)
