@@ -38,7 +38,7 @@ struct stksess {
 	uint32_t        ref;          /* trackers and users: never evicted while > 0 */
 	uint32_t        hash;
 	uint32_t        klen;         /* key bytes used (strings: up to the table's len) */
-	unsigned char   key[];        /* key, then data at stktable.off[] */
+	unsigned char   key[] __attribute__((aligned(8))); /* key, then data at stktable.off[] */
 };
 
 struct stktable {

@@ -438,8 +438,9 @@ static int stk_check_tbl_req(struct smp_arg *a, char **err)
 	return stk_check_tbl(a, err);
 }
 
-/* name, op, data type, whether src_* exists, converter name suffix (or NULL). */
-#define STK_FETCH_OPS(X) \
+/* Data read the same way by the fetches (sc_<name>, src_<name>) and the
+ * converters (table_<name>): name, operation, data type. */
+#define STK_COMMON_OPS(X) \
 	X(conn_cnt,       OP_DT, STK_DT_CONN_CNT) \
 	X(conn_cur,       OP_DT, STK_DT_CONN_CUR) \
 	X(conn_rate,      OP_DT, STK_DT_CONN_RATE) \
@@ -453,8 +454,12 @@ static int stk_check_tbl_req(struct smp_arg *a, char **err)
 	X(bytes_out_rate, OP_DT, STK_DT_BYTES_OUT_RATE) \
 	X(kbytes_in,      OP_KBYTES_IN, 0) \
 	X(kbytes_out,     OP_KBYTES_OUT, 0) \
+	X(gpc0_rate,      OP_DT, STK_DT_GPC0_RATE)
+
+/* The fetches' own: sc_get_gpc0, src_inc_gpc0... */
+#define STK_FETCH_OPS(X) \
+	STK_COMMON_OPS(X) \
 	X(get_gpc0,       OP_DT, STK_DT_GPC0) \
-	X(gpc0_rate,      OP_DT, STK_DT_GPC0_RATE) \
 	X(get_gpt0,       OP_DT, STK_DT_GPT0) \
 	X(inc_gpc0,       OP_INC_GPC0, 0) \
 	X(clr_gpc0,       OP_CLR_GPC0, 0)
@@ -475,8 +480,6 @@ STK_FN(sc2, trackers, OP_TRACKERS, 0, 2)
 STK_FN(src, updt_conn_cnt, OP_UPDT_CONN_CNT, 0, -2)
 
 #define STK_USE (SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
-#define STK_ROW(pfx, name, a0, nmin, check) \
-	{ #pfx "_" #name, f_##pfx##_##name, a0, nmin, SMP_T_SINT, STK_USE, check },
 #define STK_ROWS_SC(name) \
 	STK_ROW(sc, name, (ARGT_SINT, ARGT_STR), 1, stk_check_sc) \
 	STK_ROW(sc0, name, (ARGT_STR), 0, stk_check_tbl) \
@@ -540,7 +543,6 @@ static int f_table_avl(const struct smp_arg *a, struct sample *smp, struct strea
 }
 
 #define A(...) { __VA_ARGS__ }
-#undef STK_ROW
 #define STK_ROW(pfx, name, a0, nmin, check) \
 	{ #pfx "_" #name, f_##pfx##_##name, A a0, nmin, SMP_T_SINT, STK_USE, check },
 
@@ -579,25 +581,13 @@ static int stk_conv(enum stk_op op, int dt, const struct smp_arg *a, struct samp
 	return stk_op_run(op, dt, t, ts, smp);
 }
 
+/* The converters' own: table_gpc0, table_server_id... */
 #define STK_CONV_OPS(X) \
-	X(conn_cnt, OP_DT, STK_DT_CONN_CNT) \
-	X(conn_cur, OP_DT, STK_DT_CONN_CUR) \
-	X(conn_rate, OP_DT, STK_DT_CONN_RATE) \
-	X(sess_cnt, OP_DT, STK_DT_SESS_CNT) \
-	X(sess_rate, OP_DT, STK_DT_SESS_RATE) \
-	X(http_req_cnt, OP_DT, STK_DT_HTTP_REQ_CNT) \
-	X(http_req_rate, OP_DT, STK_DT_HTTP_REQ_RATE) \
-	X(http_err_cnt, OP_DT, STK_DT_HTTP_ERR_CNT) \
-	X(http_err_rate, OP_DT, STK_DT_HTTP_ERR_RATE) \
-	X(bytes_in_rate, OP_DT, STK_DT_BYTES_IN_RATE) \
-	X(bytes_out_rate, OP_DT, STK_DT_BYTES_OUT_RATE) \
-	X(kbytes_in, OP_KBYTES_IN, 0) \
-	X(kbytes_out, OP_KBYTES_OUT, 0) \
-	X(gpc0, OP_DT, STK_DT_GPC0) \
-	X(gpc0_rate, OP_DT, STK_DT_GPC0_RATE) \
-	X(gpt0, OP_DT, STK_DT_GPT0) \
+	STK_COMMON_OPS(X) \
+	X(gpc0,      OP_DT, STK_DT_GPC0) \
+	X(gpt0,      OP_DT, STK_DT_GPT0) \
 	X(server_id, OP_DT, STK_DT_SERVER_ID) \
-	X(trackers, OP_TRACKERS, 0)
+	X(trackers,  OP_TRACKERS, 0)
 
 #define STK_CONV_FN(name, op, dt) \
 	static int c_table_##name(const struct smp_arg *a, struct sample *smp) \

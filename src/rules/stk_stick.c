@@ -130,41 +130,32 @@ fail:
 	return -1;
 }
 
-static int kw_stick_on(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+/* The four "stick" keywords: the rule kind is the second word. */
+static int kw_stick(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	(void)target;
-	return stk_kw_stick(ctx, STK_R_ON, argc, argv);
-}
+	static const char *const kinds[] = {
+		[STK_R_ON] = "stick on", [STK_R_MATCH] = "stick match",
+		[STK_R_STORE_REQ] = "stick store-request", [STK_R_STORE_RES] = "stick store-response",
+	};
+	int k = 0;
 
-static int kw_stick_match(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
 	(void)target;
-	return stk_kw_stick(ctx, STK_R_MATCH, argc, argv);
-}
-
-static int kw_stick_store_req(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
-	(void)target;
-	return stk_kw_stick(ctx, STK_R_STORE_REQ, argc, argv);
-}
-
-static int kw_stick_store_res(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
-	(void)target;
-	return stk_kw_stick(ctx, STK_R_STORE_RES, argc, argv);
+	while (strcmp(ctx->kw, kinds[k]) != 0)
+		k++;
+	return stk_kw_stick(ctx, (enum stk_rule_kind)k, argc, argv);
 }
 
 #define STK_STICK_USAGE "<pattern> [table <table>] [{if | unless} <condition>]"
 
 static struct cfg_kw stk_stick_kws[] = {
-	{ "stick on", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, kw_stick_on, 0, 0, 0, 0,
+	{ "stick on", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, kw_stick, 0, 0, 0, 0,
 	  STK_STICK_USAGE, NULL },
-	{ "stick match", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, kw_stick_match, 0, 0,
+	{ "stick match", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, kw_stick, 0, 0,
 	  0, 0, STK_STICK_USAGE, NULL },
 	{ "stick store-request", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  kw_stick_store_req, 0, 0, 0, 0, STK_STICK_USAGE, NULL },
+	  kw_stick, 0, 0, 0, 0, STK_STICK_USAGE, NULL },
 	{ "stick store-response", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  kw_stick_store_res, 0, 0, 0, 0, STK_STICK_USAGE, NULL },
+	  kw_stick, 0, 0, 0, 0, STK_STICK_USAGE, NULL },
 };
 
 SLUICE_INIT(stk_stick_register)
