@@ -20,9 +20,9 @@
 
 static void stk_ctr_release(struct stk_ctr *c)
 {
-	uint32_t *cur = stk_data(c->t, c->ts, STK_DT_CONN_CUR);
+	int64_t *cur = stk_data(c->t, c->ts, STK_DT_CONN_CUR);
 
-	if (cur && *cur)
+	if (cur && *cur > 0)
 		(*cur)--;
 	stk_release(c->t, c->ts);
 	c->t = NULL;
@@ -166,7 +166,8 @@ static void stk_exec_track(void *priv, struct stream *s, unsigned where)
 	unsigned char key[STK_KEY_MAX];
 	struct sample smp = { 0 };
 	struct stksess *ts;
-	uint32_t klen, *cur;
+	uint32_t klen;
+	int64_t *cur;
 
 	if (c->ts || !a->t->buckets)
 		return;   /* the first tracker of a slot wins */

@@ -22,6 +22,7 @@
 
 /* ---- data types ---- */
 
+/* The range a counter takes from "set table" (all are kept in 64 bits). */
 enum stk_dt_kind { DTK_SINT, DTK_UINT, DTK_ULL, DTK_RATE };
 
 static const struct {
@@ -79,15 +80,7 @@ int64_t stk_dt_max(int dt)
 
 static size_t stk_dt_size(int dt)
 {
-	switch (stk_dts[dt].kind) {
-	case DTK_SINT:
-	case DTK_UINT:
-		return 4;
-	case DTK_ULL:
-		return 8;
-	default:
-		return sizeof(struct freq_prd);
-	}
+	return stk_dts[dt].kind == DTK_RATE ? sizeof(struct freq_prd) : sizeof(int64_t);
 }
 
 static uint64_t (*stk_clock)(void) = now_ms;
@@ -107,25 +100,18 @@ uint32_t stk_now(void)
 	return (uint32_t)stk_clock();
 }
 
+/* Counters are kept in 64 bits whatever their range (an entry's data is
+ * laid out in 8-byte steps anyway); rates are a struct freq_prd. */
 int stk_data_get(const struct stktable *t, struct stksess *ts, int dt, int64_t *v)
 {
 	void *p = stk_data(t, ts, dt);
 
 	if (!p)
 		return 0;
-	switch (stk_dts[dt].kind) {
-	case DTK_SINT:
-		*v = *(int32_t *)p;
-		break;
-	case DTK_UINT:
-		*v = *(uint32_t *)p;
-		break;
-	case DTK_ULL:
-		*v = (int64_t)*(uint64_t *)p;
-		break;
-	default:
+	if (stk_dts[dt].kind == DTK_RATE)
 		*v = freq_prd_read(p, t->period[dt], stk_now());
-	}
+	else
+		*v = *(int64_t *)p;
 	return 1;
 }
 
@@ -135,22 +121,13 @@ int stk_data_set(const struct stktable *t, struct stksess *ts, int dt, int64_t v
 
 	if (!p)
 		return 0;
-	switch (stk_dts[dt].kind) {
-	case DTK_SINT:
-		*(int32_t *)p = (int32_t)v;
-		break;
-	case DTK_UINT:
-		*(uint32_t *)p = (uint32_t)v;
-		break;
-	case DTK_ULL:
-		*(uint64_t *)p = (uint64_t)v;
-		break;
-	default: {
+	if (stk_dts[dt].kind == DTK_RATE) {
 		struct freq_prd *f = p;
 
 		freq_prd_rotate(f, t->period[dt], stk_now());
 		f->curr = (uint32_t)v;
-	}
+	} else {
+		*(int64_t *)p = v;
 	}
 	return 1;
 }
@@ -159,12 +136,8 @@ void stk_data_add(const struct stktable *t, struct stksess *ts, int cnt, int rat
 {
 	void *p;
 
-	if (cnt >= 0 && (p = stk_data(t, ts, cnt))) {
-		if (stk_dts[cnt].kind == DTK_ULL)
-			*(uint64_t *)p += n;
-		else
-			*(uint32_t *)p += (uint32_t)n;
-	}
+	if (cnt >= 0 && (p = stk_data(t, ts, cnt)))
+		*(int64_t *)p += (int64_t)n;
 	if (rate >= 0 && (p = stk_data(t, ts, rate)))
 		freq_prd_add(p, t->period[rate], stk_now(), (uint32_t)n);
 }
