@@ -161,6 +161,17 @@ static int stk_cmp_entries(const void *a, const void *b)
 	return c ? c : (x->klen > y->klen) - (x->klen < y->klen);
 }
 
+/* Integer keys in numeric order. */
+static int stk_cmp_int(const void *a, const void *b)
+{
+	const struct stksess *x = *(struct stksess *const *)a, *y = *(struct stksess *const *)b;
+	uint32_t u, w;
+
+	memcpy(&u, x->key, 4);
+	memcpy(&w, y->key, 4);
+	return (u > w) - (u < w);
+}
+
 static int cli_show_table(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct stk_sel sel;
@@ -183,21 +194,7 @@ static int cli_show_table(struct cli_ctx *ctx, int argc, char **argv)
 	for (ts = sel.t->lru_head; ts; ts = ts->next)
 		if (stk_sel_match(&sel, ts))
 			v[n++] = ts;
-	if (sel.t->type == STK_K_INT) {
-		/* numbers in numeric order */
-		for (size_t i = 1; i < n; i++)
-			for (size_t j = i; j > 0; j--) {
-				int32_t a, b;
-
-				memcpy(&a, v[j - 1]->key, 4);
-				memcpy(&b, v[j]->key, 4);
-				if ((uint32_t)a <= (uint32_t)b)
-					break;
-				ts = v[j - 1], v[j - 1] = v[j], v[j] = ts;
-			}
-	} else {
-		qsort(v, n, sizeof(*v), stk_cmp_entries);
-	}
+	qsort(v, n, sizeof(*v), sel.t->type == STK_K_INT ? stk_cmp_int : stk_cmp_entries);
 	for (size_t i = 0; i < n; i++)
 		stk_print_entry(ctx, sel.t, v[i]);
 	free(v);

@@ -206,7 +206,7 @@ int stk_key_from_smp(const struct stktable *t, struct sample *smp, unsigned char
                      uint32_t *klen)
 {
 	static const unsigned char v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	int32_t i;
+	uint32_t u;
 
 	switch (t->type) {
 	case STK_K_IP:
@@ -231,8 +231,8 @@ int stk_key_from_smp(const struct stktable *t, struct sample *smp, unsigned char
 	case STK_K_INT:
 		if (!smp_cast(smp, SMP_T_SINT))
 			return -1;
-		i = (int32_t)smp->u.sint;
-		memcpy(key, &i, 4);
+		u = (uint32_t)smp->u.sint;
+		memcpy(key, &u, 4);
 		break;
 	case STK_K_STR:
 		if (!smp_cast(smp, SMP_T_STR))
@@ -268,12 +268,13 @@ int stk_key_parse(const struct stktable *t, const char *s, unsigned char *key, u
 			return -1;
 		break;
 	case STK_K_INT: {
-		long v = strtol(s, &end, 10);
-		int32_t i = (int32_t)v;
+		/* unsigned 32-bit, as HAProxy's integer keys */
+		unsigned long long v = strtoull(s, &end, 10);
+		uint32_t u = (uint32_t)v;
 
-		if (!*s || *end)
+		if (*s < '0' || *s > '9' || *end || v > UINT32_MAX)
 			return -1;
-		memcpy(key, &i, 4);
+		memcpy(key, &u, 4);
 		break;
 	}
 	case STK_K_STR:
@@ -301,7 +302,7 @@ int stk_key_parse(const struct stktable *t, const char *s, unsigned char *key, u
 
 void stk_key_print(const struct stktable *t, const struct stksess *ts, char *out, size_t size)
 {
-	int32_t i;
+	uint32_t u;
 
 	switch (t->type) {
 	case STK_K_IP:
@@ -311,8 +312,8 @@ void stk_key_print(const struct stktable *t, const struct stksess *ts, char *out
 		inet_ntop(AF_INET6, ts->key, out, (socklen_t)size);
 		break;
 	case STK_K_INT:
-		memcpy(&i, ts->key, 4);
-		snprintf(out, size, "%" PRId32, i);
+		memcpy(&u, ts->key, 4);
+		snprintf(out, size, "%" PRIu32, u);
 		break;
 	case STK_K_STR:
 		snprintf(out, size, "%.*s", (int)ts->klen, (const char *)ts->key);

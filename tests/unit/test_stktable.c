@@ -201,10 +201,12 @@ static void test_keys(void **state)
 	assert_int_equal(stk_key_parse(t, "zz", key, &klen), -1);
 
 	t = load("stick-table type integer size 10");
-	assert_int_equal(stk_key_parse(t, "-12", key, &klen), 0);
+	assert_int_equal(stk_key_parse(t, "4294967295", key, &klen), 0);
 	ts = stk_get(t, key, klen);
 	stk_key_print(t, ts, out, sizeof(out));
-	assert_string_equal(out, "-12");
+	assert_string_equal(out, "4294967295");
+	assert_int_equal(stk_key_parse(t, "-12", key, &klen), -1);   /* unsigned, as HAProxy */
+	assert_int_equal(stk_key_parse(t, "4294967296", key, &klen), -1);
 	assert_int_equal(stk_key_parse(t, "12x", key, &klen), -1);
 	proxy_free_all();
 }
