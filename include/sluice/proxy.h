@@ -107,6 +107,7 @@ struct proxy {
 	struct stats_px       *stats;        /* stats page settings (stats_http.c) */
 	struct persist_px     *persist;      /* cookie persistence (persist.c) */
 	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
+	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

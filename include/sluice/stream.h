@@ -17,6 +17,8 @@ struct proxy;
 struct server;
 struct http_txn;
 struct srv_idle;
+struct stktable;
+struct stksess;
 
 enum stream_state {
 	ST_PROXY,      /* waiting for the client's PROXY protocol header */
@@ -25,6 +27,14 @@ enum stream_state {
 	ST_CON,        /* connecting to the server */
 	ST_EST,        /* both sides connected: forwarding */
 	ST_HREQ,       /* mode http: waiting for a request head, no server chosen */
+};
+
+/* A tracked counter (track-sc0..2): an entry of a stick table (stktable.h). */
+#define STK_CTR_SLOTS 3
+struct stk_ctr {
+	struct stktable *t;
+	struct stksess  *ts;      /* NULL: the slot is free */
+	unsigned         flags;   /* STK_CTR_F_* */
 };
 
 struct stream {
@@ -56,6 +66,7 @@ struct stream {
 	int               kept_reused;  /* that connection already served a request */
 	struct srv_idle  *park;         /* its entry in the server's idle list, if shared */
 	struct var_store *vars;         /* sess variables, NULL when none */
+	struct stk_ctr    stkctr[STK_CTR_SLOTS]; /* track-sc0..2 (stktable.h) */
 };
 
 /* ---- for the protocol analysers (http_ana.c) ---- */
