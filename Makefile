@@ -162,6 +162,14 @@ define run_clients
 	fi
 endef
 
+# The TLS checks (curl, openssl s_client against ./sluice): also under
+# SANITIZE=1, where they report sanitizer findings. They record their own
+# PASS/FAIL lines; a crash or a timeout of the script is one more FAIL.
+define run_tls
+	@RESULTS=$(BUILD)/results.txt timeout 300 tests/tls/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tls:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # Unit tests, then reg-tests; tests/summarize prints the single closing
 # line "N passed, N failed" and fails when anything failed.
 test: deps deps-clients
@@ -169,6 +177,7 @@ test: deps deps-clients
 	@rm -f $(BUILD)/results.txt
 	@RESULTS=$(BUILD)/results.txt tests/run-unit $(UNIT_BINS) || true
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
+	$(run_tls)
 	$(run_clients)
 	@tests/summarize $(BUILD)/results.txt
 

@@ -951,6 +951,12 @@ void ssl_sock_free_ssl(struct ssl_st *ssl)
 {
 	if (!ssl)
 		return;
+	/* A clean close (close_notify) once the handshake is done: OpenSSL
+	 * forgets the session of a connection freed without it, which would
+	 * defeat resumption. */
+	if (SSL_is_init_finished(ssl))
+		SSL_shutdown(ssl);
+	ERR_clear_error();
 	SSL_free(ssl);
 	ssl_counters.cur_conns--;
 }
@@ -959,8 +965,6 @@ void ssl_sock_free(struct conn *c)
 {
 	if (!c->ssl)
 		return;
-	/* a clean close: close_notify, unless the peer never finished */
-	ssl_sock_shutw(c);
 	ssl_sock_free_ssl(c->ssl);
 	c->ssl = NULL;
 }

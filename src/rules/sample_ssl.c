@@ -111,6 +111,12 @@ static int fetch_ssl_c_used(const struct smp_arg *a, struct sample *smp, struct 
 	return s->cli.ssl ? smp_set_bool(smp, SSL_get0_peer_certificate(s->cli.ssl) != NULL) : 0;
 }
 
+static int fetch_ssl_fc_is_resumed(const struct smp_arg *a, struct sample *smp,
+                                   struct stream *s)
+{
+	return s->cli.ssl ? smp_set_bool(smp, SSL_session_reused(s->cli.ssl)) : 0;
+}
+
 static int fetch_ssl_c_verify(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
 	return s->cli.ssl ? smp_set_int(smp, SSL_get_verify_result(s->cli.ssl)) : 0;
@@ -173,6 +179,7 @@ static const struct smp_fetch_kw smp_ssl_fetches[] = {
 	{ "ssl_fc_protocol", fetch_ssl_fc_protocol, { 0 }, 0, SMP_T_STR,  L4, NULL },
 	{ "ssl_fc_cipher",   fetch_ssl_fc_cipher,   { 0 }, 0, SMP_T_STR,  L4, NULL },
 	{ "ssl_fc_alpn",     fetch_ssl_fc_alpn,     { 0 }, 0, SMP_T_STR,  L4, NULL },
+	{ "ssl_fc_is_resumed", fetch_ssl_fc_is_resumed, { 0 }, 0, SMP_T_BOOL, L4, NULL },
 	{ "ssl_fc_has_crt",  fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL },
 	{ "ssl_c_used",      fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL },
 	{ "ssl_c_verify",    fetch_ssl_c_verify,    { 0 }, 0, SMP_T_SINT, L4, NULL },

@@ -8,7 +8,6 @@
 #   crt/11-www-ecdsa.pem www.example.com (ECDSA P-256)
 #   crt/20-wild.pem      *.wild.example
 #   split.pem + split.pem.key   key in a separate file
-#   expired.pem          expired.example, not valid after yesterday
 #   backend.pem          backend.local (for the TLS server side)
 #   client.pem           a client certificate (CN client1)
 #   mismatch.pem         a certificate with somebody else's key
@@ -24,7 +23,7 @@ q openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 30 
 q openssl req -x509 -newkey rsa:2048 -nodes -keyout other-ca.key -out other-ca.pem -days 30 \
 	-subj "/CN=another CA"
 
-# sign <name> <keyalg-args> <CN> <san> [<days>|expired]
+# sign <name> rsa|ec <CN> <subjectAltName> [<days>]
 sign() {
 	name=$1 kind=$2 cn=$3 san=$4 when=${5:-30}
 	if [ "$kind" = ec ]; then
@@ -34,20 +33,8 @@ sign() {
 	fi
 	q openssl req -new -key "$name.key" -subj "/CN=$cn" -out "$name.csr"
 	printf 'subjectAltName=%s\n' "$san" > "$name.ext"
-	if [ "$when" = expired ]; then
-		# a validity period in the past: start and end dates given
-		q openssl x509 -req -in "$name.csr" -CA ca.pem -CAkey ca.key -CAcreateserial \
-			-extfile "$name.ext" -out "$name.crt" -not_before 20200101000000Z \
-			-not_after 20200201000000Z 2>/dev/null ||
-		q openssl ca -batch -selfsign -in "$name.csr" -keyfile ca.key \
-			-startdate 20200101000000Z -enddate 20200201000000Z -out "$name.crt"
-		[ -s "$name.crt" ] || { faketime_fallback=1; q openssl x509 -req -in "$name.csr" \
-			-CA ca.pem -CAkey ca.key -CAcreateserial -extfile "$name.ext" \
-			-out "$name.crt" -days 1; }
-	else
-		q openssl x509 -req -in "$name.csr" -CA ca.pem -CAkey ca.key -CAcreateserial \
-			-extfile "$name.ext" -out "$name.crt" -days "$when"
-	fi
+	q openssl x509 -req -in "$name.csr" -CA ca.pem -CAkey ca.key -CAcreateserial \
+		-extfile "$name.ext" -out "$name.crt" -days "$when"
 	rm -f "$name.csr" "$name.ext"
 }
 
@@ -68,5 +55,4 @@ cp split.key split.pem.key
 cat backend.crt backend.key > backend.pem
 cat client.crt client.key > client.pem
 cat other.crt default.key > mismatch.pem
-cat client.crt client.key > client-key.pem
 touch done
