@@ -15,6 +15,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
+#include <sluice/cli.h>
 #include <sluice/common.h>
 #include <sluice/ssl.h>
 #include <sluice/str.h>
@@ -142,34 +143,43 @@ int ckch_attach(struct ckch *ck, SSL_CTX *ctx)
 	return 0;
 }
 
-int ckch_replace(struct ckch *ck, const char *pem, size_t len, char **err)
+/* Parses PEM text <pem> (certificate, key, chain) for <path> into <out>
+ * (zeroed first). Returns 0, or -1 with <err> allocated. */
+static int ckch_parse(struct ckch *out, const char *path, const char *pem, size_t len,
+                      char **err)
 {
-	struct ckch tmp = { 0 };
 	BIO *bio = BIO_new_mem_buf(pem, (int)len);
+	int r;
 
+	memset(out, 0, sizeof(*out));
 	if (!bio) {
 		*err = str_fmt("out of memory");
 		return -1;
 	}
-	if (ckch_read_pem(&tmp, bio, NULL, ck->path, err) == -1) {
-		BIO_free(bio);
-		ckch_clear(&tmp);
-		return -1;
-	}
+	r = ckch_read_pem(out, bio, NULL, path, err);
 	BIO_free(bio);
+	if (r == -1)
+		ckch_clear(out);
+	return r;
+}
+
+/* Moves <tmp>'s certificate, key and chain into <ck> and every context
+ * using it. Returns 0, or -1 with <err> allocated (nothing changed). */
+static int ckch_commit(struct ckch *ck, struct ckch *tmp, char **err)
+{
 	for (int i = 0; i < ck->nusers; i++)
-		if (ckch_install(&tmp, ck->users[i]) == -1) {
+		if (ckch_install(tmp, ck->users[i]) == -1) {
 			/* put the old one back where the new one failed */
 			for (int j = 0; j <= i; j++)
 				ckch_install(ck, ck->users[j]);
-			ckch_clear(&tmp);
 			*err = str_fmt("'%s': %s", ck->path, ssl_err_str());
 			return -1;
 		}
 	ckch_clear(ck);
-	ck->cert = tmp.cert;
-	ck->key = tmp.key;
-	ck->chain = tmp.chain;
+	ck->cert = tmp->cert;
+	ck->key = tmp->key;
+	ck->chain = tmp->chain;
+	memset(tmp, 0, sizeof(*tmp));
 	return 0;
 }
 
@@ -457,6 +467,212 @@ void ssl_ckch_free_index(struct ssl_bind_opts *o)
 	free(o->sni);
 	o->sni = NULL;
 	o->nsni = 0;
+}
+
+/* ---- runtime API: show / set / commit / abort ssl cert ---- */
+
+/* The one transaction open at a time, as in HAProxy. */
+static struct {
+	struct ckch *ck;     /* certificate being replaced, NULL: none */
+	struct ckch  next;   /* its new contents */
+} ckch_tx;
+
+static struct ckch *ckch_find(const char *path)
+{
+	for (struct ckch *ck = ckch_head; ck; ck = ck->next)
+		if (strcmp(ck->path, path) == 0)
+			return ck;
+	return NULL;
+}
+
+static void cli_dump_time(struct dstr *out, const char *label, const ASN1_TIME *t)
+{
+	BIO *b = BIO_new(BIO_s_mem());
+	char *p;
+	long n;
+
+	if (!b)
+		return;
+	ASN1_TIME_print(b, t);
+	n = BIO_get_mem_data(b, &p);
+	dstr_printf(out, "%s: %.*s\n", label, (int)n, p);
+	BIO_free(b);
+}
+
+static void cli_dump_name(struct dstr *out, const char *label, X509_NAME *name)
+{
+	char buf[1024];
+
+	if (X509_NAME_oneline(name, buf, sizeof(buf)))
+		dstr_printf(out, "%s: %s\n", label, buf);
+}
+
+/* "show ssl cert <file>": what HAProxy prints, from <ck>'s contents. */
+static void cli_dump_ckch(struct dstr *out, const char *name, const struct ckch *ck, int used)
+{
+	const ASN1_INTEGER *ser = X509_get0_serialNumber(ck->cert);
+	GENERAL_NAMES *names = X509_get_ext_d2i(ck->cert, NID_subject_alt_name, NULL, NULL);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	int bits = EVP_PKEY_get_bits(ck->key);
+
+	dstr_printf(out, "Filename: %s\nStatus: %s\nSerial: ", name, used ? "Used" : "Unused");
+	for (int i = 0; ser && i < ASN1_STRING_length(ser); i++)
+		dstr_printf(out, "%02X", ASN1_STRING_get0_data(ser)[i]);
+	dstr_printf(out, "\n");
+	cli_dump_time(out, "notBefore", X509_get0_notBefore(ck->cert));
+	cli_dump_time(out, "notAfter", X509_get0_notAfter(ck->cert));
+	if (names) {
+		dstr_printf(out, "Subject Alternative Name: ");
+		for (int i = 0; i < sk_GENERAL_NAME_num(names); i++) {
+			GENERAL_NAME *g = sk_GENERAL_NAME_value(names, i);
+
+			if (g->type == GEN_DNS)
+				dstr_printf(out, "%sDNS:%.*s", i ? ", " : "",
+					    ASN1_STRING_length(g->d.dNSName),
+					    (const char *)ASN1_STRING_get0_data(g->d.dNSName));
+		}
+		dstr_printf(out, "\n");
+		GENERAL_NAMES_free(names);
+	}
+	dstr_printf(out, "Algorithm: %s%d\n",
+		    EVP_PKEY_base_id(ck->key) == EVP_PKEY_EC ? "EC" : "RSA", bits);
+	if (X509_digest(ck->cert, EVP_sha1(), md, &mdlen)) {
+		dstr_printf(out, "SHA1 FingerPrint: ");
+		for (unsigned i = 0; i < mdlen; i++)
+			dstr_printf(out, "%02X", md[i]);
+		dstr_printf(out, "\n");
+	}
+	cli_dump_name(out, "Subject", X509_get_subject_name(ck->cert));
+	cli_dump_name(out, "Issuer", X509_get_issuer_name(ck->cert));
+	for (int i = 0; i < sk_X509_num(ck->chain); i++) {
+		cli_dump_name(out, "Chain Subject", X509_get_subject_name(sk_X509_value(ck->chain, i)));
+		cli_dump_name(out, "Chain Issuer", X509_get_issuer_name(sk_X509_value(ck->chain, i)));
+	}
+}
+
+static int cli_show_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *name = argc > 3 ? argv[3] : NULL;
+	struct ckch *ck;
+
+	if (!name) {
+		if (ckch_tx.ck)
+			dstr_printf(&ctx->out, "# transaction\n*%s\n", ckch_tx.ck->path);
+		dstr_printf(&ctx->out, "# filename\n");
+		for (ck = ckch_head; ck; ck = ck->next)
+			dstr_printf(&ctx->out, "%s\n", ck->path);
+		return 0;
+	}
+	if (name[0] == '*') {
+		if (!ckch_tx.ck || strcmp(ckch_tx.ck->path, name + 1) != 0) {
+			dstr_printf(&ctx->out, "No transaction for certificate '%s'!\n", name + 1);
+			return -1;
+		}
+		cli_dump_ckch(&ctx->out, name, &ckch_tx.next, 0);
+		return 0;
+	}
+	if (!(ck = ckch_find(name))) {
+		dstr_printf(&ctx->out, "Can't display a certificate which is not referenced by the "
+			    "configuration!\n");
+		return -1;
+	}
+	cli_dump_ckch(&ctx->out, name, ck, ck->nusers > 0);
+	return 0;
+}
+
+static int cli_set_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct ckch *ck, next;
+	char *err = NULL;
+
+	if (argc < 4 || !ctx->payload) {
+		dstr_printf(&ctx->out, "'set ssl cert' expects a filename and a certificate as a "
+			    "payload\n");
+		return -1;
+	}
+	if (!(ck = ckch_find(argv[3]))) {
+		dstr_printf(&ctx->out, "Can't replace a certificate which is not referenced by the "
+			    "configuration!\n");
+		return -1;
+	}
+	if (ckch_tx.ck && ckch_tx.ck != ck) {
+		dstr_printf(&ctx->out, "The ongoing transaction is about '%s' but you are trying to "
+			    "set '%s'\n", ckch_tx.ck->path, argv[3]);
+		return -1;
+	}
+	if (ckch_parse(&next, ck->path, ctx->payload, ctx->payload_len, &err) == -1) {
+		dstr_printf(&ctx->out, "unable to load certificate: %s\n", err);
+		free(err);
+		return -1;
+	}
+	dstr_printf(&ctx->out, "Transaction %s for certificate %s!\n",
+		    ckch_tx.ck ? "updated" : "created", ck->path);
+	ckch_clear(&ckch_tx.next);
+	ckch_tx.ck = ck;
+	ckch_tx.next = next;
+	return 0;
+}
+
+static int cli_commit_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
+{
+	char *err = NULL;
+
+	if (argc < 4) {
+		dstr_printf(&ctx->out, "'commit ssl cert' expects a filename\n");
+		return -1;
+	}
+	if (!ckch_tx.ck) {
+		dstr_printf(&ctx->out, "No ongoing transaction! !\n");
+		return -1;
+	}
+	if (strcmp(ckch_tx.ck->path, argv[3]) != 0) {
+		dstr_printf(&ctx->out, "The ongoing transaction is about '%s' but you are trying to "
+			    "set '%s'\n", ckch_tx.ck->path, argv[3]);
+		return -1;
+	}
+	dstr_printf(&ctx->out, "Committing %s", argv[3]);
+	if (ckch_commit(ckch_tx.ck, &ckch_tx.next, &err) == -1) {
+		dstr_printf(&ctx->out, "\nFailed!\n%s\n", err);
+		free(err);
+		return -1;
+	}
+	ckch_tx.ck = NULL;
+	dstr_printf(&ctx->out, ".\nSuccess!\n");
+	return 0;
+}
+
+static int cli_abort_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (argc < 4) {
+		dstr_printf(&ctx->out, "'abort ssl cert' expects a filename\n");
+		return -1;
+	}
+	if (!ckch_tx.ck || strcmp(ckch_tx.ck->path, argv[3]) != 0) {
+		dstr_printf(&ctx->out, "No ongoing transaction for certificate '%s'!\n", argv[3]);
+		return -1;
+	}
+	ckch_clear(&ckch_tx.next);
+	ckch_tx.ck = NULL;
+	dstr_printf(&ctx->out, "Transaction aborted for certificate '%s'!\n", argv[3]);
+	return 0;
+}
+
+static struct cli_kw ckch_cli_kws[] = {
+	{ { "show", "ssl", "cert", NULL }, "show ssl cert [<certfile>]",
+	  "list the certificates, or detail one (*<certfile>: the transaction)",
+	  CLI_LVL_OPERATOR, cli_show_ssl_cert },
+	{ { "set", "ssl", "cert", NULL }, "set ssl cert <certfile> <payload>",
+	  "replace a certificate's contents (a transaction)", CLI_LVL_ADMIN, cli_set_ssl_cert },
+	{ { "commit", "ssl", "cert", NULL }, "commit ssl cert <certfile>",
+	  "apply the transaction: new handshakes use it", CLI_LVL_ADMIN, cli_commit_ssl_cert },
+	{ { "abort", "ssl", "cert", NULL }, "abort ssl cert <certfile>",
+	  "drop the transaction", CLI_LVL_ADMIN, cli_abort_ssl_cert },
+};
+
+SLUICE_INIT(ckch_register)
+{
+	cli_register(ckch_cli_kws, ARRAY_SIZE(ckch_cli_kws));
 }
 
 #endif

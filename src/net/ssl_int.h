@@ -86,11 +86,6 @@ int ckch_attach(struct ckch *ck, SSL_CTX *ctx);
 /* Builds the SNI index of <o> from its certificate lines (contexts built). */
 void ssl_ckch_index(struct ssl_bind_opts *o);
 
-/* Replaces <ck>'s certificate, key and chain by those of PEM text <pem>
- * in every context using it (new handshakes see it at once). Returns 0, or
- * -1 with an allocated <err> (nothing changed). */
-int ckch_replace(struct ckch *ck, const char *pem, size_t len, char **err);
-
 /* Certificates loaded, in load order (runtime API). */
 struct ckch *ckch_list(void);
 

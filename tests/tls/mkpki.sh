@@ -11,6 +11,7 @@
 #   backend.pem          backend.local (for the TLS server side)
 #   client.pem           a client certificate (CN client1)
 #   mismatch.pem         a certificate with somebody else's key
+#   rotated.pem          rotated.example (runtime replacement)
 set -e
 d=${1:?usage: mkpki.sh <dir>}
 mkdir -p "$d/crt"
@@ -46,6 +47,7 @@ sign split rsa split.example DNS:split.example
 sign backend rsa backend.local DNS:backend.local
 sign client rsa client1 DNS:client1
 sign other rsa other.example DNS:other.example
+sign rotated rsa rotated.example DNS:rotated.example
 cat default.crt ca.pem default.key > crt/00-default.pem
 cat www-rsa.crt www-rsa.key > crt/10-www-rsa.pem
 cat www-ecdsa.crt www-ecdsa.key > crt/11-www-ecdsa.pem
@@ -54,5 +56,6 @@ cp split.crt split.pem
 cp split.key split.pem.key
 cat backend.crt backend.key > backend.pem
 cat client.crt client.key > client.pem
+cat rotated.crt rotated.key > rotated.pem
 cat other.crt default.key > mismatch.pem
 touch done
