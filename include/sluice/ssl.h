@@ -48,6 +48,11 @@ ssize_t ssl_sock_send(struct conn *c, const void *src, size_t len);
  * without the socket becoming readable again. */
 int ssl_sock_pending(const struct conn *c);
 
+/* The cipher and protocol version of <c>'s TLS session (%sslc, %sslv),
+ * NULL without one. */
+const char *ssl_sock_cipher(const struct conn *c);
+const char *ssl_sock_version(const struct conn *c);
+
 /* Sends close_notify (best effort, never blocks) before a shutdown(). */
 void ssl_sock_shutw(struct conn *c);
 

@@ -934,6 +934,16 @@ ssize_t ssl_sock_send(struct conn *c, const void *src, size_t len)
 	}
 }
 
+const char *ssl_sock_cipher(const struct conn *c)
+{
+	return c->ssl ? SSL_get_cipher_name(c->ssl) : NULL;
+}
+
+const char *ssl_sock_version(const struct conn *c)
+{
+	return c->ssl ? SSL_get_version(c->ssl) : NULL;
+}
+
 int ssl_sock_pending(const struct conn *c)
 {
 	return SSL_pending(c->ssl) > 0;

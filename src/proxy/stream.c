@@ -458,8 +458,11 @@ static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c_, unsigned
 	c.accept_date = c.req_date = s->accept_date;
 	c.fe_name = c.fe_name_transport = fe->name;
 #ifdef USE_OPENSSL
-	if (s->cli.ssl)
+	if (s->cli.ssl) {
 		c.fe_name_transport = ssl_bind_ft(s->li->bc);
+		c.ssl_ciphers = ssl_sock_cipher(&s->cli);
+		c.ssl_version = ssl_sock_version(&s->cli);
+	}
 #endif
 	c.be_name = s->be->name;
 	c.srv_name = s->target ? s->target->name : "<NOSRV>";
