@@ -86,6 +86,11 @@ int ssl_sock_handshake(struct conn *c, const char **reason);
 int ssl_bind_enabled(const struct bind_conf *bc);
 int ssl_srv_enabled(const struct server *srv);
 
+/* Free the TLS settings of a bind line / a server (proxy release; both
+ * exist without USE_OPENSSL, as no-ops). */
+void ssl_bind_free(struct bind_conf *bc);
+void ssl_srv_free(struct server *srv);
+
 /* The SNI expression of <srv> ("sni <expr>"), NULL when it has none. */
 const struct smp_expr *ssl_srv_sni(const struct server *srv);
 

@@ -455,6 +455,32 @@ SSL_CTX *ssl_ckch_pick(const struct ssl_bind_opts *o, const char *name, int ecds
 	return wild ? wild->ent->ctx : NULL;
 }
 
+void ssl_ckch_free_crts(struct ssl_bind_opts *o)
+{
+	for (int i = 0; i < o->ncrts; i++) {
+		struct ssl_crt_ent *e = &o->crts[i];
+
+		for (int k = 0; k < e->nfilters; k++)
+			free(e->filters[k]);
+		free(e->filters);
+		SSL_CTX_free(e->ctx);
+		free(e->mo);
+		if (e->lo) {
+			free(e->lo->ciphers);
+			free(e->lo->ciphersuites);
+			free(e->lo->curves);
+			free(e->lo->ca_file);
+			free(e->lo->crl_file);
+			free(e->lo->alpn);
+			free(e->lo);
+		}
+	}
+	free(o->crts);
+	o->crts = NULL;
+	o->ncrts = 0;
+	ssl_ckch_free_index(o);
+}
+
 SSL_CTX *ssl_ckch_default(const struct ssl_bind_opts *o)
 {
 	return o->def_ctx;

@@ -58,6 +58,7 @@ struct ssl_crt_ent {
 	char                **filters;  /* "*.example.com", "!secret.example.com" */
 	int                   nfilters;
 	SSL_CTX              *ctx;      /* built at post-parse */
+	struct ssl_bind_opts *mo;       /* <lo> merged over the bind's (owned), NULL: none */
 };
 
 /* An SNI index entry: an exact name, or a wildcard stored as ".example.com". */
@@ -85,6 +86,10 @@ int ckch_attach(struct ckch *ck, SSL_CTX *ctx);
 
 /* Builds the SNI index of <o> from its certificate lines (contexts built). */
 void ssl_ckch_index(struct ssl_bind_opts *o);
+
+/* Frees what ssl_ckch_load_crt*() added to <o> (certificate lines, their
+ * options, contexts and the SNI index); the certificate store stays. */
+void ssl_ckch_free_crts(struct ssl_bind_opts *o);
 
 /* Certificates loaded, in load order (runtime API). */
 struct ckch *ckch_list(void);

@@ -49,6 +49,7 @@ static struct {
 
 /* TLS state of a "server ... ssl" line. */
 struct ssl_srv {
+	const struct server *owner;     /* default-server copies share it until they change it */
 	int              enabled;
 	int              verify;        /* SSL_VERIFY_PEER / NONE; -1: ssl-server-verify */
 	char            *ca_file, *crl_file, *crt, *verifyhost;
@@ -58,10 +59,13 @@ struct ssl_srv {
 	unsigned char   *alpn;
 	size_t           alpn_len;
 	struct smp_expr *sni;
+	char            *sni_str;       /* as written */
 	int              no_reuse;      /* no-ssl-reuse */
 	SSL_CTX         *ctx;
 	SSL_SESSION     *sess;          /* last session, for resumption */
 };
+
+static struct ssl_srv *ssl_srv_dup(const struct ssl_srv *from, const struct server *srv);
 
 static void ssl_init_once(void)
 {
@@ -616,7 +620,10 @@ static int ssl_bind_build(struct bind_conf *bc)
 		struct ssl_crt_ent *e = &o->crts[i];
 		char *err = NULL;
 
-		e->ctx = ssl_bind_new_ctx(ssl_merge_opts(o, e->lo), e->ck, &err);
+		struct ssl_bind_opts *m = ssl_merge_opts(o, e->lo);
+
+		e->mo = m != o ? m : NULL;
+		e->ctx = ssl_bind_new_ctx(m, e->ck, &err);
 		if (!e->ctx) {
 			log_alert("%s:%d: bind: %s", bc->conf_file, bc->conf_line, err);
 			free(err);
@@ -712,14 +719,98 @@ static int ssl_postparse(void)
 			if (!li->bc->ssl->ft)
 				li->bc->ssl->ft = str_fmt("%s~", px->name);
 		}
-		for (struct server *srv = px->servers; srv; srv = srv->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next) {
+			if (srv->ssl && srv->ssl->owner != srv)
+				srv->ssl = ssl_srv_dup(srv->ssl, srv);
 			if (srv->ssl && srv->ssl->enabled && !srv->ssl->ctx)
 				errs += ssl_srv_build(srv);
+		}
 	}
 	return errs;
 }
 
 /* ---- server keywords ---- */
+
+static char *ssl_strdup0(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* A server's own copy of the TLS settings it got from default-server. */
+static struct ssl_srv *ssl_srv_dup(const struct ssl_srv *from, const struct server *srv)
+{
+	struct ssl_srv *x = xcalloc(1, sizeof(*x));
+
+	*x = *from;
+	x->owner = srv;
+	x->ca_file = ssl_strdup0(from->ca_file);
+	x->crl_file = ssl_strdup0(from->crl_file);
+	x->crt = ssl_strdup0(from->crt);
+	x->verifyhost = ssl_strdup0(from->verifyhost);
+	x->ciphers = ssl_strdup0(from->ciphers);
+	x->ciphersuites = ssl_strdup0(from->ciphersuites);
+	if (from->alpn) {
+		x->alpn = xcalloc(1, from->alpn_len);
+		memcpy(x->alpn, from->alpn, from->alpn_len);
+	}
+	if (from->sni) {
+		char *err = NULL;
+
+		/* re-parsed: an expression is not copied member by member */
+		x->sni = xcalloc(1, sizeof(*x->sni));
+		if (smp_expr_parse(from->sni_str, x->sni, NULL, &err) == -1) {
+			free(err);
+			free(x->sni);
+			x->sni = NULL;
+		}
+	}
+	x->sni_str = ssl_strdup0(from->sni_str);
+	x->ctx = NULL;
+	x->sess = NULL;
+	return x;
+}
+
+void ssl_srv_free(struct server *srv)
+{
+	struct ssl_srv *x = srv->ssl;
+
+	if (!x || x->owner != srv)
+		return;
+	free(x->ca_file);
+	free(x->crl_file);
+	free(x->crt);
+	free(x->verifyhost);
+	free(x->ciphers);
+	free(x->ciphersuites);
+	free(x->alpn);
+	free(x->sni_str);
+	if (x->sni) {
+		smp_expr_free(x->sni);
+		free(x->sni);
+	}
+	SSL_SESSION_free(x->sess);
+	SSL_CTX_free(x->ctx);
+	free(x);
+	srv->ssl = NULL;
+}
+
+void ssl_bind_free(struct bind_conf *bc)
+{
+	struct ssl_bind_opts *o = bc->ssl;
+
+	if (!o)
+		return;
+	ssl_ckch_free_crts(o);
+	free(o->ciphers);
+	free(o->ciphersuites);
+	free(o->curves);
+	free(o->ca_file);
+	free(o->crl_file);
+	free(o->alpn);
+	free(o->ft);
+	free(o);
+	bc->ssl = NULL;
+}
 
 static int ssl_srv_kw(struct server *srv, int argc, char **argv, char **err)
 {
@@ -731,6 +822,9 @@ static int ssl_srv_kw(struct server *srv, int argc, char **argv, char **err)
 		ssl_init_once();
 		x = srv->ssl = xcalloc(1, sizeof(*x));
 		x->verify = -1;
+		x->owner = srv;
+	} else if (x->owner != srv) {
+		x = srv->ssl = ssl_srv_dup(x, srv);
 	}
 	if (strcmp(kw, "ssl") == 0) {
 		x->enabled = 1;
@@ -763,6 +857,7 @@ static int ssl_srv_kw(struct server *srv, int argc, char **argv, char **err)
 			x->sni = NULL;
 			return -1;
 		}
+		ssl_set_str(&x->sni_str, argv[1]);
 		return 2;
 	}
 	ssl_set_str(strcmp(kw, "ca-file") == 0 ? &x->ca_file :
@@ -1131,6 +1226,16 @@ SLUICE_INIT(ssl_register)
 	srv_register_keywords(ssl_srv_kws, ARRAY_SIZE(ssl_srv_kws));
 	cfg_register(ssl_cfg_kws, ARRAY_SIZE(ssl_cfg_kws));
 	cfg_register_postparse(ssl_postparse, 20);
+}
+
+#else /* !USE_OPENSSL */
+
+void ssl_srv_free(struct server *srv)
+{
+}
+
+void ssl_bind_free(struct bind_conf *bc)
+{
 }
 
 #endif
