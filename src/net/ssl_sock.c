@@ -243,7 +243,8 @@ int ssl_bind_parse_opt(struct ssl_bind_opts *o, int argc, char **argv, int crtli
 	    strcmp(kw, "curves") == 0) {
 		if (ssl_need_arg(argc, argv, "a list", err))
 			return -1;
-		ssl_set_str(kw[1] == 'u' ? &o->curves : kw[6] ? &o->ciphersuites : &o->ciphers, argv[1]);
+		ssl_set_str(strcmp(kw, "curves") == 0 ? &o->curves :
+			    strcmp(kw, "ciphersuites") == 0 ? &o->ciphersuites : &o->ciphers, argv[1]);
 		return 2;
 	}
 	if (strcmp(kw, "ssl-min-ver") == 0 || strcmp(kw, "ssl-max-ver") == 0)
