@@ -455,6 +455,19 @@ SSL_CTX *ssl_ckch_pick(const struct ssl_bind_opts *o, const char *name, int ecds
 	return wild ? wild->ent->ctx : NULL;
 }
 
+void ssl_opts_clear(struct ssl_bind_opts *o)
+{
+	ssl_ckch_free_crts(o);
+	free(o->ciphers);
+	free(o->ciphersuites);
+	free(o->curves);
+	free(o->ca_file);
+	free(o->crl_file);
+	free(o->alpn);
+	o->ciphers = o->ciphersuites = o->curves = o->ca_file = o->crl_file = NULL;
+	o->alpn = NULL;
+}
+
 void ssl_ckch_free_crts(struct ssl_bind_opts *o)
 {
 	for (int i = 0; i < o->ncrts; i++) {
@@ -466,12 +479,7 @@ void ssl_ckch_free_crts(struct ssl_bind_opts *o)
 		SSL_CTX_free(e->ctx);
 		free(e->mo);
 		if (e->lo) {
-			free(e->lo->ciphers);
-			free(e->lo->ciphersuites);
-			free(e->lo->curves);
-			free(e->lo->ca_file);
-			free(e->lo->crl_file);
-			free(e->lo->alpn);
+			ssl_opts_clear(e->lo);
 			free(e->lo);
 		}
 	}

@@ -91,6 +91,9 @@ void ssl_ckch_index(struct ssl_bind_opts *o);
  * options, contexts and the SNI index); the certificate store stays. */
 void ssl_ckch_free_crts(struct ssl_bind_opts *o);
 
+/* Frees what <o> holds (strings, certificate lines), not <o> itself. */
+void ssl_opts_clear(struct ssl_bind_opts *o);
+
 /* Certificates loaded, in load order (runtime API). */
 struct ckch *ckch_list(void);
 

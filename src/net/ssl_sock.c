@@ -801,13 +801,7 @@ void ssl_bind_free(struct bind_conf *bc)
 
 	if (!o)
 		return;
-	ssl_ckch_free_crts(o);
-	free(o->ciphers);
-	free(o->ciphersuites);
-	free(o->curves);
-	free(o->ca_file);
-	free(o->crl_file);
-	free(o->alpn);
+	ssl_opts_clear(o);
 	free(o->ft);
 	free(o);
 	bc->ssl = NULL;
@@ -978,56 +972,50 @@ int ssl_sock_handshake(struct conn *c, const char **reason)
 	return -1;
 }
 
+/* Maps a failed SSL_read_ex() / SSL_write_ex() (result <r>) on <c>:
+ * -EAGAIN when the socket must become ready, for <same> (the call's own
+ * direction) or else for the other one (then <cross> is set in c->flags so
+ * that the loop watches it); <on_eof> when the peer ended; -errno, -EIO. */
+static ssize_t ssl_sock_fail(struct conn *c, int r, int same, unsigned cross, ssize_t on_eof)
+{
+	int e = SSL_get_error(c->ssl, r);
+
+	if (e == same)
+		return -EAGAIN;
+	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+		c->flags |= cross;
+		return -EAGAIN;
+	}
+	ERR_clear_error();
+	if (e == SSL_ERROR_ZERO_RETURN)
+		return on_eof;
+	if (e == SSL_ERROR_SYSCALL)
+		return errno ? -errno : on_eof;
+	return -EIO;
+}
+
 ssize_t ssl_sock_recv(struct conn *c, void *dst, size_t len)
 {
 	size_t n = 0;
-	int r, e;
+	int r;
 
 	c->flags &= ~CO_F_SSL_RD_WANT_W;
 	r = SSL_read_ex(c->ssl, dst, len, &n);
 	if (r == 1)
 		return (ssize_t)n;
-	e = SSL_get_error(c->ssl, r);
-	switch (e) {
-	case SSL_ERROR_WANT_READ:
-		return -EAGAIN;
-	case SSL_ERROR_WANT_WRITE:
-		c->flags |= CO_F_SSL_RD_WANT_W;
-		return -EAGAIN;
-	case SSL_ERROR_ZERO_RETURN:
-		return 0;
-	case SSL_ERROR_SYSCALL:
-		ERR_clear_error();
-		return errno ? -errno : 0;
-	default:
-		ERR_clear_error();
-		return -EIO;
-	}
+	return ssl_sock_fail(c, r, SSL_ERROR_WANT_READ, CO_F_SSL_RD_WANT_W, 0);
 }
 
 ssize_t ssl_sock_send(struct conn *c, const void *src, size_t len)
 {
 	size_t n = 0;
-	int r, e;
+	int r;
 
 	c->flags &= ~CO_F_SSL_WR_WANT_R;
 	r = SSL_write_ex(c->ssl, src, len, &n);
 	if (r == 1)
 		return (ssize_t)n;
-	e = SSL_get_error(c->ssl, r);
-	switch (e) {
-	case SSL_ERROR_WANT_WRITE:
-		return -EAGAIN;
-	case SSL_ERROR_WANT_READ:
-		c->flags |= CO_F_SSL_WR_WANT_R;
-		return -EAGAIN;
-	case SSL_ERROR_SYSCALL:
-		ERR_clear_error();
-		return errno ? -errno : -EPIPE;
-	default:
-		ERR_clear_error();
-		return -EIO;
-	}
+	return ssl_sock_fail(c, r, SSL_ERROR_WANT_WRITE, CO_F_SSL_WR_WANT_R, -EPIPE);
 }
 
 const char *ssl_sock_cipher(const struct conn *c)

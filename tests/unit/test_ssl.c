@@ -83,17 +83,6 @@ static void opts_init(struct ssl_bind_opts *o)
 	o->verify = -1;
 }
 
-static void opts_free(struct ssl_bind_opts *o)
-{
-	ssl_ckch_free_crts(o);
-	free(o->ciphers);
-	free(o->ciphersuites);
-	free(o->curves);
-	free(o->ca_file);
-	free(o->crl_file);
-	free(o->alpn);
-}
-
 /* Parses one option line (words separated by spaces). Returns what
  * ssl_bind_parse_opt() returned for the first option; *err freed. */
 static int parse(struct ssl_bind_opts *o, int crtlist, const char *line)
@@ -141,7 +130,7 @@ static void test_bind_options(void **state)
 	assert_int_equal(parse(&o, 1, "crt x.pem"), 0);
 	assert_int_equal(parse(&o, 1, "strict-sni"), 0);
 	assert_int_equal(parse(&o, 1, "ssl-min-ver TLSv1.2"), 2);
-	opts_free(&o);
+	ssl_opts_clear(&o);
 }
 
 static const char list_text[] =
@@ -191,7 +180,7 @@ static void test_crt_list_cut(void **state)
 			assert_true(o.ncrts <= 4);
 		}
 		free(err);
-		opts_free(&o);
+		ssl_opts_clear(&o);
 	}
 	free(text);
 }
@@ -214,7 +203,7 @@ static void test_crt_list_content(void **state)
 	assert_int_equal(o.crts[3].lo->verify, SSL_VERIFY_NONE);
 	assert_string_equal(o.crts[3].filters[1], "!secret.wild.example");
 	/* unknown option, missing bracket */
-	opts_free(&o);
+	ssl_opts_clear(&o);
 	opts_init(&o);
 	assert_int_equal(load_list(&o, "x.pem [bogus]\n", 14, &err), -1);
 	assert_non_null(strstr(err, "line 1"));
@@ -222,7 +211,7 @@ static void test_crt_list_content(void **state)
 	assert_int_equal(load_list(&o, "x.pem [alpn http/1.1\n", 21, &err), -1);
 	assert_non_null(strstr(err, "missing ']'"));
 	free(err);
-	opts_free(&o);
+	ssl_opts_clear(&o);
 	free(text);
 }
 
@@ -253,7 +242,7 @@ static void test_sni_pick(void **state)
 	assert_null(ssl_ckch_pick(&o, NULL, 1));
 	/* the certificate's own names (CN) when no filter is given */
 	assert_ptr_equal(ssl_ckch_pick(&o, "default.example", 0), c[0]);
-	opts_free(&o);   /* frees the contexts */
+	ssl_opts_clear(&o);   /* frees the contexts */
 	free(text);
 }
 
