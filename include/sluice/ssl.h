@@ -94,6 +94,25 @@ void ssl_srv_free(struct server *srv);
 /* The SNI expression of <srv> ("sni <expr>"), NULL when it has none. */
 const struct smp_expr *ssl_srv_sni(const struct server *srv);
 
+/* ---- health checks over TLS (check.c, tcpcheck.c) ---- */
+
+/* Whether <srv>'s checks speak TLS: "check-ssl", or "ssl" on a server
+ * checked at its own address (<own_addr>: no check "port" nor "addr"). */
+int ssl_check_enabled(const struct server *srv, int own_addr);
+
+/* A TLS session for a check of <srv> on connected socket <fd> (SNI:
+ * "check-sni"), in the connecting state. NULL when out of memory. */
+struct ssl_st *ssl_check_new(struct server *srv, int fd);
+
+/* Advances a check's handshake: 0 done, 1 waiting (<*ev>: EV_READ or
+ * EV_WRITE to watch), -1 failed (<*reason> says why). */
+int ssl_check_handshake(struct ssl_st *ssl, int *ev, const char **reason);
+
+/* Reads (<write> 0) into or writes from <buf> over a check's TLS session,
+ * on socket <fd>. Returns bytes, 0 at the end of input (reads), or -1 with
+ * errno set (EAGAIN: retry when the socket is ready). */
+ssize_t ssl_check_io(struct ssl_st *ssl, int fd, void *buf, size_t len, int write);
+
 /* ---- certificates (ssl_ckch.c) ---- */
 
 struct ssl_bind_opts;

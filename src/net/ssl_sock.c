@@ -61,6 +61,8 @@ struct ssl_srv {
 	struct smp_expr *sni;
 	char            *sni_str;       /* as written */
 	int              no_reuse;      /* no-ssl-reuse */
+	int              check_ssl;     /* check-ssl */
+	char            *check_sni;     /* check-sni */
 	SSL_CTX         *ctx;
 	SSL_SESSION     *sess;          /* last session, for resumption */
 };
@@ -723,7 +725,7 @@ static int ssl_postparse(void)
 		for (struct server *srv = px->servers; srv; srv = srv->next) {
 			if (srv->ssl && srv->ssl->owner != srv)
 				srv->ssl = ssl_srv_dup(srv->ssl, srv);
-			if (srv->ssl && srv->ssl->enabled && !srv->ssl->ctx)
+			if (srv->ssl && (srv->ssl->enabled || srv->ssl->check_ssl) && !srv->ssl->ctx)
 				errs += ssl_srv_build(srv);
 		}
 	}
@@ -748,6 +750,7 @@ static struct ssl_srv *ssl_srv_dup(const struct ssl_srv *from, const struct serv
 	x->crl_file = ssl_strdup0(from->crl_file);
 	x->crt = ssl_strdup0(from->crt);
 	x->verifyhost = ssl_strdup0(from->verifyhost);
+	x->check_sni = ssl_strdup0(from->check_sni);
 	x->ciphers = ssl_strdup0(from->ciphers);
 	x->ciphersuites = ssl_strdup0(from->ciphersuites);
 	if (from->alpn) {
@@ -781,6 +784,7 @@ void ssl_srv_free(struct server *srv)
 	free(x->crl_file);
 	free(x->crt);
 	free(x->verifyhost);
+	free(x->check_sni);
 	free(x->ciphers);
 	free(x->ciphersuites);
 	free(x->alpn);
@@ -829,6 +833,10 @@ static int ssl_srv_kw(struct server *srv, int argc, char **argv, char **err)
 		x->no_reuse = 1;
 		return 1;
 	}
+	if (strcmp(kw, "check-ssl") == 0) {
+		x->check_ssl = 1;
+		return 1;
+	}
 	if ((bit = ssl_no_ver_bit(kw))) {
 		x->no_ver |= bit;
 		return 1;
@@ -859,6 +867,7 @@ static int ssl_srv_kw(struct server *srv, int argc, char **argv, char **err)
 		    strcmp(kw, "crl-file") == 0 ? &x->crl_file :
 		    strcmp(kw, "crt") == 0 ? &x->crt :
 		    strcmp(kw, "verifyhost") == 0 ? &x->verifyhost :
+		    strcmp(kw, "check-sni") == 0 ? &x->check_sni :
 		    strcmp(kw, "ciphers") == 0 ? &x->ciphers : &x->ciphersuites, argv[1]);
 	return 2;
 }
@@ -931,15 +940,15 @@ int ssl_sock_connect(struct conn *c, struct server *srv, const char *sni)
 	return 0;
 }
 
-int ssl_sock_handshake(struct conn *c, const char **reason)
+/* One step of the handshake of <ssl>: 0 done, 1 waiting (<*ev> says for
+ * what), -1 failed (counted; <*reason> says why). */
+static int ssl_hs_step(SSL *ssl, int *ev, const char **reason)
 {
-	SSL *ssl = c->ssl;
 	int r = SSL_do_handshake(ssl), e;
 	int server = SSL_is_server(ssl);
 	long vr;
 
 	if (r == 1) {
-		c->flags &= ~CO_F_SSL_HS;
 		if (server) {
 			ssl_counters.fe_handshakes++;
 			ssl_counters.fe_reused += SSL_session_reused(ssl) ? 1 : 0;
@@ -951,7 +960,7 @@ int ssl_sock_handshake(struct conn *c, const char **reason)
 	}
 	e = SSL_get_error(ssl, r);
 	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-		c->ssl_ev = e == SSL_ERROR_WANT_READ ? EV_READ : EV_WRITE;
+		*ev = e == SSL_ERROR_WANT_READ ? EV_READ : EV_WRITE;
 		return 1;
 	}
 	if (server)
@@ -969,6 +978,54 @@ int ssl_sock_handshake(struct conn *c, const char **reason)
 	if (!*reason)
 		*reason = "handshake failure";
 	ERR_clear_error();
+	return -1;
+}
+
+int ssl_sock_handshake(struct conn *c, const char **reason)
+{
+	int r = ssl_hs_step(c->ssl, &c->ssl_ev, reason);
+
+	if (r == 0)
+		c->flags &= ~CO_F_SSL_HS;
+	return r;
+}
+
+int ssl_check_handshake(struct ssl_st *ssl, int *ev, const char **reason)
+{
+	return ssl_hs_step(ssl, ev, reason);
+}
+
+int ssl_check_enabled(const struct server *srv, int own_addr)
+{
+	return srv->ssl && (srv->ssl->check_ssl || (srv->ssl->enabled && own_addr));
+}
+
+struct ssl_st *ssl_check_new(struct server *srv, int fd)
+{
+	SSL *ssl = SSL_new(srv->ssl->ctx);
+
+	if (!ssl || SSL_set_fd(ssl, fd) != 1) {
+		SSL_free(ssl);
+		return NULL;
+	}
+	SSL_set_connect_state(ssl);
+	if (srv->ssl->check_sni)
+		SSL_set_tlsext_host_name(ssl, srv->ssl->check_sni);
+	if (srv->ssl->verify != SSL_VERIFY_NONE && (srv->ssl->verifyhost || srv->ssl->check_sni))
+		SSL_set1_host(ssl, srv->ssl->verifyhost ? srv->ssl->verifyhost : srv->ssl->check_sni);
+	ssl_counters.cur_conns++;
+	ssl_counters.cum_conns++;
+	return ssl;
+}
+
+ssize_t ssl_check_io(struct ssl_st *ssl, int fd, void *buf, size_t len, int write)
+{
+	struct conn c = { .fd = fd, .ssl = ssl };
+	ssize_t n = write ? ssl_sock_send(&c, buf, len) : ssl_sock_recv(&c, buf, len);
+
+	if (n >= 0)
+		return n;
+	errno = (int)-n;
 	return -1;
 }
 
@@ -1104,6 +1161,8 @@ static struct srv_kw ssl_srv_kws[] = {
 	{ "no-tlsv12", ssl_srv_kw, 0, 0, 0 },
 	{ "no-tlsv13", ssl_srv_kw, 0, 0, 0 },
 	{ "no-ssl-reuse", ssl_srv_kw, 0, 0, 0 },
+	{ "check-ssl", ssl_srv_kw, 0, 0, 0 },
+	{ "check-sni", ssl_srv_kw, 0, 0, 0 },
 };
 
 /* ssl-default-bind-options / ssl-default-server-options: version limits. */
