@@ -509,7 +509,8 @@ static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct check *c = container_of(w, struct check, timer);
 
 	if (c->fd >= 0)
-		check_finish(c, c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT, "");
+		check_finish(c, c->ssl_hs && c->connected ? CHK_R_L6TOUT :
+			     c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT, "");
 	else
 		check_run(c);
 }
