@@ -132,6 +132,16 @@ static int ckch_install(struct ckch *ck, SSL_CTX *ctx)
 	return 0;
 }
 
+/* <ctx> no longer serves <ck> (it is being freed). */
+static void ckch_detach(struct ckch *ck, SSL_CTX *ctx)
+{
+	for (int i = 0; i < ck->nusers; i++)
+		if (ck->users[i] == ctx) {
+			ck->users[i] = ck->users[--ck->nusers];
+			return;
+		}
+}
+
 int ckch_attach(struct ckch *ck, SSL_CTX *ctx)
 {
 	if (ckch_install(ck, ctx) == -1)
@@ -476,6 +486,8 @@ void ssl_ckch_free_crts(struct ssl_bind_opts *o)
 		for (int k = 0; k < e->nfilters; k++)
 			free(e->filters[k]);
 		free(e->filters);
+		if (e->ctx)
+			ckch_detach(e->ck, e->ctx);
 		SSL_CTX_free(e->ctx);
 		free(e->mo);
 		if (e->lo) {

@@ -1278,12 +1278,47 @@ SLUICE_INIT(ssl_register)
 
 #else /* !USE_OPENSSL */
 
+/* Without OpenSSL no bind line nor server has TLS ("ssl" is an unknown
+ * keyword), so no connection ever gets an SSL*: these are never reached
+ * with one, they only let the callers link. */
+
 void ssl_srv_free(struct server *srv)
 {
 }
 
 void ssl_bind_free(struct bind_conf *bc)
 {
+}
+
+int ssl_bind_enabled(const struct bind_conf *bc)
+{
+	return 0;
+}
+
+int ssl_srv_enabled(const struct server *srv)
+{
+	return 0;
+}
+
+const char *ssl_bind_ft(const struct bind_conf *bc)
+{
+	return NULL;
+}
+
+int ssl_sock_pending(const struct conn *c)
+{
+	return 0;
+}
+
+int ssl_sock_accept(struct conn *c, struct bind_conf *bc)
+{
+	return -1;
+}
+
+int ssl_sock_handshake(struct conn *c, const char **reason)
+{
+	*reason = "no TLS support";
+	return -1;
 }
 
 #endif
