@@ -185,8 +185,7 @@ static void ssl_set_str(char **dst, const char *v)
 }
 
 /* Reads "tls-ticket-keys <file>": base64 keys of 48 or 80 bytes, one a
- * line. The last key encrypts, every key decrypts (HAProxy rotates through
- * three; see doc). */
+ * line. The last one is used (to encrypt and decrypt; see doc). */
 static int ssl_load_ticket_keys(struct ssl_bind_opts *o, const char *path, char **err)
 {
 	FILE *f = fopen(path, "r");
@@ -611,11 +610,6 @@ static int ssl_bind_build(struct bind_conf *bc)
 	}
 	if (!o->ncrts) {
 		log_alert("%s:%d: bind: 'ssl' needs a certificate ('crt' or 'crt-list')",
-			  bc->conf_file, bc->conf_line);
-		return 1;
-	}
-	if (bc->flags & LI_F_ACCEPT_PROXY) {
-		log_alert("%s:%d: bind: 'accept-proxy' with 'ssl' is not supported yet",
 			  bc->conf_file, bc->conf_line);
 		return 1;
 	}

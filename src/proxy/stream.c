@@ -50,6 +50,7 @@ static int stream_read_proxy(struct stream *s);
 static void stream_fail(struct stream *s, char t0, char t1);
 static int stream_start(struct stream *s);
 static int stream_ssl_handshake(struct stream *s, struct conn *c);
+static int stream_read_proxy_exact(struct stream *s);
 
 int stream_count(void)
 {
@@ -801,6 +802,10 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (unlikely(c->flags & CO_F_SSL_HS) && stream_ssl_handshake(s, c) != 0)
 		return;
+	if (unlikely(s->state == ST_PROXY) && ssl_bind_enabled(s->li->bc)) {
+		stream_read_proxy_exact(s);
+		return;
+	}
 	stream_process(s);
 }
 
@@ -926,6 +931,27 @@ static int stream_start(struct stream *s)
 
 /* ST_PROXY: looks for the PROXY header in what the client sent. Returns 0
  * (waiting, or the stream moved on), or -1 when the stream was closed. */
+/* The PROXY header is bad or missing: counted, closed. Returns -1. */
+static int stream_proxy_failed(struct stream *s)
+{
+	s->fe->fe_counters.failed_req++;
+	s->li->counters.failed_req++;
+	stream_close(s, 'P', 'R');
+	return -1;
+}
+
+/* The addresses of a PROXY header become the stream's (unless LOCAL). */
+static void stream_proxy_apply(struct stream *s, const struct sockaddr_storage *src,
+                               const struct sockaddr_storage *dst, int local)
+{
+	if (!local) {
+		s->cli_addr = *src;
+		/* stream_dst() allocates; the socket's own address is then
+		 * replaced by the one the PROXY header gives */
+		*(struct sockaddr_storage *)stream_dst(s) = *dst;
+	}
+}
+
 static int stream_read_proxy(struct stream *s)
 {
 	struct buf *b = s->req.buf;
@@ -937,26 +963,78 @@ static int stream_read_proxy(struct stream *s)
 		n = pp_parse(b->area + b->head, b->data, &src, &dst, &local, &err);
 	if (n == 0 && !(s->req.flags & CH_F_SHUTR) && (!b || chan_has_room(&s->req)))
 		return 0;
-	if (n <= 0) {
-		/* Garbage, or the client left or filled a buffer without a header. */
-		s->fe->fe_counters.failed_req++;
-		s->li->counters.failed_req++;
-		stream_close(s, 'P', 'R');
-		return -1;
-	}
+	if (n <= 0)   /* garbage, or the client left or filled a buffer without a header */
+		return stream_proxy_failed(s);
 	b->head += (uint32_t)n;
 	b->data -= (uint32_t)n;
 	if (!b->data) {
 		buf_put(b);
 		s->req.buf = NULL;
 	}
-	if (!local) {
-		s->cli_addr = src;
-		/* stream_dst() allocates; the socket's own address is then
-		 * replaced by the one the PROXY header gives */
-		*(struct sockaddr_storage *)stream_dst(s) = dst;
-	}
+	stream_proxy_apply(s, &src, &dst, local);
 	return stream_start(s);
+}
+
+/* Starts the client's TLS handshake; the stream starts once it is done (the
+ * SNI known). Returns 0, or -1 when <s> was closed. */
+static int stream_ssl_begin(struct stream *s)
+{
+	s->req.flags |= CH_F_NOSPLICE;
+	s->res.flags |= CH_F_NOSPLICE;
+	s->state = ST_SSL;
+	if (ssl_sock_accept(&s->cli, s->li->bc) == -1) {
+		stream_close(s, 'R', 'R');
+		return -1;
+	}
+	stream_update(s);
+	return 0;
+}
+
+/* ST_PROXY on a TLS bind line: the PROXY header is read to its last byte and
+ * not one byte further (what follows is the ClientHello, for OpenSSL to
+ * read from the socket). The bytes are peeked, then only the header's are
+ * taken. Returns 0 (waiting, or TLS started), or -1 when <s> was closed. */
+static int stream_read_proxy_exact(struct stream *s)
+{
+	struct sockaddr_storage src, dst;
+	const char *err = NULL;
+	struct buf *b = s->req.buf;
+	size_t have, room;
+	ssize_t n, take;
+	int local, r;
+
+	if (!b && !(b = s->req.buf = buf_get()))
+		return stream_proxy_failed(s);
+	if (!b->data)
+		b->head = 0;
+	have = b->data;
+	room = buf_room(b, buf_size());
+	if (!room)
+		return stream_proxy_failed(s);
+	n = recv(s->cli.fd, b->area + b->head + have, room, MSG_PEEK);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+		s->cli.flags &= ~CO_F_RD_READY;
+		stream_update(s);
+		return 0;
+	}
+	if (n <= 0)
+		return stream_proxy_failed(s);
+	r = pp_parse(b->area + b->head, have + (size_t)n, &src, &dst, &local, &err);
+	if (r < 0)
+		return stream_proxy_failed(s);
+	/* incomplete: every byte seen belongs to the header */
+	take = r > 0 ? r - (ssize_t)have : n;
+	if (recv(s->cli.fd, b->area + b->head + have, (size_t)take, 0) != take)
+		return stream_proxy_failed(s);
+	b->data += (uint32_t)take;
+	s->cli.last_act = ev_now(global.loop);
+	if (r == 0) {
+		stream_update(s);
+		return 0;
+	}
+	chan_release(&s->req);
+	stream_proxy_apply(s, &src, &dst, local);
+	return stream_ssl_begin(s);
 }
 
 void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen)
@@ -1031,16 +1109,8 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		/* mode tcp: a tunnel, every byte may leave unanalysed. */
 		s->req.to_forward = s->res.to_forward = CHN_INFINITE;
 	}
-	if (unlikely(ssl_bind_enabled(li->bc))) {
-		/* The stream starts once the handshake is done (SNI known). */
-		s->req.flags |= CH_F_NOSPLICE;
-		s->res.flags |= CH_F_NOSPLICE;
-		s->state = ST_SSL;
-		if (ssl_sock_accept(&s->cli, li->bc) == -1) {
-			stream_close(s, 'R', 'R');
-			return;
-		}
-		stream_update(s);
+	if (unlikely(ssl_bind_enabled(li->bc)) && !(li->flags & LI_F_ACCEPT_PROXY)) {
+		stream_ssl_begin(s);
 		return;
 	}
 	if (li->flags & LI_F_ACCEPT_PROXY) {

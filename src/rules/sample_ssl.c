@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <openssl/ssl.h>
+#include <openssl/objects.h>
 #include <openssl/x509.h>
 
 #include <sluice/common.h>
@@ -122,16 +123,53 @@ static int fetch_ssl_c_verify(const struct smp_arg *a, struct sample *smp, struc
 	return s->cli.ssl ? smp_set_int(smp, SSL_get_verify_result(s->cli.ssl)) : 0;
 }
 
-/* A distinguished name in the "/C=../CN=.." form, in the scratch area. */
-static int smp_set_dn(struct sample *smp, X509_NAME *name)
+/* A distinguished name in the "/C=../CN=.." form, in the scratch area; with
+ * an entry argument (<a>[0], e.g. "CN"), that entry's value only: occurrence
+ * <a>[1] (1 the first, -1 the last, the default). */
+static int smp_set_dn(struct sample *smp, X509_NAME *name, const struct smp_arg *a)
 {
 	char *buf = smp_scratch_get();
+	int nid, idx = -1, occ, n = 0;
+	unsigned char *utf8;
+	int len;
 
-	if (!name || !X509_NAME_oneline(name, buf, SMP_SCRATCH_SIZE))
+	if (!name)
 		return 0;
+	if (a[0].type != ARGT_STR || !a[0].str || !*a[0].str) {
+		if (!X509_NAME_oneline(name, buf, SMP_SCRATCH_SIZE))
+			return 0;
+		smp->type = SMP_T_STR;
+		smp->u.str.p = buf;
+		smp->u.str.len = strlen(buf);
+		return 1;
+	}
+	nid = OBJ_txt2nid(a[0].str);
+	if (nid == NID_undef)
+		return 0;
+	occ = a[1].type == ARGT_SINT && a[1].sint ? (int)a[1].sint : -1;
+	for (int i = -1; (i = X509_NAME_get_index_by_NID(name, nid, i)) >= 0;)
+		n++;
+	occ = occ > 0 ? occ : n + occ + 1;   /* -1: the last */
+	if (occ < 1 || occ > n)
+		return 0;
+	n = 0;
+	for (int i = -1; (i = X509_NAME_get_index_by_NID(name, nid, i)) >= 0;)
+		if (++n == occ) {
+			idx = i;
+			break;
+		}
+	if (idx < 0)
+		return 0;
+	len = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, idx)));
+	if (len < 0)
+		return 0;
+	if (len >= SMP_SCRATCH_SIZE)
+		len = SMP_SCRATCH_SIZE - 1;
+	memcpy(buf, utf8, (size_t)len);
+	OPENSSL_free(utf8);
 	smp->type = SMP_T_STR;
 	smp->u.str.p = buf;
-	smp->u.str.len = strlen(buf);
+	smp->u.str.len = (size_t)len;
 	return 1;
 }
 
@@ -139,14 +177,14 @@ static int fetch_ssl_c_s_dn(const struct smp_arg *a, struct sample *smp, struct 
 {
 	X509 *x = s->cli.ssl ? SSL_get0_peer_certificate(s->cli.ssl) : NULL;
 
-	return x ? smp_set_dn(smp, X509_get_subject_name(x)) : 0;
+	return x ? smp_set_dn(smp, X509_get_subject_name(x), a) : 0;
 }
 
 static int fetch_ssl_c_i_dn(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
 	X509 *x = s->cli.ssl ? SSL_get0_peer_certificate(s->cli.ssl) : NULL;
 
-	return x ? smp_set_dn(smp, X509_get_issuer_name(x)) : 0;
+	return x ? smp_set_dn(smp, X509_get_issuer_name(x), a) : 0;
 }
 
 /* The serial number, binary (HAProxy's form: hex it with ",hex"). */
@@ -183,8 +221,8 @@ static const struct smp_fetch_kw smp_ssl_fetches[] = {
 	{ "ssl_fc_has_crt",  fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL },
 	{ "ssl_c_used",      fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL },
 	{ "ssl_c_verify",    fetch_ssl_c_verify,    { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "ssl_c_s_dn",      fetch_ssl_c_s_dn,      { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "ssl_c_i_dn",      fetch_ssl_c_i_dn,      { 0 }, 0, SMP_T_STR,  L4, NULL },
+	{ "ssl_c_s_dn",      fetch_ssl_c_s_dn,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, L4, NULL },
+	{ "ssl_c_i_dn",      fetch_ssl_c_i_dn,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, L4, NULL },
 	{ "ssl_c_serial",    fetch_ssl_c_serial,    { 0 }, 0, SMP_T_BIN,  L4, NULL },
 	{ "ssl_bc",          fetch_ssl_bc,          { 0 }, 0, SMP_T_BOOL, L4, NULL },
 	{ "ssl_bc_protocol", fetch_ssl_bc_protocol, { 0 }, 0, SMP_T_STR,  L4, NULL },
