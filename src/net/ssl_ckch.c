@@ -73,6 +73,26 @@ static int ckch_read_pem(struct ckch *ck, BIO *bio, BIO *keybio, const char *nam
 		*err = str_fmt("'%s': the private key does not match the certificate", name);
 		return -1;
 	}
+	/* HAProxy 2.6 serves an expired certificate as it is; sluice refuses
+	 * it, at start-up and at run time, so that an outage shows as an
+	 * error naming the file instead of browser warnings. */
+	if (X509_cmp_current_time(X509_get0_notAfter(ck->cert)) <= 0 ||
+	    X509_cmp_current_time(X509_get0_notBefore(ck->cert)) >= 0) {
+		char when[64] = "?";
+		const ASN1_TIME *t = X509_cmp_current_time(X509_get0_notAfter(ck->cert)) <= 0 ?
+				     X509_get0_notAfter(ck->cert) : X509_get0_notBefore(ck->cert);
+		BIO *mb = BIO_new(BIO_s_mem());
+		int n = mb && ASN1_TIME_print(mb, t) == 1 ? BIO_read(mb, when, sizeof(when) - 1) : -1;
+
+		if (n > 0)
+			when[n] = '\0';
+		*err = str_fmt("'%s': the certificate is %s %s (sluice refuses certificates outside "
+			       "their validity period, unlike HAProxy which serves them)", name,
+			       t == X509_get0_notAfter(ck->cert) ? "expired since" : "not valid before",
+			       when);
+		BIO_free(mb);
+		return -1;
+	}
 	return 0;
 }
 
@@ -111,8 +131,6 @@ struct ckch *ckch_get(const char *path, char **err)
 		free(ck);
 		ck = NULL;
 	} else {
-		/* Like HAProxy, an expired certificate is served as it is:
-		 * clients decide (see doc/configuration.md). */
 		ck->path = xstrdup(path);
 		*ckch_tail = ck;
 		ckch_tail = &ck->next;

@@ -11,6 +11,7 @@
 #   backend.pem          backend.local (for the TLS server side)
 #   client.pem           a client certificate (CN client1)
 #   mismatch.pem         a certificate with somebody else's key
+#   expired.pem          a certificate valid in 2020 only
 #   rotated.pem          rotated.example (runtime replacement)
 set -e
 d=${1:?usage: mkpki.sh <dir>}
@@ -58,4 +59,18 @@ cat backend.crt backend.key > backend.pem
 cat client.crt client.key > client.pem
 cat rotated.crt rotated.key > rotated.pem
 cat other.crt default.key > mismatch.pem
+
+# expired.pem: valid in 2020 only (openssl ca takes explicit dates)
+mkdir -p ca.db
+: > ca.db/index.txt
+echo 1000 > ca.db/serial
+printf '%s\n' '[ ca ]' 'default_ca = test' '[ test ]' 'database = ca.db/index.txt' \
+	'serial = ca.db/serial' 'new_certs_dir = ca.db' 'default_md = sha256' 'policy = any' \
+	'[ any ]' 'commonName = supplied' > ca.db/ca.cnf
+q openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out expired.key
+q openssl req -new -key expired.key -subj "/CN=expired.example" -out expired.csr
+q openssl ca -batch -config ca.db/ca.cnf -cert ca.pem -keyfile ca.key -in expired.csr \
+	-startdate 20200101000000Z -enddate 20200102000000Z -out expired.crt
+cat expired.crt expired.key > expired.pem
+rm -f expired.csr
 touch done
