@@ -20,6 +20,7 @@ struct stats_px;
 struct persist_px;
 struct lf_expr;
 struct acl_px;
+struct tcp_px;
 struct httpchk_px;
 
 #define PR_CAP_FE  0x01
@@ -106,6 +107,7 @@ struct proxy {
 	struct stats_px       *stats;        /* stats page settings (stats_http.c) */
 	struct persist_px     *persist;      /* cookie persistence (persist.c) */
 	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
+	struct tcp_px         *tcp_rules;    /* tcp_rules.h: tcp-request/tcp-response rules */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

@@ -494,19 +494,6 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 
 /* Makes <be> (NULL: the frontend's default backend) the backend of the
  * current request, moving the session counts. */
-static void http_switch_backend(struct stream *s, struct proxy *be)
-{
-	if (!be)
-		be = s->fe->defbe ? s->fe->defbe : s->fe;
-	if (be == s->be)
-		return;
-	s->be->beconn--;
-	s->be->be_counters.cur_sess--;
-	s->be = be;
-	be->beconn++;
-	counters_sess_start(&be->be_counters, (uint32_t)(now_ms() / 1000), time(NULL));
-}
-
 static int http_conn_close_wanted(unsigned flags)
 {
 	return (flags & H1_F_CONN_CLOSE) || (!(flags & H1_F_VER_11) && !(flags & H1_F_CONN_KA));
@@ -846,7 +833,7 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		return http_reply(s, 200, NULL, NULL, 'L', 'R');
 	}
 	if (http_req_rules(s, s->fe, h) ||
-	    (http_switch_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
+	    (stream_set_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
 	     s->be != s->fe && http_req_rules(s, s->be, h))) {
 		/* answered here (or tarpitted): the head is consumed, and a
 		 * Content-Length body already received with it too, so that the

@@ -151,7 +151,7 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 			if (f[1] == 'm') {
 				if (pat_match_find(argv[i + 1], &m) == -1) {
 					cfg_alert(ctx, "%s: unknown matching method '%s' (expects found, "
-						  "bool, int, ip, len, str, beg, end, sub, reg, dir, dom)",
+						  "bool, int, ip, len, str, beg, end, sub, reg, dir, dom, bin)",
 						  what, argv[i + 1]);
 					goto fail;
 				}
@@ -179,7 +179,7 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 		goto fail;
 	}
 #endif
-	pat_set_init(&e->pats, m, icase ? PAT_F_ICASE : 0);
+	pat_set_init(&e->pats, m, icase && m != PAT_M_BIN ? PAT_F_ICASE : 0);
 	if (i < argc && (m == PAT_M_INT || m == PAT_M_LEN) && pat_op_find(argv[i], &op))
 		i++;
 	if (m == PAT_M_FOUND || m == PAT_M_BOOL) {
@@ -310,6 +310,7 @@ static const struct { const char *name; const char *def; } acl_predef_defs[] = {
 	{ "METH_TRACE",     "method TRACE" },
 	{ "REQ_CONTENT",    "req.len gt 0" },
 	{ "TRUE",           "always_true" },
+	{ "WAIT_END",       "wait_end" },
 };
 
 static struct acl *acl_predef;
@@ -412,10 +413,6 @@ struct acl_cond *acl_cond_parse(struct cfg_ctx *ctx, int argc, char **argv)
 		} else if (strcmp(w, "}") == 0) {
 			cfg_alert(ctx, "'}' without an opening '{'");
 			goto fail;
-		} else if (strcmp(w, "WAIT_END") == 0) {
-			cfg_alert(ctx, "predefined ACL 'WAIT_END' (wait for the end of the "
-				  "inspection delay) is not supported");
-			goto fail;
 		} else {
 			a = ctx->px && ctx->px->acl ? acl_list_find(ctx->px->acl->acls, w) : NULL;
 			if (!a)
@@ -448,42 +445,76 @@ fail:
 	return NULL;
 }
 
-/* Whether one entry matches: every occurrence of the sample is tried. */
-static int acl_entry_exec(const struct acl_entry *e, struct stream *s)
+/* Whether one entry matches: every occurrence of the sample is tried. A
+ * miss on a sample that may still change (more data to come) is
+ * ACL_TEST_MISS. */
+static enum acl_test acl_entry_exec(const struct acl_entry *e, struct stream *s)
 {
 	struct sample smp = { .iterate = 1, .ctx = 0 };
+	unsigned seen = 0;
 
 	do {
-		if (!smp_expr_eval(&e->expr, s, &smp))
-			return 0;
+		int got = smp_expr_eval(&e->expr, s, &smp);
+
+		seen |= smp.flags;
+		if (!got)
+			break;
 		if (pat_set_exec(&e->pats, &smp))
-			return 1;
+			return ACL_TEST_PASS;
 	} while (smp.flags & SMP_F_NOT_LAST);
-	return 0;
+	return seen & SMP_F_MAY_CHANGE ? ACL_TEST_MISS : ACL_TEST_FAIL;
+}
+
+enum acl_test acl_test(const struct acl *a, struct stream *s)
+{
+	enum acl_test res = ACL_TEST_FAIL;
+
+	for (const struct acl_entry *e = a->entries; e && res != ACL_TEST_PASS; e = e->next) {
+		enum acl_test r = acl_entry_exec(e, s);
+
+		if (r != ACL_TEST_FAIL)
+			res = r;
+	}
+	return res;
 }
 
 int acl_exec(const struct acl *a, struct stream *s)
 {
-	for (const struct acl_entry *e = a->entries; e; e = e->next)
-		if (acl_entry_exec(e, s))
-			return 1;
-	return 0;
+	return acl_test(a, s) == ACL_TEST_PASS;
+}
+
+/* Three-valued logic: a negated miss stays a miss; AND fails on any
+ * failure, else misses on any miss; OR passes on any pass, else misses on
+ * any miss. */
+enum acl_test acl_cond_test(const struct acl_cond *c, struct stream *s)
+{
+	enum acl_test res = ACL_TEST_FAIL;
+
+	if (!c)
+		return ACL_TEST_PASS;
+	for (int i = 0; i < c->nsuites && res != ACL_TEST_PASS; i++) {
+		const struct acl_suite *su = &c->suites[i];
+		enum acl_test sr = ACL_TEST_PASS;
+
+		for (int j = 0; j < su->n && sr != ACL_TEST_FAIL; j++) {
+			enum acl_test t = acl_test(su->terms[j].acl, s);
+
+			if (t != ACL_TEST_MISS && su->terms[j].neg)
+				t = t == ACL_TEST_PASS ? ACL_TEST_FAIL : ACL_TEST_PASS;
+			if (t != ACL_TEST_PASS)
+				sr = t;
+		}
+		if (sr != ACL_TEST_FAIL)
+			res = sr;
+	}
+	if (res != ACL_TEST_MISS && c->unless)
+		res = res == ACL_TEST_PASS ? ACL_TEST_FAIL : ACL_TEST_PASS;
+	return res;
 }
 
 int acl_cond_exec(const struct acl_cond *c, struct stream *s)
 {
-	int res = 0;
-
-	if (!c)
-		return 1;
-	for (int i = 0; i < c->nsuites && !res; i++) {
-		const struct acl_suite *su = &c->suites[i];
-
-		res = 1;
-		for (int j = 0; j < su->n && res; j++)
-			res = acl_exec(su->terms[j].acl, s) ^ su->terms[j].neg;
-	}
-	return res ^ c->unless;
+	return acl_cond_test(c, s) == ACL_TEST_PASS;
 }
 
 void acl_cond_free(struct acl_cond *c)

@@ -3,6 +3,7 @@
 #ifndef SLUICE_RULES_ACL_INT_H
 #define SLUICE_RULES_ACL_INT_H
 
+#include <sluice/acl.h>
 #include <sluice/pattern.h>
 #include <sluice/sample.h>
 
@@ -51,5 +52,8 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 
 /* Whether ACL <a> matches for <s>: 1 or 0. */
 int acl_exec(const struct acl *a, struct stream *s);
+
+/* The same in three-valued logic (acl.h: enum acl_test). */
+enum acl_test acl_test(const struct acl *a, struct stream *s);
 
 #endif

@@ -122,20 +122,6 @@ static int fetch_ver(const struct smp_arg *a, struct sample *smp, struct stream 
 	return 0;
 }
 
-static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct stream *s)
-{
-	smp->type = SMP_T_BOOL;
-	smp->u.sint = req_head(s) != NULL;
-	return 1;
-}
-
-static int fetch_req_len(const struct smp_arg *a, struct sample *smp, struct stream *s)
-{
-	smp->type = SMP_T_SINT;
-	smp->u.sint = s->req.buf ? s->req.buf->data : 0;
-	return 1;
-}
-
 /* url_param(name[,delim]): the value of the first <name>=value of the query
  * string, parameters separated by '&' or the <delim> characters. */
 static int fetch_url_param(const struct smp_arg *a, struct sample *smp, struct stream *s)
@@ -483,8 +469,6 @@ static const struct smp_fetch_kw smp_http_fetches[] = {
 	{ "base",          fetch_base,        { 0 }, 0, SMP_T_STR, RQ, NULL },
 	{ "req.ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL },
 	{ "req_ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "req.proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, RQ, NULL },
-	{ "req.len",       fetch_req_len,     { 0 }, 0, SMP_T_SINT, RQ | SMP_USE_L4, NULL },
 	{ "hdr",           fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
 	{ "req.hdr",       fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
 	{ "fhdr",          fetch_fhdr,        { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },

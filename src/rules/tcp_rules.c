@@ -1,0 +1,506 @@
+/* TCP rules (tcp_rules.h): the tcp-request connection|session|content and
+ * tcp-response content keywords, their inspect-delay, the table of their
+ * own actions (the shared ones come from action.h), rules inherited from
+ * named defaults sections, and the engine the stream calls. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/acl.h>
+#include <sluice/action.h>
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/log.h>
+#include <sluice/proxy.h>
+#include <sluice/sample.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+#include <sluice/tcp_rules.h>
+#include <sluice/units.h>
+#include <sluice/vars.h>
+
+struct tcp_rule;
+
+/* One action of the engine's own table. */
+struct tcp_act_kw {
+	const char      *name;
+	unsigned         where;   /* ACT_W_* sets accepting it */
+	enum tcp_verdict verdict; /* what it decides (TCP_V_ACCEPT for the others: go on) */
+	int              stop;    /* it ends the rule set with <verdict> */
+	int            (*parse)(struct act_parse *p, struct tcp_rule *r);  /* NULL: no argument */
+	void           (*exec)(const struct tcp_rule *r, struct stream *s); /* NULL: nothing */
+	const char      *usage;
+};
+
+struct tcp_rule {
+	const struct tcp_act_kw *act;     /* NULL: a shared action (gact) */
+	const struct act_kw     *gact;
+	void                    *gpriv;
+	unsigned                 where;   /* the ACT_W_* bit of its set */
+	struct acl_cond         *cond;
+	struct var_ref           var;     /* set-var, unset-var */
+	struct smp_expr         *expr;    /* set-var */
+};
+
+/* What proxy->tcp_rules points to. */
+struct tcp_px {
+	struct tcp_rule   **rules[TCP_RS_COUNT];
+	int                 n[TCP_RS_COUNT];
+	uint32_t            delay[2];      /* inspect-delay, request and response, ms */
+	const struct proxy *def;           /* defaults section whose rules run first */
+};
+
+static const char *const set_kw[TCP_RS_COUNT] = {
+	"tcp-request connection", "tcp-request session", "tcp-request content",
+	"tcp-response content",
+};
+
+static const unsigned set_w[TCP_RS_COUNT] = {
+	ACT_W_TCP_CONN, ACT_W_TCP_SESS, ACT_W_TCP_REQ, ACT_W_TCP_RES,
+};
+
+static struct tcp_px *tcp_px_make(struct proxy *px)
+{
+	if (!px->tcp_rules)
+		px->tcp_rules = xcalloc(1, sizeof(struct tcp_px));
+	return px->tcp_rules;
+}
+
+/* ---- actions ---- */
+
+static int parse_var_name(struct act_parse *p, struct tcp_rule *r)
+{
+	const char *w = p->argv[0], *open = strchr(w, '('), *close = strrchr(w, ')');
+	char *err = NULL;
+
+	if (!open || !close || close < open || close[1]) {
+		cfg_alert(p->ctx, "action '%s' expects '%.*s(<scope>.<name>)'", w,
+			  (int)strcspn(w, "("), w);
+		return -1;
+	}
+	if (var_ref_parse(open + 1, (size_t)(close - open - 1), &r->var, &err) == -1) {
+		cfg_alert(p->ctx, "action '%s': %s", w, err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_set_var(struct act_parse *p, struct tcp_rule *r)
+{
+	char *err = NULL;
+
+	if (parse_var_name(p, r) == -1)
+		return -1;
+	if (p->idx >= p->argc) {
+		cfg_alert(p->ctx, "action '%s' expects a sample expression", p->argv[0]);
+		return -1;
+	}
+	r->expr = xcalloc(1, sizeof(*r->expr));
+	if (smp_expr_parse(p->argv[p->idx], r->expr, NULL, &err) == -1) {
+		cfg_alert(p->ctx, "action '%s': %s", p->argv[0], err);
+		free(err);
+		return -1;
+	}
+	p->idx++;
+	return 0;
+}
+
+static void exec_set_var(const struct tcp_rule *r, struct stream *s)
+{
+	struct sample smp = { 0 };
+
+	if (smp_expr_eval(r->expr, s, &smp))
+		var_set(&r->var, s, &smp);
+}
+
+static void exec_unset_var(const struct tcp_rule *r, struct stream *s)
+{
+	var_unset(&r->var, s);
+}
+
+/* expect-proxy layer4 */
+static int parse_expect_proxy(struct act_parse *p, struct tcp_rule *r)
+{
+	if (p->idx >= p->argc || strcmp(p->argv[p->idx], "layer4") != 0) {
+		cfg_alert(p->ctx, "action 'expect-proxy' expects 'layer4'");
+		return -1;
+	}
+	p->idx++;
+	return 0;
+}
+
+static void exec_expect_proxy(const struct tcp_rule *r, struct stream *s)
+{
+	s->tcp_flags |= STRM_F_EXPECT_PROXY;
+}
+
+static void exec_drop(const struct tcp_rule *r, struct stream *s)
+{
+	s->tcp_flags |= STRM_F_DROP;
+}
+
+#define W_REQ_ALL (ACT_W_TCP_CONN | ACT_W_TCP_SESS | ACT_W_TCP_REQ)
+
+static const struct tcp_act_kw tcp_acts[] = {
+	{ "accept", ACT_W_TCP_ALL, TCP_V_ACCEPT, 1, NULL, NULL, "nothing" },
+	{ "close", ACT_W_TCP_RES, TCP_V_CLOSE, 1, NULL, NULL, "nothing" },
+	{ "expect-proxy", ACT_W_TCP_CONN, TCP_V_ACCEPT, 0, parse_expect_proxy,
+	  exec_expect_proxy, "layer4" },
+	{ "reject", ACT_W_TCP_ALL, TCP_V_REJECT, 1, NULL, NULL, "nothing" },
+	{ "set-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_set_var, exec_set_var,
+	  "(<scope>.<name>) <expr>" },
+	{ "silent-drop", ACT_W_TCP_ALL, TCP_V_DROP, 1, NULL, exec_drop, "nothing" },
+	{ "unset-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_var_name, exec_unset_var,
+	  "(<scope>.<name>)" },
+};
+
+static const struct tcp_act_kw *tcp_act_find(const char *word)
+{
+	size_t n = strcspn(word, "(");
+
+	for (size_t i = 0; i < ARRAY_SIZE(tcp_acts); i++)
+		if (strlen(tcp_acts[i].name) == n && memcmp(tcp_acts[i].name, word, n) == 0 &&
+		    (!word[n] || tcp_acts[i].parse == parse_set_var ||
+		     tcp_acts[i].parse == parse_var_name))
+			return &tcp_acts[i];
+	return NULL;
+}
+
+struct act_names {
+	char  *buf;
+	size_t size, n;
+};
+
+static void act_names_add(struct act_names *l, const char *name, int digit)
+{
+	if (l->n < l->size)
+		l->n += (size_t)snprintf(l->buf + l->n, l->size - l->n, "%s%s%s",
+					 l->n ? ", " : "", name, digit ? "<0-2>" : "");
+}
+
+static void list_shared(const struct act_kw *kw, void *arg)
+{
+	act_names_add(arg, kw->name, kw->digit);
+}
+
+static void suggest_shared(const struct act_kw *kw, void *arg)
+{
+	cfg_suggest_add(arg, kw->name);
+}
+
+/* "a, b, c": the actions of set <set>. */
+static void act_list(enum tcp_rule_set set, char *buf, size_t size)
+{
+	struct act_names l = { buf, size, 0 };
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(tcp_acts); i++)
+		if (tcp_acts[i].where & set_w[set])
+			act_names_add(&l, tcp_acts[i].name, 0);
+	act_foreach(set_w[set], list_shared, &l);
+}
+
+static void rule_free(struct tcp_rule *r)
+{
+	if (!r)
+		return;
+	if (r->gact && r->gact->free)
+		r->gact->free(r->gpriv);
+	acl_cond_free(r->cond);
+	var_ref_release(&r->var);
+	if (r->expr) {
+		smp_expr_free(r->expr);
+		free(r->expr);
+	}
+	free(r);
+}
+
+/* ---- keywords ---- */
+
+/* <set> <action> [args] [if|unless <cond>] */
+static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char **argv)
+{
+	struct proxy *px = ctx->px;
+	const struct tcp_act_kw *kw;
+	const struct act_kw *gact = NULL;
+	struct tcp_rule *r;
+	struct tcp_px *tp;
+	struct act_parse ap;
+	char list[1024];
+	int ret;
+
+	if ((px->cap & PR_CAP_DEF) && !px->name) {
+		cfg_alert(ctx, "not allowed in an anonymous defaults section (name it: "
+			  "'defaults <name>')");
+		return -1;
+	}
+	act_list(set, list, sizeof(list));
+	if (!argc) {
+		cfg_alert(ctx, "expects an action (%s)", list);
+		return -1;
+	}
+	kw = tcp_act_find(argv[0]);
+	if (!kw)
+		gact = act_find(argv[0]);
+	if (!kw && !gact) {
+		struct cfg_suggest sg;
+		const char *s;
+
+		cfg_suggest_init(&sg, argv[0]);
+		for (size_t i = 0; i < ARRAY_SIZE(tcp_acts); i++)
+			if (tcp_acts[i].where & set_w[set])
+				cfg_suggest_add(&sg, tcp_acts[i].name);
+		act_foreach(set_w[set], suggest_shared, &sg);
+		s = cfg_suggest_pick(&sg);
+		if (s)
+			cfg_alert(ctx, "unknown action '%s'; did you mean '%s'?", argv[0], s);
+		else
+			cfg_alert(ctx, "unknown action '%s' (expects %s)", argv[0], list);
+		return -1;
+	}
+	if (!((kw ? kw->where : gact->where) & set_w[set])) {
+		cfg_alert(ctx, "action '%s' is not possible in %s rules (expects %s)", argv[0],
+			  set_kw[set], list);
+		return -1;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->act = kw;
+	r->gact = gact;
+	r->where = set_w[set];
+	ap = (struct act_parse){ ctx, px, set_w[set], argc, argv, 1, NULL };
+	if (gact) {
+		ret = gact->parse(&ap);
+		r->gpriv = ap.priv;   /* freed with the rule even on error */
+	} else {
+		ret = kw->parse ? kw->parse(&ap, r) : 0;
+	}
+	if (ret == -1)
+		goto fail;
+	if (ap.idx < argc) {
+		if (strcmp(argv[ap.idx], "if") != 0 && strcmp(argv[ap.idx], "unless") != 0) {
+			cfg_alert(ctx, "action '%s': unexpected argument '%s' (expects 'if', 'unless' "
+				  "or the end of the line)", argv[0], argv[ap.idx]);
+			goto fail;
+		}
+		r->cond = acl_cond_parse(ctx, argc - ap.idx, argv + ap.idx);
+		if (!r->cond)
+			goto fail;
+	}
+	tp = tcp_px_make(px);
+	tp->rules[set] = xrealloc(tp->rules[set], sizeof(*tp->rules[set]) * (size_t)(tp->n[set] + 1));
+	tp->rules[set][tp->n[set]++] = r;
+	return 0;
+fail:
+	rule_free(r);
+	return -1;
+}
+
+static int kw_req_connection(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return rules_kw(ctx, TCP_RS_CONN, argc, argv);
+}
+
+static int kw_req_session(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return rules_kw(ctx, TCP_RS_SESS, argc, argv);
+}
+
+static int kw_req_content(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return rules_kw(ctx, TCP_RS_REQ, argc, argv);
+}
+
+static int kw_res_content(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return rules_kw(ctx, TCP_RS_RES, argc, argv);
+}
+
+/* tcp-request|tcp-response inspect-delay <time> */
+static int kw_inspect_delay(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	const char *err = NULL;
+	uint32_t ms;
+
+	if (argc != 1) {
+		cfg_alert(ctx, "expects a time (e.g. '5s')");
+		return -1;
+	}
+	if (parse_time_ms(argv[0], 1, &ms, &err) == -1) {
+		cfg_alert(ctx, "'%s': %s (expects a time, e.g. '5s')", argv[0],
+			  err ? err : "invalid time");
+		return -1;
+	}
+	tcp_px_make(ctx->px)->delay[strncmp(ctx->kw, "tcp-response", 12) == 0] = ms;
+	return 0;
+}
+
+/* ---- engine ---- */
+
+int tcp_rules_has(const struct proxy *px, enum tcp_rule_set set)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+
+	return tp && (tp->n[set] || (tp->def && tcp_rules_has(tp->def, set)));
+}
+
+uint32_t tcp_inspect_delay(const struct proxy *px, enum tcp_rule_set set)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+
+	return tp ? tp->delay[set == TCP_RS_RES] : 0;
+}
+
+/* Rule number <i> of the combined list (defaults first), NULL past the end. */
+static const struct tcp_rule *rule_at(const struct tcp_px *tp, enum tcp_rule_set set, int i)
+{
+	const struct tcp_px *dp = tp->def ? tp->def->tcp_rules : NULL;
+	int nd = dp ? dp->n[set] : 0;
+
+	if (i < nd)
+		return dp->rules[set][i];
+	i -= nd;
+	return i < tp->n[set] ? tp->rules[set][i] : NULL;
+}
+
+enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
+                                struct stream *s, int *pos, int partial)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+	enum tcp_verdict v = TCP_V_ACCEPT;
+	const struct tcp_rule *r;
+
+	if (!tp)
+		return TCP_V_ACCEPT;
+	s->smp_partial = partial ? (set == TCP_RS_RES ? STRM_PARTIAL_RES : STRM_PARTIAL_REQ) : 0;
+	for (; (r = rule_at(tp, set, *pos)); (*pos)++) {
+		enum acl_test t = acl_cond_test(r->cond, s);
+
+		if (t == ACL_TEST_MISS) {
+			if (partial) {
+				v = TCP_V_WAIT;
+				break;
+			}
+			t = ACL_TEST_FAIL;
+		}
+		if (t == ACL_TEST_FAIL)
+			continue;
+		if (r->gact) {
+			r->gact->exec(r->gpriv, s, r->where);
+			continue;
+		}
+		if (r->act->exec)
+			r->act->exec(r, s);
+		if (r->act->stop) {
+			v = r->act->verdict;
+			break;
+		}
+	}
+	s->smp_partial = 0;
+	return v;
+}
+
+/* ---- defaults, checks, release ---- */
+
+/* As in HAProxy, a named defaults section's rules run before the proxy's
+ * own; the section outlives the proxies using it. Its inspect-delays are
+ * copied. */
+static void tcp_inherit(struct proxy *px, const struct proxy *def)
+{
+	const struct tcp_px *d = def->tcp_rules;
+	struct tcp_px *tp;
+
+	if (!d)
+		return;
+	tp = tcp_px_make(px);
+	tp->delay[0] = d->delay[0];
+	tp->delay[1] = d->delay[1];
+	for (int i = 0; i < TCP_RS_COUNT; i++)
+		if (d->n[i])
+			tp->def = def;
+}
+
+static void tcp_release(struct proxy *px)
+{
+	struct tcp_px *tp = px->tcp_rules;
+
+	if (!tp)
+		return;
+	for (int i = 0; i < TCP_RS_COUNT; i++) {
+		for (int j = 0; j < tp->n[i]; j++)
+			rule_free(tp->rules[i][j]);
+		free(tp->rules[i]);
+	}
+	free(tp);
+	px->tcp_rules = NULL;
+}
+
+/* A defaults section's rules serve either frontends or backends, as in
+ * HAProxy (tcp-request connection/session only make sense on frontends,
+ * tcp-response on backends). Returns the number of errors. */
+static int tcp_postparse(void)
+{
+	const unsigned both = PR_CAP_FE | PR_CAP_BE;
+	int errors = 0;
+
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		const struct tcp_px *tp = px->tcp_rules;
+		const struct proxy *def = tp ? tp->def : NULL;
+
+		if (tp && !(px->cap & PR_CAP_FE) && tp->n[TCP_RS_REQ] && !tp->delay[0] &&
+		    px->mode == PR_MODE_TCP)
+			log_warning("%s:%d: backend '%s': tcp-request content rules without "
+				    "'tcp-request inspect-delay' only see what arrived with the "
+				    "first packet", px->conf_file, px->conf_line, px->name);
+		if (!def)
+			continue;
+		if ((px->cap & both) == both) {
+			log_alert("%s:%d: listen '%s' cannot inherit from a defaults section defining "
+				  "TCP rules ('%s' at %s:%d)", px->conf_file, px->conf_line, px->name,
+				  def->name, def->conf_file, def->conf_line);
+			errors++;
+			continue;
+		}
+		for (struct proxy *q = global.proxies; q != px; q = q->next) {
+			const struct tcp_px *qr = q->tcp_rules;
+
+			if (qr && qr->def == def && (q->cap & both) != both &&
+			    (q->cap & both) != (px->cap & both)) {
+				log_alert("%s:%d: frontends and backends cannot inherit from the same "
+					  "defaults section if it defines TCP rules ('%s' at %s:%d)",
+					  px->conf_file, px->conf_line, def->name, def->conf_file,
+					  def->conf_line);
+				errors++;
+				break;
+			}
+		}
+	}
+	return errors;
+}
+
+#define RULE_USAGE "<action> [arguments] [if|unless <condition>]"
+
+static struct cfg_kw tcp_cfg_kws[] = {
+	{ "tcp-request connection", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_req_connection,
+	  .usage = RULE_USAGE },
+	{ "tcp-request session", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_req_session,
+	  .usage = RULE_USAGE },
+	{ "tcp-request content", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_req_content,
+	  .usage = RULE_USAGE },
+	{ "tcp-request inspect-delay", CFG_SEC_PROXIES, CFG_T_FUNC, 0,
+	  .parse = kw_inspect_delay, .usage = "<time>" },
+	{ "tcp-response content", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_res_content,
+	  .usage = RULE_USAGE },
+	{ "tcp-response inspect-delay", CFG_SEC_BE, CFG_T_FUNC, 0,
+	  .parse = kw_inspect_delay, .usage = "<time>" },
+};
+
+static struct proxy_ext tcp_ext = { tcp_inherit, tcp_release, NULL };
+
+SLUICE_INIT(tcp_rules_register)
+{
+	cfg_register(tcp_cfg_kws, ARRAY_SIZE(tcp_cfg_kws));
+	cfg_register_postparse(tcp_postparse, 30);
+	proxy_register_ext(&tcp_ext);
+}
