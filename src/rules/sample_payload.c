@@ -253,7 +253,7 @@ static int pl_http_line(const uint8_t *p, size_t len)
 	if (sp != 2 || i < 14)
 		return -1;
 	i -= p[i - 1] == '\r';
-	return i >= 8 && memcmp(p + i - 8, "HTTP/", 5) == 0 && p[i - 3] == '.' ? 1 : -1;
+	return i >= 8 && memcmp(p + i - 8, "HTTP/", 5) == 0 && p[i - 2] == '.' ? 1 : -1;
 }
 
 static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct stream *s)
@@ -263,7 +263,8 @@ static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct 
 	int r;
 
 	smp->type = SMP_T_BOOL;
-	if (s->is_http) {
+	if (s->is_http || s->txn) {
+		/* mode http: whether a request head is under analysis */
 		smp->u.sint = s->txn && s->txn->req_head;
 		return 1;
 	}
