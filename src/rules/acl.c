@@ -8,10 +8,12 @@
 
 #include <sluice/acl.h>
 #include <sluice/acl_px.h>
+#include <sluice/action.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
+#include <sluice/logformat.h>
 #include <sluice/map.h>
 #include <sluice/pattern.h>
 #include <sluice/proxy.h>
@@ -535,11 +537,24 @@ void acl_cond_free(struct acl_cond *c)
 struct use_be_rule {
 	char               *name;
 	struct proxy       *be;
+	struct lf_expr     *lf;     /* a dynamic name ("%[...]"), rendered per stream */
 	struct acl_cond    *cond;
 	char               *file;
 	int                 line;
 	struct use_be_rule *next;
 };
+
+static void use_be_free(struct use_be_rule *r)
+{
+	acl_cond_free(r->cond);
+	if (r->lf) {
+		lf_free(r->lf);
+		free(r->lf);
+	}
+	free(r->name);
+	free(r->file);
+	free(r);
+}
 
 static int kw_use_backend(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
@@ -551,16 +566,24 @@ static int kw_use_backend(struct cfg_ctx *ctx, void *target, int argc, char **ar
 			  "condition");
 		return -1;
 	}
-	if (strchr(argv[0], '%')) {
-		cfg_alert(ctx, "dynamic backend names (log-format '%s') are not supported yet",
-			  argv[0]);
-		return -1;
-	}
 	r = xcalloc(1, sizeof(*r));
+	if (strchr(argv[0], '%')) {
+		char *err = NULL;
+
+		r->lf = xcalloc(1, sizeof(*r->lf));
+		if (lf_compile(argv[0], r->lf, &err) == -1) {
+			cfg_alert(ctx, "invalid log-format backend name '%s': %s", argv[0],
+				  err ? err : "syntax error");
+			free(err);
+			free(r->lf);
+			free(r);
+			return -1;
+		}
+	}
 	if (argc > 1) {
 		r->cond = acl_cond_parse(ctx, argc - 1, argv + 1);
 		if (!r->cond) {
-			free(r);
+			use_be_free(r);
 			return -1;
 		}
 	}
@@ -581,6 +604,8 @@ static int acl_postparse(void)
 		if (!px->acl)
 			continue;
 		for (struct use_be_rule *r = px->acl->use_be; r; r = r->next) {
+			if (r->lf)
+				continue;   /* resolved per stream */
 			r->be = proxy_find(r->name, PR_CAP_BE);
 			if (!r->be) {
 				log_alert("%s:%d: proxy '%s': use_backend '%s' does not exist",
@@ -601,9 +626,21 @@ struct proxy *use_backend_select(struct proxy *fe, struct stream *s)
 {
 	if (!fe->acl)
 		return NULL;
-	for (const struct use_be_rule *r = fe->acl->use_be; r; r = r->next)
-		if (r->be && acl_cond_exec(r->cond, s))
+	for (const struct use_be_rule *r = fe->acl->use_be; r; r = r->next) {
+		char name[256];
+		struct proxy *be;
+
+		if (!(r->be || r->lf) || !acl_cond_exec(r->cond, s))
+			continue;
+		if (!r->lf)
 			return r->be;
+		/* A name naming no usable backend: the next rule, as in HAProxy. */
+		if (act_render(s, r->lf, name, sizeof(name)) <= 0)
+			continue;
+		be = proxy_find(name, PR_CAP_BE);
+		if (be && (fe->mode != PR_MODE_HTTP || be->mode == PR_MODE_HTTP))
+			return be;
+	}
 	return NULL;
 }
 
@@ -616,10 +653,7 @@ static void acl_px_release(struct proxy *px)
 	acl_free(px->acl->acls);
 	for (r = px->acl->use_be; r; r = next) {
 		next = r->next;
-		acl_cond_free(r->cond);
-		free(r->name);
-		free(r->file);
-		free(r);
+		use_be_free(r);
 	}
 	free(px->acl);
 	px->acl = NULL;

@@ -280,7 +280,7 @@ static void test_acl_errors(void **state)
 		{ " acl x path -m found /a\n", "'-m found' ignores its patterns", 1 },
 		{ " use_backend\n", "expects a backend name", 0 },
 		{ " use_backend be if nosuch\n", "no such ACL: 'nosuch'", 0 },
-		{ " use_backend %[path] \n", "dynamic backend names", 0 },
+		{ " use_backend %[nosuch]\n", "invalid log-format backend name", 0 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
