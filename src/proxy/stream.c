@@ -180,6 +180,10 @@ int stream_pick_server(struct stream *s, int avoid_current)
 	struct lb_key key = { .src = &s->cli_addr };
 	struct server *prev = s->target, *srv;
 
+	if (!avoid_current && (srv = use_server_select(s->be, s))) {
+		stream_set_target(s, srv);   /* use-server: no load balancing */
+		return 0;
+	}
 	if (s->txn && s->txn->lb_hashed) {
 		key.hash = s->txn->lb_hash;
 		key.has_hash = 1;

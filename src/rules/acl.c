@@ -18,6 +18,7 @@
 #include <sluice/pattern.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
+#include <sluice/server.h>
 #include <sluice/str.h>
 
 #include "acl_int.h"
@@ -596,6 +597,8 @@ static int kw_use_backend(struct cfg_ctx *ctx, void *target, int argc, char **ar
 	return 0;
 }
 
+static int use_srv_resolve(struct proxy *px);
+
 static int acl_postparse(void)
 {
 	int errors = 0;
@@ -603,6 +606,7 @@ static int acl_postparse(void)
 	for (struct proxy *px = global.proxies; px; px = px->next) {
 		if (!px->acl)
 			continue;
+		errors += use_srv_resolve(px);
 		for (struct use_be_rule *r = px->acl->use_be; r; r = r->next) {
 			if (r->lf)
 				continue;   /* resolved per stream */
@@ -644,6 +648,82 @@ struct proxy *use_backend_select(struct proxy *fe, struct stream *s)
 	return NULL;
 }
 
+/* ------------------------------------------------------------------------
+ * use-server <server> [if|unless <condition>]
+ */
+
+struct use_srv_rule {
+	char                *name;
+	struct server       *srv;
+	struct acl_cond     *cond;
+	char                *file;
+	int                  line;
+	struct use_srv_rule *next;
+};
+
+static void use_srv_free(struct use_srv_rule *r)
+{
+	acl_cond_free(r->cond);
+	free(r->name);
+	free(r->file);
+	free(r);
+}
+
+static int kw_use_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct use_srv_rule *r, **tail;
+
+	if (argc < 1) {
+		cfg_alert(ctx, "expects a server name, then optionally 'if' or 'unless' and a "
+			  "condition");
+		return -1;
+	}
+	r = xcalloc(1, sizeof(*r));
+	if (argc > 1) {
+		r->cond = acl_cond_parse(ctx, argc - 1, argv + 1);
+		if (!r->cond) {
+			use_srv_free(r);
+			return -1;
+		}
+	}
+	r->name = xstrdup(argv[0]);
+	r->file = xstrdup(ctx->file ? ctx->file : "");
+	r->line = ctx->line;
+	for (tail = &acl_px_get(ctx->px)->use_srv; *tail; tail = &(*tail)->next)
+		;
+	*tail = r;
+	return 0;
+}
+
+/* Resolves the use-server rules of <px>. Returns the number of errors. */
+static int use_srv_resolve(struct proxy *px)
+{
+	int errors = 0;
+
+	for (struct use_srv_rule *r = px->acl->use_srv; r; r = r->next) {
+		for (r->srv = px->servers; r->srv; r->srv = r->srv->next)
+			if (strcmp(r->srv->name, r->name) == 0)
+				break;
+		if (!r->srv) {
+			log_alert("%s:%d: backend '%s': use-server '%s' names no server of this "
+				  "backend", r->file, r->line, px->name, r->name);
+			errors++;
+		}
+	}
+	return errors;
+}
+
+struct server *use_server_select(struct proxy *be, struct stream *s)
+{
+	if (!be->acl)
+		return NULL;
+	/* A rule naming a server that cannot take traffic is skipped. */
+	for (const struct use_srv_rule *r = be->acl->use_srv; r; r = r->next)
+		if (r->srv && server_usable(r->srv) && acl_cond_exec(r->cond, s))
+			return r->srv;
+	return NULL;
+}
+
 static void acl_px_release(struct proxy *px)
 {
 	struct use_be_rule *r, *next;
@@ -651,6 +731,12 @@ static void acl_px_release(struct proxy *px)
 	if (!px->acl)
 		return;
 	acl_free(px->acl->acls);
+	while (px->acl->use_srv) {
+		struct use_srv_rule *u = px->acl->use_srv;
+
+		px->acl->use_srv = u->next;
+		use_srv_free(u);
+	}
 	for (r = px->acl->use_be; r; r = next) {
 		next = r->next;
 		use_be_free(r);
@@ -665,6 +751,9 @@ static struct proxy_ext acl_ext = { .release = acl_px_release };
 static struct cfg_kw acl_cfg_kws[] = {
 	{ .name = "acl", .sections = CFG_SEC_PROXIES, .type = CFG_T_FUNC, .parse = kw_acl,
 	  .usage = "<name> <criterion> [flags] [operator] <value> ..." },
+	{ .name = "use-server", .sections = CFG_SEC_BACKEND | CFG_SEC_LISTEN,
+	  .type = CFG_T_FUNC, .parse = kw_use_server,
+	  .usage = "<server> [if|unless <condition>]" },
 	{ .name = "use_backend", .sections = CFG_SEC_FRONTEND | CFG_SEC_LISTEN,
 	  .type = CFG_T_FUNC, .parse = kw_use_backend,
 	  .usage = "<backend> [if|unless <condition>]" },
