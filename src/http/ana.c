@@ -30,6 +30,7 @@
 #include <sluice/srv_idle.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
+#include <sluice/tcp_rules.h>
 
 #include "ana_int.h"
 
@@ -793,6 +794,18 @@ static int http_process_req_head(struct stream *s, int hlen)
 	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	txn->req_head = &h;
 	http_capture_head(s, &h, 0);
+	if (tcp_rules_has(s->fe, TCP_RS_REQ)) {
+		/* tcp-request content rules: once per request, on its whole head */
+		int pos = 0;
+
+		if (tcp_rules_exec(s->fe, TCP_RS_REQ, s, &pos, 0) != TCP_V_ACCEPT) {
+			txn->req_head = NULL;
+			s->fe->fe_counters.denied_req++;
+			s->li->counters.denied_req++;
+			stream_close(s, 'P', 'R');
+			return -1;
+		}
+	}
 	ret = http_process_req_rules(s, &h, hlen);
 	txn->req_head = NULL;
 	return ret;
