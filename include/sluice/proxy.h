@@ -128,6 +128,13 @@ struct proxy_ext {
 };
 void proxy_register_ext(struct proxy_ext *e);
 
+/* The HAProxy rule for rules written in a named defaults section: the
+ * proxies running them (<def_of> gives the defaults section whose rules a
+ * proxy runs, or NULL) are all frontends or all backends, and no listen.
+ * Reports each violation naming <what> rules ("HTTP", "TCP"). Returns the
+ * number of errors. */
+int proxy_check_rules_def(const char *what, const struct proxy *(*def_of)(const struct proxy *));
+
 /* Looks a proxy up by name among those having any of <cap>. */
 struct proxy *proxy_find(const char *name, unsigned cap);
 

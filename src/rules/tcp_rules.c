@@ -168,28 +168,6 @@ static const struct tcp_act_kw *tcp_act_find(const char *word)
 	return NULL;
 }
 
-struct act_names {
-	char  *buf;
-	size_t size, n;
-};
-
-static void act_names_add(struct act_names *l, const char *name, int digit)
-{
-	if (l->n < l->size)
-		l->n += (size_t)snprintf(l->buf + l->n, l->size - l->n, "%s%s%s",
-					 l->n ? ", " : "", name, digit ? "<0-2>" : "");
-}
-
-static void list_shared(const struct act_kw *kw, void *arg)
-{
-	act_names_add(arg, kw->name, kw->digit);
-}
-
-static void suggest_shared(const struct act_kw *kw, void *arg)
-{
-	cfg_suggest_add(arg, kw->name);
-}
-
 /* "a, b, c": the actions of set <set>. */
 static void act_list(enum tcp_rule_set set, char *buf, size_t size)
 {
@@ -199,7 +177,7 @@ static void act_list(enum tcp_rule_set set, char *buf, size_t size)
 	for (size_t i = 0; i < ARRAY_SIZE(tcp_acts); i++)
 		if (tcp_acts[i].where & set_w[set])
 			act_names_add(&l, tcp_acts[i].name, 0);
-	act_foreach(set_w[set], list_shared, &l);
+	act_names_shared(&l, set_w[set]);
 }
 
 static void rule_free(struct tcp_rule *r)
@@ -244,22 +222,8 @@ static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char *
 	kw = tcp_act_find(argv[0]);
 	if (!kw)
 		gact = act_find(argv[0]);
-	if (!kw && !gact) {
-		struct cfg_suggest sg;
-		const char *s;
-
-		cfg_suggest_init(&sg, argv[0]);
-		for (size_t i = 0; i < ARRAY_SIZE(tcp_acts); i++)
-			if (tcp_acts[i].where & set_w[set])
-				cfg_suggest_add(&sg, tcp_acts[i].name);
-		act_foreach(set_w[set], suggest_shared, &sg);
-		s = cfg_suggest_pick(&sg);
-		if (s)
-			cfg_alert(ctx, "unknown action '%s'; did you mean '%s'?", argv[0], s);
-		else
-			cfg_alert(ctx, "unknown action '%s' (expects %s)", argv[0], list);
-		return -1;
-	}
+	if (!kw && !gact)
+		return act_alert_unknown(ctx, argv[0], list);
 	if (!((kw ? kw->where : gact->where) & set_w[set])) {
 		cfg_alert(ctx, "action '%s' is not possible in %s rules (expects %s)", argv[0],
 			  set_kw[set], list);
@@ -436,47 +400,28 @@ static void tcp_release(struct proxy *px)
 	px->tcp_rules = NULL;
 }
 
+static const struct proxy *tcp_def_of(const struct proxy *px)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+
+	return tp ? tp->def : NULL;
+}
+
 /* A defaults section's rules serve either frontends or backends, as in
- * HAProxy (tcp-request connection/session only make sense on frontends,
- * tcp-response on backends). Returns the number of errors. */
+ * HAProxy. Warns about backend content rules without a delay. Returns the
+ * number of errors. */
 static int tcp_postparse(void)
 {
-	const unsigned both = PR_CAP_FE | PR_CAP_BE;
-	int errors = 0;
-
 	for (struct proxy *px = global.proxies; px; px = px->next) {
 		const struct tcp_px *tp = px->tcp_rules;
-		const struct proxy *def = tp ? tp->def : NULL;
 
 		if (tp && !(px->cap & PR_CAP_FE) && tp->n[TCP_RS_REQ] && !tp->delay[0] &&
 		    px->mode == PR_MODE_TCP)
 			log_warning("%s:%d: backend '%s': tcp-request content rules without "
 				    "'tcp-request inspect-delay' only see what arrived with the "
 				    "first packet", px->conf_file, px->conf_line, px->name);
-		if (!def)
-			continue;
-		if ((px->cap & both) == both) {
-			log_alert("%s:%d: listen '%s' cannot inherit from a defaults section defining "
-				  "TCP rules ('%s' at %s:%d)", px->conf_file, px->conf_line, px->name,
-				  def->name, def->conf_file, def->conf_line);
-			errors++;
-			continue;
-		}
-		for (struct proxy *q = global.proxies; q != px; q = q->next) {
-			const struct tcp_px *qr = q->tcp_rules;
-
-			if (qr && qr->def == def && (q->cap & both) != both &&
-			    (q->cap & both) != (px->cap & both)) {
-				log_alert("%s:%d: frontends and backends cannot inherit from the same "
-					  "defaults section if it defines TCP rules ('%s' at %s:%d)",
-					  px->conf_file, px->conf_line, def->name, def->conf_file,
-					  def->conf_line);
-				errors++;
-				break;
-			}
-		}
 	}
-	return errors;
+	return proxy_check_rules_def("TCP", tcp_def_of);
 }
 
 #define RULE_USAGE "<action> [arguments] [if|unless <condition>]"
