@@ -70,6 +70,7 @@ struct stream {
 	int               tcp_pos;      /* tcp rules: the rule to resume from (tcp_rules.h) */
 	ev_tstamp         inspect_end;  /* end of the running inspect-delay, 0 when none */
 	unsigned          smp_partial;  /* STRM_PARTIAL_*: set while tcp rules inspect data */
+	char             *tcp_cap;      /* tcp-request content captures (pooled), NULL: none */
 };
 
 /* ---- for the protocol analysers (http_ana.c) ---- */

@@ -44,4 +44,8 @@ uint32_t tcp_inspect_delay(const struct proxy *px, enum tcp_rule_set set);
 enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
                                 struct stream *s, int *pos, int partial);
 
+/* Gives back what the rules left in <s> (captures); at the end of a
+ * stream. */
+void tcp_rules_stream_release(struct stream *s);
+
 #endif

@@ -586,6 +586,7 @@ void stream_close(struct stream *s, char t0, char t1)
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
 	var_store_free(&s->vars);
+	tcp_rules_stream_release(s);
 
 	freed = s->target;
 	stream_set_target(s, NULL);

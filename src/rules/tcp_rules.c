@@ -11,7 +11,9 @@
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/http_ana.h>
 #include <sluice/log.h>
+#include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
 #include <sluice/str.h>
@@ -40,14 +42,25 @@ struct tcp_rule {
 	unsigned                 where;   /* the ACT_W_* bit of its set */
 	struct acl_cond         *cond;
 	struct var_ref           var;     /* set-var, unset-var */
-	struct smp_expr         *expr;    /* set-var */
+	struct smp_expr         *expr;    /* set-var, capture */
+	int                      cap;     /* capture: its slot */
 };
+
+/* Capture slots of a frontend (tcp-request content capture ... len N), mode
+ * tcp: their values live in one pooled block per stream (s->tcp_cap): a
+ * bitmask of the slots set, then each slot's NUL-terminated text at its
+ * offset. */
+#define TCP_CAP_MAX   32
+#define TCP_CAP_SIZE  1024
+#define TCP_CAP_HDR   sizeof(uint32_t)
 
 /* What proxy->tcp_rules points to. */
 struct tcp_px {
 	struct tcp_rule   **rules[TCP_RS_COUNT];
 	int                 n[TCP_RS_COUNT];
 	uint32_t            delay[2];      /* inspect-delay, request and response, ms */
+	int                 ncap;          /* capture slots */
+	uint16_t            cap_len[TCP_CAP_MAX], cap_off[TCP_CAP_MAX];
 	const struct proxy *def;           /* defaults section whose rules run first */
 };
 
@@ -136,6 +149,106 @@ static void exec_expect_proxy(const struct tcp_rule *r, struct stream *s)
 	s->tcp_flags |= STRM_F_EXPECT_PROXY;
 }
 
+/* capture <sample> len <length> */
+static int parse_capture(struct act_parse *p, struct tcp_rule *r)
+{
+	struct tcp_px *tp = tcp_px_make(p->px);
+	char *err = NULL, *end;
+	long len;
+	int off;
+
+	if (p->argc - p->idx < 3 || strcmp(p->argv[p->idx + 1], "len") != 0) {
+		cfg_alert(p->ctx, "action 'capture' expects <sample> len <length>");
+		return -1;
+	}
+	if (!(p->px->cap & PR_CAP_FE) || (p->px->cap & PR_CAP_DEF)) {
+		cfg_alert(p->ctx, "action 'capture' is only possible in a frontend or listen "
+			  "section (it adds a capture slot to it)");
+		return -1;
+	}
+	len = strtol(p->argv[p->idx + 2], &end, 10);
+	off = tp->ncap ? tp->cap_off[tp->ncap - 1] + tp->cap_len[tp->ncap - 1] + 1 :
+	      (int)TCP_CAP_HDR;
+	if (*end || end == p->argv[p->idx + 2] || len < 1 || off + len + 1 > TCP_CAP_SIZE ||
+	    tp->ncap == TCP_CAP_MAX) {
+		cfg_alert(p->ctx, "action 'capture': '%s' is not a valid length (1 to what is left "
+			  "of %d bytes for all captures, %d slots at most)", p->argv[p->idx + 2],
+			  TCP_CAP_SIZE - (int)TCP_CAP_HDR, TCP_CAP_MAX);
+		return -1;
+	}
+	r->expr = xcalloc(1, sizeof(*r->expr));
+	if (smp_expr_parse(p->argv[p->idx], r->expr, NULL, &err) == -1) {
+		cfg_alert(p->ctx, "action 'capture': %s", err);
+		free(err);
+		return -1;
+	}
+	r->cap = tp->ncap++;
+	tp->cap_off[r->cap] = (uint16_t)off;
+	tp->cap_len[r->cap] = (uint16_t)len;
+	p->idx += 3;
+	return 0;
+}
+
+static struct pool *cap_pool;
+
+static void exec_capture(const struct tcp_rule *r, struct stream *s)
+{
+	const struct tcp_px *tp = s->fe->tcp_rules;
+	struct sample smp = { 0 };
+	char *v;
+
+	if (s->is_http || !smp_expr_eval(r->expr, s, &smp))
+		return;
+	if (!s->tcp_cap) {
+		if (!cap_pool)
+			cap_pool = pool_create("tcp_capture", TCP_CAP_SIZE);
+		s->tcp_cap = pool_alloc(cap_pool);
+		if (!s->tcp_cap)
+			return;
+		memset(s->tcp_cap, 0, TCP_CAP_HDR);
+	}
+	v = s->tcp_cap + tp->cap_off[r->cap];
+	(void)smp_to_text(&smp, v, (size_t)tp->cap_len[r->cap] + 1);
+	*(uint32_t *)(void *)s->tcp_cap |= 1u << r->cap;
+}
+
+void tcp_rules_stream_release(struct stream *s)
+{
+	if (s->tcp_cap) {
+		pool_free(cap_pool, s->tcp_cap);
+		s->tcp_cap = NULL;
+	}
+}
+
+/* capture.req.hdr(<slot>): a request capture: in mode http the slots of
+ * "capture request header" and http-request capture, in mode tcp those of
+ * tcp-request content capture. */
+static int fetch_capture_req(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const char *v = NULL;
+	int64_t i = a[0].sint;
+
+	if (s->txn) {
+		if (i >= 0 && i < http_px_of(s->fe)->n_req_cap && s->txn->req_cap)
+			v = s->txn->req_cap[i];
+	} else if (s->tcp_cap && s->fe->tcp_rules && i >= 0 && i < s->fe->tcp_rules->ncap &&
+		   (*(const uint32_t *)(const void *)s->tcp_cap & (1u << i))) {
+		v = s->tcp_cap + s->fe->tcp_rules->cap_off[i];
+	}
+	if (!v)
+		return 0;
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = v;
+	smp->u.str.len = strlen(v);
+	return 1;
+}
+
+static const struct smp_fetch_kw tcp_fetches[] = {
+	{ "capture.req.hdr", fetch_capture_req, { ARGT_SINT, ARGT_STOP }, 1, SMP_T_STR,
+	  SMP_USE_L4, NULL },
+};
+
 static void exec_drop(const struct tcp_rule *r, struct stream *s)
 {
 	s->tcp_flags |= STRM_F_DROP;
@@ -145,6 +258,8 @@ static void exec_drop(const struct tcp_rule *r, struct stream *s)
 
 static const struct tcp_act_kw tcp_acts[] = {
 	{ "accept", ACT_W_TCP_ALL, TCP_V_ACCEPT, 1, NULL, NULL, "nothing" },
+	{ "capture", ACT_W_TCP_REQ, TCP_V_ACCEPT, 0, parse_capture, exec_capture,
+	  "<sample> len <length>" },
 	{ "close", ACT_W_TCP_RES, TCP_V_CLOSE, 1, NULL, NULL, "nothing" },
 	{ "expect-proxy", ACT_W_TCP_CONN, TCP_V_ACCEPT, 0, parse_expect_proxy,
 	  exec_expect_proxy, "layer4" },
@@ -412,8 +527,17 @@ static const struct proxy *tcp_def_of(const struct proxy *px)
  * number of errors. */
 static int tcp_postparse(void)
 {
+	int errors = 0;
+
 	for (struct proxy *px = global.proxies; px; px = px->next) {
 		const struct tcp_px *tp = px->tcp_rules;
+
+		if (tp && tp->ncap && px->mode == PR_MODE_HTTP) {
+			log_alert("%s:%d: proxy '%s': 'tcp-request content capture' is not supported "
+				  "in mode http yet (use 'http-request capture')", px->conf_file,
+				  px->conf_line, px->name);
+			errors++;
+		}
 
 		if (tp && !(px->cap & PR_CAP_FE) && tp->n[TCP_RS_REQ] && !tp->delay[0] &&
 		    px->mode == PR_MODE_TCP)
@@ -421,7 +545,7 @@ static int tcp_postparse(void)
 				    "'tcp-request inspect-delay' only see what arrived with the "
 				    "first packet", px->conf_file, px->conf_line, px->name);
 	}
-	return proxy_check_rules_def("TCP", tcp_def_of);
+	return errors + proxy_check_rules_def("TCP", tcp_def_of);
 }
 
 #define RULE_USAGE "<action> [arguments] [if|unless <condition>]"
@@ -448,4 +572,5 @@ SLUICE_INIT(tcp_rules_register)
 	cfg_register(tcp_cfg_kws, ARRAY_SIZE(tcp_cfg_kws));
 	cfg_register_postparse(tcp_postparse, 30);
 	proxy_register_ext(&tcp_ext);
+	smp_register_fetches(tcp_fetches, ARRAY_SIZE(tcp_fetches));
 }
