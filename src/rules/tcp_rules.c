@@ -2,11 +2,13 @@
  * tcp-response content keywords, their inspect-delay, the table of their
  * own actions (the shared ones come from action.h), rules inherited from
  * named defaults sections, and the engine the stream calls. */
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sluice/acl.h>
+#include <sluice/addr.h>
 #include <sluice/action.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
@@ -100,12 +102,11 @@ static int parse_var_name(struct act_parse *p, struct tcp_rule *r)
 	return 0;
 }
 
-static int parse_set_var(struct act_parse *p, struct tcp_rule *r)
+/* <expr>: the sample expression of set-var, set-src... */
+static int parse_expr(struct act_parse *p, struct tcp_rule *r)
 {
 	char *err = NULL;
 
-	if (parse_var_name(p, r) == -1)
-		return -1;
 	if (p->idx >= p->argc) {
 		cfg_alert(p->ctx, "action '%s' expects a sample expression", p->argv[0]);
 		return -1;
@@ -118,6 +119,11 @@ static int parse_set_var(struct act_parse *p, struct tcp_rule *r)
 	}
 	p->idx++;
 	return 0;
+}
+
+static int parse_set_var(struct act_parse *p, struct tcp_rule *r)
+{
+	return parse_var_name(p, r) == -1 ? -1 : parse_expr(p, r);
 }
 
 static void exec_set_var(const struct tcp_rule *r, struct stream *s)
@@ -249,6 +255,50 @@ static const struct smp_fetch_kw tcp_fetches[] = {
 	  SMP_USE_L4, NULL },
 };
 
+/* set-src|set-dst|set-src-port|set-dst-port <expr>. As in HAProxy, an
+ * address keeps the port and a port keeps the address;
+ * a sample that is no address (resp. port) changes nothing. */
+static void exec_set_addr(const struct tcp_rule *r, struct stream *s)
+{
+	const char *name = r->act->name;
+	struct sockaddr_storage *a = name[4] == 'd' ? (struct sockaddr_storage *)stream_dst(s) :
+				     &s->cli_addr;
+	struct sample smp = { 0 };
+	int port = addr_get_port(a);
+
+	if (!smp_expr_eval(r->expr, s, &smp))
+		return;
+	if (strstr(name, "-port")) {
+		if (smp_cast(&smp, SMP_T_SINT) && smp.u.sint >= 0 && smp.u.sint <= 65535)
+			addr_set_port(a, (int)smp.u.sint);
+		return;
+	}
+	if (smp.type == SMP_T_STR || smp.type == SMP_T_BIN) {
+		char ip[64];
+		size_t n = MIN(smp.u.str.len, sizeof(ip) - 1);
+
+		memcpy(ip, smp.u.str.p, n);
+		if (!smp_parse_ip(ip, n, &smp))
+			return;
+	}
+	if (smp.type == SMP_T_IPV4) {
+		struct sockaddr_in *in = (struct sockaddr_in *)a;
+
+		memset(a, 0, sizeof(*a));
+		in->sin_family = AF_INET;
+		in->sin_addr = smp.u.ipv4;
+	} else if (smp.type == SMP_T_IPV6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)a;
+
+		memset(a, 0, sizeof(*a));
+		in6->sin6_family = AF_INET6;
+		in6->sin6_addr = smp.u.ipv6;
+	} else {
+		return;
+	}
+	addr_set_port(a, port);
+}
+
 static void exec_drop(const struct tcp_rule *r, struct stream *s)
 {
 	s->tcp_flags |= STRM_F_DROP;
@@ -266,6 +316,10 @@ static const struct tcp_act_kw tcp_acts[] = {
 	{ "reject", ACT_W_TCP_ALL, TCP_V_REJECT, 1, NULL, NULL, "nothing" },
 	{ "set-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_set_var, exec_set_var,
 	  "(<scope>.<name>) <expr>" },
+	{ "set-dst", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
+	{ "set-dst-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
+	{ "set-src", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
+	{ "set-src-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
 	{ "silent-drop", ACT_W_TCP_ALL, TCP_V_DROP, 1, NULL, exec_drop, "nothing" },
 	{ "unset-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_var_name, exec_unset_var,
 	  "(<scope>.<name>)" },
