@@ -55,6 +55,15 @@ static void test_errors(void **state)
 		{ " tcp-request inspect-delay\n", "expects a time" },
 		{ " tcp-request inspect-delay 5x\n", "'5x'" },
 		{ " tcp-response content accept\n", "tcp-response content" },
+		{ " tcp-request content capture src\n", "expects <sample> len <length>" },
+		{ " tcp-request content capture src len 0\n", "'0' is not a valid length" },
+		{ " tcp-request content capture src len 2000\n", "'2000' is not a valid length" },
+		{ " tcp-request content capture nosuch len 4\n", "unknown fetch" },
+		{ " tcp-request connection capture src len 4\n", "action 'capture' is not possible "
+		  "in tcp-request connection rules" },
+		{ " tcp-request content set-src\n", "action 'set-src' expects a sample expression" },
+		{ " tcp-request content set-src-port nosuch\n", "unknown fetch" },
+		{ " tcp-response content set-src src\n", "tcp-response content" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -64,6 +73,13 @@ static void test_errors(void **state)
 			fail_msg("'%s': %d errors:\n%s", cases[i].line, e, errtext);
 		expect_msg(cases[i].msg);
 	}
+	/* captures add slots to frontends; mode http has its own */
+	PARSE_FRESH("backend b\n tcp-request content capture src len 4\n", 1);
+	expect_msg("only possible in a frontend or listen section");
+	reset(NULL);
+	EXPECT_ERRORS(parse("frontend f\n mode http\n tcp-request content capture src len 4\n"), 0);
+	EXPECT_ERRORS(postparse(), 1);
+	expect_msg("'tcp-request content capture' is not supported in mode http");
 	/* connection and session rules belong to frontends */
 	PARSE_FRESH("backend b\n tcp-request connection accept\n", 1);
 	PARSE_FRESH("backend b\n tcp-request session accept\n", 1);
