@@ -61,7 +61,9 @@ struct smp_arg {
 	int64_t       sint;
 	char         *str;     /* ARGT_STR (and the name of BE/FE/SRV), allocated */
 	size_t        len;
-	void         *ptr;     /* ARGT_BE/FE: struct proxy, ARGT_SRV: struct server */
+	void         *ptr;     /* ARGT_BE/FE: struct proxy, ARGT_SRV: struct server; or
+	                          what a check function compiled from the argument */
+	void        (*release)(void *ptr);   /* set with such a <ptr>: frees it */
 };
 
 /* Where a fetch can be used (bitmask). */

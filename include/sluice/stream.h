@@ -125,6 +125,11 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c);
 /* Listener callback for frontends: starts a stream on <fd>. */
 void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen);
 
+/* A new unique stream number (%rt): each stream gets one at accept, and
+ * each further request of a kept-alive HTTP connection another, as each
+ * request is a stream of its own in HAProxy. */
+uint64_t stream_next_id(void);
+
 /* Number of live streams. */
 int stream_count(void);
 

@@ -300,6 +300,12 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 	/* error pages: the backend's once it is chosen, else the frontend's */
 	const struct proxy *epx = (txn->flags & TX_F_BE_SET) ? s->be : s->fe;
 
+	/* the log line shows the heads as they were, before this answer
+	 * reuses the analysis areas */
+	if (txn->req_head)
+		http_log_snapshot(s, 0);
+	if (txn->res_head)
+		http_log_snapshot(s, 1);
 	if (s->srv.fd >= 0) {
 		if (s->kept_srv)
 			http_release_kept(s);
@@ -448,6 +454,7 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 	struct dstr *d;
 	int status;
 
+	http_log_snapshot(s, 0);
 	/* The request body, when the whole of it already follows the head in
 	 * the request buffer (the head is not consumed yet: it starts at
 	 * b->head and is m->head_len long). A body still on its way, or a
@@ -517,6 +524,7 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 		http_reply(s, o->status ? o->status : 403, o->reply, NULL, 'P', 'R');
 		return 1;
 	case HTTP_ACT_TARPIT:
+		http_log_snapshot(s, 0);
 		s->fe->fe_counters.denied_req++;
 		txn->flags |= TX_F_TARPIT | TX_F_DENIED;
 		txn->tarpit_status = o->status ? o->status : 500;
@@ -747,6 +755,46 @@ static int http_chunked_step(struct channel *ch, struct h1_chunk *ck)
 	return r;
 }
 
+/* Whether the whole body of the request (whose head was taken out of the
+ * buffer) is buffered, a Content-Length or a chunked one; <*len> gets its
+ * length. */
+static int http_req_body_buffered(struct stream *s, size_t *len)
+{
+	const struct h1_msg *m = &s->txn->req;
+	const struct buf *b = s->req.buf;
+	struct h1_chunk ck = { 0 };
+	const char *err;
+
+	*len = 0;
+	if (m->flags & H1_F_CHUNKED)
+		return b->data && h1_chunk_scan(&ck, b->area + b->head, b->data, len, &err) == 1;
+	if (m->flags & H1_F_CLEN) {
+		*len = m->clen;
+		return m->clen <= b->data;
+	}
+	return 0;
+}
+
+/* option http-buffer-request: whether the rules may run on the request
+ * whose head of <hlen> bytes is buffered: its whole body is there, or the
+ * buffer is full, or the client stopped sending. A client that expects
+ * "100 Continue" before it sends a body is not waited for. */
+static int http_req_body_waited(struct stream *s, int hlen)
+{
+	const struct h1_msg *m = &s->txn->req;
+	const struct buf *b = s->req.buf;
+	struct h1_chunk ck = { 0 };
+	const char *err;
+	size_t used;
+
+	if ((m->flags & (H1_F_NO_BODY | H1_F_EXPECT_100)) || (s->req.flags & CH_F_SHUTR) ||
+	    b->data + global.maxrewrite >= buf_size())
+		return 1;
+	if (m->flags & H1_F_CHUNKED)
+		return h1_chunk_scan(&ck, b->area + hlen, b->data - (size_t)hlen, &used, &err) != 0;
+	return !(m->flags & H1_F_CLEN) || b->data - (size_t)hlen >= m->clen;
+}
+
 static void http_req_error(struct stream *s, int status, char t0)
 {
 	/* 414 and 431 have no page of their own in HAProxy: a too large
@@ -777,7 +825,8 @@ static int http_process_req_head(struct stream *s, int hlen)
 	int ret;
 
 	txn->t_head = now();
-	s->nreq++;
+	if (s->nreq++)
+		s->uniq_id = stream_next_id();
 	txn->meth = m->meth_id;
 	txn->req_ver11 = !!(mf & H1_F_VER_11);
 	s->fe->fe_counters.http_req++;
@@ -793,6 +842,7 @@ static int http_process_req_head(struct stream *s, int hlen)
 	}
 	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	txn->req_head = &h;
+	txn->req_hlen = (uint32_t)hlen;
 	http_capture_head(s, &h, 0);
 	if (tcp_rules_has(s->fe, TCP_RS_REQ)) {
 		/* tcp-request content rules: once per request, on its whole head */
@@ -823,6 +873,7 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	enum http_conn_mode mode = http_mode(s);
 	struct http_head *h = hp;
 	long nl = hlen;
+	int answered;
 
 	if (http_px_of(s->fe)->conn_mode == HTTP_CLO || http_conn_close_wanted(mf) ||
 	    (mf & H1_F_CLEN_DROPPED) ||
@@ -845,17 +896,22 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
 		return http_reply(s, 200, NULL, NULL, 'L', 'R');
 	}
-	if (http_req_rules(s, s->fe, h) ||
-	    (stream_set_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
-	     s->be != s->fe && http_req_rules(s, s->be, h))) {
+	answered = http_req_rules(s, s->fe, h) ||
+		   (stream_set_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
+		    s->be != s->fe && http_req_rules(s, s->be, h));
+	if (!answered)
+		http_log_snapshot(s, 0);   /* an answer made here took it already */
+	if (answered) {
 		/* answered here (or tarpitted): the head is consumed, and a
 		 * Content-Length body already received with it too, so that the
 		 * connection can carry the next request */
+		size_t body;
+
 		b->head += (uint32_t)hlen;
 		b->data -= (uint32_t)hlen;
-		if ((mf & H1_F_CLEN) && !(mf & H1_F_CHUNKED) && m->clen <= b->data) {
-			b->head += (uint32_t)m->clen;
-			b->data -= (uint32_t)m->clen;
+		if (http_req_body_buffered(s, &body)) {
+			b->head += (uint32_t)body;
+			b->data -= (uint32_t)body;
 		} else if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen)) {
 			txn->req_st = HTTP_MSG_BODY;
 		}
@@ -865,15 +921,9 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		}
 		return 0;
 	}
-	if (fh->uniqid_fmt) {
-		struct lf_ctx c;
-		char id[HTTP_LINE_MAX];
-		size_t l;
-
-		http_fill_lf_ctx(s, &c);
-		l = lf_render(fh->uniqid_fmt, &c, id, sizeof(id));
-		txn->uniq_id = http_line_dup(id, l, HTTP_LINE_MAX - 1);
-		if (fh->uniqid_hdr && http_head_add(h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), id, l))
+	if (http_unique_id(s) && fh->uniqid_hdr) {
+		if (http_head_add(h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), txn->uniq_id,
+				  strlen(txn->uniq_id)))
 			goto rewrite_failed;
 	}
 	if (http_add_fwd_headers(s, h) == -1 || http_req_server_prep(s, h) == -1 ||
@@ -930,7 +980,11 @@ static int http_wait_req(struct stream *s)
 		b->head = 0;
 	}
 	txn->req.hdrs = ha.hdrs;
-	n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->req);
+	/* a head already parsed (waiting for its body) is not parsed again */
+	n = txn->req.head_len ? (int)txn->req.head_len :
+	    h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->req);
+	if (n > 0 && (s->fe->options & PR_O_HTTP_BUFREQ) && !http_req_body_waited(s, n))
+		return 0;   /* timeout http-request runs meanwhile */
 	if (n > 0)
 		return http_process_req_head(s, n);
 	if (n < 0) {
@@ -1031,6 +1085,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 		txn->res_head = NULL;
 		return 0;
 	}
+	http_log_snapshot(s, 1);
 	txn->res_head = NULL;
 	if ((txn->flags & TX_F_CONNECT) && status >= 200 && status < 300) {
 		http_count_status(s, status, 1);

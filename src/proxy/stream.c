@@ -426,6 +426,11 @@ int stream_connect(struct stream *s)
 
 /* ---- life cycle ---- */
 
+uint64_t stream_next_id(void)
+{
+	return strm.next_id++;
+}
+
 /* The end-of-connection line of a TCP stream, in the frontend's format
  * (option tcplog, or a log-format). */
 static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs);
@@ -447,6 +452,7 @@ static void stream_log(struct stream *s)
 	if ((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0)
 		return;
 	stream_fill_lf_ctx_for(s, &c, fe->logformat->needs);
+	c.log = 1;
 	n = lf_render(fe->logformat, &c, line, sizeof(line));
 	log_send(&fe->loggers, LOG_L_INFO, line, n);
 }
@@ -1025,7 +1031,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		return;
 	}
 	memset(s, 0, sizeof(*s));
-	s->uniq_id = strm.next_id++;
+	s->uniq_id = stream_next_id();
 	s->fe = fe;
 	s->li = li;
 	s->be = fe->defbe;

@@ -49,7 +49,7 @@ static const struct acl_kw acl_kws[] = {
 	ACL_SUFFIXES("cook", "cook"),
 	ACL_SUFFIXES("shdr", "res.hdr"),
 	ACL_SUFFIXES("scook", "res.cook"),
-	{ "url_ip",   "url",  PAT_M_IP },
+	{ "url_ip",   "url_ip", PAT_M_IP },
 	{ "cook_val", "cook", PAT_M_INT },
 	{ "urlp_val", "url_param", PAT_M_INT },
 	{ "req_ver",  "req.ver", PAT_M_STR },

@@ -367,6 +367,8 @@ static void smp_args_free(struct smp_arg *args)
 		if (args[i].type == ARGT_BE || args[i].type == ARGT_FE || args[i].type == ARGT_SRV ||
 		    args[i].type == ARGT_USR)
 			smp_pending_drop(&args[i]);
+		else if (args[i].release)
+			args[i].release(args[i].ptr);
 		free(args[i].str);
 		args[i] = (struct smp_arg){ 0 };
 	}
@@ -400,8 +402,15 @@ static int smp_args_parse(const char *kw, const uint8_t *argt, int nmin, const c
 			char buf[1024];
 			size_t l = 0;
 
-			while (*s && *s != ',' && *s != ')') {
-				if (*s == '\\' && s[1])
+			char q = 0;   /* inside '...' or "...": ',' and ')' are literal */
+
+			while (*s && (q || (*s != ',' && *s != ')'))) {
+				if ((*s == '\'' || *s == '"') && (!q || q == *s)) {
+					q = q ? 0 : *s;
+					s++;
+					continue;
+				}
+				if (*s == '\\' && s[1] && q != '\'')
 					s++;
 				if (l < sizeof(buf) - 1)
 					buf[l++] = *s;
@@ -453,7 +462,8 @@ static size_t smp_name_len(const char *s)
 {
 	size_t n = 0;
 
-	while (isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-')
+	while (isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-' ||
+	       s[n] == '+')   /* "base32+src" */
 		n++;
 	return n;
 }
@@ -539,8 +549,13 @@ int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char *
 		if (smp_args_parse(c->name, c->argt, c->nmin, &p, *p == '(' ? (p++, 1) : 0,
 				   cv->args, err) == -1)
 			goto fail;
-		if (c->check && c->check(cv->args, err) == -1)
+		if (c->check && c->check(cv->args, err) == -1) {
+			char *m = *err;
+
+			*err = str_fmt("converter '%s': %s", c->name, m);
+			free(m);
 			goto fail;
+		}
 		cur = c->out == SMP_T_ANY ? cur : c->out;
 	}
 	if (end)
@@ -758,6 +773,20 @@ static int fetch_queue(const struct smp_arg *a, struct sample *smp, struct strea
 	return px ? smp_set_int(smp, px->nbpend) : 0;
 }
 
+/* avg_queue([backend]): the queued streams per usable server, rounded
+ * up; twice the queue when no server is usable, as HAProxy documents. */
+static int fetch_avg_queue(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct proxy *px = smp_arg_px(a, s, 0);
+	int64_t n = 0;
+
+	if (!px)
+		return 0;
+	for (const struct server *srv = px->servers; srv; srv = srv->next)
+		n += server_usable(srv) && !(srv->flags & SRV_F_BACKUP);
+	return smp_set_int(smp, n ? (px->nbpend + n - 1) / n : 2 * (int64_t)px->nbpend);
+}
+
 /* Free connection slots of the usable servers; -1 when one of them has no
  * maxconn (unlimited), as HAProxy says. Queue slots are not counted: sluice
  * has no maxqueue. */
@@ -889,6 +918,7 @@ static const struct smp_fetch_kw smp_l4_fetches[] = {
 	{ "srv_conn",     fetch_srv_conn,  { ARGT_SRV }, 1, SMP_T_SINT, L4, check_srv },
 	{ "connslots",    fetch_connslots, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
 	{ "queue",        fetch_queue,     { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
+	{ "avg_queue",    fetch_avg_queue, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
 	{ "env",          fetch_env,       { ARGT_STR }, 1, SMP_T_STR, CST, NULL },
 	{ "date",         fetch_date,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL },
 	{ "rand",         fetch_rand,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL },
