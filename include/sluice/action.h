@@ -77,6 +77,12 @@ void act_names_add(struct act_names *l, const char *name, int digit);
 /* Appends the shared actions accepting one of <where> to <l>. */
 void act_names_shared(struct act_names *l, unsigned where);
 
+/* The checks a rule line starts with: no rules in an anonymous defaults
+ * section (as HAProxy), and an action must follow (<argc> words after the
+ * keyword; the set's actions are <list>). Returns 0, or -1 after
+ * cfg_alert(). */
+int act_rule_check(struct cfg_ctx *ctx, int argc, const char *list);
+
 /* Reports (cfg_alert) that <word> is no action of a rule set whose actions
  * are <list> (as act_names wrote it): suggests the closest one, else lists
  * them. Returns -1. */

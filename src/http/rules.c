@@ -965,14 +965,9 @@ static int is_capture(const struct http_rule *r)
  * is in the action word (argv[0]). */
 static int parse_var_name(struct http_rule_parse *p)
 {
-	const char *w = p->argv[0], *open = strchr(w, '('), *close = strrchr(w, ')');
 	char *err = NULL;
 
-	if (!open || !close || close < open || close[1]) {
-		http_rule_alert(p, "expects '%s(<scope>.<name>)'", p->kw->name);
-		return -1;
-	}
-	if (var_ref_parse(open + 1, (size_t)(close - open - 1), &p->r->var, &err) == -1) {
+	if (var_ref_parse_word(p->argv[0], &p->r->var, &err) == -1) {
 		http_rule_alert(p, "%s", err);
 		free(err);
 		return -1;
@@ -1140,16 +1135,9 @@ static int rules_kw(struct cfg_ctx *ctx, enum http_rule_set set, int argc, char 
 	struct http_rule_parse p;
 	char list[1024];
 
-	if ((px->cap & PR_CAP_DEF) && !px->name) {
-		cfg_alert(ctx, "not allowed in an anonymous defaults section (name it: "
-			  "'defaults <name>')");
-		return -1;
-	}
 	act_list(set, list, sizeof(list));
-	if (!argc) {
-		cfg_alert(ctx, "expects an action (%s)", list);
+	if (act_rule_check(ctx, argc, list) == -1)
 		return -1;
-	}
 	kw = http_act_find(argv[0]);
 	gact = kw ? NULL : act_find(argv[0]);
 	if (gact) {

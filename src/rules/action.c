@@ -10,6 +10,7 @@
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
 #include <sluice/logformat.h>
+#include <sluice/proxy.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
 
@@ -74,6 +75,20 @@ static void names_one(const struct act_kw *kw, void *arg)
 void act_names_shared(struct act_names *l, unsigned where)
 {
 	act_foreach(where, names_one, l);
+}
+
+int act_rule_check(struct cfg_ctx *ctx, int argc, const char *list)
+{
+	if ((ctx->px->cap & PR_CAP_DEF) && !ctx->px->name) {
+		cfg_alert(ctx, "not allowed in an anonymous defaults section (name it: "
+			  "'defaults <name>')");
+		return -1;
+	}
+	if (!argc) {
+		cfg_alert(ctx, "expects an action (%s)", list);
+		return -1;
+	}
+	return 0;
 }
 
 int act_alert_unknown(struct cfg_ctx *ctx, const char *word, const char *list)

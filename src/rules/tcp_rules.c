@@ -86,16 +86,10 @@ static struct tcp_px *tcp_px_make(struct proxy *px)
 
 static int parse_var_name(struct act_parse *p, struct tcp_rule *r)
 {
-	const char *w = p->argv[0], *open = strchr(w, '('), *close = strrchr(w, ')');
 	char *err = NULL;
 
-	if (!open || !close || close < open || close[1]) {
-		cfg_alert(p->ctx, "action '%s' expects '%.*s(<scope>.<name>)'", w,
-			  (int)strcspn(w, "("), w);
-		return -1;
-	}
-	if (var_ref_parse(open + 1, (size_t)(close - open - 1), &r->var, &err) == -1) {
-		cfg_alert(p->ctx, "action '%s': %s", w, err);
+	if (var_ref_parse_word(p->argv[0], &r->var, &err) == -1) {
+		cfg_alert(p->ctx, "action '%s': %s", p->argv[0], err);
 		free(err);
 		return -1;
 	}
@@ -378,16 +372,9 @@ static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char *
 	char list[1024];
 	int ret;
 
-	if ((px->cap & PR_CAP_DEF) && !px->name) {
-		cfg_alert(ctx, "not allowed in an anonymous defaults section (name it: "
-			  "'defaults <name>')");
-		return -1;
-	}
 	act_list(set, list, sizeof(list));
-	if (!argc) {
-		cfg_alert(ctx, "expects an action (%s)", list);
+	if (act_rule_check(ctx, argc, list) == -1)
 		return -1;
-	}
 	kw = tcp_act_find(argv[0]);
 	if (!kw)
 		gact = act_find(argv[0]);
