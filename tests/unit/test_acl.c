@@ -241,11 +241,7 @@ static const char head[] =
 /* Parses <lines> in frontend fe after the common head. */
 static int parse_fe(const char *lines)
 {
-	char text[4096];
-
-	reset(NULL);
-	snprintf(text, sizeof(text), "%s%s", head, lines);
-	return parse(text);
+	return parse_after(head, lines);
 }
 
 static void test_acl_errors(void **state)

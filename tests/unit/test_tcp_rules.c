@@ -28,11 +28,7 @@ static const char head[] =
 
 static int parse_fe(const char *lines)
 {
-	char text[4096];
-
-	reset(NULL);
-	snprintf(text, sizeof(text), "%s%s", head, lines);
-	return parse(text);
+	return parse_after(head, lines);
 }
 
 static void test_errors(void **state)
