@@ -109,6 +109,7 @@ struct proxy {
 	struct persist_px     *persist;      /* cookie persistence (persist.c) */
 	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
 	struct tcp_px         *tcp_rules;    /* tcp_rules.h: tcp-request/tcp-response rules */
+	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

@@ -133,6 +133,10 @@ int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char *
 /* Releases what smp_expr_parse() allocated in <e> (not <e> itself). */
 void smp_expr_free(struct smp_expr *e);
 
+/* Whether <a> and <b> are the same expression: same fetch, converters and
+ * arguments (as written). */
+int smp_expr_equal(const struct smp_expr *a, const struct smp_expr *b);
+
 /* Evaluates <e> for stream <s> into <smp>. For iterating fetches (hdr...),
  * set smp->iterate = 1 and smp->ctx = 0 before the first call and call again
  * while SMP_F_NOT_LAST is set. Strings may point into a per-evaluation

@@ -17,6 +17,8 @@ struct proxy;
 struct server;
 struct http_txn;
 struct srv_idle;
+struct stktable;
+struct stksess;
 
 enum stream_state {
 	ST_PROXY,      /* waiting for the client's PROXY protocol header */
@@ -36,6 +38,14 @@ enum stream_state {
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
+
+/* A tracked counter (track-sc0..2): an entry of a stick table (stktable.h). */
+#define STK_CTR_SLOTS 3
+struct stk_ctr {
+	struct stktable *t;
+	struct stksess  *ts;      /* NULL: the slot is free */
+	unsigned         flags;   /* STK_CTR_F_* */
+};
 
 struct stream {
 	struct stream    *prev, *next;  /* all live streams */
@@ -71,6 +81,7 @@ struct stream {
 	ev_tstamp         inspect_end;  /* end of the running inspect-delay, 0 when none */
 	unsigned          smp_partial;  /* STRM_PARTIAL_*: set while tcp rules inspect data */
 	char             *tcp_cap;      /* tcp-request content captures (pooled), NULL: none */
+	struct stk_ctr    stkctr[STK_CTR_SLOTS]; /* track-sc0..2 (stktable.h) */
 };
 
 /* ---- for the protocol analysers (http_ana.c) ---- */

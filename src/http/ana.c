@@ -23,6 +23,7 @@
 #include <sluice/log.h>
 #include <sluice/logformat.h>
 #include <sluice/persist.h>
+#include <sluice/stktable.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
@@ -90,6 +91,7 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 	}
 	txn->reqline = txn->uniq_id = NULL;
 	var_store_free(&txn->vars);
+	stk_txn_end(s);
 }
 
 /* Starts waiting for the next request of <s>, with no transaction: an idle
@@ -521,12 +523,14 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 			px->be_counters.denied_req++;
 		s->li->counters.denied_req++;
 		txn->flags |= TX_F_DENIED;
+		stk_http_err(s);
 		http_reply(s, o->status ? o->status : 403, o->reply, NULL, 'P', 'R');
 		return 1;
 	case HTTP_ACT_TARPIT:
 		http_log_snapshot(s, 0);
 		s->fe->fe_counters.denied_req++;
 		txn->flags |= TX_F_TARPIT | TX_F_DENIED;
+		stk_http_err(s);
 		txn->tarpit_status = o->status ? o->status : 500;
 		txn->tarpit_reply = o->reply;
 		txn->t_tarpit = now() + (s->fe->timeout.tarpit ? s->fe->timeout.tarpit
@@ -803,6 +807,7 @@ static void http_req_error(struct stream *s, int status, char t0)
 		status = 400;
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
+	stk_http_err(s);
 	if (t0 == 'P')
 		errors_capture(s, 1);   /* "show errors" */
 	http_reply(s, status, NULL, NULL, t0, 'R');
@@ -827,6 +832,7 @@ static int http_process_req_head(struct stream *s, int hlen)
 	txn->t_head = now();
 	if (s->nreq++)
 		s->uniq_id = stream_next_id();
+	stk_http_req(s);
 	txn->meth = m->meth_id;
 	txn->req_ver11 = !!(mf & H1_F_VER_11);
 	s->fe->fe_counters.http_req++;
@@ -1081,6 +1087,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 	http_head_init(&h, b->area + b->head, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	http_capture_head(s, &h, 1);
 	txn->res_head = &h;
+	stk_stick_store(s, 1);
 	if (http_res_rules(s, &h)) {
 		txn->res_head = NULL;
 		return 0;

@@ -15,6 +15,7 @@
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/stktable.h>
 #include <sluice/stream.h>
 
 #include "ana_int.h"
@@ -290,6 +291,9 @@ void http_count_lat(struct stream *s)
 void http_count_status(struct stream *s, int status, int to_server)
 {
 	int k = status >= 100 && status < 600 ? status / 100 - 1 : 5;
+
+	if (to_server)
+		stk_http_status(s, status);
 
 	s->fe->fe_counters.http_rsp[k]++;
 	if (to_server) {

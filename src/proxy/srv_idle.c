@@ -161,7 +161,9 @@ int srv_idle_get(struct server *srv, int want_reused)
 
 void srv_idle_purge(struct server *srv, unsigned age_ms)
 {
-	ev_tstamp limit = ev_now(global.loop) - age_ms / 1000.0;
+	/* age 0 (everything) is also how the exit path calls it, possibly
+	 * before the loop exists: no clock needed then */
+	ev_tstamp limit = age_ms ? ev_now(global.loop) - age_ms / 1000.0 : 0;
 	struct srv_idle *c = srv->idle, *next;
 
 	for (; c; c = next) {

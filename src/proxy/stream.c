@@ -28,6 +28,7 @@
 #include <sluice/proxyproto.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
+#include <sluice/stktable.h>
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
 #include <sluice/vars.h>
@@ -188,7 +189,9 @@ int stream_pick_server(struct stream *s, int avoid_current)
 		key.hash = s->txn->lb_hash;
 		key.has_hash = 1;
 	}
-	srv = lb_pick(s->be, &key);
+	srv = avoid_current ? NULL : stk_stick_match(s);
+	if (!srv)
+		srv = lb_pick(s->be, &key);
 
 	/* On redispatch, try not to land on the server that just failed. */
 	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)
@@ -196,6 +199,7 @@ int stream_pick_server(struct stream *s, int avoid_current)
 	if (!srv && avoid_current && prev)
 		return 0;       /* every other server is full: retry the same one */
 	stream_set_target(s, srv);
+	stk_stick_store(s, 0);
 	return srv ? 0 : -1;
 }
 
@@ -571,6 +575,7 @@ void stream_close(struct stream *s, char t0, char t1)
 		http_stream_release(s);
 	else if (!(s->tcp_flags & STRM_F_NOLOG))
 		stream_log(s);
+	stk_stream_end(s);
 	{
 		long tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
 		long tt = (long)((ev_now(global.loop) - s->t_accept) * 1000);
@@ -684,6 +689,7 @@ int stream_detach_srv(struct stream *s)
  * every counter they belong to. */
 static void stream_count_bytes(struct stream *s, int is_req, uint64_t in)
 {
+	stk_count_bytes(s, is_req, in);
 	if (is_req) {
 		s->li->counters.bytes_in += in;
 		s->fe->fe_counters.bytes_in += in;

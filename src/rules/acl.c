@@ -86,6 +86,7 @@ static void acl_entry_free(struct acl_entry *e)
 		smp_expr_free(&e->expr);
 		pat_ref_detach(&e->pats);
 		pat_set_free(&e->pats);
+		free(e->refs);
 		free(e);
 		e = next;
 	}
@@ -101,6 +102,17 @@ static void acl_free(struct acl *a)
 		free(a);
 		a = next;
 	}
+}
+
+/* Feeds the patterns of <e> from <ref>, and remembers it (merged rules
+ * attach their own set to the same references). */
+static int acl_entry_attach(struct acl_entry *e, struct pat_ref *ref, char **err)
+{
+	if (pat_ref_attach(ref, &e->pats, err) == -1)
+		return -1;
+	e->refs = xrealloc(e->refs, (size_t)(e->nrefs + 1) * sizeof(*e->refs));
+	e->refs[e->nrefs++] = ref;
+	return 0;
 }
 
 /* Parses <argv> (the criterion first) into a new entry. Returns it, or NULL
@@ -197,7 +209,7 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 		snprintf(desc, sizeof(desc), "pattern loaded from file '%s' used by acl at file "
 			 "'%s' line %d", files[k], ctx->file ? ctx->file : "", ctx->line);
 		ref = pat_ref_load(files[k], PAT_REF_ACL | (mapfile ? PAT_REF_MAP : 0), desc, &err);
-		if (!ref || pat_ref_attach(ref, &e->pats, &err) == -1) {
+		if (!ref || acl_entry_attach(e, ref, &err) == -1) {
 			cfg_alert(ctx, "%s: %s", what, err);
 			goto fail;
 		}
@@ -218,7 +230,7 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 		ref = pat_ref_new(PAT_REF_ACL, desc);
 		for (int k = i; k < argc; k++)
 			pat_ref_append(ref, argv[k], NULL, op);
-		if (pat_ref_attach(ref, &e->pats, &err) == -1) {
+		if (acl_entry_attach(e, ref, &err) == -1) {
 			cfg_alert(ctx, "%s: %s", what, err);
 			goto fail;
 		}
@@ -448,24 +460,30 @@ fail:
 	return NULL;
 }
 
-/* Whether one entry matches: every occurrence of the sample is tried. A
- * miss on a sample that may still change (more data to come) is
+/* One occurrence after the other of sample <expr> for <s> against <pats>.
+ * A miss on a sample that may still change (more data to come) is
  * ACL_TEST_MISS. */
-static enum acl_test acl_entry_exec(const struct acl_entry *e, struct stream *s)
+static enum acl_test acl_match_test(const struct smp_expr *expr, const struct pat_set *pats,
+                                    struct stream *s)
 {
 	struct sample smp = { .iterate = 1, .ctx = 0 };
 	unsigned seen = 0;
 
 	do {
-		int got = smp_expr_eval(&e->expr, s, &smp);
+		int got = smp_expr_eval(expr, s, &smp);
 
 		seen |= smp.flags;
 		if (!got)
 			break;
-		if (pat_set_exec(&e->pats, &smp))
+		if (pat_set_exec(pats, &smp))
 			return ACL_TEST_PASS;
 	} while (smp.flags & SMP_F_NOT_LAST);
 	return seen & SMP_F_MAY_CHANGE ? ACL_TEST_MISS : ACL_TEST_FAIL;
+}
+
+int acl_match(const struct smp_expr *expr, const struct pat_set *pats, struct stream *s)
+{
+	return acl_match_test(expr, pats, s) == ACL_TEST_PASS;
 }
 
 enum acl_test acl_test(const struct acl *a, struct stream *s)
@@ -473,7 +491,7 @@ enum acl_test acl_test(const struct acl *a, struct stream *s)
 	enum acl_test res = ACL_TEST_FAIL;
 
 	for (const struct acl_entry *e = a->entries; e && res != ACL_TEST_PASS; e = e->next) {
-		enum acl_test r = acl_entry_exec(e, s);
+		enum acl_test r = acl_match_test(&e->expr, &e->pats, s);
 
 		if (r != ACL_TEST_FAIL)
 			res = r;
@@ -495,6 +513,8 @@ enum acl_test acl_cond_test(const struct acl_cond *c, struct stream *s)
 
 	if (!c)
 		return ACL_TEST_PASS;
+	if (c->merge)   /* merged rules are never run on data that may grow */
+		return acl_merge_exec(c->merge, s) ? ACL_TEST_PASS : ACL_TEST_FAIL;
 	for (int i = 0; i < c->nsuites && res != ACL_TEST_PASS; i++) {
 		const struct acl_suite *su = &c->suites[i];
 		enum acl_test sr = ACL_TEST_PASS;
@@ -528,6 +548,8 @@ void acl_cond_free(struct acl_cond *c)
 		free(c->suites[i].terms);
 	free(c->suites);
 	acl_free(c->anon);
+	if (c->merge)
+		acl_merge_free(c->merge);
 	free(c);
 }
 
@@ -599,6 +621,39 @@ static int kw_use_backend(struct cfg_ctx *ctx, void *target, int argc, char **ar
 
 static int use_srv_resolve(struct proxy *px);
 
+static int use_backend_same(const void *a, const void *b)
+{
+	const struct use_be_rule *x = a, *y = b;
+
+	return x->be && x->be == y->be;
+}
+
+static void use_backend_drop(void *p)
+{
+	use_be_free(p);
+}
+
+/* Merges each run of use_backend rules naming the same backend under
+ * conditions acl_cond_merge() can join (acl.h). */
+static int use_backend_merge(struct acl_px *ap)
+{
+	void *last, *failed;
+	char *err = NULL;
+
+	if (acl_merge_rules(ap->use_be, offsetof(struct use_be_rule, next),
+			    offsetof(struct use_be_rule, cond), use_backend_same, use_backend_drop,
+			    &last, &failed, &err) == -1) {
+		const struct use_be_rule *r = failed;
+
+		log_alert("%s:%d: merging use_backend rules: %s", r->file, r->line, err);
+		free(err);
+		return -1;
+	}
+	if (last)
+		ap->use_be_tail = &((struct use_be_rule *)last)->next;
+	return 0;
+}
+
 static int acl_postparse(void)
 {
 	int errors = 0;
@@ -622,6 +677,8 @@ static int acl_postparse(void)
 				errors++;
 			}
 		}
+		if (!errors && use_backend_merge(px->acl) == -1)
+			errors++;
 	}
 	return errors;
 }

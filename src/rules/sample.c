@@ -374,6 +374,26 @@ static void smp_args_free(struct smp_arg *args)
 	}
 }
 
+static int smp_args_equal(const struct smp_arg *a, const struct smp_arg *b)
+{
+	for (int i = 0; i < SMP_MAX_ARGS; i++)
+		if (a[i].type != b[i].type || a[i].sint != b[i].sint || a[i].len != b[i].len ||
+		    !a[i].str != !b[i].str || (a[i].str && strcmp(a[i].str, b[i].str) != 0))
+			return 0;
+	return 1;
+}
+
+int smp_expr_equal(const struct smp_expr *a, const struct smp_expr *b)
+{
+	if (a->fetch != b->fetch || a->nconv != b->nconv || !smp_args_equal(a->args, b->args))
+		return 0;
+	for (int i = 0; i < a->nconv; i++)
+		if (a->convs[i].kw != b->convs[i].kw ||
+		    !smp_args_equal(a->convs[i].args, b->convs[i].args))
+			return 0;
+	return 1;
+}
+
 void smp_expr_free(struct smp_expr *e)
 {
 	if (!e)
