@@ -183,6 +183,7 @@ int stream_pick_server(struct stream *s, int avoid_current)
 
 	if (!avoid_current && (srv = use_server_select(s->be, s))) {
 		stream_set_target(s, srv);   /* use-server: no load balancing */
+		stk_stick_store(s, 0);
 		return 0;
 	}
 	if (s->txn && s->txn->lb_hashed) {
@@ -1012,6 +1013,7 @@ static int stream_accept_rules(struct stream *s)
 	if (s->tcp_flags & STRM_F_DROP)
 		conn_set_rst(&s->cli);
 	conn_close(&s->cli);
+	stk_stream_end(s);   /* what track-sc rules tracked */
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
 	var_store_free(&s->vars);
