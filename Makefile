@@ -169,6 +169,14 @@ define run_clients
 	fi
 endef
 
+# The TLS checks (curl, openssl s_client against ./sluice): also under
+# SANITIZE=1, where they report sanitizer findings. They record their own
+# PASS/FAIL lines; a crash or a timeout of the script is one more FAIL.
+define run_tls
+	@RESULTS=$(BUILD)/results.txt timeout 300 tests/tls/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tls:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # The benchmark scripts must at least compile (they are not run by `make
 # test`: they take minutes and need a quiet machine). compile(), as
 # py_compile does, without leaving __pycache__ behind.
@@ -188,6 +196,7 @@ test: deps deps-clients
 	@rm -f $(BUILD)/results.txt
 	@RESULTS=$(BUILD)/results.txt tests/run-unit $(UNIT_BINS) || true
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
+	$(run_tls)
 	$(run_clients)
 	$(check_bench_scripts)
 	@tests/summarize $(BUILD)/results.txt

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 struct server;
+struct ssl_st;
 
 /* Results, named as HAProxy's check_status words (check_result_str()). */
 enum chk_result {
@@ -75,6 +76,8 @@ struct check {
 	const char             *run_info;    /* info if the rules pass ("Redis server is ok") */
 	int                     code;        /* check_code of the last result (check_has_code()) */
 	struct chk_http         http;        /* HTTP response of the running check */
+	struct ssl_st          *ssl;         /* TLS session of the running check (check-ssl) */
+	int                     ssl_hs;      /* its handshake is in progress */
 };
 
 /* Sets <c>'s defaults for server <srv> (inter 2s, rise 2, fall 3). */

@@ -166,6 +166,12 @@ size_t smp_to_text(const struct sample *smp, char *out, size_t size);
 #define SMP_SCRATCH_SIZE 16384
 char *smp_scratch_get(void);
 
+/* Fetch helpers: make <smp> an integer <v>, or a constant string <str>
+ * (not copied: it must outlive the evaluation). Return 1, or 0 for a NULL
+ * <str> (no value). */
+int smp_set_int(struct sample *smp, int64_t v);
+int smp_set_str(struct sample *smp, const char *str);
+
 /* Parses "1.2.3.4", "::1" into <smp> (IPV4/IPV6). Returns 1 or 0. */
 int smp_parse_ip(const char *s, size_t len, struct sample *smp);
 

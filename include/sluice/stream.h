@@ -28,6 +28,7 @@ enum stream_state {
 	ST_EST,        /* both sides connected: forwarding */
 	ST_HREQ,       /* mode http: waiting for a request head, no server chosen */
 	ST_INSPECT,    /* mode tcp: tcp-request content rules read the request data */
+	ST_SSL,        /* waiting for the client's TLS handshake (before anything else) */
 };
 
 #define STRM_F_EXPECT_PROXY 0x01  /* "tcp-request connection expect-proxy layer4" */
@@ -119,11 +120,13 @@ void stream_release_target(struct stream *s);
 enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,
                              struct conn *dst, int is_req);
 
-/* Uses already connected socket <fd> to the target server (reuse). */
-void stream_attach_srv(struct stream *s, int fd);
+/* Uses already connected socket <fd> (with its TLS session <ssl>, NULL for
+ * a plain one) to the target server (reuse). */
+void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl);
 
-/* Detaches the server socket from <s> and returns it (-1 if none). */
-int stream_detach_srv(struct stream *s);
+/* Detaches the server socket from <s> and returns it (-1 if none); its TLS
+ * session (NULL if none) goes to <*ssl>, which then owns it. */
+int stream_detach_srv(struct stream *s, struct ssl_st **ssl);
 
 /* Where the client connected (PROXY header, else getsockname once). */
 const struct sockaddr_storage *stream_dst(struct stream *s);

@@ -221,8 +221,9 @@ static void http_unpark(struct stream *s)
 }
 
 /* Another stream takes the connection <owner> keeps between requests
- * (srv_idle_get): the owner forgets it. Returns the socket. */
-static int http_steal_kept(void *owner)
+ * (srv_idle_get): the owner forgets it. Returns the socket and gives its
+ * TLS session (NULL if none) to <*ssl>. */
+static int http_steal_kept(void *owner, struct ssl_st **ssl)
 {
 	struct stream *s = owner;
 
@@ -230,7 +231,7 @@ static int http_steal_kept(void *owner)
 	s->kept_srv = NULL;
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	return stream_detach_srv(s);
+	return stream_detach_srv(s, ssl);
 }
 
 static void http_srv_close(struct stream *s)
@@ -247,13 +248,14 @@ static void http_release_kept(struct stream *s)
 	http_unpark(s);
 	if (s->kept_srv && s->srv.fd >= 0) {
 		struct server *srv = s->kept_srv;
-		int fd = stream_detach_srv(s);
+		struct ssl_st *ssl;
+		int fd = stream_detach_srv(s, &ssl);
 
 		s->kept_srv = NULL;
 		if (http_px_of(s->be)->reuse == HTTP_REUSE_NEVER)
-			close(fd);
+			srv_idle_close(fd, ssl);
 		else
-			srv_idle_put(srv, fd, s->kept_reused);
+			srv_idle_put(srv, fd, ssl, s->kept_reused);
 	}
 	s->kept_srv = NULL;
 }
@@ -670,6 +672,7 @@ static int http_connect(struct stream *s)
 	struct http_txn *txn = s->txn;
 	const enum http_reuse reuse = http_px_of(s->be)->reuse;
 	struct server *srv;
+	struct ssl_st *ssl = NULL;
 	int fd;
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
@@ -693,11 +696,11 @@ static int http_connect(struct stream *s)
 	http_release_kept(s);
 	fd = -1;
 	if (reuse == HTTP_REUSE_ALWAYS || (reuse != HTTP_REUSE_NEVER && s->nreq > 1))
-		fd = srv_idle_get(srv, 0);
+		fd = srv_idle_get(srv, 0, &ssl);
 	else if (reuse == HTTP_REUSE_AGGRESSIVE)
-		fd = srv_idle_get(srv, 1);
+		fd = srv_idle_get(srv, 1, &ssl);
 	if (fd >= 0) {
-		stream_attach_srv(s, fd);
+		stream_attach_srv(s, fd, ssl);
 		txn->flags |= TX_F_REUSED;
 		s->kept_reused = 1;
 		s->be->be_counters.reuse++;
@@ -1398,9 +1401,9 @@ again:
 			return -1;
 		}
 		if (chan_shutw_due(&s->req) && s->srv.fd >= 0)
-			chan_shutw(&s->req, s->srv.fd);
+			chan_shutw(&s->req, &s->srv);
 		if (chan_shutw_due(&s->res))
-			chan_shutw(&s->res, s->cli.fd);
+			chan_shutw(&s->res, &s->cli);
 		stream_update(s);
 		return 0;
 	}

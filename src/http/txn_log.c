@@ -15,6 +15,7 @@
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/ssl.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
 
@@ -175,6 +176,13 @@ static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned ne
 	c->accept_date = ts_at(s, s->t_idle);
 	c->req_date = ts_at(s, t_req);
 	c->fe_name = c->fe_name_transport = s->fe->name;
+#ifdef USE_OPENSSL
+	if (s->cli.ssl) {
+		c->fe_name_transport = ssl_bind_ft(s->li->bc);
+		c->ssl_ciphers = ssl_sock_cipher(&s->cli);
+		c->ssl_version = ssl_sock_version(&s->cli);
+	}
+#endif
 	/* answered by the frontend's own rules: no backend yet */
 	c->be_name = (txn->flags & TX_F_BE_SET) ? s->be->name : s->fe->name;
 	c->srv_name = s->target ? s->target->name : "<NOSRV>";

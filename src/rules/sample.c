@@ -664,14 +664,14 @@ static int smp_set_addr(struct sample *smp, const struct sockaddr_storage *a, in
 	return 0;
 }
 
-static int smp_set_int(struct sample *smp, int64_t v)
+int smp_set_int(struct sample *smp, int64_t v)
 {
 	smp->type = SMP_T_SINT;
 	smp->u.sint = v;
 	return 1;
 }
 
-static int smp_set_str(struct sample *smp, const char *str)
+int smp_set_str(struct sample *smp, const char *str)
 {
 	if (!str)
 		return 0;
