@@ -64,6 +64,30 @@ const struct act_kw *act_find(const char *word);
  * lists of expected actions and "did you mean" suggestions). */
 void act_foreach(unsigned where, void (*fn)(const struct act_kw *kw, void *arg), void *arg);
 
+/* A list of action names being written for messages ("a, b, c"). */
+struct act_names {
+	char  *buf;
+	size_t size, n;
+};
+
+/* Appends <name> (followed by "<0-2>" when <digit>) to <l>, as far as it
+ * fits. */
+void act_names_add(struct act_names *l, const char *name, int digit);
+
+/* Appends the shared actions accepting one of <where> to <l>. */
+void act_names_shared(struct act_names *l, unsigned where);
+
+/* The checks a rule line starts with: no rules in an anonymous defaults
+ * section (as HAProxy), and an action must follow (<argc> words after the
+ * keyword; the set's actions are <list>). Returns 0, or -1 after
+ * cfg_alert(). */
+int act_rule_check(struct cfg_ctx *ctx, int argc, const char *list);
+
+/* Reports (cfg_alert) that <word> is no action of a rule set whose actions
+ * are <list> (as act_names wrote it): suggests the closest one, else lists
+ * them. Returns -1. */
+int act_alert_unknown(struct cfg_ctx *ctx, const char *word, const char *list);
+
 /* Renders log-format <e> for stream <s> (mode http or tcp) into <buf>
  * (<size> bytes, NUL-terminated). Returns the length, or -1 when it may
  * have been cut. */

@@ -39,6 +39,10 @@ void conn_io_take_over(ev_io *w, void (*cb)(struct ev_loop *, ev_io *, int), int
  * (idempotent). */
 void conn_close(struct conn *c);
 
+/* Makes the coming conn_close() reset a TCP connection (RST, nothing
+ * more sent: "silent-drop"); no effect on other sockets. */
+void conn_set_rst(struct conn *c);
+
 /* TCP_NODELAY, and SO_KEEPALIVE when <keepalive>. */
 void conn_setup_tcp(int fd, int keepalive);
 

@@ -17,6 +17,8 @@ struct counters {
 	uint64_t        bytes_out;    /* bout: to clients */
 	uint64_t        denied_req;   /* dreq */
 	uint64_t        denied_resp;  /* dresp */
+	uint64_t        denied_conn;  /* dcon: refused by tcp-request connection rules */
+	uint64_t        denied_sess;  /* dses: refused by tcp-request session rules */
 	uint64_t        failed_req;   /* ereq */
 	uint64_t        failed_conns; /* econ */
 	uint64_t        failed_resp;  /* eresp */

@@ -23,6 +23,7 @@ enum pat_match {
 	PAT_M_REG,    /* regular expression */
 	PAT_M_DIR,    /* '/'-delimited part */
 	PAT_M_DOM,    /* '.'-delimited part */
+	PAT_M_BIN,    /* exact binary contents, patterns written in hex */
 	PAT_M_COUNT
 };
 

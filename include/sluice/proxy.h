@@ -20,6 +20,7 @@ struct stats_px;
 struct persist_px;
 struct lf_expr;
 struct acl_px;
+struct tcp_px;
 struct httpchk_px;
 
 #define PR_CAP_FE  0x01
@@ -107,6 +108,7 @@ struct proxy {
 	struct stats_px       *stats;        /* stats page settings (stats_http.c) */
 	struct persist_px     *persist;      /* cookie persistence (persist.c) */
 	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
+	struct tcp_px         *tcp_rules;    /* tcp_rules.h: tcp-request/tcp-response rules */
 	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
 
 	/* runtime */
@@ -127,6 +129,13 @@ struct proxy_ext {
 	struct proxy_ext *next;
 };
 void proxy_register_ext(struct proxy_ext *e);
+
+/* The HAProxy rule for rules written in a named defaults section: the
+ * proxies running them (<def_of> gives the defaults section whose rules a
+ * proxy runs, or NULL) are all frontends or all backends, and no listen.
+ * Reports each violation naming <what> rules ("HTTP", "TCP"). Returns the
+ * number of errors. */
+int proxy_check_rules_def(const char *what, const struct proxy *(*def_of)(const struct proxy *));
 
 /* Looks a proxy up by name among those having any of <cap>. */
 struct proxy *proxy_find(const char *name, unsigned cap);

@@ -26,6 +26,8 @@ enum smp_type {
 
 #define SMP_F_CONST    0x01  /* str/bin points to data the sample does not own */
 #define SMP_F_NOT_LAST 0x02  /* more occurrences follow: fetch again */
+#define SMP_F_MAY_CHANGE 0x04 /* (with or without a value) more data may change the
+                                 result: content inspection waits instead of failing */
 
 struct sample {
 	enum smp_type type;

@@ -27,8 +27,18 @@ enum stream_state {
 	ST_CON,        /* connecting to the server */
 	ST_EST,        /* both sides connected: forwarding */
 	ST_HREQ,       /* mode http: waiting for a request head, no server chosen */
+	ST_INSPECT,    /* mode tcp: tcp-request content rules read the request data */
 	ST_SSL,        /* waiting for the client's TLS handshake (before anything else) */
 };
+
+#define STRM_F_EXPECT_PROXY 0x01  /* "tcp-request connection expect-proxy layer4" */
+#define STRM_F_NOLOG        0x02  /* refused before it became a session: no log line */
+#define STRM_F_BE_RULES     0x04  /* ST_INSPECT: the backend's rules run (the frontend's did) */
+#define STRM_F_RES_INSPECT  0x08  /* tcp-response content rules hold the response data */
+#define STRM_F_DROP         0x10  /* "silent-drop": close with a RST, nothing sent */
+
+#define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
+#define STRM_PARTIAL_RES    0x02  /* response data may still grow */
 
 /* A tracked counter (track-sc0..2): an entry of a stick table (stktable.h). */
 #define STK_CTR_SLOTS 3
@@ -67,6 +77,11 @@ struct stream {
 	int               kept_reused;  /* that connection already served a request */
 	struct srv_idle  *park;         /* its entry in the server's idle list, if shared */
 	struct var_store *vars;         /* sess variables, NULL when none */
+	unsigned          tcp_flags;    /* STRM_F_* */
+	int               tcp_pos;      /* tcp rules: the rule to resume from (tcp_rules.h) */
+	ev_tstamp         inspect_end;  /* end of the running inspect-delay, 0 when none */
+	unsigned          smp_partial;  /* STRM_PARTIAL_*: set while tcp rules inspect data */
+	char             *tcp_cap;      /* tcp-request content captures (pooled), NULL: none */
 	struct stk_ctr    stkctr[STK_CTR_SLOTS]; /* track-sc0..2 (stktable.h) */
 };
 
@@ -89,6 +104,10 @@ int stream_pick_server(struct stream *s, int avoid_current);
 /* Whether retry number <retry> (1 for the first) of a connection to <be>
  * goes to another server ("option redispatch [<interval>]"). */
 int stream_redispatch_due(const struct proxy *be, int retry);
+
+/* Makes <be> the stream's backend (NULL: the frontend's default_backend,
+ * else the frontend itself), moving the backend session counts. */
+void stream_set_backend(struct stream *s, struct proxy *be);
 
 /* Makes <srv> (NULL: none) the stream's server, keeping session counts. */
 void stream_set_target(struct stream *s, struct server *srv);

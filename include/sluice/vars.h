@@ -34,6 +34,11 @@ struct var_ref {
 int var_ref_parse(const char *s, size_t len, struct var_ref *ref, char **err);
 void var_ref_release(struct var_ref *ref);
 
+/* Parses the "(<scope>.<name>)" ending action word <w> ("set-var(txn.x)")
+ * into <ref>. Returns 0, or -1 with an allocated <err> (saying what the
+ * word should look like). */
+int var_ref_parse_word(const char *w, struct var_ref *ref, char **err);
+
 /* Stores a copy of <smp> in variable <ref> of stream <s>. Returns 1, or 0
  * when the scope does not exist (no transaction yet). */
 int var_set(const struct var_ref *ref, struct stream *s, const struct sample *smp);

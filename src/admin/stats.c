@@ -208,8 +208,8 @@ static void row_frontend(struct stats_row *r, const struct proxy *px)
 	setu(r, ST_F_CONN_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
 	setu(r, ST_F_CONN_RATE_MAX, c->max_sess_rate);
 	setu(r, ST_F_CONN_TOT, c->cum_sess);
-	setu(r, ST_F_DCON, 0);
-	setu(r, ST_F_DSES, 0);
+	setu(r, ST_F_DCON, c->denied_conn);
+	setu(r, ST_F_DSES, c->denied_sess);
 	setu(r, ST_F_WREW, 0);
 	setu(r, ST_F_EINT, 0);
 	if (px->mode == PR_MODE_HTTP) {
@@ -244,8 +244,8 @@ static void row_listener(struct stats_row *r, const struct proxy *px, const stru
 	sets(r, ST_F_STATUS, li->fd < 0 ? "STOP" : (li->flags & LI_F_PAUSED) ? "FULL" : "OPEN");
 	if (li->addr.ss_family == AF_INET || li->addr.ss_family == AF_INET6)
 		sets(r, ST_F_ADDR, addr_to_str(&li->addr, name, sizeof(name)));
-	setu(r, ST_F_DCON, 0);
-	setu(r, ST_F_DSES, 0);
+	setu(r, ST_F_DCON, c->denied_conn);
+	setu(r, ST_F_DSES, c->denied_sess);
 	setu(r, ST_F_WREW, 0);
 	setu(r, ST_F_EINT, 0);
 }

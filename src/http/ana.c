@@ -31,6 +31,7 @@
 #include <sluice/srv_idle.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
+#include <sluice/tcp_rules.h>
 
 #include "ana_int.h"
 
@@ -505,19 +506,6 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 
 /* Makes <be> (NULL: the frontend's default backend) the backend of the
  * current request, moving the session counts. */
-static void http_switch_backend(struct stream *s, struct proxy *be)
-{
-	if (!be)
-		be = s->fe->defbe ? s->fe->defbe : s->fe;
-	if (be == s->be)
-		return;
-	s->be->beconn--;
-	s->be->be_counters.cur_sess--;
-	s->be = be;
-	be->beconn++;
-	counters_sess_start(&be->be_counters, (uint32_t)(now_ms() / 1000), time(NULL));
-}
-
 static int http_conn_close_wanted(unsigned flags)
 {
 	return (flags & H1_F_CONN_CLOSE) || (!(flags & H1_F_VER_11) && !(flags & H1_F_CONN_KA));
@@ -865,6 +853,18 @@ static int http_process_req_head(struct stream *s, int hlen)
 	txn->req_head = &h;
 	txn->req_hlen = (uint32_t)hlen;
 	http_capture_head(s, &h, 0);
+	if (tcp_rules_has(s->fe, TCP_RS_REQ)) {
+		/* tcp-request content rules: once per request, on its whole head */
+		int pos = 0;
+
+		if (tcp_rules_exec(s->fe, TCP_RS_REQ, s, &pos, 0) != TCP_V_ACCEPT) {
+			txn->req_head = NULL;
+			s->fe->fe_counters.denied_req++;
+			s->li->counters.denied_req++;
+			stream_close(s, 'P', 'R');
+			return -1;
+		}
+	}
 	ret = http_process_req_rules(s, &h, hlen);
 	txn->req_head = NULL;
 	return ret;
@@ -906,7 +906,7 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		return http_reply(s, 200, NULL, NULL, 'L', 'R');
 	}
 	answered = http_req_rules(s, s->fe, h) ||
-		   (http_switch_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
+		   (stream_set_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
 		    s->be != s->fe && http_req_rules(s, s->be, h));
 	if (!answered)
 		http_log_snapshot(s, 0);   /* an answer made here took it already */

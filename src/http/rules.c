@@ -965,14 +965,9 @@ static int is_capture(const struct http_rule *r)
  * is in the action word (argv[0]). */
 static int parse_var_name(struct http_rule_parse *p)
 {
-	const char *w = p->argv[0], *open = strchr(w, '('), *close = strrchr(w, ')');
 	char *err = NULL;
 
-	if (!open || !close || close < open || close[1]) {
-		http_rule_alert(p, "expects '%s(<scope>.<name>)'", p->kw->name);
-		return -1;
-	}
-	if (var_ref_parse(open + 1, (size_t)(close - open - 1), &p->r->var, &err) == -1) {
+	if (var_ref_parse_word(p->argv[0], &p->r->var, &err) == -1) {
 		http_rule_alert(p, "%s", err);
 		free(err);
 		return -1;
@@ -1083,38 +1078,16 @@ const struct http_act_kw *http_act_find(const char *name)
 	return NULL;
 }
 
-struct act_list_buf {
-	char  *buf;
-	size_t size, n;
-};
-
-static void act_list_add(struct act_list_buf *l, const char *name, int digit)
-{
-	if (l->n < l->size)
-		l->n += (size_t)snprintf(l->buf + l->n, l->size - l->n, "%s%s%s",
-					 l->n ? ", " : "", name, digit ? "<0-2>" : "");
-}
-
-static void list_shared(const struct act_kw *kw, void *arg)
-{
-	act_list_add(arg, kw->name, kw->digit);
-}
-
-static void suggest_shared(const struct act_kw *kw, void *arg)
-{
-	cfg_suggest_add(arg, kw->name);
-}
-
 /* "a, b, c": the actions of the set <set>. */
 static void act_list(enum http_rule_set set, char *buf, size_t size)
 {
-	struct act_list_buf l = { buf, size, 0 };
+	struct act_names l = { buf, size, 0 };
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < ARRAY_SIZE(http_acts); i++)
 		if (http_acts[i].where & (1u << set))
-			act_list_add(&l, http_acts[i].name, 0);
-	act_foreach(set_act_w[set], list_shared, &l);
+			act_names_add(&l, http_acts[i].name, 0);
+	act_names_shared(&l, set_act_w[set]);
 }
 
 /* ---- keywords ---- */
@@ -1162,16 +1135,9 @@ static int rules_kw(struct cfg_ctx *ctx, enum http_rule_set set, int argc, char 
 	struct http_rule_parse p;
 	char list[1024];
 
-	if ((px->cap & PR_CAP_DEF) && !px->name) {
-		cfg_alert(ctx, "not allowed in an anonymous defaults section (name it: "
-			  "'defaults <name>')");
-		return -1;
-	}
 	act_list(set, list, sizeof(list));
-	if (!argc) {
-		cfg_alert(ctx, "expects an action (%s)", list);
+	if (act_rule_check(ctx, argc, list) == -1)
 		return -1;
-	}
 	kw = http_act_find(argv[0]);
 	gact = kw ? NULL : act_find(argv[0]);
 	if (gact) {
@@ -1182,22 +1148,8 @@ static int rules_kw(struct cfg_ctx *ctx, enum http_rule_set set, int argc, char 
 		}
 		kw = &http_act_shared;
 	}
-	if (!kw) {
-		struct cfg_suggest sg;
-		const char *s;
-
-		cfg_suggest_init(&sg, argv[0]);
-		for (size_t i = 0; i < ARRAY_SIZE(http_acts); i++)
-			if (http_acts[i].where & (1u << set))
-				cfg_suggest_add(&sg, http_acts[i].name);
-		act_foreach(set_act_w[set], suggest_shared, &sg);
-		s = cfg_suggest_pick(&sg);
-		if (s)
-			cfg_alert(ctx, "unknown action '%s'; did you mean '%s'?", argv[0], s);
-		else
-			cfg_alert(ctx, "unknown action '%s' (expects %s)", argv[0], list);
-		return -1;
-	}
+	if (!kw)
+		return act_alert_unknown(ctx, argv[0], list);
 	if (!(kw->where & (1u << set))) {
 		cfg_alert(ctx, "action '%s' is not possible in %s rules (expects %s)", kw->name,
 			  set_kw[set], list);
@@ -1266,12 +1218,19 @@ enum http_act_ret http_rules_exec(const struct http_rules *rules, struct stream 
 
 /* ---- post-parse checks ---- */
 
+/* The defaults section whose rules <px> runs first, or NULL. */
+static const struct proxy *rules_def_of(const struct proxy *px)
+{
+	const struct px_rules *pr = px_rules_of(px);
+
+	return pr ? pr->def : NULL;
+}
+
 /* As in HAProxy, rules of a defaults section are shared by reference, so
  * it may serve frontends or backends, not both, no listen and no other
  * defaults section. Returns the number of errors. */
 static int rules_check_inherit(void)
 {
-	const unsigned both = PR_CAP_FE | PR_CAP_BE;
 	int errors = 0;
 
 	for (struct proxy *px = global.defaults; px; px = px->next) {
@@ -1284,34 +1243,7 @@ static int rules_check_inherit(void)
 			  pr->def->name, pr->def->conf_file, pr->def->conf_line);
 		errors++;
 	}
-	for (struct proxy *px = global.proxies; px; px = px->next) {
-		const struct px_rules *pr = px_rules_of(px);
-		const struct proxy *def = pr ? pr->def : NULL;
-
-		if (!def)
-			continue;
-		if ((px->cap & both) == both) {
-			log_alert("%s:%d: listen '%s' cannot inherit from a defaults section defining "
-				  "HTTP rules ('%s' at %s:%d)", px->conf_file, px->conf_line, px->name,
-				  def->name, def->conf_file, def->conf_line);
-			errors++;
-			continue;
-		}
-		for (struct proxy *q = global.proxies; q != px; q = q->next) {
-			const struct px_rules *qr = px_rules_of(q);
-
-			if (qr && qr->def == def && (q->cap & both) != both &&
-			    (q->cap & both) != (px->cap & both)) {
-				log_alert("%s:%d: frontends and backends cannot inherit from the same "
-					  "defaults section if it defines HTTP rules ('%s' at %s:%d)",
-					  px->conf_file, px->conf_line, def->name, def->conf_file,
-					  def->conf_line);
-				errors++;
-				break;
-			}
-		}
-	}
-	return errors;
+	return errors + proxy_check_rules_def("HTTP", rules_def_of);
 }
 
 /* "capture ... len N" adds a request capture slot to its frontend, after

@@ -47,6 +47,14 @@ void conn_close(struct conn *c)
 	c->flags = 0;
 }
 
+void conn_set_rst(struct conn *c)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	if (c->fd >= 0 && (c->flags & CO_F_TCP))
+		(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
 void conn_setup_tcp(int fd, int keepalive)
 {
 	int one = 1;

@@ -9,6 +9,7 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
+#include <sluice/log.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/ssl.h>
@@ -66,6 +67,38 @@ static void proxy_init_defaults(struct proxy *px)
 }
 
 static struct proxy_ext *proxy_exts;
+
+int proxy_check_rules_def(const char *what, const struct proxy *(*def_of)(const struct proxy *))
+{
+	const unsigned both = PR_CAP_FE | PR_CAP_BE;
+	int errors = 0;
+
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		const struct proxy *def = def_of(px);
+
+		if (!def)
+			continue;
+		if ((px->cap & both) == both) {
+			log_alert("%s:%d: listen '%s' cannot inherit from a defaults section defining "
+				  "%s rules ('%s' at %s:%d)", px->conf_file, px->conf_line, px->name,
+				  what, def->name, def->conf_file, def->conf_line);
+			errors++;
+			continue;
+		}
+		for (struct proxy *q = global.proxies; q != px; q = q->next) {
+			if (def_of(q) == def && (q->cap & both) != both &&
+			    (q->cap & both) != (px->cap & both)) {
+				log_alert("%s:%d: frontends and backends cannot inherit from the same "
+					  "defaults section if it defines %s rules ('%s' at %s:%d)",
+					  px->conf_file, px->conf_line, what, def->name, def->conf_file,
+					  def->conf_line);
+				errors++;
+				break;
+			}
+		}
+	}
+	return errors;
+}
 
 void proxy_register_ext(struct proxy_ext *e)
 {

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sluice/acl_px.h>
 #include <sluice/addr.h>
 #include <sluice/buf.h>
 #include <sluice/cli.h>
@@ -31,6 +32,7 @@
 #include <sluice/ssl.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
+#include <sluice/tcp_rules.h>
 #include <sluice/vars.h>
 
 #define TURNAROUND_MAX 1.0   /* seconds between connect retries (HAProxy's) */
@@ -49,6 +51,7 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 static int stream_read_proxy(struct stream *s);
 static void stream_fail(struct stream *s, char t0, char t1);
+static int stream_inspect(struct stream *s);
 static int stream_start(struct stream *s);
 static int stream_ssl_handshake(struct stream *s, struct conn *c);
 static int stream_read_proxy_exact(struct stream *s);
@@ -70,9 +73,10 @@ static ev_tstamp side_deadline(ev_tstamp last, uint32_t tmo_ms)
 	return tmo_ms ? last + tmo_ms / 1000.0 : 0;
 }
 
-/* Earliest deadline of <s>, 0 if none. <which> tells what expires then:
- * 'c' client, 's' server, 'C' connect, 'T' turn-around. */
-static ev_tstamp stream_deadline(const struct stream *s, char *which)
+/* Earliest deadline of <s> but the inspect-delay's, 0 if none. <which>
+ * tells what expires then: 'c' client, 's' server, 'C' connect, 'T'
+ * turn-around. */
+static ev_tstamp stream_deadline_io(const struct stream *s, char *which)
 {
 	const struct proxy_timeouts *fe = &s->fe->timeout, *be = &s->be->timeout;
 	ev_tstamp d = 0, x;
@@ -128,6 +132,20 @@ static ev_tstamp stream_deadline(const struct stream *s, char *which)
 	return d;
 }
 
+/* Earliest deadline of <s>, 0 if none; 'I' in <which> for the end of an
+ * inspect-delay (tcp-request or tcp-response content rules waiting). */
+static ev_tstamp stream_deadline(const struct stream *s, char *which)
+{
+	ev_tstamp d = stream_deadline_io(s, which);
+
+	if (s->inspect_end && (s->state == ST_INSPECT || (s->tcp_flags & STRM_F_RES_INSPECT)) &&
+	    (!d || s->inspect_end < d)) {
+		*which = 'I';
+		return s->inspect_end;
+	}
+	return d;
+}
+
 /* Arms the timer only when the deadline moved earlier; a later deadline is
  * found when the early timer fires (libev's "be smart about timeouts"). */
 static void stream_arm(struct stream *s)
@@ -168,6 +186,11 @@ int stream_pick_server(struct stream *s, int avoid_current)
 	struct lb_key key = { .src = &s->cli_addr };
 	struct server *prev = s->target, *srv;
 
+	if (!avoid_current && (srv = use_server_select(s->be, s))) {
+		stream_set_target(s, srv);   /* use-server: no load balancing */
+		stk_stick_store(s, 0);
+		return 0;
+	}
 	if (s->txn && s->txn->lb_hashed) {
 		key.hash = s->txn->lb_hash;
 		key.has_hash = 1;
@@ -184,6 +207,19 @@ int stream_pick_server(struct stream *s, int avoid_current)
 	stream_set_target(s, srv);
 	stk_stick_store(s, 0);
 	return srv ? 0 : -1;
+}
+
+void stream_set_backend(struct stream *s, struct proxy *be)
+{
+	if (!be)
+		be = s->fe->defbe ? s->fe->defbe : s->fe;
+	if (be == s->be)
+		return;
+	s->be->beconn--;
+	s->be->be_counters.cur_sess--;
+	s->be = be;
+	be->beconn++;
+	counters_sess_start(&be->be_counters, (uint32_t)(now_ms() / 1000), time(NULL));
 }
 
 /* ---- queue: connections waiting for a free server slot ---- */
@@ -350,6 +386,15 @@ static int stream_established(struct stream *s)
 	unsigned pp = s->target->flags & (SRV_F_SEND_PROXY | SRV_F_SEND_PROXY_V2);
 
 	s->srv.flags |= CO_F_CONNECTED;
+	if (!s->is_http && tcp_rules_has(s->be, TCP_RS_RES)) {
+		/* tcp-response content rules see the response before it leaves */
+		uint32_t delay = tcp_inspect_delay(s->be, TCP_RS_RES);
+
+		s->tcp_flags |= STRM_F_RES_INSPECT;
+		s->res.to_forward = 0;
+		s->tcp_pos = 0;
+		s->inspect_end = delay ? ev_now(global.loop) + delay / 1000.0 : 0;
+	}
 	if (pp && !(s->srv.flags & CO_F_SSL_HS) && !s->srv.ssl) {
 		char hdr[256];
 		size_t len = pp_build(pp == SRV_F_SEND_PROXY ? 1 : 2, &s->cli_addr, stream_dst(s),
@@ -573,7 +618,7 @@ void stream_close(struct stream *s, char t0, char t1)
 	}
 	if (s->is_http)
 		http_stream_release(s);
-	else
+	else if (!(s->tcp_flags & STRM_F_NOLOG))
 		stream_log(s);
 	stk_stream_end(s);
 	{
@@ -588,6 +633,8 @@ void stream_close(struct stream *s, char t0, char t1)
 	}
 
 	ev_timer_stop(global.loop, &s->timer);
+	if (s->tcp_flags & STRM_F_DROP)
+		conn_set_rst(&s->cli);
 	conn_close(&s->cli);
 	conn_close(&s->srv);
 	chan_release(&s->req);
@@ -595,6 +642,7 @@ void stream_close(struct stream *s, char t0, char t1)
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
 	var_store_free(&s->vars);
+	tcp_rules_stream_release(s);
 
 	freed = s->target;
 	stream_set_target(s, NULL);
@@ -749,6 +797,85 @@ enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *
 	return r;
 }
 
+/* Runs the tcp-response content rules of the backend on the response data
+ * held (res.to_forward is 0 meanwhile). Returns 0 (still waiting, or
+ * accepted: the flag is gone and the data may leave), or -1 when the
+ * stream was closed. */
+static int stream_inspect_res(struct stream *s)
+{
+	int partial = s->inspect_end && !(s->res.flags & CH_F_SHUTR) && chan_has_room(&s->res);
+	enum tcp_verdict v = tcp_rules_exec(s->be, TCP_RS_RES, s, &s->tcp_pos, partial);
+
+	switch (v) {
+	case TCP_V_WAIT:
+		return 0;
+	case TCP_V_ACCEPT:
+		s->tcp_flags &= ~STRM_F_RES_INSPECT;
+		s->inspect_end = 0;
+		s->res.to_forward = CHN_INFINITE;
+		return 0;
+	case TCP_V_CLOSE:
+		stream_close(s, '-', '-');
+		return -1;
+	default:
+		s->be->be_counters.denied_resp++;
+		s->fe->fe_counters.denied_resp++;
+		s->li->counters.denied_resp++;
+		if (s->target)
+			s->target->counters.denied_resp++;
+		stream_close(s, 'P', 'D');
+		return -1;
+	}
+}
+
+/* ST_INSPECT (mode tcp): runs the frontend's tcp-request content rules,
+ * then picks the backend (use_backend) and runs its rules, each with its
+ * own inspect-delay, then connects. Returns 0 (waiting, or moved on), or
+ * -1 when the stream was closed. */
+static int stream_inspect(struct stream *s)
+{
+	for (;;) {
+		struct proxy *px = (s->tcp_flags & STRM_F_BE_RULES) ? s->be : s->fe;
+
+		if (tcp_rules_has(px, TCP_RS_REQ)) {
+			int partial = s->inspect_end && !(s->req.flags & CH_F_SHUTR) &&
+				      chan_has_room(&s->req);
+			enum tcp_verdict v = tcp_rules_exec(px, TCP_RS_REQ, s, &s->tcp_pos, partial);
+
+			if (v == TCP_V_WAIT) {
+				s->state = ST_INSPECT;
+				stream_update(s);
+				return 0;
+			}
+			if (v != TCP_V_ACCEPT) {
+				s->fe->fe_counters.denied_req++;
+				if (px != s->fe)
+					px->be_counters.denied_req++;
+				s->li->counters.denied_req++;
+				if (px == s->fe)
+					stream_set_backend(s, s->fe);   /* none chosen yet: logged as fe/<NOSRV> */
+				stream_close(s, 'P', 'R');
+				return -1;
+			}
+		}
+		if (s->tcp_flags & STRM_F_BE_RULES)
+			break;
+		s->tcp_flags |= STRM_F_BE_RULES;
+		stream_set_backend(s, use_backend_select(s->fe, s));
+		if (s->be == s->fe || !tcp_rules_has(s->be, TCP_RS_REQ))
+			break;
+		s->tcp_pos = 0;
+		s->inspect_end = tcp_inspect_delay(s->be, TCP_RS_REQ) ?
+				 ev_now(global.loop) + tcp_inspect_delay(s->be, TCP_RS_REQ) / 1000.0 : 0;
+	}
+	s->inspect_end = 0;
+	if (s->be->disabled) {
+		stream_close(s, 'S', 'C');
+		return -1;
+	}
+	return stream_connect(s);
+}
+
 /* Runs both directions; closes the stream when both are done or on error. */
 static void stream_process(struct stream *s)
 {
@@ -761,8 +888,14 @@ static void stream_process(struct stream *s)
 	}
 	r = stream_forward(s, &s->req, &s->cli, est ? &s->srv : NULL, 1);
 	if (r != CHN_OK) {
-		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', est ? 'D' : s->state == ST_PROXY ? 'R' : 'C');
+		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', est ? 'D' :
+			     s->state == ST_PROXY || s->state == ST_INSPECT ? 'R' : 'C');
 		return;
+	}
+	if (s->state == ST_INSPECT) {
+		if (stream_inspect(s) == -1 || s->state != ST_EST)
+			return;  /* closed, waiting or connecting: watchers already set */
+		est = 1;
 	}
 	if (s->state == ST_PROXY) {
 		if (stream_read_proxy(s) == -1 || s->is_http || s->state != ST_EST)
@@ -771,6 +904,12 @@ static void stream_process(struct stream *s)
 	}
 	if (est) {
 		r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
+		if (r == CHN_OK && (s->tcp_flags & STRM_F_RES_INSPECT)) {
+			if (stream_inspect_res(s) == -1)
+				return;
+			if (!(s->tcp_flags & STRM_F_RES_INSPECT))   /* accepted: send what waited */
+				r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
+		}
 		if (r != CHN_OK) {
 			stream_close(s, r == CHN_SRC_ERR ? 'S' : 'C', 'D');
 			return;
@@ -890,6 +1029,14 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	}
 	switch (which) {
+	case 'I':
+		/* the inspect-delay ran out: the rules decide on what is there */
+		s->inspect_end = 0;
+		if (s->state == ST_INSPECT)
+			stream_inspect(s);
+		else
+			stream_process(s);
+		return;
 	case 'T':
 		stream_connect(s);
 		return;
@@ -906,7 +1053,8 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			stream_ssl_failed(s, "timeout");
 			return;
 		}
-		stream_fail(s, 'c', s->state == ST_EST ? 'D' : s->state == ST_PROXY ? 'R' : 'C');
+		stream_fail(s, 'c', s->state == ST_EST ? 'D' :
+			    s->state == ST_PROXY || s->state == ST_INSPECT ? 'R' : 'C');
 		return;
 	case 'h': case 'k': case 'P':
 		http_timeout(s, which);
@@ -923,6 +1071,17 @@ static int stream_start(struct stream *s)
 {
 	uint64_t opts = s->fe->options | s->be->options;
 
+	if (tcp_rules_has(s->fe, TCP_RS_SESS)) {
+		int pos = 0;
+
+		if (tcp_rules_exec(s->fe, TCP_RS_SESS, s, &pos, 0) != TCP_V_ACCEPT) {
+			s->fe->fe_counters.denied_sess++;
+			s->li->counters.denied_sess++;
+			s->tcp_flags |= STRM_F_NOLOG;
+			stream_close(s, 'P', 'R');
+			return -1;
+		}
+	}
 	if (!s->is_http)
 		stream_log_connect(s);
 	if (opts & PR_O_SPLICE_AUTO) {
@@ -938,7 +1097,11 @@ static int stream_start(struct stream *s)
 		s->state = ST_HREQ;
 		return http_process(s);
 	}
-	return stream_connect(s);
+	/* mode tcp: content rules and use_backend choose where it goes */
+	s->tcp_pos = 0;
+	s->inspect_end = tcp_inspect_delay(s->fe, TCP_RS_REQ) && tcp_rules_has(s->fe, TCP_RS_REQ) ?
+			 ev_now(global.loop) + tcp_inspect_delay(s->fe, TCP_RS_REQ) / 1000.0 : 0;
+	return stream_inspect(s);
 }
 
 /* ST_PROXY: looks for the PROXY header in what the client sent. Returns 0
@@ -985,6 +1148,29 @@ static int stream_read_proxy(struct stream *s)
 	}
 	stream_proxy_apply(s, &src, &dst, local);
 	return stream_start(s);
+}
+
+/* tcp-request connection rules, run on a stream not yet linked nor
+ * counted. Returns 0 when accepted, or -1 after freeing <s> (a refusal:
+ * counted in dcon, no log line). */
+static int stream_accept_rules(struct stream *s)
+{
+	int pos = 0;
+
+	if (tcp_rules_exec(s->fe, TCP_RS_CONN, s, &pos, 0) == TCP_V_ACCEPT)
+		return 0;
+	s->fe->fe_counters.denied_conn++;
+	s->li->counters.denied_conn++;
+	if (s->tcp_flags & STRM_F_DROP)
+		conn_set_rst(&s->cli);
+	conn_close(&s->cli);
+	stk_stream_end(s);   /* what track-sc rules tracked */
+	if (s->dst)
+		pool_free(strm.addr_pool, s->dst);
+	var_store_free(&s->vars);
+	listener_release(s->li);
+	pool_free(strm.pool, s);
+	return -1;
 }
 
 /* Starts the client's TLS handshake; the stream starts once it is done (the
@@ -1084,6 +1270,8 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		s->cli.flags |= CO_F_TCP;
 		conn_setup_tcp(fd, !!(fe->options & (PR_O_TCP_KA | PR_O_CLI_KA)));
 	}
+	if (tcp_rules_has(fe, TCP_RS_CONN) && stream_accept_rules(s) == -1)
+		return;
 
 	s->next = strm.list;
 	if (strm.list)
@@ -1100,7 +1288,8 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	counters_sess_start(&fe->fe_counters, sec, wall);
 	counters_sess_start(&li->counters, sec, wall);
 
-	if ((!s->be || s->be->disabled) && fe->mode != PR_MODE_HTTP) {
+	if ((!s->be || s->be->disabled) && fe->mode != PR_MODE_HTTP &&
+	    !(fe->acl && fe->acl->use_be)) {
 		/* No backend to send to (none, or disabled): close at once. */
 		stream_log_connect(s);
 		s->be = s->be ? s->be : fe;
@@ -1121,11 +1310,12 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		/* mode tcp: a tunnel, every byte may leave unanalysed. */
 		s->req.to_forward = s->res.to_forward = CHN_INFINITE;
 	}
-	if (unlikely(ssl_bind_enabled(li->bc)) && !(li->flags & LI_F_ACCEPT_PROXY)) {
+	if (unlikely(ssl_bind_enabled(li->bc)) && !(li->flags & LI_F_ACCEPT_PROXY) &&
+	    !(s->tcp_flags & STRM_F_EXPECT_PROXY)) {
 		stream_ssl_begin(s);
 		return;
 	}
-	if (li->flags & LI_F_ACCEPT_PROXY) {
+	if ((li->flags & LI_F_ACCEPT_PROXY) || (s->tcp_flags & STRM_F_EXPECT_PROXY)) {
 		/* Nothing moves before the PROXY header says who the client is. */
 		s->state = ST_PROXY;
 		stream_update(s);
@@ -1160,6 +1350,7 @@ static const char *stream_state_str(const struct stream *s)
 	static const char *const names[] = {
 		[ST_PROXY] = "PROXY", [ST_QUEUE] = "QUEUE", [ST_TAR] = "TAR",
 		[ST_CON] = "CON", [ST_EST] = "EST", [ST_HREQ] = "HREQ", [ST_SSL] = "SSL",
+		[ST_INSPECT] = "INSPECT",
 	};
 
 	return names[s->state];

@@ -8,14 +8,17 @@
 
 #include <sluice/acl.h>
 #include <sluice/acl_px.h>
+#include <sluice/action.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
+#include <sluice/logformat.h>
 #include <sluice/map.h>
 #include <sluice/pattern.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
+#include <sluice/server.h>
 #include <sluice/str.h>
 
 #include "acl_int.h"
@@ -163,7 +166,7 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 			if (f[1] == 'm') {
 				if (pat_match_find(argv[i + 1], &m) == -1) {
 					cfg_alert(ctx, "%s: unknown matching method '%s' (expects found, "
-						  "bool, int, ip, len, str, beg, end, sub, reg, dir, dom)",
+						  "bool, int, ip, len, str, beg, end, sub, reg, dir, dom, bin)",
 						  what, argv[i + 1]);
 					goto fail;
 				}
@@ -191,7 +194,7 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 		goto fail;
 	}
 #endif
-	pat_set_init(&e->pats, m, icase ? PAT_F_ICASE : 0);
+	pat_set_init(&e->pats, m, icase && m != PAT_M_BIN ? PAT_F_ICASE : 0);
 	if (i < argc && (m == PAT_M_INT || m == PAT_M_LEN) && pat_op_find(argv[i], &op))
 		i++;
 	if (m == PAT_M_FOUND || m == PAT_M_BOOL) {
@@ -322,6 +325,7 @@ static const struct { const char *name; const char *def; } acl_predef_defs[] = {
 	{ "METH_TRACE",     "method TRACE" },
 	{ "REQ_CONTENT",    "req.len gt 0" },
 	{ "TRUE",           "always_true" },
+	{ "WAIT_END",       "wait_end" },
 };
 
 static struct acl *acl_predef;
@@ -424,10 +428,6 @@ struct acl_cond *acl_cond_parse(struct cfg_ctx *ctx, int argc, char **argv)
 		} else if (strcmp(w, "}") == 0) {
 			cfg_alert(ctx, "'}' without an opening '{'");
 			goto fail;
-		} else if (strcmp(w, "WAIT_END") == 0) {
-			cfg_alert(ctx, "predefined ACL 'WAIT_END' (wait for the end of the "
-				  "inspection delay) is not supported");
-			goto fail;
 		} else {
 			a = ctx->px && ctx->px->acl ? acl_list_find(ctx->px->acl->acls, w) : NULL;
 			if (!a)
@@ -460,43 +460,84 @@ fail:
 	return NULL;
 }
 
-int acl_match(const struct smp_expr *expr, const struct pat_set *pats, struct stream *s)
+/* One occurrence after the other of sample <expr> for <s> against <pats>.
+ * A miss on a sample that may still change (more data to come) is
+ * ACL_TEST_MISS. */
+static enum acl_test acl_match_test(const struct smp_expr *expr, const struct pat_set *pats,
+                                    struct stream *s)
 {
 	struct sample smp = { .iterate = 1, .ctx = 0 };
+	unsigned seen = 0;
 
 	do {
-		if (!smp_expr_eval(expr, s, &smp))
-			return 0;
+		int got = smp_expr_eval(expr, s, &smp);
+
+		seen |= smp.flags;
+		if (!got)
+			break;
 		if (pat_set_exec(pats, &smp))
-			return 1;
+			return ACL_TEST_PASS;
 	} while (smp.flags & SMP_F_NOT_LAST);
-	return 0;
+	return seen & SMP_F_MAY_CHANGE ? ACL_TEST_MISS : ACL_TEST_FAIL;
+}
+
+int acl_match(const struct smp_expr *expr, const struct pat_set *pats, struct stream *s)
+{
+	return acl_match_test(expr, pats, s) == ACL_TEST_PASS;
+}
+
+enum acl_test acl_test(const struct acl *a, struct stream *s)
+{
+	enum acl_test res = ACL_TEST_FAIL;
+
+	for (const struct acl_entry *e = a->entries; e && res != ACL_TEST_PASS; e = e->next) {
+		enum acl_test r = acl_match_test(&e->expr, &e->pats, s);
+
+		if (r != ACL_TEST_FAIL)
+			res = r;
+	}
+	return res;
 }
 
 int acl_exec(const struct acl *a, struct stream *s)
 {
-	for (const struct acl_entry *e = a->entries; e; e = e->next)
-		if (acl_match(&e->expr, &e->pats, s))
-			return 1;
-	return 0;
+	return acl_test(a, s) == ACL_TEST_PASS;
+}
+
+/* Three-valued logic: a negated miss stays a miss; AND fails on any
+ * failure, else misses on any miss; OR passes on any pass, else misses on
+ * any miss. */
+enum acl_test acl_cond_test(const struct acl_cond *c, struct stream *s)
+{
+	enum acl_test res = ACL_TEST_FAIL;
+
+	if (!c)
+		return ACL_TEST_PASS;
+	if (c->merge)   /* merged rules are never run on data that may grow */
+		return acl_merge_exec(c->merge, s) ? ACL_TEST_PASS : ACL_TEST_FAIL;
+	for (int i = 0; i < c->nsuites && res != ACL_TEST_PASS; i++) {
+		const struct acl_suite *su = &c->suites[i];
+		enum acl_test sr = ACL_TEST_PASS;
+
+		for (int j = 0; j < su->n && sr != ACL_TEST_FAIL; j++) {
+			enum acl_test t = acl_test(su->terms[j].acl, s);
+
+			if (t != ACL_TEST_MISS && su->terms[j].neg)
+				t = t == ACL_TEST_PASS ? ACL_TEST_FAIL : ACL_TEST_PASS;
+			if (t != ACL_TEST_PASS)
+				sr = t;
+		}
+		if (sr != ACL_TEST_FAIL)
+			res = sr;
+	}
+	if (res != ACL_TEST_MISS && c->unless)
+		res = res == ACL_TEST_PASS ? ACL_TEST_FAIL : ACL_TEST_PASS;
+	return res;
 }
 
 int acl_cond_exec(const struct acl_cond *c, struct stream *s)
 {
-	int res = 0;
-
-	if (!c)
-		return 1;
-	if (c->merge)
-		return acl_merge_exec(c->merge, s);
-	for (int i = 0; i < c->nsuites && !res; i++) {
-		const struct acl_suite *su = &c->suites[i];
-
-		res = 1;
-		for (int j = 0; j < su->n && res; j++)
-			res = acl_exec(su->terms[j].acl, s) ^ su->terms[j].neg;
-	}
-	return res ^ c->unless;
+	return acl_cond_test(c, s) == ACL_TEST_PASS;
 }
 
 void acl_cond_free(struct acl_cond *c)
@@ -519,11 +560,24 @@ void acl_cond_free(struct acl_cond *c)
 struct use_be_rule {
 	char               *name;
 	struct proxy       *be;
+	struct lf_expr     *lf;     /* a dynamic name ("%[...]"), rendered per stream */
 	struct acl_cond    *cond;
 	char               *file;
 	int                 line;
 	struct use_be_rule *next;
 };
+
+static void use_be_free(struct use_be_rule *r)
+{
+	acl_cond_free(r->cond);
+	if (r->lf) {
+		lf_free(r->lf);
+		free(r->lf);
+	}
+	free(r->name);
+	free(r->file);
+	free(r);
+}
 
 static int kw_use_backend(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
@@ -535,16 +589,24 @@ static int kw_use_backend(struct cfg_ctx *ctx, void *target, int argc, char **ar
 			  "condition");
 		return -1;
 	}
-	if (strchr(argv[0], '%')) {
-		cfg_alert(ctx, "dynamic backend names (log-format '%s') are not supported yet",
-			  argv[0]);
-		return -1;
-	}
 	r = xcalloc(1, sizeof(*r));
+	if (strchr(argv[0], '%')) {
+		char *err = NULL;
+
+		r->lf = xcalloc(1, sizeof(*r->lf));
+		if (lf_compile(argv[0], r->lf, &err) == -1) {
+			cfg_alert(ctx, "invalid log-format backend name '%s': %s", argv[0],
+				  err ? err : "syntax error");
+			free(err);
+			free(r->lf);
+			free(r);
+			return -1;
+		}
+	}
 	if (argc > 1) {
 		r->cond = acl_cond_parse(ctx, argc - 1, argv + 1);
 		if (!r->cond) {
-			free(r);
+			use_be_free(r);
 			return -1;
 		}
 	}
@@ -557,6 +619,8 @@ static int kw_use_backend(struct cfg_ctx *ctx, void *target, int argc, char **ar
 	return 0;
 }
 
+static int use_srv_resolve(struct proxy *px);
+
 static int use_backend_same(const void *a, const void *b)
 {
 	const struct use_be_rule *x = a, *y = b;
@@ -566,12 +630,7 @@ static int use_backend_same(const void *a, const void *b)
 
 static void use_backend_drop(void *p)
 {
-	struct use_be_rule *r = p;
-
-	acl_cond_free(r->cond);
-	free(r->name);
-	free(r->file);
-	free(r);
+	use_be_free(p);
 }
 
 /* Merges each run of use_backend rules naming the same backend under
@@ -602,7 +661,10 @@ static int acl_postparse(void)
 	for (struct proxy *px = global.proxies; px; px = px->next) {
 		if (!px->acl)
 			continue;
+		errors += use_srv_resolve(px);
 		for (struct use_be_rule *r = px->acl->use_be; r; r = r->next) {
+			if (r->lf)
+				continue;   /* resolved per stream */
 			r->be = proxy_find(r->name, PR_CAP_BE);
 			if (!r->be) {
 				log_alert("%s:%d: proxy '%s': use_backend '%s' does not exist",
@@ -625,9 +687,97 @@ struct proxy *use_backend_select(struct proxy *fe, struct stream *s)
 {
 	if (!fe->acl)
 		return NULL;
-	for (const struct use_be_rule *r = fe->acl->use_be; r; r = r->next)
-		if (r->be && acl_cond_exec(r->cond, s))
+	for (const struct use_be_rule *r = fe->acl->use_be; r; r = r->next) {
+		char name[256];
+		struct proxy *be;
+
+		if (!(r->be || r->lf) || !acl_cond_exec(r->cond, s))
+			continue;
+		if (!r->lf)
 			return r->be;
+		/* A name naming no usable backend: the next rule, as in HAProxy. */
+		if (act_render(s, r->lf, name, sizeof(name)) <= 0)
+			continue;
+		be = proxy_find(name, PR_CAP_BE);
+		if (be && (fe->mode != PR_MODE_HTTP || be->mode == PR_MODE_HTTP))
+			return be;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * use-server <server> [if|unless <condition>]
+ */
+
+struct use_srv_rule {
+	char                *name;
+	struct server       *srv;
+	struct acl_cond     *cond;
+	char                *file;
+	int                  line;
+	struct use_srv_rule *next;
+};
+
+static void use_srv_free(struct use_srv_rule *r)
+{
+	acl_cond_free(r->cond);
+	free(r->name);
+	free(r->file);
+	free(r);
+}
+
+static int kw_use_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct use_srv_rule *r, **tail;
+
+	if (argc < 1) {
+		cfg_alert(ctx, "expects a server name, then optionally 'if' or 'unless' and a "
+			  "condition");
+		return -1;
+	}
+	r = xcalloc(1, sizeof(*r));
+	if (argc > 1) {
+		r->cond = acl_cond_parse(ctx, argc - 1, argv + 1);
+		if (!r->cond) {
+			use_srv_free(r);
+			return -1;
+		}
+	}
+	r->name = xstrdup(argv[0]);
+	r->file = xstrdup(ctx->file ? ctx->file : "");
+	r->line = ctx->line;
+	for (tail = &acl_px_get(ctx->px)->use_srv; *tail; tail = &(*tail)->next)
+		;
+	*tail = r;
+	return 0;
+}
+
+/* Resolves the use-server rules of <px>. Returns the number of errors. */
+static int use_srv_resolve(struct proxy *px)
+{
+	int errors = 0;
+
+	for (struct use_srv_rule *r = px->acl->use_srv; r; r = r->next) {
+		for (r->srv = px->servers; r->srv; r->srv = r->srv->next)
+			if (strcmp(r->srv->name, r->name) == 0)
+				break;
+		if (!r->srv) {
+			log_alert("%s:%d: backend '%s': use-server '%s' names no server of this "
+				  "backend", r->file, r->line, px->name, r->name);
+			errors++;
+		}
+	}
+	return errors;
+}
+
+struct server *use_server_select(struct proxy *be, struct stream *s)
+{
+	if (!be->acl)
+		return NULL;
+	/* A rule naming a server that cannot take traffic is skipped. */
+	for (const struct use_srv_rule *r = be->acl->use_srv; r; r = r->next)
+		if (r->srv && server_usable(r->srv) && acl_cond_exec(r->cond, s))
+			return r->srv;
 	return NULL;
 }
 
@@ -638,12 +788,15 @@ static void acl_px_release(struct proxy *px)
 	if (!px->acl)
 		return;
 	acl_free(px->acl->acls);
+	while (px->acl->use_srv) {
+		struct use_srv_rule *u = px->acl->use_srv;
+
+		px->acl->use_srv = u->next;
+		use_srv_free(u);
+	}
 	for (r = px->acl->use_be; r; r = next) {
 		next = r->next;
-		acl_cond_free(r->cond);
-		free(r->name);
-		free(r->file);
-		free(r);
+		use_be_free(r);
 	}
 	free(px->acl);
 	px->acl = NULL;
@@ -655,6 +808,9 @@ static struct proxy_ext acl_ext = { .release = acl_px_release };
 static struct cfg_kw acl_cfg_kws[] = {
 	{ .name = "acl", .sections = CFG_SEC_PROXIES, .type = CFG_T_FUNC, .parse = kw_acl,
 	  .usage = "<name> <criterion> [flags] [operator] <value> ..." },
+	{ .name = "use-server", .sections = CFG_SEC_BACKEND | CFG_SEC_LISTEN,
+	  .type = CFG_T_FUNC, .parse = kw_use_server,
+	  .usage = "<server> [if|unless <condition>]" },
 	{ .name = "use_backend", .sections = CFG_SEC_FRONTEND | CFG_SEC_LISTEN,
 	  .type = CFG_T_FUNC, .parse = kw_use_backend,
 	  .usage = "<backend> [if|unless <condition>]" },

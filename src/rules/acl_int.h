@@ -3,6 +3,7 @@
 #ifndef SLUICE_RULES_ACL_INT_H
 #define SLUICE_RULES_ACL_INT_H
 
+#include <sluice/acl.h>
 #include <sluice/pattern.h>
 #include <sluice/sample.h>
 
@@ -60,6 +61,9 @@ int acl_match(const struct smp_expr *expr, const struct pat_set *pats, struct st
 
 /* Whether ACL <a> matches for <s>: 1 or 0. */
 int acl_exec(const struct acl *a, struct stream *s);
+
+/* The same in three-valued logic (acl.h: enum acl_test). */
+enum acl_test acl_test(const struct acl *a, struct stream *s);
 
 /* ---- acl_merge.c ---- */
 

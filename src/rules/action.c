@@ -2,12 +2,15 @@
  * owning module registers its rows; tcp and http rule engines look them up
  * when their own table does not know the word. */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <sluice/action.h>
+#include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
 #include <sluice/logformat.h>
+#include <sluice/proxy.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
 
@@ -55,6 +58,57 @@ void act_foreach(unsigned where, void (*fn)(const struct act_kw *kw, void *arg),
 		for (size_t i = 0; i < l->n; i++)
 			if (l->rows[i].where & where)
 				fn(&l->rows[i], arg);
+}
+
+void act_names_add(struct act_names *l, const char *name, int digit)
+{
+	if (l->n < l->size)
+		l->n += (size_t)snprintf(l->buf + l->n, l->size - l->n, "%s%s%s",
+					 l->n ? ", " : "", name, digit ? "<0-2>" : "");
+}
+
+static void names_one(const struct act_kw *kw, void *arg)
+{
+	act_names_add(arg, kw->name, kw->digit);
+}
+
+void act_names_shared(struct act_names *l, unsigned where)
+{
+	act_foreach(where, names_one, l);
+}
+
+int act_rule_check(struct cfg_ctx *ctx, int argc, const char *list)
+{
+	if ((ctx->px->cap & PR_CAP_DEF) && !ctx->px->name) {
+		cfg_alert(ctx, "not allowed in an anonymous defaults section (name it: "
+			  "'defaults <name>')");
+		return -1;
+	}
+	if (!argc) {
+		cfg_alert(ctx, "expects an action (%s)", list);
+		return -1;
+	}
+	return 0;
+}
+
+int act_alert_unknown(struct cfg_ctx *ctx, const char *word, const char *list)
+{
+	struct cfg_suggest sg;
+	char buf[1024], *save = NULL;
+	const char *s;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	cfg_suggest_init(&sg, word);
+	for (char *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+		w[strcspn(w, "<")] = '\0';   /* "track-sc<0-2>" */
+		cfg_suggest_add(&sg, w);
+	}
+	s = cfg_suggest_pick(&sg);
+	if (s)
+		cfg_alert(ctx, "unknown action '%s'; did you mean '%s'?", word, s);
+	else
+		cfg_alert(ctx, "unknown action '%s' (expects %s)", word, list);
+	return -1;
 }
 
 long act_render(struct stream *s, const struct lf_expr *e, char *buf, size_t size)

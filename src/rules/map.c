@@ -2,13 +2,17 @@
  * files shared by name, the map_* converters, and the runtime-API commands
  * show/get/add/del/set/clear acl and map. */
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sluice/action.h>
+#include <sluice/cfg.h>
 #include <sluice/cli.h>
 #include <sluice/common.h>
+#include <sluice/logformat.h>
 #include <sluice/map.h>
 #include <sluice/pattern.h>
 #include <sluice/sample.h>
@@ -641,8 +645,117 @@ static struct cli_kw map_cli_kws[] = {
 	  CLI_LVL_OPERATOR, cli_clear },
 };
 
+/* ------------------------------------------------------------------------
+ * Actions changing a map or an ACL file at run time (action.h):
+ * set-map(<file>) <key fmt> <value fmt>, del-map(<file>) <key fmt>,
+ * add-acl(<file>) <key fmt>, del-acl(<file>) <key fmt>.
+ */
+
+enum map_act { MA_SET_MAP, MA_DEL_MAP, MA_ADD_ACL, MA_DEL_ACL };
+
+struct map_act_priv {
+	enum map_act    kind;
+	struct pat_ref *ref;
+	struct lf_expr  key, val;
+};
+
+static void map_act_free(void *priv)
+{
+	struct map_act_priv *m = priv;
+
+	if (!m)
+		return;
+	lf_free(&m->key);
+	lf_free(&m->val);
+	free(m);
+}
+
+static int map_act_parse(struct act_parse *p)
+{
+	const char *w = p->argv[0], *open = strchr(w, '('), *close = strrchr(w, ')');
+	size_t n = strcspn(w, "(");
+	struct map_act_priv *m;
+	char file[PATH_MAX], desc[PATH_MAX + 64], *err = NULL;
+	int nfmt;
+
+	if (!open || !close || close < open + 2 || close[1] ||
+	    (size_t)(close - open - 1) >= sizeof(file)) {
+		cfg_alert(p->ctx, "action '%s' expects '%.*s(<file>)'", w, (int)n, w);
+		return -1;
+	}
+	m = xcalloc(1, sizeof(*m));
+	p->priv = m;
+	m->kind = strncmp(w, "set-map", 7) == 0 ? MA_SET_MAP : strncmp(w, "del-map", 7) == 0 ?
+		  MA_DEL_MAP : strncmp(w, "add-acl", 7) == 0 ? MA_ADD_ACL : MA_DEL_ACL;
+	nfmt = m->kind == MA_SET_MAP ? 2 : 1;
+	if (p->argc - p->idx < nfmt) {
+		cfg_alert(p->ctx, "action '%.*s' expects %s", (int)n, w,
+			  nfmt == 2 ? "a key and a value (log-format strings)" :
+			  "a key (log-format string)");
+		return -1;
+	}
+	snprintf(file, sizeof(file), "%.*s", (int)(close - open - 1), open + 1);
+	snprintf(desc, sizeof(desc), "%s", file);
+	m->ref = pat_ref_load(file, m->kind <= MA_DEL_MAP ? PAT_REF_MAP : PAT_REF_ACL, desc,
+			      &err);
+	if (!m->ref) {
+		cfg_alert(p->ctx, "action '%.*s': %s", (int)n, w, err);
+		free(err);
+		return -1;
+	}
+	for (int i = 0; i < nfmt; i++) {
+		if (lf_compile(p->argv[p->idx], i ? &m->val : &m->key, &err) == -1) {
+			cfg_alert(p->ctx, "action '%.*s': invalid log-format '%s': %s", (int)n, w,
+				  p->argv[p->idx], err ? err : "syntax error");
+			free(err);
+			return -1;
+		}
+		p->idx++;
+	}
+	return 0;
+}
+
+static void map_act_exec(void *priv, struct stream *s, unsigned where)
+{
+	const struct map_act_priv *m = priv;
+	char key[1024], val[1024];
+	char *err = NULL;
+
+	if (act_render(s, &m->key, key, sizeof(key)) < 0)
+		return;   /* cut: never store a truncated key */
+	switch (m->kind) {
+	case MA_SET_MAP:
+		if (act_render(s, &m->val, val, sizeof(val)) < 0)
+			return;
+		if (!pat_ref_set_key(m->ref, key, val) && pat_ref_add(m->ref, key, val, &err) == -1)
+			free(err);
+		break;
+	case MA_ADD_ACL:
+		for (const struct pat_ref_elt *e = m->ref->head; e; e = e->next)
+			if (strcmp(e->key, key) == 0)
+				return;   /* already there */
+		if (pat_ref_add(m->ref, key, NULL, &err) == -1)
+			free(err);
+		break;
+	default:
+		pat_ref_del_key(m->ref, key);
+		break;
+	}
+}
+
+#define MAP_ACT_W (ACT_W_HTTP_REQ | ACT_W_HTTP_RES)
+
+static const struct act_kw map_acts[] = {
+	{ "set-map", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free,
+	  "(<file>) <key fmt> <value fmt>" },
+	{ "del-map", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free, "(<file>) <key fmt>" },
+	{ "add-acl", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free, "(<file>) <key fmt>" },
+	{ "del-acl", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free, "(<file>) <key fmt>" },
+};
+
 SLUICE_INIT(map_register)
 {
 	smp_register_convs(map_convs, ARRAY_SIZE(map_convs));
 	cli_register(map_cli_kws, ARRAY_SIZE(map_cli_kws));
+	act_register(map_acts, ARRAY_SIZE(map_acts));
 }

@@ -22,8 +22,42 @@ static const char *const pat_match_names[PAT_M_COUNT] = {
 	[PAT_M_FOUND] = "found", [PAT_M_BOOL] = "bool", [PAT_M_INT] = "int",
 	[PAT_M_IP] = "ip", [PAT_M_LEN] = "len", [PAT_M_STR] = "str", [PAT_M_BEG] = "beg",
 	[PAT_M_END] = "end", [PAT_M_SUB] = "sub", [PAT_M_REG] = "reg", [PAT_M_DIR] = "dir",
-	[PAT_M_DOM] = "dom",
+	[PAT_M_DOM] = "dom", [PAT_M_BIN] = "bin",
 };
+
+#define PAT_BIN_MAX 1024   /* bytes of one "-m bin" pattern */
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Decodes the hex pattern <val> ("160301") into <out> (<size> bytes).
+ * Returns the length, or -1 with an allocated <err>. */
+static long pat_parse_bin(const char *val, uint8_t *out, size_t size, char **err)
+{
+	size_t len = strlen(val);
+
+	if (len % 2 || len / 2 > size) {
+		*err = str_fmt("'%s' is not a hex string of at most %zu bytes (expects an even "
+			       "number of hex digits)", val, size);
+		return -1;
+	}
+	for (size_t i = 0; i < len; i += 2) {
+		int h = hex_digit(val[i]), l = hex_digit(val[i + 1]);
+
+		if (h < 0 || l < 0) {
+			*err = str_fmt("'%s' is not a hex string (invalid digit '%c')", val,
+				       h < 0 ? val[i] : val[i + 1]);
+			return -1;
+		}
+		out[i / 2] = (uint8_t)(h << 4 | l);
+	}
+	return (long)(len / 2);
+}
 
 int pat_match_find(const char *name, enum pat_match *m)
 {
@@ -564,6 +598,15 @@ int pat_set_add_data(struct pat_set *ps, const char *val, enum pat_op op, const 
 		if (pat_add_regex(ps, val, data, err) == -1)
 			return -1;
 		break;
+	case PAT_M_BIN: {
+		uint8_t bin[PAT_BIN_MAX];
+		long n = pat_parse_bin(val, bin, sizeof(bin), err);
+
+		if (n == -1)
+			return -1;
+		pat_hash_add(ps, (const char *)bin, (size_t)n, data);
+		break;
+	}
 	case PAT_M_DIR:
 	case PAT_M_DOM: {
 		/* Delimiters around the pattern do not count. */
@@ -604,7 +647,8 @@ int pat_set_check(enum pat_match m, const char *val, char **err)
 	struct pat_set tmp;
 	int ret;
 
-	if (m == PAT_M_REG || m == PAT_M_IP || m == PAT_M_INT || m == PAT_M_LEN) {
+	if (m == PAT_M_REG || m == PAT_M_IP || m == PAT_M_INT || m == PAT_M_LEN ||
+	    m == PAT_M_BIN) {
 		pat_set_init(&tmp, m, 0);
 		ret = pat_set_add(&tmp, val, PAT_OP_NONE, err);
 		pat_set_free(&tmp);
@@ -629,6 +673,16 @@ void pat_set_del(struct pat_set *ps, const char *val, const void *data)
 	case PAT_M_BEG:
 		pat_hash_del(ps, val, strlen(val), data);
 		break;
+	case PAT_M_BIN: {
+		uint8_t bin[PAT_BIN_MAX];
+		char *err = NULL;
+		long n = pat_parse_bin(val, bin, sizeof(bin), &err);
+
+		free(err);
+		if (n >= 0)
+			pat_hash_del(ps, (const char *)bin, (size_t)n, data);
+		break;
+	}
 	case PAT_M_IP: {
 		uint8_t a[16];
 		int bits, v6;
@@ -851,10 +905,11 @@ int pat_set_lookup(const struct pat_set *ps, struct sample *smp, const void **da
 		return 1;
 	}
 	case PAT_M_STR:
-	case PAT_M_BEG: {
+	case PAT_M_BEG:
+	case PAT_M_BIN: {
 		const struct pat_hnode *n;
 
-		if (!smp_cast(smp, SMP_T_STR))
+		if (!smp_cast(smp, ps->match == PAT_M_BIN ? SMP_T_BIN : SMP_T_STR))
 			return 0;
 		n = pat_hash_find(ps, smp->u.str.p, smp->u.str.len, ps->match == PAT_M_BEG);
 		if (!n)

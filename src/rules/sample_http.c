@@ -126,20 +126,6 @@ static int fetch_ver(const struct smp_arg *a, struct sample *smp, struct stream 
 	return ver_of(req_head(s), HTTP_SL_RQVER, smp);
 }
 
-static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct stream *s)
-{
-	smp->type = SMP_T_BOOL;
-	smp->u.sint = req_head(s) != NULL;
-	return 1;
-}
-
-static int fetch_req_len(const struct smp_arg *a, struct sample *smp, struct stream *s)
-{
-	smp->type = SMP_T_SINT;
-	smp->u.sint = s->req.buf ? s->req.buf->data : 0;
-	return 1;
-}
-
 /* The value of the first <name>=value of the parameters in p[0..end),
  * separated by any of <delim>; a parameter without '=' has an empty value. */
 static int param_find(const char *p, const char *end, const char *delim,
@@ -794,8 +780,6 @@ static const struct smp_fetch_kw smp_http_fetches[] = {
 	{ "base",          fetch_base,        { 0 }, 0, SMP_T_STR, RQ, NULL },
 	{ "req.ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL },
 	{ "req_ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "req.proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, RQ, NULL },
-	{ "req.len",       fetch_req_len,     { 0 }, 0, SMP_T_SINT, RQ | SMP_USE_L4, NULL },
 	{ "hdr",           fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
 	{ "req.hdr",       fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
 	{ "fhdr",          fetch_fhdr,        { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },

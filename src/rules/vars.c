@@ -62,6 +62,17 @@ int var_ref_parse(const char *s, size_t len, struct var_ref *ref, char **err)
 	return -1;
 }
 
+int var_ref_parse_word(const char *w, struct var_ref *ref, char **err)
+{
+	const char *open = strchr(w, '('), *close = strrchr(w, ')');
+
+	if (!open || !close || close < open || close[1]) {
+		*err = str_fmt("expects '%.*s(<scope>.<name>)'", (int)strcspn(w, "("), w);
+		return -1;
+	}
+	return var_ref_parse(open + 1, (size_t)(close - open - 1), ref, err);
+}
+
 void var_ref_release(struct var_ref *ref)
 {
 	free(ref->name);

@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <sluice/global.h>
@@ -129,6 +130,17 @@ static inline int reset(void **state)
 	log_list_free(&global.loggers);
 	restore_global();   /* frees global.node, set by post-parse */
 	return 0;
+}
+
+/* Starts afresh, then parses <head> followed by <lines>. Returns the
+ * number of errors. */
+static inline int parse_after(const char *head, const char *lines)
+{
+	char text[4096];
+
+	reset(NULL);
+	snprintf(text, sizeof(text), "%s%s", head, lines);
+	return parse(text);
 }
 
 #endif

@@ -21,6 +21,8 @@
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
+#include <sluice/buf.h>
+#include <sluice/stream.h>
 
 #include "../../src/rules/acl_int.h"
 #include "cfg_capture.h"
@@ -59,6 +61,22 @@ static struct sample I(int64_t v)
 }
 
 #define P(...) ((const char *[]){ __VA_ARGS__, NULL })
+
+static struct sample B(const char *p, size_t len)
+{
+	return (struct sample){ .type = SMP_T_BIN, .flags = SMP_F_CONST, .u.str = { p, len } };
+}
+
+static void test_pattern_bin(void **state)
+{
+	assert_true(pmatch(PAT_M_BIN, 0, P("160301"), B("\x16\x03\x01", 3)));
+	assert_true(pmatch(PAT_M_BIN, 0, P("00ff", "160301"), B("\x00\xff", 2)));
+	assert_true(pmatch(PAT_M_BIN, 0, P("00FF"), B("\x00\xff", 2)));
+	assert_false(pmatch(PAT_M_BIN, 0, P("160301"), B("\x16\x03", 2)));
+	assert_false(pmatch(PAT_M_BIN, 0, P("1603"), B("\x16\x03\x01", 3)));
+	/* a string sample is compared as its bytes */
+	assert_true(pmatch(PAT_M_BIN, 0, P("50494e47"), S("PING")));
+}
 
 static void test_pattern_methods(void **state)
 {
@@ -223,11 +241,7 @@ static const char head[] =
 /* Parses <lines> in frontend fe after the common head. */
 static int parse_fe(const char *lines)
 {
-	char text[4096];
-
-	reset(NULL);
-	snprintf(text, sizeof(text), "%s%s", head, lines);
-	return parse(text);
+	return parse_after(head, lines);
 }
 
 static void test_acl_errors(void **state)
@@ -253,13 +267,16 @@ static void test_acl_errors(void **state)
 		{ " http-request deny if\n", "incomplete condition after 'if'", 0 },
 		{ " http-request deny if TRUE ||\n", "incomplete condition after '||'", 0 },
 		{ " http-request deny if || TRUE\n", "'||' without a condition before it", 0 },
-		{ " http-request deny if WAIT_END\n", "'WAIT_END' (wait for the end of the inspection delay) is not supported", 0 },
+		{ " acl x req.payload(0,3) -m bin 16030\n", "is not a hex string of at most", 0 },
+		{ " acl x req.payload(0,3) -m bin 16zz01\n", "is not a hex string (invalid digit 'z')", 0 },
+		{ " acl x req.payload(0,-1) -m bin 16\n", "offset and length must not be negative", 0 },
+		{ " acl x req.payload_lv(0,5) -m found\n", "the length field is 1 to 4 bytes long", 0 },
 		{ " acl x hdr(host)\n", "no pattern to match 'hdr(host)' against", 1 },
 		{ " http-request deny if { status 200 }\n", "condition uses only response fetches", 1 },
 		{ " acl x path -m found /a\n", "'-m found' ignores its patterns", 1 },
 		{ " use_backend\n", "expects a backend name", 0 },
 		{ " use_backend be if nosuch\n", "no such ACL: 'nosuch'", 0 },
-		{ " use_backend %[path] \n", "dynamic backend names", 0 },
+		{ " use_backend %[nosuch]\n", "invalid log-format backend name", 0 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -415,9 +432,80 @@ static void test_use_backend(void **state)
 	expect_msg("use_backend 'tcpbe' is in tcp mode but the frontend is in http mode");
 }
 
+/* ---- three-valued conditions on data that may still grow ---- */
+
+static enum acl_test tri(const char *cond_text)
+{
+	struct acl_cond *c = cond_of(cond_text);
+	enum acl_test r = acl_cond_test(c, &strm);
+
+	acl_cond_free(c);
+	return r;
+}
+
+static void test_tristate(void **state)
+{
+	struct buf *b = calloc(1, sizeof(*b) + 16);
+	struct http_txn *txn;
+
+	assert_int_equal(parse_fe(""), 0);
+	strm_new(proxy_find("fe", PR_CAP_FE));
+	memcpy(b->area, "hello", 5);
+	b->data = 5;
+	strm.req.buf = b;
+
+	strm.smp_partial = STRM_PARTIAL_REQ;
+	assert_int_equal(tri("if { req.len gt 1 }"), ACL_TEST_PASS);
+	assert_int_equal(tri("if { req.len gt 10 }"), ACL_TEST_MISS);
+	assert_int_equal(tri("if ! { req.len gt 10 }"), ACL_TEST_MISS);
+	assert_int_equal(tri("unless { req.len gt 10 }"), ACL_TEST_MISS);
+	assert_int_equal(tri("if { req.len gt 10 } || TRUE"), ACL_TEST_PASS);
+	assert_int_equal(tri("if { req.len gt 10 } || FALSE"), ACL_TEST_MISS);
+	assert_int_equal(tri("if { req.len gt 10 } FALSE"), ACL_TEST_FAIL);
+	assert_int_equal(tri("if TRUE { req.len gt 10 }"), ACL_TEST_MISS);
+	assert_int_equal(tri("if WAIT_END"), ACL_TEST_MISS);
+	/* bytes that are there are final, missing ones may come */
+	assert_int_equal(tri("if { req.payload(0,2) -m bin 6865 }"), ACL_TEST_PASS);
+	assert_int_equal(tri("if { req.payload(0,2) -m bin 6866 }"), ACL_TEST_FAIL);
+	assert_int_equal(tri("if { req.payload(3,4) -m found }"), ACL_TEST_MISS);
+	assert_int_equal(tri("if { req.ssl_hello_type 1 }"), ACL_TEST_FAIL);
+
+	strm.smp_partial = 0;   /* the delay is over: decide on what is there */
+	assert_int_equal(tri("if { req.len gt 10 }"), ACL_TEST_FAIL);
+	assert_int_equal(tri("unless { req.len gt 10 }"), ACL_TEST_PASS);
+	assert_int_equal(tri("if WAIT_END"), ACL_TEST_PASS);
+	assert_int_equal(tri("if { req.payload(3,4) -m found }"), ACL_TEST_FAIL);
+	assert_false(truth("if { req.len gt 10 }"));
+	assert_true(truth("if { req.len 5 }"));
+
+	/* payload_lv: a 1-byte length at 0, then the block */
+	memcpy(b->area, "\x03" "abcX", 5);
+	assert_true(truth("if { req.payload_lv(0,1) -m bin 616263 }"));
+	assert_true(truth("if { req.payload_lv(0,1,+1) -m bin 626358 }"));
+	assert_false(truth("if { req.payload_lv(0,1,3) -m found }"));
+	/* mode tcp (no transaction): req.proto_http reads the data */
+	txn = strm.txn;
+	strm.txn = NULL;
+	assert_false(truth("if { req.proto_http }"));
+	memcpy(b->area, "GET / HTTP/1.1\r\n", 16);
+	b->data = 16;
+	assert_true(truth("if { req.proto_http }"));
+	memcpy(b->area, "GET / HTTP/1.1", 14);
+	b->data = 14;
+	strm.smp_partial = STRM_PARTIAL_REQ;
+	assert_int_equal(tri("if { req.proto_http }"), ACL_TEST_MISS);
+	strm.smp_partial = 0;
+	assert_false(truth("if { req.proto_http }"));
+	strm.txn = txn;
+	strm.req.buf = NULL;
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pattern_bin),
+		cmocka_unit_test_teardown(test_tristate, reset),
 		cmocka_unit_test(test_pattern_methods),
 		cmocka_unit_test(test_pattern_errors),
 		cmocka_unit_test(test_pattern_file),

@@ -1,0 +1,321 @@
+/* Content fetches: the request and response data held in a stream's
+ * buffers while tcp-request/tcp-response content rules inspect them
+ * (req.len, req.payload, req.ssl_sni...), and wait_end. While more data
+ * may come (s->smp_partial), a fetch lacking bytes says SMP_F_MAY_CHANGE
+ * so that the rule waits instead of failing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/buf.h>
+#include <sluice/common.h>
+#include <sluice/http_ana.h>
+#include <sluice/sample.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+#include <sluice/tls_hello.h>
+
+/* The bytes held for direction <res> of <s> (none: len 0). */
+static const uint8_t *pl_data(const struct stream *s, int res, size_t *len)
+{
+	const struct buf *b = res ? s->res.buf : s->req.buf;
+
+	*len = b ? b->data : 0;
+	return b ? (const uint8_t *)b->area + b->head : NULL;
+}
+
+/* Whether data of that direction may still grow under inspection. */
+static int pl_partial(const struct stream *s, int res)
+{
+	return !!(s->smp_partial & (res ? STRM_PARTIAL_RES : STRM_PARTIAL_REQ));
+}
+
+/* No value (yet): says whether waiting may bring one. Returns 0. */
+static int pl_miss(struct sample *smp, const struct stream *s, int res)
+{
+	if (pl_partial(s, res))
+		smp->flags |= SMP_F_MAY_CHANGE;
+	return 0;
+}
+
+/* The bytes are there: the value is final even while inspecting. */
+static int pl_set_bin(struct sample *smp, const uint8_t *p, size_t len)
+{
+	smp->type = SMP_T_BIN;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = (const char *)p;
+	smp->u.str.len = len;
+	return 1;
+}
+
+/* req.len / res.len */
+static int pl_len(struct sample *smp, struct stream *s, int res)
+{
+	size_t len;
+
+	(void)pl_data(s, res, &len);
+	smp->type = SMP_T_SINT;
+	smp->u.sint = (int64_t)len;
+	if (pl_partial(s, res))
+		smp->flags |= SMP_F_MAY_CHANGE;
+	return 1;
+}
+
+static int fetch_req_len(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return pl_len(smp, s, 0);
+}
+
+static int fetch_res_len(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return pl_len(smp, s, 1);
+}
+
+/* payload(<offset>,<length>): <length> 0 means up to the end of the data. */
+static int pl_payload(const struct smp_arg *a, struct sample *smp, struct stream *s, int res)
+{
+	size_t len, off = (size_t)a[0].sint, n = (size_t)a[1].sint;
+	const uint8_t *p = pl_data(s, res, &len);
+
+	if (!p || off > len || (n && n > len - off))
+		return pl_miss(smp, s, res);
+	return pl_set_bin(smp, p + off, n ? n : len - off);
+}
+
+static int fetch_req_payload(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return pl_payload(a, smp, s, 0);
+}
+
+static int fetch_res_payload(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return pl_payload(a, smp, s, 1);
+}
+
+/* payload_lv(<off1>,<len1>[,<off2>]): a big-endian length of <len1> bytes
+ * at <off1>, then that many bytes at <off2> ("+n"/"-n": relative to the end
+ * of the length field, "n": from the start of the data; default: right
+ * after the length field). */
+static int pl_payload_lv(const struct smp_arg *a, struct sample *smp, struct stream *s, int res)
+{
+	size_t len, off1 = (size_t)a[0].sint, l1 = (size_t)a[1].sint, blk = 0;
+	const uint8_t *p = pl_data(s, res, &len);
+	long long off2 = (long long)(off1 + l1);
+
+	if (!p || off1 > len || l1 > len - off1)
+		return pl_miss(smp, s, res);
+	for (size_t i = 0; i < l1; i++)
+		blk = blk << 8 | p[off1 + i];
+	if (a[2].str && a[2].len) {
+		long long v = strtoll(a[2].str, NULL, 10);
+
+		off2 = a[2].str[0] == '+' || a[2].str[0] == '-' ? off2 + v : v;
+	}
+	if (off2 < 0 || blk > (size_t)16 << 20)
+		return 0;
+	if ((size_t)off2 > len || blk > len - (size_t)off2)
+		return pl_miss(smp, s, res);
+	return pl_set_bin(smp, p + off2, blk);
+}
+
+static int fetch_req_payload_lv(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return pl_payload_lv(a, smp, s, 0);
+}
+
+static int fetch_res_payload_lv(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return pl_payload_lv(a, smp, s, 1);
+}
+
+static int check_payload(struct smp_arg *args, char **err)
+{
+	if (args[0].sint < 0 || args[1].sint < 0) {
+		*err = xstrdup("offset and length must not be negative");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_payload_lv(struct smp_arg *args, char **err)
+{
+	if (check_payload(args, err) == -1)
+		return -1;
+	if (args[1].sint < 1 || args[1].sint > 4) {
+		*err = xstrdup("the length field is 1 to 4 bytes long");
+		return -1;
+	}
+	if (args[2].str && args[2].len) {
+		char *end;
+
+		(void)strtoll(args[2].str, &end, 10);
+		if (*end) {
+			*err = xstrdup("the block offset must be an integer ('+n', '-n' or 'n')");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- TLS ClientHello ---- */
+
+/* Parses the hello of the request data. Returns 1 with <h> filled, 0 with
+ * no value (MAY_CHANGE set when more data could complete it). */
+static int pl_hello(struct sample *smp, struct stream *s, struct tls_hello *h)
+{
+	size_t len;
+	const uint8_t *p = pl_data(s, 0, &len);
+	int r = p ? tls_hello_parse(p, len, h) : 0;
+
+	if (r == 0)
+		return pl_miss(smp, s, 0);
+	return r > 0;
+}
+
+static int fetch_ssl_sni(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct tls_hello h;
+
+	if (!pl_hello(smp, s, &h) || !h.sni)
+		return 0;
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = (const char *)h.sni;
+	smp->u.str.len = h.sni_len;
+	return 1;
+}
+
+/* The first protocol the client offers. */
+static int fetch_ssl_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct tls_hello h;
+
+	if (!pl_hello(smp, s, &h) || !h.alpn || h.alpn_len < 2 || h.alpn[0] == 0)
+		return 0;
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = (const char *)h.alpn + 1;
+	smp->u.str.len = h.alpn[0];
+	return 1;
+}
+
+/* The record's version, major << 16 | minor (TLS 1.0: 0x30001), as soon as
+ * a handshake record header is there. */
+static int fetch_ssl_ver(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	size_t len;
+	const uint8_t *p = pl_data(s, 0, &len);
+
+	if (len < 3)
+		return pl_miss(smp, s, 0);
+	if (p[0] != 0x16 || p[1] != 3)
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = (int64_t)p[1] << 16 | p[2];
+	return 1;
+}
+
+/* The handshake type of a whole ClientHello (1), else no value. */
+static int fetch_ssl_hello_type(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct tls_hello h;
+
+	if (!pl_hello(smp, s, &h))
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = 1;
+	return 1;
+}
+
+/* ---- HTTP in the request data ---- */
+
+/* Whether <p> starts with an HTTP/1 request line: 1 yes, 0 not yet
+ * known (more data needed), -1 no. */
+static int pl_http_line(const uint8_t *p, size_t len)
+{
+	size_t i = 0, sp = 0;
+
+	while (i < len && p[i] != '\n') {
+		uint8_t c = p[i];
+
+		if (c == ' ') {
+			if (i == 0 || p[i - 1] == ' ' || ++sp > 2)
+				return -1;
+		} else if (c < 0x20 && c != '\r') {
+			return -1;
+		} else if (sp == 0 && !(c >= 'A' && c <= 'Z') && !(c >= 'a' && c <= 'z') &&
+			   c != '-' && c != '_') {
+			return -1;
+		}
+		i++;
+	}
+	if (i == len)
+		return len > 8192 ? -1 : 0;
+	if (sp != 2 || i < 14)
+		return -1;
+	i -= p[i - 1] == '\r';
+	return i >= 8 && memcmp(p + i - 8, "HTTP/", 5) == 0 && p[i - 2] == '.' ? 1 : -1;
+}
+
+static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	size_t len;
+	const uint8_t *p;
+	int r;
+
+	smp->type = SMP_T_BOOL;
+	if (s->is_http || s->txn) {
+		/* mode http: whether a request head is under analysis */
+		smp->u.sint = s->txn && s->txn->req_head;
+		return 1;
+	}
+	p = pl_data(s, 0, &len);
+	r = p ? pl_http_line(p, len) : 0;
+	if (r == 0 && pl_partial(s, 0))
+		return pl_miss(smp, s, 0);
+	smp->u.sint = r == 1;
+	return 1;
+}
+
+/* True once the inspect-delay is over (or when not inspecting): a rule
+ * "if WAIT_END" waits for the end of the delay. */
+static int fetch_wait_end(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	if (s->smp_partial) {
+		smp->flags |= SMP_F_MAY_CHANGE;
+		return 0;
+	}
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = 1;
+	return 1;
+}
+
+#define L4 SMP_USE_L4
+#define PL_ARGS { ARGT_SINT, ARGT_SINT, ARGT_STOP }
+#define LV_ARGS { ARGT_SINT, ARGT_SINT, ARGT_STR, ARGT_STOP }
+
+static const struct smp_fetch_kw payload_fetches[] = {
+	{ "req.len", fetch_req_len, { 0 }, 0, SMP_T_SINT, L4 | SMP_USE_L7REQ, NULL },
+	{ "req_len", fetch_req_len, { 0 }, 0, SMP_T_SINT, L4 | SMP_USE_L7REQ, NULL },
+	{ "res.len", fetch_res_len, { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "req.payload", fetch_req_payload, PL_ARGS, 2, SMP_T_BIN, L4, check_payload },
+	{ "payload", fetch_req_payload, PL_ARGS, 2, SMP_T_BIN, L4, check_payload },
+	{ "res.payload", fetch_res_payload, PL_ARGS, 2, SMP_T_BIN, L4, check_payload },
+	{ "req.payload_lv", fetch_req_payload_lv, LV_ARGS, 2, SMP_T_BIN, L4, check_payload_lv },
+	{ "payload_lv", fetch_req_payload_lv, LV_ARGS, 2, SMP_T_BIN, L4, check_payload_lv },
+	{ "res.payload_lv", fetch_res_payload_lv, LV_ARGS, 2, SMP_T_BIN, L4, check_payload_lv },
+	{ "req.ssl_sni", fetch_ssl_sni, { 0 }, 0, SMP_T_STR, L4, NULL },
+	{ "req_ssl_sni", fetch_ssl_sni, { 0 }, 0, SMP_T_STR, L4, NULL },
+	{ "req.ssl_alpn", fetch_ssl_alpn, { 0 }, 0, SMP_T_STR, L4, NULL },
+	{ "req.ssl_ver", fetch_ssl_ver, { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "req_ssl_ver", fetch_ssl_ver, { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "req.ssl_hello_type", fetch_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "req_ssl_hello_type", fetch_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL },
+	{ "req.proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, L4 | SMP_USE_L7REQ, NULL },
+	{ "req_proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, L4 | SMP_USE_L7REQ, NULL },
+	{ "wait_end", fetch_wait_end, { 0 }, 0, SMP_T_BOOL, L4, NULL },
+};
+
+SLUICE_INIT(sample_payload_register)
+{
+	smp_register_fetches(payload_fetches, ARRAY_SIZE(payload_fetches));
+}

@@ -1,0 +1,617 @@
+/* TCP rules (tcp_rules.h): the tcp-request connection|session|content and
+ * tcp-response content keywords, their inspect-delay, the table of their
+ * own actions (the shared ones come from action.h), rules inherited from
+ * named defaults sections, and the engine the stream calls. */
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/acl.h>
+#include <sluice/addr.h>
+#include <sluice/action.h>
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/http_ana.h>
+#include <sluice/log.h>
+#include <sluice/pool.h>
+#include <sluice/proxy.h>
+#include <sluice/sample.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+#include <sluice/tcp_rules.h>
+#include <sluice/units.h>
+#include <sluice/vars.h>
+
+struct tcp_rule;
+
+/* One action of the engine's own table. */
+struct tcp_act_kw {
+	const char      *name;
+	unsigned         where;   /* ACT_W_* sets accepting it */
+	enum tcp_verdict verdict; /* what it decides (TCP_V_ACCEPT for the others: go on) */
+	int              stop;    /* it ends the rule set with <verdict> */
+	int            (*parse)(struct act_parse *p, struct tcp_rule *r);  /* NULL: no argument */
+	void           (*exec)(const struct tcp_rule *r, struct stream *s); /* NULL: nothing */
+	const char      *usage;
+};
+
+struct tcp_rule {
+	const struct tcp_act_kw *act;     /* NULL: a shared action (gact) */
+	const struct act_kw     *gact;
+	void                    *gpriv;
+	unsigned                 where;   /* the ACT_W_* bit of its set */
+	struct acl_cond         *cond;
+	struct var_ref           var;     /* set-var, unset-var */
+	struct smp_expr         *expr;    /* set-var, capture */
+	int                      cap;     /* capture: its slot */
+};
+
+/* Capture slots of a frontend (tcp-request content capture ... len N), mode
+ * tcp: their values live in one pooled block per stream (s->tcp_cap): a
+ * bitmask of the slots set, then each slot's NUL-terminated text at its
+ * offset. */
+#define TCP_CAP_MAX   32
+#define TCP_CAP_SIZE  1024
+#define TCP_CAP_HDR   sizeof(uint32_t)
+
+/* What proxy->tcp_rules points to. */
+struct tcp_px {
+	struct tcp_rule   **rules[TCP_RS_COUNT];
+	int                 n[TCP_RS_COUNT];
+	uint32_t            delay[2];      /* inspect-delay, request and response, ms */
+	int                 ncap;          /* capture slots */
+	uint16_t            cap_len[TCP_CAP_MAX], cap_off[TCP_CAP_MAX];
+	const struct proxy *def;           /* defaults section whose rules run first */
+};
+
+static const char *const set_kw[TCP_RS_COUNT] = {
+	"tcp-request connection", "tcp-request session", "tcp-request content",
+	"tcp-response content",
+};
+
+static const unsigned set_w[TCP_RS_COUNT] = {
+	ACT_W_TCP_CONN, ACT_W_TCP_SESS, ACT_W_TCP_REQ, ACT_W_TCP_RES,
+};
+
+static struct tcp_px *tcp_px_make(struct proxy *px)
+{
+	if (!px->tcp_rules)
+		px->tcp_rules = xcalloc(1, sizeof(struct tcp_px));
+	return px->tcp_rules;
+}
+
+/* ---- actions ---- */
+
+static int parse_var_name(struct act_parse *p, struct tcp_rule *r)
+{
+	char *err = NULL;
+
+	if (var_ref_parse_word(p->argv[0], &r->var, &err) == -1) {
+		cfg_alert(p->ctx, "action '%s': %s", p->argv[0], err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* <expr>: the sample expression of set-var, set-src... */
+static int parse_expr(struct act_parse *p, struct tcp_rule *r)
+{
+	char *err = NULL;
+
+	if (p->idx >= p->argc) {
+		cfg_alert(p->ctx, "action '%s' expects a sample expression", p->argv[0]);
+		return -1;
+	}
+	r->expr = xcalloc(1, sizeof(*r->expr));
+	if (smp_expr_parse(p->argv[p->idx], r->expr, NULL, &err) == -1) {
+		cfg_alert(p->ctx, "action '%s': %s", p->argv[0], err);
+		free(err);
+		return -1;
+	}
+	p->idx++;
+	return 0;
+}
+
+static int parse_set_var(struct act_parse *p, struct tcp_rule *r)
+{
+	return parse_var_name(p, r) == -1 ? -1 : parse_expr(p, r);
+}
+
+static void exec_set_var(const struct tcp_rule *r, struct stream *s)
+{
+	struct sample smp = { 0 };
+
+	if (smp_expr_eval(r->expr, s, &smp))
+		var_set(&r->var, s, &smp);
+}
+
+static void exec_unset_var(const struct tcp_rule *r, struct stream *s)
+{
+	var_unset(&r->var, s);
+}
+
+/* expect-proxy layer4 */
+static int parse_expect_proxy(struct act_parse *p, struct tcp_rule *r)
+{
+	if (p->idx >= p->argc || strcmp(p->argv[p->idx], "layer4") != 0) {
+		cfg_alert(p->ctx, "action 'expect-proxy' expects 'layer4'");
+		return -1;
+	}
+	p->idx++;
+	return 0;
+}
+
+static void exec_expect_proxy(const struct tcp_rule *r, struct stream *s)
+{
+	s->tcp_flags |= STRM_F_EXPECT_PROXY;
+}
+
+/* capture <sample> len <length> */
+static int parse_capture(struct act_parse *p, struct tcp_rule *r)
+{
+	struct tcp_px *tp = tcp_px_make(p->px);
+	char *err = NULL, *end;
+	long len;
+	int off;
+
+	if (p->argc - p->idx < 3 || strcmp(p->argv[p->idx + 1], "len") != 0) {
+		cfg_alert(p->ctx, "action 'capture' expects <sample> len <length>");
+		return -1;
+	}
+	if (!(p->px->cap & PR_CAP_FE) || (p->px->cap & PR_CAP_DEF)) {
+		cfg_alert(p->ctx, "action 'capture' is only possible in a frontend or listen "
+			  "section (it adds a capture slot to it)");
+		return -1;
+	}
+	len = strtol(p->argv[p->idx + 2], &end, 10);
+	off = tp->ncap ? tp->cap_off[tp->ncap - 1] + tp->cap_len[tp->ncap - 1] + 1 :
+	      (int)TCP_CAP_HDR;
+	if (*end || end == p->argv[p->idx + 2] || len < 1 || off + len + 1 > TCP_CAP_SIZE ||
+	    tp->ncap == TCP_CAP_MAX) {
+		cfg_alert(p->ctx, "action 'capture': '%s' is not a valid length (1 to what is left "
+			  "of %d bytes for all captures, %d slots at most)", p->argv[p->idx + 2],
+			  TCP_CAP_SIZE - (int)TCP_CAP_HDR, TCP_CAP_MAX);
+		return -1;
+	}
+	r->expr = xcalloc(1, sizeof(*r->expr));
+	if (smp_expr_parse(p->argv[p->idx], r->expr, NULL, &err) == -1) {
+		cfg_alert(p->ctx, "action 'capture': %s", err);
+		free(err);
+		return -1;
+	}
+	r->cap = tp->ncap++;
+	tp->cap_off[r->cap] = (uint16_t)off;
+	tp->cap_len[r->cap] = (uint16_t)len;
+	p->idx += 3;
+	return 0;
+}
+
+static struct pool *cap_pool;
+
+static void exec_capture(const struct tcp_rule *r, struct stream *s)
+{
+	const struct tcp_px *tp = s->fe->tcp_rules;
+	struct sample smp = { 0 };
+	char *v;
+
+	if (s->is_http || !smp_expr_eval(r->expr, s, &smp))
+		return;
+	if (!s->tcp_cap) {
+		if (!cap_pool)
+			cap_pool = pool_create("tcp_capture", TCP_CAP_SIZE);
+		s->tcp_cap = pool_alloc(cap_pool);
+		if (!s->tcp_cap)
+			return;
+		memset(s->tcp_cap, 0, TCP_CAP_HDR);
+	}
+	v = s->tcp_cap + tp->cap_off[r->cap];
+	(void)smp_to_text(&smp, v, (size_t)tp->cap_len[r->cap] + 1);
+	*(uint32_t *)(void *)s->tcp_cap |= 1u << r->cap;
+}
+
+void tcp_rules_stream_release(struct stream *s)
+{
+	if (s->tcp_cap) {
+		pool_free(cap_pool, s->tcp_cap);
+		s->tcp_cap = NULL;
+	}
+}
+
+/* capture.req.hdr(<slot>): a request capture: in mode http the slots of
+ * "capture request header" and http-request capture, in mode tcp those of
+ * tcp-request content capture. */
+static int fetch_capture_req(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const char *v = NULL;
+	int64_t i = a[0].sint;
+
+	if (s->txn) {
+		if (i >= 0 && i < http_px_of(s->fe)->n_req_cap && s->txn->req_cap)
+			v = s->txn->req_cap[i];
+	} else if (s->tcp_cap && s->fe->tcp_rules && i >= 0 && i < s->fe->tcp_rules->ncap &&
+		   (*(const uint32_t *)(const void *)s->tcp_cap & (1u << i))) {
+		v = s->tcp_cap + s->fe->tcp_rules->cap_off[i];
+	}
+	if (!v)
+		return 0;
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = v;
+	smp->u.str.len = strlen(v);
+	return 1;
+}
+
+static const struct smp_fetch_kw tcp_fetches[] = {
+	{ "capture.req.hdr", fetch_capture_req, { ARGT_SINT, ARGT_STOP }, 1, SMP_T_STR,
+	  SMP_USE_L4, NULL },
+};
+
+/* set-src|set-dst|set-src-port|set-dst-port <expr>. As in HAProxy, an
+ * address keeps the port and a port keeps the address;
+ * a sample that is no address (resp. port) changes nothing. */
+static void exec_set_addr(const struct tcp_rule *r, struct stream *s)
+{
+	const char *name = r->act->name;
+	struct sockaddr_storage *a = name[4] == 'd' ? (struct sockaddr_storage *)stream_dst(s) :
+				     &s->cli_addr;
+	struct sample smp = { 0 };
+	int port = addr_get_port(a);
+
+	if (!smp_expr_eval(r->expr, s, &smp))
+		return;
+	if (strstr(name, "-port")) {
+		if (smp_cast(&smp, SMP_T_SINT) && smp.u.sint >= 0 && smp.u.sint <= 65535)
+			addr_set_port(a, (int)smp.u.sint);
+		return;
+	}
+	if (smp.type == SMP_T_STR || smp.type == SMP_T_BIN) {
+		char ip[64];
+		size_t n = MIN(smp.u.str.len, sizeof(ip) - 1);
+
+		memcpy(ip, smp.u.str.p, n);
+		if (!smp_parse_ip(ip, n, &smp))
+			return;
+	}
+	if (smp.type == SMP_T_IPV4) {
+		struct sockaddr_in *in = (struct sockaddr_in *)a;
+
+		memset(a, 0, sizeof(*a));
+		in->sin_family = AF_INET;
+		in->sin_addr = smp.u.ipv4;
+	} else if (smp.type == SMP_T_IPV6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)a;
+
+		memset(a, 0, sizeof(*a));
+		in6->sin6_family = AF_INET6;
+		in6->sin6_addr = smp.u.ipv6;
+	} else {
+		return;
+	}
+	addr_set_port(a, port);
+}
+
+static void exec_drop(const struct tcp_rule *r, struct stream *s)
+{
+	s->tcp_flags |= STRM_F_DROP;
+}
+
+#define W_REQ_ALL (ACT_W_TCP_CONN | ACT_W_TCP_SESS | ACT_W_TCP_REQ)
+
+static const struct tcp_act_kw tcp_acts[] = {
+	{ "accept", ACT_W_TCP_ALL, TCP_V_ACCEPT, 1, NULL, NULL, "nothing" },
+	{ "capture", ACT_W_TCP_REQ, TCP_V_ACCEPT, 0, parse_capture, exec_capture,
+	  "<sample> len <length>" },
+	{ "close", ACT_W_TCP_RES, TCP_V_CLOSE, 1, NULL, NULL, "nothing" },
+	{ "expect-proxy", ACT_W_TCP_CONN, TCP_V_ACCEPT, 0, parse_expect_proxy,
+	  exec_expect_proxy, "layer4" },
+	{ "reject", ACT_W_TCP_ALL, TCP_V_REJECT, 1, NULL, NULL, "nothing" },
+	{ "set-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_set_var, exec_set_var,
+	  "(<scope>.<name>) <expr>" },
+	{ "set-dst", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
+	{ "set-dst-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
+	{ "set-src", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
+	{ "set-src-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
+	{ "silent-drop", ACT_W_TCP_ALL, TCP_V_DROP, 1, NULL, exec_drop, "nothing" },
+	{ "unset-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_var_name, exec_unset_var,
+	  "(<scope>.<name>)" },
+};
+
+static const struct tcp_act_kw *tcp_act_find(const char *word)
+{
+	size_t n = strcspn(word, "(");
+
+	for (size_t i = 0; i < ARRAY_SIZE(tcp_acts); i++)
+		if (strlen(tcp_acts[i].name) == n && memcmp(tcp_acts[i].name, word, n) == 0 &&
+		    (!word[n] || tcp_acts[i].parse == parse_set_var ||
+		     tcp_acts[i].parse == parse_var_name))
+			return &tcp_acts[i];
+	return NULL;
+}
+
+/* "a, b, c": the actions of set <set>. */
+static void act_list(enum tcp_rule_set set, char *buf, size_t size)
+{
+	struct act_names l = { buf, size, 0 };
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(tcp_acts); i++)
+		if (tcp_acts[i].where & set_w[set])
+			act_names_add(&l, tcp_acts[i].name, 0);
+	act_names_shared(&l, set_w[set]);
+}
+
+static void rule_free(struct tcp_rule *r)
+{
+	if (!r)
+		return;
+	if (r->gact && r->gact->free)
+		r->gact->free(r->gpriv);
+	acl_cond_free(r->cond);
+	var_ref_release(&r->var);
+	if (r->expr) {
+		smp_expr_free(r->expr);
+		free(r->expr);
+	}
+	free(r);
+}
+
+/* ---- keywords ---- */
+
+/* <set> <action> [args] [if|unless <cond>] */
+static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char **argv)
+{
+	struct proxy *px = ctx->px;
+	const struct tcp_act_kw *kw;
+	const struct act_kw *gact = NULL;
+	struct tcp_rule *r;
+	struct tcp_px *tp;
+	struct act_parse ap;
+	char list[1024];
+	int ret;
+
+	act_list(set, list, sizeof(list));
+	if (act_rule_check(ctx, argc, list) == -1)
+		return -1;
+	kw = tcp_act_find(argv[0]);
+	if (!kw)
+		gact = act_find(argv[0]);
+	if (!kw && !gact)
+		return act_alert_unknown(ctx, argv[0], list);
+	if (!((kw ? kw->where : gact->where) & set_w[set])) {
+		cfg_alert(ctx, "action '%s' is not possible in %s rules (expects %s)", argv[0],
+			  set_kw[set], list);
+		return -1;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->act = kw;
+	r->gact = gact;
+	r->where = set_w[set];
+	ap = (struct act_parse){ ctx, px, set_w[set], argc, argv, 1, NULL };
+	if (gact) {
+		ret = gact->parse(&ap);
+		r->gpriv = ap.priv;   /* freed with the rule even on error */
+	} else {
+		ret = kw->parse ? kw->parse(&ap, r) : 0;
+	}
+	if (ret == -1)
+		goto fail;
+	if (ap.idx < argc) {
+		if (strcmp(argv[ap.idx], "if") != 0 && strcmp(argv[ap.idx], "unless") != 0) {
+			cfg_alert(ctx, "action '%s': unexpected argument '%s' (expects 'if', 'unless' "
+				  "or the end of the line)", argv[0], argv[ap.idx]);
+			goto fail;
+		}
+		r->cond = acl_cond_parse(ctx, argc - ap.idx, argv + ap.idx);
+		if (!r->cond)
+			goto fail;
+	}
+	tp = tcp_px_make(px);
+	tp->rules[set] = xrealloc(tp->rules[set], sizeof(*tp->rules[set]) * (size_t)(tp->n[set] + 1));
+	tp->rules[set][tp->n[set]++] = r;
+	return 0;
+fail:
+	rule_free(r);
+	return -1;
+}
+
+static int kw_req_connection(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return rules_kw(ctx, TCP_RS_CONN, argc, argv);
+}
+
+static int kw_req_session(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return rules_kw(ctx, TCP_RS_SESS, argc, argv);
+}
+
+static int kw_req_content(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return rules_kw(ctx, TCP_RS_REQ, argc, argv);
+}
+
+static int kw_res_content(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	return rules_kw(ctx, TCP_RS_RES, argc, argv);
+}
+
+/* tcp-request|tcp-response inspect-delay <time> */
+static int kw_inspect_delay(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	const char *err = NULL;
+	uint32_t ms;
+
+	if (argc != 1) {
+		cfg_alert(ctx, "expects a time (e.g. '5s')");
+		return -1;
+	}
+	if (parse_time_ms(argv[0], 1, &ms, &err) == -1) {
+		cfg_alert(ctx, "'%s': %s (expects a time, e.g. '5s')", argv[0],
+			  err ? err : "invalid time");
+		return -1;
+	}
+	tcp_px_make(ctx->px)->delay[strncmp(ctx->kw, "tcp-response", 12) == 0] = ms;
+	return 0;
+}
+
+/* ---- engine ---- */
+
+int tcp_rules_has(const struct proxy *px, enum tcp_rule_set set)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+
+	return tp && (tp->n[set] || (tp->def && tcp_rules_has(tp->def, set)));
+}
+
+uint32_t tcp_inspect_delay(const struct proxy *px, enum tcp_rule_set set)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+
+	return tp ? tp->delay[set == TCP_RS_RES] : 0;
+}
+
+/* Rule number <i> of the combined list (defaults first), NULL past the end. */
+static const struct tcp_rule *rule_at(const struct tcp_px *tp, enum tcp_rule_set set, int i)
+{
+	const struct tcp_px *dp = tp->def ? tp->def->tcp_rules : NULL;
+	int nd = dp ? dp->n[set] : 0;
+
+	if (i < nd)
+		return dp->rules[set][i];
+	i -= nd;
+	return i < tp->n[set] ? tp->rules[set][i] : NULL;
+}
+
+enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
+                                struct stream *s, int *pos, int partial)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+	enum tcp_verdict v = TCP_V_ACCEPT;
+	const struct tcp_rule *r;
+
+	if (!tp)
+		return TCP_V_ACCEPT;
+	s->smp_partial = partial ? (set == TCP_RS_RES ? STRM_PARTIAL_RES : STRM_PARTIAL_REQ) : 0;
+	for (; (r = rule_at(tp, set, *pos)); (*pos)++) {
+		enum acl_test t = acl_cond_test(r->cond, s);
+
+		if (t == ACL_TEST_MISS) {
+			if (partial) {
+				v = TCP_V_WAIT;
+				break;
+			}
+			t = ACL_TEST_FAIL;
+		}
+		if (t == ACL_TEST_FAIL)
+			continue;
+		if (r->gact) {
+			r->gact->exec(r->gpriv, s, r->where);
+			continue;
+		}
+		if (r->act->exec)
+			r->act->exec(r, s);
+		if (r->act->stop) {
+			v = r->act->verdict;
+			break;
+		}
+	}
+	s->smp_partial = 0;
+	return v;
+}
+
+/* ---- defaults, checks, release ---- */
+
+/* As in HAProxy, a named defaults section's rules run before the proxy's
+ * own; the section outlives the proxies using it. Its inspect-delays are
+ * copied. */
+static void tcp_inherit(struct proxy *px, const struct proxy *def)
+{
+	const struct tcp_px *d = def->tcp_rules;
+	struct tcp_px *tp;
+
+	if (!d)
+		return;
+	tp = tcp_px_make(px);
+	tp->delay[0] = d->delay[0];
+	tp->delay[1] = d->delay[1];
+	for (int i = 0; i < TCP_RS_COUNT; i++)
+		if (d->n[i])
+			tp->def = def;
+}
+
+static void tcp_release(struct proxy *px)
+{
+	struct tcp_px *tp = px->tcp_rules;
+
+	if (!tp)
+		return;
+	for (int i = 0; i < TCP_RS_COUNT; i++) {
+		for (int j = 0; j < tp->n[i]; j++)
+			rule_free(tp->rules[i][j]);
+		free(tp->rules[i]);
+	}
+	free(tp);
+	px->tcp_rules = NULL;
+}
+
+static const struct proxy *tcp_def_of(const struct proxy *px)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+
+	return tp ? tp->def : NULL;
+}
+
+/* A defaults section's rules serve either frontends or backends, as in
+ * HAProxy. Warns about backend content rules without a delay. Returns the
+ * number of errors. */
+static int tcp_postparse(void)
+{
+	int errors = 0;
+
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		const struct tcp_px *tp = px->tcp_rules;
+
+		if (tp && tp->ncap && px->mode == PR_MODE_HTTP) {
+			log_alert("%s:%d: proxy '%s': 'tcp-request content capture' is not supported "
+				  "in mode http yet (use 'http-request capture')", px->conf_file,
+				  px->conf_line, px->name);
+			errors++;
+		}
+
+		if (tp && !(px->cap & PR_CAP_FE) && tp->n[TCP_RS_REQ] && !tp->delay[0] &&
+		    px->mode == PR_MODE_TCP)
+			log_warning("%s:%d: backend '%s': tcp-request content rules without "
+				    "'tcp-request inspect-delay' only see what arrived with the "
+				    "first packet", px->conf_file, px->conf_line, px->name);
+	}
+	return errors + proxy_check_rules_def("TCP", tcp_def_of);
+}
+
+#define RULE_USAGE "<action> [arguments] [if|unless <condition>]"
+
+static struct cfg_kw tcp_cfg_kws[] = {
+	{ "tcp-request connection", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_req_connection,
+	  .usage = RULE_USAGE },
+	{ "tcp-request session", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_req_session,
+	  .usage = RULE_USAGE },
+	{ "tcp-request content", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_req_content,
+	  .usage = RULE_USAGE },
+	{ "tcp-request inspect-delay", CFG_SEC_PROXIES, CFG_T_FUNC, 0,
+	  .parse = kw_inspect_delay, .usage = "<time>" },
+	{ "tcp-response content", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_res_content,
+	  .usage = RULE_USAGE },
+	{ "tcp-response inspect-delay", CFG_SEC_BE, CFG_T_FUNC, 0,
+	  .parse = kw_inspect_delay, .usage = "<time>" },
+};
+
+static struct proxy_ext tcp_ext = { tcp_inherit, tcp_release, NULL };
+
+SLUICE_INIT(tcp_rules_register)
+{
+	cfg_register(tcp_cfg_kws, ARRAY_SIZE(tcp_cfg_kws));
+	cfg_register_postparse(tcp_postparse, 30);
+	proxy_register_ext(&tcp_ext);
+	smp_register_fetches(tcp_fetches, ARRAY_SIZE(tcp_fetches));
+}
