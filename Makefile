@@ -182,7 +182,7 @@ endef
 # py_compile does, without leaving __pycache__ behind.
 BENCH_PY := bench/quick bench/profile bench/run-all bench/size_sweep bench/conn_rate \
             bench/session bench/concurrency bench/latency bench/rules bench/backends \
-            bench/multicore bench/lib/benchlib.py bench/lib/study.py
+            bench/multicore bench/tls bench/lib/benchlib.py bench/lib/study.py
 define check_bench_scripts
 	@if python3 -c 'import sys; [compile(open(f).read(), f, "exec") for f in sys.argv[1:]]' \
 	    $(BENCH_PY); then echo "PASS bench:scripts-compile" >> $(BUILD)/results.txt; \
@@ -260,7 +260,7 @@ bench/tools/loadgen: bench/tools/loadgen.c
 
 # The yardsticks and load generators of bench/quick and the studies (best
 # effort, like deps-clients: a study whose tool is missing names its package).
-BENCH_DEPS := gnuplot-nox httperf wrk nginx haproxy util-linux procps
+BENCH_DEPS := gnuplot-nox httperf wrk nginx haproxy util-linux procps openssl
 
 bench-deps: bench/tools/loadgen
 	$(call install_missing,bench-deps,$(BENCH_DEPS),the studies needing them will say so)

@@ -317,7 +317,7 @@ def run_wrk(port, wl, dur, cpu, lua, deadline_pad=15):
             "--timeout", "2s", "-s", lua]
     if wl["close"]:
         argv += ["-H", "Connection: close"]
-    argv.append(f"http://127.0.0.1:{port}{wl['path']}")
+    argv.append(f"{wl.get('scheme', 'http')}://127.0.0.1:{port}{wl['path']}")
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          start_new_session=True)
     PROCS.live.append(p)

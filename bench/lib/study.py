@@ -34,7 +34,8 @@ LOADGEN = os.path.join(REPO, "bench", "tools", "loadgen")
 
 # Each study its own ports, so that two never collide.
 PORT_BASES = {"size_sweep": 19000, "conn_rate": 19100, "session": 19200, "concurrency": 19300,
-              "latency": 19400, "rules": 19500, "backends": 19600, "multicore": 19700}
+              "latency": 19400, "rules": 19500, "backends": 19600, "multicore": 19700,
+              "tls": 19800}
 
 
 def backend_nginx_conf(tmp, servers, workers=1, conns=20000, http_extra="", locations=""):
@@ -64,9 +65,10 @@ http {{
 
 
 def nginx_proxy_conf(tmp, name, port, servers, workers=1, conns=4000, ka_timeout="300s",
-                     server_extra="", http_extra=""):
+                     server_extra="", http_extra="", listen_opts=""):
     """nginx as an HTTP proxy in front of <servers>: upstream keep-alive, no
-    buffering (as tools/anchor_bench.py and bench/quick)."""
+    buffering (as tools/anchor_bench.py and bench/quick). <listen_opts> go
+    on the listen line (e.g. "ssl")."""
     ups = "".join(f"    server {s};\n" for s in servers)
     return f"""worker_processes {workers};
 daemon off;
@@ -83,7 +85,7 @@ http {{
     keepalive_requests 10000000;
   }}
   server {{
-    listen 127.0.0.1:{port} backlog=4096;
+    listen 127.0.0.1:{port}{" " + listen_opts if listen_opts else ""} backlog=4096;
 {server_extra}    location / {{
       proxy_pass http://be;
       proxy_http_version 1.1;
@@ -96,9 +98,10 @@ http {{
 
 
 def hap_conf(port, servers, mode="http", maxconn=4000, global_extra=(), defaults_extra=(),
-             frontend_extra=(), backend_extra=(), more="", tclient="30s"):
-    """A configuration both haproxy and sluice read: one frontend on <port>,
-    backend "be" with <servers> ("addr:port"), round robin."""
+             frontend_extra=(), backend_extra=(), more="", tclient="30s", bind_extra=""):
+    """A configuration both haproxy and sluice read: one frontend on <port>
+    (<bind_extra> after the address, e.g. "ssl crt <pem>"), backend "be"
+    with <servers> ("addr:port"), round robin."""
     def lines(xs):
         return "".join(f"  {x}\n" for x in xs)
     http = ["option http-keep-alive"] if mode == "http" else []
@@ -115,7 +118,7 @@ defaults
   timeout server 30s
 {lines(http + list(defaults_extra))}
 frontend fe
-  bind 127.0.0.1:{port}
+  bind 127.0.0.1:{port}{" " + bind_extra if bind_extra else ""}
 {lines(frontend_extra)}  default_backend be
 
 backend be
@@ -320,10 +323,10 @@ class Study:
             res["cpu_us"] = us / res["requests"]
         return res
 
-    def wrk(self, t, path, conns, dur=None, close=False, threads=1):
+    def wrk(self, t, path, conns, dur=None, close=False, threads=1, scheme="http"):
         """One wrk run against t (closed loop): rps, mbps, p50/p99 (us),
-        errors, proxy CPU per request."""
-        wl = dict(conns=conns, close=close, path=path)
+        errors, proxy CPU per request. scheme "https" for a TLS listener."""
+        wl = dict(conns=conns, close=close, path=path, scheme=scheme)
         dur = dur or self.args.dur
 
         def run():
@@ -469,7 +472,9 @@ class Study:
                 told = r["problems"] and all(p.startswith(("not supported", "not run"))
                                              for p in r["problems"])
                 failed = failed or ((r["ok"] < r["run"] or r["ok"] < a.rounds) and not told)
-                L.append(f"| {x} | {s} | " + " | ".join(fmt(r[k], nd) for k, _, nd in metrics) +
+                # A ratio row ("a/b") in 3 decimals whatever its column's.
+                L.append(f"| {x} | {s} | " + " | ".join(fmt(r[k], 3 if "/" in s else nd)
+                                                        for k, _, nd in metrics) +
                          f" | {r['ok']}/{r['run']} | {'; '.join(sorted(r['problems']))} |")
         L += ["", "## Configurations", ""]
         for label, text in self.configs:
