@@ -37,6 +37,7 @@ struct server {
 	int                     weight;     /* configured (0..256) */
 	int                     uweight;    /* user weight (runtime) */
 	int                     maxconn;
+	int                     maxqueue;   /* per-server queue limit, 0: unlimited */
 	char                   *conf_file;
 	int                     conf_line;
 	char                    cookie[64]; /* "cookie <value>" (persist.c), "" if none */
@@ -63,6 +64,12 @@ struct server {
 	time_t                  down_since;  /* wall clock it went DOWN, 0 if up */
 	uint64_t                downtime;    /* seconds spent DOWN before down_since */
 	struct counters         counters;
+
+	/* streams waiting for a slot of this very server (stream.c) */
+	struct stream          *queue_head, *queue_tail;
+	int                     nbpend;      /* qcur */
+	int                     max_nbpend;  /* qmax */
+	uint64_t                queue_idx;   /* streams dequeued so far (%sq) */
 
 	/* idle connections kept for reuse (srv_idle.h) */
 	struct srv_idle        *idle;        /* most recent first */

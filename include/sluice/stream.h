@@ -29,7 +29,11 @@ enum stream_state {
 
 struct stream {
 	struct stream    *prev, *next;  /* all live streams */
-	struct stream    *q_prev, *q_next; /* in its backend's queue (ST_QUEUE) */
+	struct stream    *q_prev, *q_next; /* in a queue (ST_QUEUE) */
+	struct server    *q_srv;        /* whose queue it waits in; NULL: the backend's */
+	struct server    *want_srv;     /* server persistence asks for (may be full) */
+	uint64_t          q_idx;        /* that queue's queue_idx when it joined */
+	int               srv_qpos, be_qpos; /* %sq %bq: served before it while queued */
 	uint64_t          uniq_id;
 	struct conn       cli, srv;
 	struct channel    req, res;     /* client->server, server->client */

@@ -257,6 +257,10 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 	row_be_counters(r, &srv->counters);
 	if (srv->maxconn)
 		setu(r, ST_F_SLIM, (unsigned)srv->maxconn);
+	setu(r, ST_F_QCUR, (unsigned)srv->nbpend);
+	setu(r, ST_F_QMAX, (unsigned)srv->max_nbpend);
+	if (srv->maxqueue)
+		setu(r, ST_F_QLIMIT, (unsigned)srv->maxqueue);
 	check_status_str(srv, status, sizeof(status));
 	sets(r, ST_F_STATUS, status);
 	if (srv->flags & SRV_F_CHECKED) {
@@ -918,6 +922,8 @@ static int cli_clear_counters(struct cli_ctx *ctx, int argc, char **argv)
 			counters_clear(&li->counters, all);
 		for (struct server *srv = px->servers; srv; srv = srv->next) {
 			counters_clear(&srv->counters, all);
+			if (all)
+				srv->max_nbpend = srv->nbpend;
 			if (all)
 				srv->check.failed = srv->check.down_trans = 0;
 		}

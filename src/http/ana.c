@@ -108,6 +108,8 @@ static void http_wait_next(struct stream *s)
 	s->term[0] = s->term[1] = '-';
 	s->retries = 0;
 	s->redispatched = 0;
+	s->want_srv = NULL;
+	s->srv_qpos = s->be_qpos = 0;
 	s->tw = 0;
 	s->t_queue = s->t_conn = s->t_est = 0;
 	s->state = ST_HREQ;
@@ -649,8 +651,9 @@ static int http_req_server_prep(struct stream *s, struct http_head *h)
 }
 
 /* The server of the request: the one its persistence cookie names when it
- * has a free slot, else load balancing. Returns 0, or -1 when no server is
- * usable. */
+ * has a free slot, else load balancing. Returns 0, -1 when no server is
+ * usable now, or 1 when the cookie's server is full: stream_connect() then
+ * queues on it (maxqueue and redispatch permitting). */
 static int http_pick_server(struct stream *s)
 {
 	struct server *srv = s->txn->persist_srv;
@@ -658,6 +661,10 @@ static int http_pick_server(struct stream *s)
 	if (srv && persist_srv_ready(srv)) {
 		stream_set_target(s, srv);
 		return 0;
+	}
+	if (srv && srv->maxconn) {
+		s->want_srv = srv;
+		return 1;
 	}
 	return stream_pick_server(s, 0);
 }
@@ -674,7 +681,7 @@ static int http_connect(struct stream *s)
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->req.flags &= ~CH_F_SHUTW;
-	if (!(s->be->cap & PR_CAP_BE) || http_pick_server(s) == -1) {
+	if (!(s->be->cap & PR_CAP_BE) || http_pick_server(s) != 0) {
 		http_release_kept(s);
 		return stream_connect(s);   /* queues, or answers 503 */
 	}

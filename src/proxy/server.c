@@ -370,23 +370,6 @@ static int srv_track_kw(struct server *srv, int argc, char **argv, char **err)
 	return 2;
 }
 
-/* maxqueue <n>: sluice queues streams per backend, never on one server, so
- * a per-server queue limit has nothing to limit yet. 0 (unlimited, the
- * default) is accepted. */
-static int srv_maxqueue_kw(struct server *srv, int argc, char **argv, char **err)
-{
-	long v;
-
-	if (cfg_opt_int(argc, argv, 0, 10000000, &v, err) == -1)
-		return -1;
-	if (v) {
-		*err = str_fmt("not supported yet: sluice has one queue per backend and no "
-			       "per-server queue to limit (only 'maxqueue 0', unlimited, is accepted)");
-		return -1;
-	}
-	return 2;
-}
-
 /* ---- slow start ---- */
 
 int srv_ramp_weight(int uweight, uint32_t period_ms, double elapsed_ms)
@@ -488,7 +471,7 @@ int srv_dynamic_maxconn(const struct server *srv)
 static struct srv_kw server_kws[] = {
 	{ "slowstart", .parse = srv_slowstart_kw },
 	{ "track", .parse = srv_track_kw },
-	{ "maxqueue", .parse = srv_maxqueue_kw },
+	{ "maxqueue", .off = offsetof(struct server, maxqueue), .min = 0, .max = 10000000 },
 	{ "minconn", .off = offsetof(struct server, minconn), .min = 0, .max = 10000000 },
 	{ "weight", .parse = srv_weight },
 	{ "id", .off = offsetof(struct server, id), .min = 1, .max = 0x7fffffff },

@@ -177,59 +177,97 @@ int stream_pick_server(struct stream *s, int avoid_current)
 	return srv ? 0 : -1;
 }
 
-/* ---- queue: connections waiting for a free server slot ---- */
+/* ---- queues: connections waiting for a free server slot ----
+ * A stream bound to one server (persistence) waits in that server's queue,
+ * the others in the backend's. A freed slot goes to the older of the two
+ * heads, as HAProxy compares entry ages. */
 
-static void queue_add(struct stream *s)
+struct queue_ref {
+	struct stream **head, **tail;
+	int            *nbpend, *max;
+	uint64_t       *idx;
+};
+
+static struct queue_ref queue_of(struct proxy *be, struct server *srv)
 {
-	struct proxy *be = s->be;
+	if (srv)
+		return (struct queue_ref){ &srv->queue_head, &srv->queue_tail, &srv->nbpend,
+					   &srv->max_nbpend, &srv->queue_idx };
+	return (struct queue_ref){ &be->queue_head, &be->queue_tail, &be->nbpend,
+				   &be->max_nbpend, &be->queue_idx };
+}
+
+/* Appends <s> to <srv>'s queue, or its backend's when <srv> is NULL. */
+static void queue_add(struct stream *s, struct server *srv)
+{
+	struct queue_ref q = queue_of(s->be, srv);
 
 	s->state = ST_QUEUE;
 	s->t_queue = ev_now(global.loop);
+	s->q_srv = srv;
+	s->q_idx = *q.idx;
 	s->q_next = NULL;
-	s->q_prev = be->queue_tail;
-	if (be->queue_tail)
-		be->queue_tail->q_next = s;
+	s->q_prev = *q.tail;
+	if (*q.tail)
+		(*q.tail)->q_next = s;
 	else
-		be->queue_head = s;
-	be->queue_tail = s;
-	if (++be->nbpend > be->max_nbpend)
-		be->max_nbpend = be->nbpend;
+		*q.head = s;
+	*q.tail = s;
+	if (++*q.nbpend > *q.max)
+		*q.max = *q.nbpend;
 }
 
-static void queue_del(struct stream *s)
+/* Takes <s> out of its queue; <served>: it leaves for a slot (it counts
+ * in the positions of those behind it). */
+static void queue_del(struct stream *s, int served)
 {
-	struct proxy *be = s->be;
+	struct queue_ref q = queue_of(s->be, s->q_srv);
+	int pos = (int)(*q.idx - s->q_idx);
 
 	if (s->q_prev)
 		s->q_prev->q_next = s->q_next;
 	else
-		be->queue_head = s->q_next;
+		*q.head = s->q_next;
 	if (s->q_next)
 		s->q_next->q_prev = s->q_prev;
 	else
-		be->queue_tail = s->q_prev;
+		*q.tail = s->q_prev;
 	s->q_prev = s->q_next = NULL;
-	be->nbpend--;
+	--*q.nbpend;
+	if (served)
+		++*q.idx;
+	if (s->q_srv)
+		s->srv_qpos = pos;
+	else
+		s->be_qpos = pos;
+	s->q_srv = NULL;
 	s->tw = (long)((ev_now(global.loop) - s->t_queue) * 1000);
 }
 
-/* <srv> just freed a slot: the oldest waiting connection of its backend
- * takes it (first come, first served). */
-static void queue_dequeue(struct server *srv)
+static int srv_has_slot(const struct server *srv)
 {
-	struct stream *q = srv->px->queue_head;
-
 	int max = srv_dynamic_maxconn(srv);
 
-	if (!q || strm.killing || !server_usable(srv) ||
-	    (max && srv->counters.cur_sess >= (uint32_t)max))
-		return;
-	queue_del(q);
-	stream_set_target(q, srv);
-	/* Chosen without lb_pick(): count the pick as it would. */
-	srv->counters.cum_lbconn++;
-	srv->px->be_counters.cum_lbconn++;
-	stream_connect(q);
+	return !max || srv->counters.cur_sess < (uint32_t)max;
+}
+
+/* <srv> just freed a slot: the oldest of the heads of its own queue and of
+ * its backend's takes it. */
+static void queue_dequeue(struct server *srv)
+{
+	while (!strm.killing && server_usable(srv) && srv_has_slot(srv)) {
+		struct stream *a = srv->queue_head, *b = srv->px->queue_head, *q;
+
+		q = !a ? b : !b ? a : b->t_queue < a->t_queue ? b : a;
+		if (!q)
+			return;
+		queue_del(q, 1);
+		stream_set_target(q, srv);
+		/* Chosen without lb_pick(): count the pick as it would. */
+		srv->counters.cum_lbconn++;
+		srv->px->be_counters.cum_lbconn++;
+		stream_connect(q);
+	}
 }
 
 void stream_release_target(struct stream *s)
@@ -239,6 +277,24 @@ void stream_release_target(struct stream *s)
 	stream_set_target(s, NULL);
 	if (freed)
 		queue_dequeue(freed);
+}
+
+/* The stream asks for <srv> (persistence) and it is full: waits in its
+ * queue unless maxqueue is reached; then with "option redispatch" load
+ * balancing decides (returns 1), else it fails. Returns 0 (queued), 1, or
+ * -1 when the stream was closed. */
+static int queue_on_server(struct stream *s, struct server *srv)
+{
+	if (!srv->maxqueue || srv->nbpend < srv->maxqueue) {
+		queue_add(s, srv);
+		stream_update(s);
+		return 0;
+	}
+	if (s->be->options & PR_O_REDISPATCH)
+		return 1;
+	s->be->be_counters.failed_conns++;
+	stream_fail(s, 's', 'Q');
+	return -1;
 }
 
 int stream_redispatch_due(const struct proxy *be, int retry)
@@ -336,10 +392,23 @@ int stream_connect(struct stream *s)
 	struct sockaddr_storage addr;
 	int fd;
 
+	if (!s->target && s->want_srv) {
+		struct server *want = s->want_srv;
+
+		s->want_srv = NULL;
+		if (srv_has_slot(want)) {
+			stream_set_target(s, want);
+		} else {
+			int r = queue_on_server(s, want);
+
+			if (r <= 0)
+				return r;
+		}
+	}
 	if (!s->target && stream_pick_server(s, 0) == -1) {
 		if (lb_has_usable(s->be)) {
 			/* Every usable server is full: wait for a slot. */
-			queue_add(s);
+			queue_add(s, NULL);
 			stream_update(s);
 			return 0;
 		}
@@ -438,7 +507,8 @@ static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c_, unsigned
 	c.srvconn = s->target ? (int)s->target->counters.cur_sess : 0;
 	c.retries = s->retries;
 	c.redispatched = s->redispatched;
-	c.be_queue = s->be->nbpend;
+	c.srv_queue = s->srv_qpos;
+	c.be_queue = s->be_qpos;
 	c.req_cookie = c.res_cookie = "-";
 	c.uniq_num = s->uniq_id;
 	c.hostname = global.node;
@@ -469,7 +539,7 @@ static void stream_fail(struct stream *s, char t0, char t1)
 {
 	if (s->is_http) {
 		if (s->state == ST_QUEUE) {
-			queue_del(s);
+			queue_del(s, 0);
 			s->state = ST_HREQ;
 		}
 		if (http_fail(s, t0, t1) == 0)
@@ -504,7 +574,7 @@ void stream_close(struct stream *s, char t0, char t1)
 	struct server *freed;
 
 	if (s->state == ST_QUEUE)
-		queue_del(s);   /* first: the log line reports the time queued */
+		queue_del(s, 0);   /* first: the log line reports the time queued */
 	s->term[0] = t0;
 	s->term[1] = t1;
 	if (t0 == 'C' || t0 == 'c') {

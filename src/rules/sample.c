@@ -754,13 +754,20 @@ static int fetch_srv_conn(const struct smp_arg *a, struct sample *smp, struct st
 static int fetch_queue(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
+	int64_t n;
 
-	return px ? smp_set_int(smp, px->nbpend) : 0;
+	if (!px)
+		return 0;
+	/* the backend's queue and its servers' */
+	n = px->nbpend;
+	for (const struct server *srv = px->servers; srv; srv = srv->next)
+		n += srv->nbpend;
+	return smp_set_int(smp, n);
 }
 
-/* Free connection slots of the usable servers; -1 when one of them has no
- * maxconn (unlimited), as HAProxy says. Queue slots are not counted: sluice
- * has no maxqueue. */
+/* Free connection slots of the usable servers, plus their free queue
+ * places (maxqueue); -1 when one of them has no maxconn or no maxqueue
+ * (unlimited), as HAProxy says. */
 static int fetch_connslots(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
@@ -773,10 +780,12 @@ static int fetch_connslots(const struct smp_arg *a, struct sample *smp, struct s
 			continue;
 		int max = srv_dynamic_maxconn(srv);
 
-		if (!max)
+		if (!max || !srv->maxqueue)
 			return smp_set_int(smp, -1);
 		if ((int64_t)max > (int64_t)srv->counters.cur_sess)
 			n += max - (int64_t)srv->counters.cur_sess;
+		if (srv->maxqueue > srv->nbpend)
+			n += srv->maxqueue - srv->nbpend;
 	}
 	return smp_set_int(smp, n);
 }

@@ -486,7 +486,8 @@ static void test_minconn_maxqueue(void **state)
 	assert_int_equal(srv_dynamic_maxconn(srv_named(px, "c")), 0);    /* no maxconn */
 	px->beconn = 0;
 	proxy_free_all();
-	assert_true(cfg_parse_text("lb.cfg", "backend be\n  server a 127.0.0.1:1 maxqueue 5\n", strlen("backend be\n  server a 127.0.0.1:1 maxqueue 5\n")) > 0);
+	px = load("backend be\n  server a 127.0.0.1:1 maxqueue 5\n");
+	assert_int_equal(srv_named(px, "a")->maxqueue, 5);
 	proxy_free_all();
 	px = load("backend be\n  server a 127.0.0.1:1 maxqueue 0\n");
 	proxy_free_all();
