@@ -71,6 +71,7 @@ struct proxy {
 	struct proxy_timeouts  timeout;
 	int                    retries;
 	int                    redispatch_every; /* option redispatch <interval> (-1: last retry) */
+	unsigned               retry_on;     /* PR_RE_* ("retry-on", http_retry.h) */
 	int                    maxconn;      /* frontend: 0 = global maxconn */
 	int                    fullconn;
 	int                    backlog;

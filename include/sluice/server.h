@@ -24,6 +24,7 @@ struct srv_idle;
 #define SRV_F_DOWN_KILL     0x100 /* on-marked-down shutdown-sessions */
 #define SRV_F_UP_KILL_BACKUP 0x200 /* on-marked-up shutdown-backup-sessions */
 #define SRV_F_NOLB    0x400 /* checks got a 404 with disable-on-404: no new LB traffic */
+#define SRV_F_AVOID   0x800 /* transient, during one lb_pick(): a redispatch avoids it */
 
 struct server {
 	struct server          *next;

@@ -16,6 +16,7 @@
 #include <sluice/errors.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
+#include <sluice/http_retry.h>
 #include <sluice/vars.h>
 #include <sluice/http_reply.h>
 #include <sluice/http_service.h>
@@ -89,6 +90,7 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 	}
 	txn->reqline = txn->uniq_id = NULL;
 	var_store_free(&txn->vars);
+	http_retry_drop(s);
 }
 
 /* Starts waiting for the next request of <s>, with no transaction: an idle
@@ -898,6 +900,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked);
 	if (mf & H1_F_EXPECT_100)
 		txn->flags |= TX_F_WAIT_100;
+	else if (s->be->retry_on & PR_RE_L7)
+		http_retry_save(s);
 	return http_connect(s);
 
 rewrite_failed:
@@ -1030,6 +1034,8 @@ static int http_process_res_head(struct stream *s, int hlen)
 		txn->flags &= ~TX_F_WAIT_100;
 		return 0;
 	}
+	if (txn->retry_buf && http_retry_head(s, status))
+		return 0;   /* retry-on <status>: sent again */
 	txn->status = status;
 	http_head_init(&h, b->area + b->head, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	http_capture_head(s, &h, 1);
@@ -1089,6 +1095,8 @@ static int http_wait_res(struct stream *s)
 		b = s->res.buf;
 		if (!b || !b->data) {
 			if (s->res.flags & CH_F_SHUTR) {
+				if (http_retry_try(s, PR_RE_EMPTY))
+					return 0;
 				s->be->be_counters.srv_aborts++;
 				http_res_failed(s, 'S');
 			}
@@ -1105,15 +1113,13 @@ static int http_wait_res(struct stream *s)
 		}
 		txn->res.hdrs = ha.hdrs;
 		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
-		if (n < 0) {
-			http_res_failed(s, 'P');
+		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
+			if (!http_retry_try(s, PR_RE_JUNK))
+				http_res_failed(s, n < 0 ? 'P' : 'S');
 			return 0;
 		}
-		if (n == 0) {
-			if (s->res.flags & CH_F_SHUTR)
-				http_res_failed(s, 'S');
+		if (n == 0)
 			return 0;
-		}
 		http_process_res_head(s, n);
 		if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))
 			return 0;
@@ -1382,6 +1388,11 @@ int http_fail(struct stream *s, char t0, char t1)
 	}
 	if (t1 == 'D' && s->state == ST_EST)
 		t1 = 'H';   /* no response yet: waiting for its head */
+	/* retry-on: a timeout, or a server that failed before answering */
+	if (t1 == 'H' && s->state == ST_EST && txn->retry_buf &&
+	    http_retry_try(s, t0 == 's' ? PR_RE_TIMEOUT :
+			   s->res.buf && s->res.buf->data ? PR_RE_JUNK : PR_RE_EMPTY))
+		return 0;
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	if (t0 == 's' && t1 == 'H') {

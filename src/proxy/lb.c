@@ -188,6 +188,9 @@ static int has_slot(const struct server *srv)
 {
 	int max = srv_dynamic_maxconn(srv);
 
+	if (srv->flags & SRV_F_AVOID)
+		return 0;
+
 	return !max || srv->counters.cur_sess < (uint32_t)max;
 }
 

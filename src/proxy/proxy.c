@@ -9,6 +9,7 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
+#include <sluice/http_retry.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/str.h>
@@ -60,6 +61,7 @@ static void proxy_init_defaults(struct proxy *px)
 	px->mode = PR_MODE_TCP;
 	px->retries = 3;
 	px->redispatch_every = -1;
+	px->retry_on = PR_RE_CONN_FAILED;
 	px->lb.algo = LB_ROUNDROBIN;
 	px->lb.draws = 2;
 }
@@ -80,6 +82,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->timeout = def->timeout;
 	px->retries = def->retries;
 	px->redispatch_every = def->redispatch_every;
+	px->retry_on = def->retry_on;
 	px->maxconn = def->maxconn;
 	px->fullconn = def->fullconn;
 	px->backlog = def->backlog;

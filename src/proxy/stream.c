@@ -18,6 +18,7 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
+#include <sluice/http_retry.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/logformat.h>
@@ -166,9 +167,12 @@ int stream_pick_server(struct stream *s, int avoid_current)
 		key.hash = s->txn->lb_hash;
 		key.has_hash = 1;
 	}
-	srv = lb_pick(s->be, &key);
-
 	/* On redispatch, try not to land on the server that just failed. */
+	if (avoid_current && prev)
+		prev->flags |= SRV_F_AVOID;
+	srv = lb_pick(s->be, &key);
+	if (prev)
+		prev->flags &= ~SRV_F_AVOID;
 	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)
 		srv = lb_pick(s->be, NULL);
 	if (!srv && avoid_current && prev)
@@ -314,7 +318,7 @@ static int stream_conn_failed(struct stream *s, int timeout)
 	struct server *srv = s->target;
 
 	conn_close(&s->srv);
-	if (s->retries >= s->be->retries) {
+	if (s->retries >= s->be->retries || !(s->be->retry_on & PR_RE_CONN_FAILED)) {
 		s->be->be_counters.failed_conns++;
 		if (srv)
 			srv->counters.failed_conns++;
