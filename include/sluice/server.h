@@ -3,6 +3,7 @@
 #define SLUICE_SERVER_H
 
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <ev.h>
@@ -25,6 +26,11 @@ struct srv_idle;
 #define SRV_F_UP_KILL_BACKUP 0x200 /* on-marked-up shutdown-backup-sessions */
 #define SRV_F_NOLB    0x400 /* checks got a 404 with disable-on-404: no new LB traffic */
 #define SRV_F_AVOID   0x800 /* transient, during one lb_pick(): a redispatch avoids it */
+#define SRV_F_RMAINT  0x1000 /* with SRV_F_MAINT: no address at start-up (init-addr none) */
+
+/* init-addr methods, tried in order at start-up */
+enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };
+#define SRV_IA_MAX 4
 
 struct server {
 	struct server          *next;
@@ -39,6 +45,9 @@ struct server {
 	int                     uweight;    /* user weight (runtime) */
 	int                     maxconn;
 	int                     maxqueue;   /* per-server queue limit, 0: unlimited */
+	uint8_t                 init_addr[SRV_IA_MAX];   /* SRV_IA_*, END-terminated when shorter;
+	                                                    all END: "last,libc" */
+	struct sockaddr_in6     init_ip[SRV_IA_MAX];     /* for SRV_IA_IP (v4 or v6) */
 	char                   *conf_file;
 	int                     conf_line;
 	char                    cookie[64]; /* "cookie <value>" (persist.c), "" if none */

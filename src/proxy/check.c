@@ -102,7 +102,7 @@ void check_status_str(const struct server *srv, char *out, size_t sz)
 		ref = ref->track;
 	c = &ref->check;
 	if (srv->flags & SRV_F_MAINT)
-		snprintf(out, sz, "MAINT");
+		snprintf(out, sz, (srv->flags & SRV_F_RMAINT) ? "MAINT (resolution)" : "MAINT");
 	else if (ref->flags & SRV_F_MAINT)
 		snprintf(out, sz, "MAINT (via %s/%s)", ref->px->name, ref->name);
 	else if ((srv->flags & SRV_F_DRAIN) && !(srv->flags & SRV_F_DOWN))
