@@ -169,6 +169,16 @@ static void server_transition_reason(const struct server *srv, const struct serv
 		check_transition_reason(&srv->check, buf, sz);
 }
 
+/* "has no server available!": an alert on stderr, an emergency (in other
+ * words) to syslog, as HAProxy 2.6 logs it. */
+static void check_log_no_server(struct proxy *px)
+{
+	log_event_px_lv(&px->loggers, LOG_L_ALERT, -1, "backend '%s' has no server available!",
+			px->name);
+	log_event_px_lv(&px->loggers, -1, LOG_L_EMERG, "backend %s has no server available!",
+			px->name);
+}
+
 static void server_set_down(struct server *srv, const struct server *via)
 {
 	struct check *c = &srv->check;
@@ -183,13 +193,14 @@ static void server_set_down(struct server *srv, const struct server *via)
 	c->health = 0;
 	lb_recalc(px);
 	server_transition_reason(srv, via, why, sizeof(why));
-	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is DOWN%s. %u active and %u "
-		     "backup servers left. %u sessions active, 0 requeued, 0 remaining in queue.",
-		     px->name, srv->name, why, px->srv_act, px->srv_bck, srv->counters.cur_sess);
+	/* HAProxy: [WARNING] on stderr, alert to syslog */
+	log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_ALERT, "Server %s/%s is DOWN%s. %u "
+			"active and %u backup servers left. %u sessions active, 0 requeued, 0 "
+			"remaining in queue.", px->name, srv->name, why, px->srv_act, px->srv_bck,
+			srv->counters.cur_sess);
 	if (!px->srv_act && !px->srv_bck && was_usable) {
 		px->last_change = srv->last_change;
-		log_event_px(&px->loggers, LOG_L_ALERT, "backend '%s' has no server available!",
-			     px->name);
+		check_log_no_server(px);
 	}
 	if (srv->flags & SRV_F_DOWN_KILL)
 		stream_kill_server(srv);
@@ -213,9 +224,10 @@ static void server_set_up(struct server *srv, const struct server *via)
 		srv_slowstart_begin(srv);   /* back from a failure */
 	lb_recalc(px);
 	server_transition_reason(srv, via, why, sizeof(why));
-	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is UP%s. %u active and %u backup "
-		     "servers online. 0 sessions requeued, 0 total in queue.", px->name, srv->name,
-		     why, px->srv_act, px->srv_bck);
+	/* HAProxy: [WARNING] on stderr, notice to syslog */
+	log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s is UP%s. %u "
+			"active and %u backup servers online. 0 sessions requeued, 0 total in queue.",
+			px->name, srv->name, why, px->srv_act, px->srv_bck);
 	/* An active server is back: sessions on backups may be moved there. */
 	if ((srv->flags & SRV_F_UP_KILL_BACKUP) && !(srv->flags & SRV_F_BACKUP))
 		for (struct server *b = px->servers; b; b = b->next)
@@ -241,8 +253,7 @@ static void server_set_nolb(struct server *srv)
 		     srv->name, why, px->srv_act, px->srv_bck);
 	if (!px->srv_act && !px->srv_bck && was_usable) {
 		px->last_change = srv->last_change;
-		log_event_px(&px->loggers, LOG_L_ALERT, "backend '%s' has no server available!",
-			     px->name);
+		check_log_no_server(px);
 	}
 }
 
@@ -327,10 +338,10 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 		snprintf(st, sizeof(st), "%d/%d %s", down ? c->health : c->health - c->rise + 1,
 			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
 		check_fmt_reason(c, why, sizeof(why));
-		log_event_px(&srv->px->loggers, LOG_L_NOTICE, "Health check for server %s/%s %s%s, "
-			     "status: %s.", srv->px->name, srv->name,
-			     res == CHK_R_L7OKC ? "conditionally succeeded" :
-			     check_result_passed(res) ? "succeeded" : "failed", why, st);
+		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE,
+				"Health check for server %s/%s %s%s, status: %s.", srv->px->name,
+				srv->name, res == CHK_R_L7OKC ? "conditionally succeeded" :
+				check_result_passed(res) ? "succeeded" : "failed", why, st);
 	}
 	if (go == GO_DOWN)
 		server_set_down(srv, NULL);
