@@ -46,6 +46,11 @@ void http_retry_drop(struct stream *s);
  * failure as usual. */
 int http_retry_try(struct stream *s, unsigned cond);
 
+/* The server of <s> failed (<cond>: PR_RE_EMPTY, PR_RE_JUNK or
+ * PR_RE_TIMEOUT) before the response head: reported to "observe", then
+ * http_retry_try(). Returns what the latter returns. */
+int http_srv_failed(struct stream *s, unsigned cond);
+
 /* A final response head of status <status> arrived for a request whose
  * copy is kept: retries when retry-on names the status (returns 1), else
  * drops the copy (the response is the one) and returns 0. */

@@ -29,6 +29,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
+#include <sluice/srv_observe.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
 
@@ -1034,6 +1035,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 		txn->flags &= ~TX_F_WAIT_100;
 		return 0;
 	}
+	srv_observe(s->target, srv_obs_status(status));
 	if (txn->retry_buf && http_retry_head(s, status))
 		return 0;   /* retry-on <status>: sent again */
 	txn->status = status;
@@ -1095,7 +1097,7 @@ static int http_wait_res(struct stream *s)
 		b = s->res.buf;
 		if (!b || !b->data) {
 			if (s->res.flags & CH_F_SHUTR) {
-				if (http_retry_try(s, PR_RE_EMPTY))
+				if (http_srv_failed(s, PR_RE_EMPTY))
 					return 0;
 				s->be->be_counters.srv_aborts++;
 				http_res_failed(s, 'S');
@@ -1114,7 +1116,7 @@ static int http_wait_res(struct stream *s)
 		txn->res.hdrs = ha.hdrs;
 		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
 		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
-			if (!http_retry_try(s, PR_RE_JUNK))
+			if (!http_srv_failed(s, PR_RE_JUNK))
 				http_res_failed(s, n < 0 ? 'P' : 'S');
 			return 0;
 		}
@@ -1389,9 +1391,9 @@ int http_fail(struct stream *s, char t0, char t1)
 	if (t1 == 'D' && s->state == ST_EST)
 		t1 = 'H';   /* no response yet: waiting for its head */
 	/* retry-on: a timeout, or a server that failed before answering */
-	if (t1 == 'H' && s->state == ST_EST && txn->retry_buf &&
-	    http_retry_try(s, t0 == 's' ? PR_RE_TIMEOUT :
-			   s->res.buf && s->res.buf->data ? PR_RE_JUNK : PR_RE_EMPTY))
+	if (t1 == 'H' && s->state == ST_EST &&
+	    http_srv_failed(s, t0 == 's' ? PR_RE_TIMEOUT :
+			    s->res.buf && s->res.buf->data ? PR_RE_JUNK : PR_RE_EMPTY))
 		return 0;
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);

@@ -13,6 +13,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
+#include <sluice/srv_observe.h>
 #include <sluice/stream.h>
 
 static const struct {
@@ -175,6 +176,13 @@ int http_retry_try(struct stream *s, unsigned cond)
 	}
 	stream_connect(s);
 	return 1;
+}
+
+int http_srv_failed(struct stream *s, unsigned cond)
+{
+	srv_observe(s->target, cond == PR_RE_TIMEOUT ? SRV_OBS_HTTP_TIMEOUT :
+			       cond == PR_RE_EMPTY ? SRV_OBS_HTTP_CLOSED : SRV_OBS_HTTP_RSP);
+	return http_retry_try(s, cond);
 }
 
 int http_retry_head(struct stream *s, int status)

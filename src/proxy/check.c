@@ -36,6 +36,7 @@ void check_init(struct check *c, struct server *srv)
 	c->rise = CHK_DEFAULT_RISE;
 	c->fall = CHK_DEFAULT_FALL;
 	c->result = CHK_R_NONE;
+	c->error_limit = 10;
 }
 
 static int check_max_health(const struct check *c)
@@ -58,6 +59,7 @@ const char *check_result_str(enum chk_result r)
 	case CHK_R_L6OK:    return "L6OK";
 	case CHK_R_L6RSP:   return "L6RSP";
 	case CHK_R_L6TOUT:  return "L6TOUT";
+	case CHK_R_HANA:    return "HANA";
 	default:            return "INI";
 	}
 }
@@ -77,6 +79,7 @@ const char *check_reason(enum chk_result r)
 	case CHK_R_L6OK:    return "Layer6 check passed";
 	case CHK_R_L6RSP:   return "Layer6 invalid response";
 	case CHK_R_L6TOUT:  return "Layer6 timeout";
+	case CHK_R_HANA:    return "Health analyze";
 	default:            return "Initializing";
 	}
 }
@@ -127,7 +130,8 @@ static void check_fmt_reason(const struct check *c, char *buf, size_t sz)
 		n += snprintf(buf + n, sz - (size_t)n, ", code: %d", c->code);
 	if (*c->info && n >= 0 && (size_t)n < sz)
 		n += snprintf(buf + n, sz - (size_t)n, ", info: \"%s\"", c->info);
-	if (n >= 0 && (size_t)n < sz)
+	/* traffic analysis is no check: it has no duration */
+	if (n >= 0 && (size_t)n < sz && c->result != CHK_R_HANA)
 		snprintf(buf + n, sz - (size_t)n, ", check duration: %ldms", c->duration);
 }
 
@@ -283,12 +287,41 @@ static void check_arm(struct check *c, double delay)
 	ev_timer_start(global.loop, &c->timer);
 }
 
+enum check_go { GO_NONE, GO_DOWN, GO_UP, GO_NOLB };
+
+/* After a result of <c>: the check's own line (log-health-checks, when
+ * <changed>), then the transition <go> it causes. */
+static void check_log_and_go(struct check *c, int go, int was_down, int changed)
+{
+	struct server *srv = c->srv;
+
+	if ((srv->px->options & PR_O_LOG_HEALTH) && changed) {
+		char st[32], why[256];
+		int down = go == GO_DOWN || (was_down && go != GO_UP);
+
+		/* "1/2 UP": progress towards the other state, then the state. */
+		snprintf(st, sizeof(st), "%d/%d %s", down ? c->health : c->health - c->rise + 1,
+			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
+		check_fmt_reason(c, why, sizeof(why));
+		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE,
+				"Health check for server %s/%s %s%s, status: %s.", srv->px->name,
+				srv->name, c->result == CHK_R_L7OKC ? "conditionally succeeded" :
+				check_result_passed(c->result) ? "succeeded" : "failed", why, st);
+	}
+	if (go == GO_DOWN)
+		server_set_down(srv, NULL);
+	else if (go == GO_UP)
+		server_set_up(srv, NULL);
+	else if (go == GO_NOLB)
+		server_set_nolb(srv);
+}
+
 /* Ends the running check with <res>, updates the state, schedules the next.
  * As in HAProxy, the check's own log line (log-health-checks) comes before
  * the transition it causes, and shows the state after it. */
 static void check_finish(struct check *c, enum chk_result res, const char *info)
 {
-	enum { GO_NONE, GO_DOWN, GO_UP, GO_NOLB } go = GO_NONE;
+	enum check_go go = GO_NONE;
 	struct server *srv = c->srv;
 	enum chk_result prev = c->result;
 	int prev_health = c->health, prev_code = c->code;
@@ -329,27 +362,40 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 	}
 	if (go == GO_UP)
 		c->health = check_max_health(c);
-	if ((srv->px->options & PR_O_LOG_HEALTH) &&
-	    (res != prev || c->health != prev_health || c->code != prev_code)) {
-		char st[32], why[256];
-		int down = go == GO_DOWN || (was_down && go != GO_UP);
-
-		/* "1/2 UP": progress towards the other state, then the state. */
-		snprintf(st, sizeof(st), "%d/%d %s", down ? c->health : c->health - c->rise + 1,
-			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
-		check_fmt_reason(c, why, sizeof(why));
-		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE,
-				"Health check for server %s/%s %s%s, status: %s.", srv->px->name,
-				srv->name, res == CHK_R_L7OKC ? "conditionally succeeded" :
-				check_result_passed(res) ? "succeeded" : "failed", why, st);
-	}
-	if (go == GO_DOWN)
-		server_set_down(srv, NULL);
-	else if (go == GO_UP)
-		server_set_up(srv, NULL);
-	else if (go == GO_NOLB)
-		server_set_nolb(srv);
+	check_log_and_go(c, go, was_down,
+			 res != prev || c->health != prev_health || c->code != prev_code);
 	check_arm(c, check_next_delay(c));
+}
+
+void check_health_analyze(struct server *srv, const char *info)
+{
+	struct check *c = &srv->check;
+	int was_down = !!(srv->flags & SRV_F_DOWN), prev_health = c->health;
+	int go = GO_NONE;
+
+	if (!(srv->flags & SRV_F_CHECKED) || !global.loop)
+		return;
+	if (c->on_error != CHK_OE_FASTINTER && !was_down) {
+		c->result = CHK_R_HANA;
+		c->code = 0;
+		c->last_check = time(NULL);
+		snprintf(c->info, sizeof(c->info), "%s", info);
+		c->failed++;
+		if (c->on_error == CHK_OE_MARK_DOWN)
+			c->health = 0;
+		else if (c->on_error == CHK_OE_SUDDEN_DEATH)
+			c->health = MIN(c->health, c->rise);   /* one more failure: DOWN */
+		else
+			c->health--;
+		if (c->health < c->rise) {
+			c->health = 0;
+			go = GO_DOWN;
+		}
+		check_log_and_go(c, go, was_down, c->health != prev_health || go != GO_NONE);
+	}
+	/* every action checks again soon, unless a check runs now */
+	if (c->fd < 0)
+		check_arm(c, (c->fastinter ? c->fastinter : c->inter) / 1000.0);
 }
 
 /* Timeout of a check's connection: "timeout connect" bounded by inter

@@ -28,6 +28,7 @@
 #include <sluice/proxyproto.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
+#include <sluice/srv_observe.h>
 #include <sluice/stream.h>
 #include <sluice/vars.h>
 
@@ -318,6 +319,7 @@ static int stream_conn_failed(struct stream *s, int timeout)
 	struct server *srv = s->target;
 
 	conn_close(&s->srv);
+	srv_observe(srv, SRV_OBS_L4_ERR);
 	if (s->retries >= s->be->retries || !(s->be->retry_on & PR_RE_CONN_FAILED)) {
 		s->be->be_counters.failed_conns++;
 		if (srv)
@@ -377,6 +379,7 @@ static int stream_established(struct stream *s)
 	s->state = ST_EST;
 	s->srv.flags |= CO_F_CONNECTED;
 	s->t_est = ev_now(global.loop);
+	srv_observe(s->target, SRV_OBS_L4_OK);
 	s->srv.last_act = s->t_est;
 	if (pp) {
 		char hdr[256];
