@@ -649,7 +649,8 @@ static int http_req_server_prep(struct stream *s, struct http_head *h)
 
 	if (!(s->be->cap & PR_CAP_BE))
 		return 0;
-	txn->lb_hashed = lb_http_hash(s->be, h, &txn->lb_hash);
+	txn->lb_hashed = lb_http_hash(s->be, h, &txn->lb_hash) ||
+			 lb_http_hash_post(s->be, &txn->req, s->req.buf, &txn->lb_hash);
 	return persist_req(s, h, &txn->persist_srv);
 }
 

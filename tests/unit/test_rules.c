@@ -568,7 +568,8 @@ static void test_parse_errors(void **state)
 	static const struct bad_rule bad[] = {
 		{ "http-request", "expects an action (add-header, allow, auth, capture, del-header, deny, "
 		  "redirect, replace-header, replace-value, return, set-header, set-method, set-path, "
-		  "set-pathq, set-query, set-uri, set-var, tarpit, unset-var, use-service)" },
+		  "set-pathq, set-query, set-uri, set-var, tarpit, unset-var, use-service, "
+		  "disable-l7-retry)" },
 		{ "http-request set-hedaer X 1", "unknown action 'set-hedaer'; did you mean 'set-header'?" },
 		{ "http-request frobnicate", "unknown action 'frobnicate' (expects add-header," },
 		{ "http-response set-pathq /", "action 'set-pathq' is not possible in http-response "
