@@ -125,6 +125,11 @@ void check_status_str(const struct server *srv, char *out, size_t sz);
  * schedules the next check at fastinter. */
 void check_health_analyze(struct server *srv, const char *info);
 
+/* <srv> goes DOWN / UP because of <why>, a check other than its health
+ * check (its agent): logged with <why>'s result as the reason. */
+void check_server_down(struct server *srv, const struct check *why);
+void check_server_up(struct server *srv, const struct check *why);
+
 /* Makes the servers that track <srv> ("track") follow its state after a
  * change: DOWN while it is DOWN or in maintenance, UP otherwise. */
 void check_track_sync(struct server *srv);

@@ -27,6 +27,9 @@ struct srv_idle;
 #define SRV_F_NOLB    0x400 /* checks got a 404 with disable-on-404: no new LB traffic */
 #define SRV_F_AVOID   0x800 /* transient, during one lb_pick(): a redispatch avoids it */
 #define SRV_F_RMAINT  0x1000 /* with SRV_F_MAINT: no address at start-up (init-addr none) */
+#define SRV_F_AGENT   0x2000 /* agent-check (srv_agent.c) */
+#define SRV_F_AGENT_OFF  0x4000 /* "disable agent": the agent is not asked */
+#define SRV_F_AGENT_DOWN 0x8000 /* the agent said down/fail/stopped */
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };
@@ -68,6 +71,8 @@ struct server {
 
 	/* health */
 	struct check            check;
+	struct check            agent;       /* agent check state (srv_agent.c) */
+	char                    agent_send[128]; /* agent-send string, "" if none */
 
 	/* runtime (current sessions: counters.cur_sess) */
 	time_t                  last_change;

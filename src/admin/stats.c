@@ -282,6 +282,19 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 		setu(r, ST_F_CHECK_FALL, (unsigned)c->fall);
 		setu(r, ST_F_CHECK_HEALTH, (unsigned)c->health);
 	}
+	if (srv->flags & SRV_F_AGENT) {
+		const struct check *a = &srv->agent;
+
+		if (a->result != CHK_R_NONE) {
+			sets(r, ST_F_AGENT_STATUS, check_result_str(a->result));
+			setu(r, ST_F_AGENT_DURATION, (unsigned long)a->duration);
+			sets(r, ST_F_AGENT_DESC, check_reason(a->result));
+			sets(r, ST_F_LAST_AGT, a->info);
+		}
+		setu(r, ST_F_AGENT_RISE, (unsigned)a->rise);
+		setu(r, ST_F_AGENT_FALL, (unsigned)a->fall);
+		setu(r, ST_F_AGENT_HEALTH, (unsigned)a->health);
+	}
 	/* weight: the effective one (lower while slow-starting), rounded up */
 	setu(r, ST_F_WEIGHT, (unsigned)((srv->eweight + SRV_EW_SCALE - 1) / SRV_EW_SCALE));
 	if (srv_throttle(srv) >= 0)

@@ -12,6 +12,7 @@
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/check.h>
+#include <sluice/srv_agent.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
@@ -110,8 +111,10 @@ void check_status_str(const struct server *srv, char *out, size_t sz)
 		snprintf(out, sz, "MAINT (via %s/%s)", ref->px->name, ref->name);
 	else if ((srv->flags & SRV_F_DRAIN) && !(srv->flags & SRV_F_DOWN))
 		snprintf(out, sz, "DRAIN");
-	else if (!(ref->flags & SRV_F_CHECKED))
+	else if (!(ref->flags & SRV_F_CHECKED) && !(srv->flags & SRV_F_DOWN))
 		snprintf(out, sz, "no check");
+	else if ((srv->flags & SRV_F_DOWN) && (srv->flags & SRV_F_AGENT_DOWN))
+		snprintf(out, sz, "DOWN (agent)");
 	else if (srv->flags & SRV_F_DOWN)
 		snprintf(out, sz, c->health ? "DOWN %d/%d" : "DOWN", c->health, c->rise);
 	else if (c->health < check_max_health(c))
@@ -145,8 +148,9 @@ static void check_transition_reason(const struct check *c, char *buf, size_t sz)
 		check_fmt_reason(c, buf, sz);
 }
 
-static void server_set_down(struct server *srv, const struct server *via);
-static void server_set_up(struct server *srv, const struct server *via);
+static void server_set_down(struct server *srv, const struct server *via,
+                            const struct check *why);
+static void server_set_up(struct server *srv, const struct server *via, const struct check *why);
 
 /* The servers tracking <srv> follow its state: DOWN while it is DOWN or in
  * maintenance, UP otherwise (and so on down the tracking chain). */
@@ -156,21 +160,33 @@ void check_track_sync(struct server *srv)
 
 	for (struct server *t = srv->trackers; t; t = t->next_tracker) {
 		if (down && !(t->flags & SRV_F_DOWN))
-			server_set_down(t, srv);
+			server_set_down(t, srv, NULL);
 		else if (!down && (t->flags & SRV_F_DOWN))
-			server_set_up(t, srv);
+			server_set_up(t, srv, NULL);
 	}
 }
 
 /* The reason part of a transition log: the last check's result, or
  * " via <backend>/<server>" when <srv> follows a tracked server. */
 static void server_transition_reason(const struct server *srv, const struct server *via,
-                                     char *buf, size_t sz)
+                                     const struct check *why, char *buf, size_t sz)
 {
 	if (via)
 		snprintf(buf, sz, " via %s/%s", via->px->name, via->name);
+	else if (why && why != &srv->check)
+		check_fmt_reason(why, buf, sz);   /* the agent's word */
 	else
 		check_transition_reason(&srv->check, buf, sz);
+}
+
+void check_server_down(struct server *srv, const struct check *why)
+{
+	server_set_down(srv, NULL, why);
+}
+
+void check_server_up(struct server *srv, const struct check *why)
+{
+	server_set_up(srv, NULL, why);
 }
 
 /* "has no server available!": an alert on stderr, an emergency (in other
@@ -183,7 +199,8 @@ static void check_log_no_server(struct proxy *px)
 			px->name);
 }
 
-static void server_set_down(struct server *srv, const struct server *via)
+static void server_set_down(struct server *srv, const struct server *via,
+                            const struct check *why_c)
 {
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
@@ -196,9 +213,12 @@ static void server_set_down(struct server *srv, const struct server *via)
 	c->down_trans++;
 	c->health = 0;
 	lb_recalc(px);
-	server_transition_reason(srv, via, why, sizeof(why));
-	/* HAProxy: [WARNING] on stderr, alert to syslog */
-	log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_ALERT, "Server %s/%s is DOWN%s. %u "
+	server_transition_reason(srv, via, why_c, why, sizeof(why));
+	/* HAProxy: [WARNING] on stderr, alert to syslog (notice when the
+	 * agent says so) */
+	log_event_px_lv(&px->loggers, LOG_L_WARNING,
+			why_c && why_c != &srv->check ? LOG_L_NOTICE : LOG_L_ALERT,
+			"Server %s/%s is DOWN%s. %u "
 			"active and %u backup servers left. %u sessions active, 0 requeued, 0 "
 			"remaining in queue.", px->name, srv->name, why, px->srv_act, px->srv_bck,
 			srv->counters.cur_sess);
@@ -211,7 +231,7 @@ static void server_set_down(struct server *srv, const struct server *via)
 	check_track_sync(srv);
 }
 
-static void server_set_up(struct server *srv, const struct server *via)
+static void server_set_up(struct server *srv, const struct server *via, const struct check *why_c)
 {
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
@@ -227,7 +247,7 @@ static void server_set_up(struct server *srv, const struct server *via)
 	if (!(srv->flags & SRV_F_MAINT))
 		srv_slowstart_begin(srv);   /* back from a failure */
 	lb_recalc(px);
-	server_transition_reason(srv, via, why, sizeof(why));
+	server_transition_reason(srv, via, why_c, why, sizeof(why));
 	/* HAProxy: [WARNING] on stderr, notice to syslog */
 	log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s is UP%s. %u "
 			"active and %u backup servers online. 0 sessions requeued, 0 total in queue.",
@@ -309,9 +329,9 @@ static void check_log_and_go(struct check *c, int go, int was_down, int changed)
 				check_result_passed(c->result) ? "succeeded" : "failed", why, st);
 	}
 	if (go == GO_DOWN)
-		server_set_down(srv, NULL);
-	else if (go == GO_UP)
-		server_set_up(srv, NULL);
+		server_set_down(srv, NULL, NULL);
+	else if (go == GO_UP && !(srv->flags & SRV_F_AGENT_DOWN))
+		server_set_up(srv, NULL, NULL);
 	else if (go == GO_NOLB)
 		server_set_nolb(srv);
 }
@@ -561,6 +581,7 @@ void check_start_all(void)
 				/* Spread the first checks of a backend over one interval. */
 				check_start_server(srv, (double)srv->check.inter * i++ / n / 1000.0);
 	}
+	agent_start_all();
 }
 
 void check_stop_all(void)
@@ -568,6 +589,7 @@ void check_stop_all(void)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		for (struct server *srv = px->servers; srv; srv = srv->next)
 			check_stop_server(srv);
+	agent_stop_all();
 }
 
 /* Resolves where each check connects; a server without a port needs one. */
