@@ -74,6 +74,11 @@ void stream_close(struct stream *s, char t0, char t1);
  * is set; queued when all are full). Returns 0, or -1 when <s> was closed. */
 int stream_connect(struct stream *s);
 
+/* <srv> changed state (health, maintenance, drain, weight): when usable,
+ * it takes waiting requests from its queue and its backend's; when not,
+ * with "option redispatch" its own queue goes back to load balancing. */
+void stream_srv_state_changed(struct server *srv);
+
 /* Chooses a server by load balancing and makes it the target. Returns 0, or
  * -1 when no server can take it now. */
 int stream_pick_server(struct stream *s, int avoid_current);

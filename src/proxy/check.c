@@ -228,6 +228,7 @@ static void server_set_down(struct server *srv, const struct server *via,
 	}
 	if (srv->flags & SRV_F_DOWN_KILL)
 		stream_kill_server(srv);
+	stream_srv_state_changed(srv);
 	check_track_sync(srv);
 }
 
@@ -257,6 +258,7 @@ static void server_set_up(struct server *srv, const struct server *via, const st
 		for (struct server *b = px->servers; b; b = b->next)
 			if (b->flags & SRV_F_BACKUP)
 				stream_kill_server(b);
+	stream_srv_state_changed(srv);
 	check_track_sync(srv);
 }
 

@@ -12,6 +12,7 @@
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
 #include <sluice/str.h>
+#include <sluice/stream.h>
 #include <sluice/units.h>
 
 #include <stdio.h>
@@ -811,6 +812,8 @@ static void server_admin_log(struct server *srv, const char *what)
 		  px->srv_act + px->srv_bck ? "online" : "left");
 	if (!px->srv_act && !px->srv_bck)
 		log_event(LOG_L_ALERT, "backend '%s' has no server available!", srv->px->name);
+	if (global.loop)
+		stream_srv_state_changed(srv);
 }
 
 static void server_set_admin(struct server *srv, unsigned flag, int on)

@@ -275,6 +275,27 @@ static void queue_dequeue(struct server *srv)
 	}
 }
 
+void stream_srv_state_changed(struct server *srv)
+{
+	struct stream *q, *next;
+
+	if (server_usable(srv)) {
+		queue_dequeue(srv);   /* back, or more room: take from the queues */
+		return;
+	}
+	/* Gone: with "option redispatch" (and not "option persist") the
+	 * requests waiting for this very server go back to load balancing,
+	 * as HAProxy redistributes them; else they wait for its return. */
+	if ((srv->px->options & (PR_O_REDISPATCH | PR_O_PERSIST)) != PR_O_REDISPATCH)
+		return;
+	for (q = srv->queue_head; q; q = next) {
+		next = q->q_next;
+		queue_del(q, 0);
+		q->state = ST_HREQ;
+		stream_connect(q);   /* load balancing: a slot, or the backend's queue */
+	}
+}
+
 void stream_release_target(struct stream *s)
 {
 	struct server *freed = s->target;
