@@ -60,6 +60,18 @@ static void agent_done(struct check *a, enum chk_result res, const char *info)
 	agent_arm(a, a->inter / 1000.0);
 }
 
+/* The agent no longer holds <srv> DOWN: UP again unless its own health
+ * checks still say DOWN. */
+static void agent_release(struct server *srv)
+{
+	if (!(srv->flags & SRV_F_AGENT_DOWN))
+		return;
+	srv->flags &= ~SRV_F_AGENT_DOWN;
+	if ((srv->flags & SRV_F_DOWN) &&
+	    (!(srv->flags & SRV_F_CHECKED) || srv->check.health >= srv->check.rise))
+		check_server_up(srv, &srv->agent);
+}
+
 /* The operational word of a reply: "up" (1), "down"/"fail"/"stopped" (0). */
 static void agent_set_oper(struct server *srv, int up, const char *word, const char *reason)
 {
@@ -70,13 +82,7 @@ static void agent_set_oper(struct server *srv, int up, const char *word, const c
 	a->result = up ? CHK_R_L7OK : CHK_R_L7STS;
 	if (up) {
 		a->health = a->rise + a->fall - 1;
-		if (!(srv->flags & SRV_F_AGENT_DOWN))
-			return;
-		srv->flags &= ~SRV_F_AGENT_DOWN;
-		/* UP again unless its own health checks still say DOWN */
-		if ((srv->flags & SRV_F_DOWN) &&
-		    (!(srv->flags & SRV_F_CHECKED) || srv->check.health >= srv->check.rise))
-			check_server_up(srv, a);
+		agent_release(srv);
 		return;
 	}
 	a->health = 0;
@@ -396,13 +402,7 @@ static int cli_agent(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	srv->flags |= SRV_F_AGENT_OFF;
 	agent_stop(srv);
-	/* a stopped agent holds nothing down any more */
-	if (srv->flags & SRV_F_AGENT_DOWN) {
-		srv->flags &= ~SRV_F_AGENT_DOWN;
-		if ((srv->flags & SRV_F_DOWN) &&
-		    (!(srv->flags & SRV_F_CHECKED) || srv->check.health >= srv->check.rise))
-			check_server_up(srv, &srv->agent);
-	}
+	agent_release(srv);   /* a stopped agent holds nothing down any more */
 	return 0;
 }
 
