@@ -81,6 +81,7 @@ struct check {
 	uint8_t                 on_error;    /* CHK_OE_* */
 	int                     error_limit; /* consecutive errors that trigger on_error */
 	int                     cons_errors; /* consecutive errors seen */
+	uint64_t                hana_failed; /* hanafail: errors observed in live traffic */
 };
 
 #define CHK_OE_FASTINTER    0  /* check again at fastinter (the default) */

@@ -278,6 +278,8 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 			sets(r, ST_F_LAST_CHK, c->info);
 			sets(r, ST_F_CHECK_DESC, check_reason(c->result));
 		}
+		if (c->observe)
+			setu(r, ST_F_HANAFAIL, c->hana_failed);
 		setu(r, ST_F_CHECK_RISE, (unsigned)c->rise);
 		setu(r, ST_F_CHECK_FALL, (unsigned)c->fall);
 		setu(r, ST_F_CHECK_HEALTH, (unsigned)c->health);

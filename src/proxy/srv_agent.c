@@ -77,8 +77,9 @@ static void agent_set_oper(struct server *srv, int up, const char *word, const c
 {
 	struct check *a = &srv->agent;
 
-	snprintf(a->info, sizeof(a->info), "via agent : %s%s%s%s", word, *reason ? " (" : "",
-		 reason, *reason ? ")" : "");
+	/* info holds 127 characters: the reason is cut to fit */
+	snprintf(a->info, sizeof(a->info), "via agent : %s%s%.100s%s", word,
+		 *reason ? " (" : "", reason, *reason ? ")" : "");
 	a->result = up ? CHK_R_L7OK : CHK_R_L7STS;
 	if (up) {
 		a->health = a->rise + a->fall - 1;

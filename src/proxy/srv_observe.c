@@ -36,6 +36,7 @@ void srv_observe(struct server *srv, enum srv_obs ev)
 		c->cons_errors = 0;
 		return;
 	}
+	c->hana_failed++;
 	if (++c->cons_errors < c->error_limit)
 		return;
 	snprintf(info, sizeof(info), "Detected %d consecutive errors, last one was: %s",
