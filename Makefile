@@ -80,7 +80,8 @@ LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps deps-clients run test unit reg-tests test-clients clean fuzz bench help sluice
+.PHONY: all deps deps-clients run test unit reg-tests test-clients clean fuzz bench help sluice \
+        bench-deps bench-all
 
 all: sluice
 
@@ -137,15 +138,21 @@ reg-tests: sluice
 # could not be installed is reported as SKIP by the checks.
 DEPS_CLIENTS := hatop prometheus-haproxy-exporter prometheus chromium
 
-deps-clients:
-	@missing=""; for p in $(DEPS_CLIENTS); do \
+# $(call install_missing,TARGET,PACKAGES,WHAT IF NOT): installs, as root,
+# those of PACKAGES that dpkg does not list as installed; never fails.
+define install_missing
+	@missing=""; for p in $(2); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
-	  echo "deps-clients: installing$$missing"; \
+	  echo "$(1): installing$$missing"; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null 2>&1 || \
-	    echo "deps-clients: could not install$$missing: their checks will SKIP"; \
+	    echo "$(1): could not install$$missing: $(3)"; \
 	fi; true
+endef
+
+deps-clients:
+	$(call install_missing,deps-clients,$(DEPS_CLIENTS),their checks will SKIP)
 
 test-clients: sluice
 	@tests/clients/run
@@ -162,6 +169,26 @@ define run_clients
 	fi
 endef
 
+# The TLS checks (curl, openssl s_client against ./sluice): also under
+# SANITIZE=1, where they report sanitizer findings. They record their own
+# PASS/FAIL lines; a crash or a timeout of the script is one more FAIL.
+define run_tls
+	@RESULTS=$(BUILD)/results.txt timeout 300 tests/tls/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tls:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
+# The benchmark scripts must at least compile (they are not run by `make
+# test`: they take minutes and need a quiet machine). compile(), as
+# py_compile does, without leaving __pycache__ behind.
+BENCH_PY := bench/quick bench/profile bench/run-all bench/size_sweep bench/conn_rate \
+            bench/session bench/concurrency bench/latency bench/rules bench/backends \
+            bench/multicore bench/lib/benchlib.py bench/lib/study.py
+define check_bench_scripts
+	@if python3 -c 'import sys; [compile(open(f).read(), f, "exec") for f in sys.argv[1:]]' \
+	    $(BENCH_PY); then echo "PASS bench:scripts-compile" >> $(BUILD)/results.txt; \
+	else echo "FAIL bench:scripts-compile" >> $(BUILD)/results.txt; fi
+endef
+
 # Unit tests, then reg-tests; tests/summarize prints the single closing
 # line "N passed, N failed" and fails when anything failed.
 test: deps deps-clients
@@ -169,7 +196,9 @@ test: deps deps-clients
 	@rm -f $(BUILD)/results.txt
 	@RESULTS=$(BUILD)/results.txt tests/run-unit $(UNIT_BINS) || true
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
+	$(run_tls)
 	$(run_clients)
+	$(check_bench_scripts)
 	@tests/summarize $(BUILD)/results.txt
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, libFuzzer, ASan
@@ -223,10 +252,27 @@ fuzz-smoke: fuzz
 	  sed -n 's/^stat::number_of_executed_units: */    executions: /p' build-fuzz/$$n.log; \
 	done
 
+# The benchmark studies' own load generator (bench/tools/loadgen.c): plain
+# -O2, no sanitizer, whatever the build kind.
+bench/tools/loadgen: bench/tools/loadgen.c
+	@echo "  CC  $@"
+	@$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
+
+# The yardsticks and load generators of bench/quick and the studies (best
+# effort, like deps-clients: a study whose tool is missing names its package).
+BENCH_DEPS := gnuplot-nox httperf wrk nginx haproxy util-linux procps
+
+bench-deps: bench/tools/loadgen
+	$(call install_missing,bench-deps,$(BENCH_DEPS),the studies needing them will say so)
+
+# All studies with the settings of bench/run-all (under 20 minutes).
+bench-all: sluice bench-deps
+	bench/run-all
+
 # The yardsticks and the load generator, only for benchmarks.
 bench: sluice
 	@$(MAKE) --no-print-directory deps DEPS_TEST="haproxy nginx-light wrk procps util-linux"
 	bench/quick
 
 clean:
-	rm -rf build build-san build-fuzz sluice
+	rm -rf build build-san build-fuzz sluice bench/tools/loadgen

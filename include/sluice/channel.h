@@ -11,6 +11,7 @@
 
 struct buf;
 struct pipe_pair;
+struct conn;
 
 #define CHN_INFINITE UINT64_MAX
 
@@ -32,23 +33,24 @@ struct channel {
 
 enum chan_res { CHN_OK, CHN_SRC_ERR, CHN_DST_ERR };
 
-/* Moves bytes from <src_fd> to <dst_fd> (-1: not connected yet, only
- * buffer). Sends what to_forward allows; reads while there is room and
+/* Moves bytes from <src> to <dst> (NULL or fd -1: not connected yet, only
+ * buffer), through their TLS sessions when they have one. Sends what to_forward allows; reads while there is room and
  * <*src_ready> says the socket may have data (epoll reported it readable),
  * clearing it once a read finds the socket drained: a read that would only
  * return EAGAIN is never issued. Adds the bytes read to <*rcvd> and sent to
  * <*sent>. Does not send the FIN itself: see chan_shutw_due().
  * Returns CHN_OK, or which side failed. */
-enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd, int *src_ready,
-                           uint64_t *rcvd, uint64_t *sent);
+enum chan_res chan_forward(struct channel *ch, struct conn *src, struct conn *dst,
+                           int *src_ready, uint64_t *rcvd, uint64_t *sent);
 
 /* Whether the destination should now get a FIN: the source ended and every
  * byte was sent. The caller either closes the socket (the FIN goes out with
  * the close) or calls chan_shutw(). */
 int chan_shutw_due(const struct channel *ch);
 
-/* Sends the FIN to <dst_fd> (shutdown SHUT_WR) and marks the channel. */
-void chan_shutw(struct channel *ch, int dst_fd);
+/* Sends the FIN to <dst> (TLS close_notify first, then shutdown SHUT_WR)
+ * and marks the channel. */
+void chan_shutw(struct channel *ch, struct conn *dst);
 
 /* Bytes waiting to be sent (buffer and pipe) that to_forward allows. */
 int chan_pending(const struct channel *ch);

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 struct server;
+struct ssl_st;
 
 /* Results, named as HAProxy's check_status words (check_result_str()). */
 enum chk_result {
@@ -82,6 +83,8 @@ struct check {
 	int                     error_limit; /* consecutive errors that trigger on_error */
 	int                     cons_errors; /* consecutive errors seen */
 	uint64_t                hana_failed; /* hanafail: errors observed in live traffic */
+	struct ssl_st          *ssl;         /* TLS session of the running check (check-ssl) */
+	int                     ssl_hs;      /* its handshake is in progress */
 };
 
 #define CHK_OE_FASTINTER    0  /* check again at fastinter (the default) */

@@ -23,6 +23,9 @@ struct cli_ctx {
 	int         interactive;/* "prompt" mode */
 	int         quit;       /* "quit" was asked */
 	unsigned    timeout_ms; /* "set timeout cli": new idle timeout, 0 = none asked */
+	const char *payload;    /* "<cmd> <<" then lines up to an empty one: the lines
+	                           (each ending in '\n'), NULL when the command has none */
+	size_t      payload_len;
 };
 
 struct cli_kw {

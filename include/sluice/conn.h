@@ -9,6 +9,11 @@
 #define CO_F_TCP       0x02   /* a TCP socket (TCP options apply) */
 #define CO_F_WAITING   0x04   /* we wait for this side (its timeout runs) */
 #define CO_F_RD_READY  0x08   /* epoll said readable and no read drained it since */
+#define CO_F_SSL_HS    0x10   /* TLS handshake in progress (ssl_ev says what it waits for) */
+#define CO_F_SSL_RD_WANT_W 0x20 /* a TLS read waits for the socket to be writable */
+#define CO_F_SSL_WR_WANT_R 0x40 /* a TLS write waits for the socket to be readable */
+
+struct ssl_st;
 
 struct conn {
 	int       fd;
@@ -16,6 +21,8 @@ struct conn {
 	int       events;      /* EV_READ|EV_WRITE currently watched */
 	unsigned  flags;       /* CO_F_* */
 	ev_tstamp last_act;    /* last read or write, or start of the current wait */
+	struct ssl_st *ssl;    /* TLS session (ssl.h), NULL: plain socket */
+	int       ssl_ev;      /* CO_F_SSL_HS: EV_READ or EV_WRITE the handshake waits for */
 };
 
 /* Watches exactly <events> on <c> (0: none); no syscall when unchanged. */
@@ -28,7 +35,8 @@ void conn_want(struct conn *c, int events);
  * new socket that reuses a closed descriptor number. */
 void conn_io_take_over(ev_io *w, void (*cb)(struct ev_loop *, ev_io *, int), int fd);
 
-/* Stops watching and closes the socket (idempotent). */
+/* Stops watching and closes the socket, freeing its TLS session if any
+ * (idempotent). */
 void conn_close(struct conn *c);
 
 /* TCP_NODELAY, and SO_KEEPALIVE when <keepalive>. */

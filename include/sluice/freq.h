@@ -38,4 +38,48 @@ static inline uint32_t freq_rate(struct freq_ctr *f, uint64_t now_ms)
 	return f->curr + (uint32_t)((uint64_t)f->prev * (1000 - frac) / 1000);
 }
 
+/* Event rate over a sliding period of <period> ms (stick-table rates):
+ * the count of the current period plus the previous period's count
+ * weighted by the part of it still inside the window. <start> is when the
+ * current period began (ms, wrapping). */
+struct freq_prd {
+	uint32_t start;
+	uint32_t curr;
+	uint32_t prev;
+};
+
+/* Moves <f> to the period holding <now> (ms). */
+static inline void freq_prd_rotate(struct freq_prd *f, uint32_t period, uint32_t now)
+{
+	uint32_t el = now - f->start;
+
+	if (el < period)
+		return;
+	if (el < 2 * period) {
+		f->prev = f->curr;
+		f->start += period;
+	} else {
+		f->prev = 0;
+		f->start = now;
+	}
+	f->curr = 0;
+}
+
+/* Counts <n> events at <now>. */
+static inline void freq_prd_add(struct freq_prd *f, uint32_t period, uint32_t now, uint32_t n)
+{
+	freq_prd_rotate(f, period, now);
+	f->curr += n;
+}
+
+/* Events over the last <period> ms, estimated at <now>. */
+static inline uint32_t freq_prd_read(struct freq_prd *f, uint32_t period, uint32_t now)
+{
+	uint32_t remain;
+
+	freq_prd_rotate(f, period, now);
+	remain = period - (now - f->start);
+	return f->curr + (uint32_t)((uint64_t)f->prev * remain / period);
+}
+
 #endif

@@ -92,6 +92,7 @@ struct http_txn {
 	char               *reqline;     /* copy of the request line for the log (pool) */
 	uint32_t            reqline_len;
 	char              **req_cap, **res_cap; /* captured header values (pool strings) */
+	char              **lf_snap;     /* the log format's %[...] of the heads (lf_snapshot()) */
 	char               *uniq_id;
 	ev_tstamp           t_req;       /* first byte of the request */
 	ev_tstamp           t_head;      /* request head complete */
@@ -100,6 +101,7 @@ struct http_txn {
 	/* The head being analysed, for sample fetches of rules and conditions;
 	 * only valid while the request (resp. response) rules run, else NULL. */
 	struct http_head   *req_head, *res_head;
+	uint32_t            req_hlen;    /* length of the request head in the buffer (body fetches) */
 	struct dstr        *svc_out;     /* a service's response still to send (pooled string) */
 	ev_tstamp           t_tarpit;    /* end of the tarpit delay */
 	int                 tarpit_status;
@@ -166,6 +168,16 @@ const struct http_px *http_px_of(const struct proxy *px);
 /* Fills <c> for stream <s> (log lines, lf-strings); <c> then points into
  * <s>, so it is valid until the stream changes. */
 void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c);
+
+/* The unique ID of the request in progress (unique-id-format), made on
+ * first use (a rule's unique-id fetch, else when the request leaves for
+ * the server). NULL without a format or a request. */
+const char *http_unique_id(struct stream *s);
+
+/* Keeps, for the log line, the values of the log format's samples that
+ * read the request head (<res> 0, after the request rules) or the response
+ * head (<res> 1, after the response rules). */
+void http_log_snapshot(struct stream *s, int res);
 
 /* Whether address <a> is in network <net>/<bits> (bits < 0: never). */
 int http_addr_in_net(const struct sockaddr_storage *a, const struct sockaddr_storage *net,

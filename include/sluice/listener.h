@@ -12,6 +12,7 @@
 struct proxy;
 struct listener;
 struct cfg_ctx;
+struct ssl_bind_opts;
 
 #define LI_F_INHERITED  0x0001  /* fd@N: the socket was handed to us */
 #define LI_F_V4V6       0x0002
@@ -37,6 +38,7 @@ struct bind_conf {
 	int      level;        /* stats socket access level */
 	char    *conf_file;
 	int      conf_line;
+	struct ssl_bind_opts *ssl;  /* TLS options (ssl.h), NULL: none given */
 };
 
 /* Called for each accepted connection; owns <fd> from then on. */

@@ -24,6 +24,7 @@ struct lf_expr {
 	struct lf_node *nodes;
 	int             n;
 	unsigned        needs;   /* LF_N_*: what the context must provide */
+	int             nslots;  /* samples of an HTTP head, kept by lf_snapshot() */
 };
 
 #define LF_N_REQLINE  0x01   /* request line / method / uri (%r %HM %HU %HP %HQ %HV) */
@@ -67,7 +68,12 @@ struct lf_ctx {
 	const char     *ssl_ciphers;    /* %sslc, NULL: "-" */
 	const char     *ssl_version;    /* %sslv, NULL: "-" */
 	int             li_id;          /* %cp/%fp of a UNIX socket: the listener's id */
-	struct stream  *strm;           /* %[...] sample expressions; NULL: they give "-" */
+	struct stream  *strm;           /* %[...] sample expressions; NULL: they give nothing */
+	int             log;            /* a log line: a missing %[...] sample gives "-" (in
+	                                   header values, bodies, IDs it gives nothing, as
+	                                   in HAProxy) */
+	int             use_snap;       /* samples of HTTP heads come from <snap> ... */
+	char *const    *snap;           /* ... (lf_snapshot()); NULL: none was taken */
 };
 
 /* Compiles <fmt>. Unknown variables are errors. On error returns -1 with
@@ -86,5 +92,14 @@ void lf_free(struct lf_expr *e);
 /* Renders <e> into <out> (at most <size>-1 bytes, NUL-terminated; a line
  * that does not fit is truncated). Returns the length written. */
 size_t lf_render(const struct lf_expr *e, const struct lf_ctx *c, char *out, size_t size);
+
+/* Evaluates now, for stream <s>, the samples of <e> that read the request
+ * head (<res> 0) or the response head (<res> 1), and keeps their text in
+ * vals[0..e->nslots) (copies made by <dup>; a previous value is given to
+ * <release>; a missing sample leaves NULL). A log line is written after
+ * the heads are gone: lf_render() with c->use_snap and c->snap = vals
+ * shows these values, as HAProxy's logs show the request as it was. */
+void lf_snapshot(const struct lf_expr *e, struct stream *s, int res, char **vals,
+                 char *(*dup)(const char *p, size_t len), void (*release)(char *p));
 
 #endif

@@ -50,6 +50,7 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_HTTPCHK      0x40000ULL /* health checks play the http-check rules (httpchk.h) */
 #define PR_O_DISABLE404   0x80000ULL /* http-check disable-on-404: a 404 puts the server in NOLB */
 #define PR_O_PERSIST      0x100000ULL /* option persist: a cookie may name a DOWN server */
+#define PR_O_HTTP_BUFREQ  0x200000ULL /* option http-buffer-request: rules wait for the body */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
@@ -108,6 +109,7 @@ struct proxy {
 	struct stats_px       *stats;        /* stats page settings (stats_http.c) */
 	struct persist_px     *persist;      /* cookie persistence (persist.c) */
 	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
+	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

@@ -59,7 +59,9 @@ struct smp_arg {
 	int64_t       sint;
 	char         *str;     /* ARGT_STR (and the name of BE/FE/SRV), allocated */
 	size_t        len;
-	void         *ptr;     /* ARGT_BE/FE: struct proxy, ARGT_SRV: struct server */
+	void         *ptr;     /* ARGT_BE/FE: struct proxy, ARGT_SRV: struct server; or
+	                          what a check function compiled from the argument */
+	void        (*release)(void *ptr);   /* set with such a <ptr>: frees it */
 };
 
 /* Where a fetch can be used (bitmask). */
@@ -129,6 +131,10 @@ int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char *
 /* Releases what smp_expr_parse() allocated in <e> (not <e> itself). */
 void smp_expr_free(struct smp_expr *e);
 
+/* Whether <a> and <b> are the same expression: same fetch, converters and
+ * arguments (as written). */
+int smp_expr_equal(const struct smp_expr *a, const struct smp_expr *b);
+
 /* Evaluates <e> for stream <s> into <smp>. For iterating fetches (hdr...),
  * set smp->iterate = 1 and smp->ctx = 0 before the first call and call again
  * while SMP_F_NOT_LAST is set. Strings may point into a per-evaluation
@@ -157,6 +163,12 @@ size_t smp_to_text(const struct sample *smp, char *out, size_t size);
  * output. Holds SMP_SCRATCH_SIZE bytes. */
 #define SMP_SCRATCH_SIZE 16384
 char *smp_scratch_get(void);
+
+/* Fetch helpers: make <smp> an integer <v>, or a constant string <str>
+ * (not copied: it must outlive the evaluation). Return 1, or 0 for a NULL
+ * <str> (no value). */
+int smp_set_int(struct sample *smp, int64_t v);
+int smp_set_str(struct sample *smp, const char *str);
 
 /* Parses "1.2.3.4", "::1" into <smp> (IPV4/IPV6). Returns 1 or 0. */
 int smp_parse_ip(const char *s, size_t len, struct sample *smp);

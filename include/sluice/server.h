@@ -13,6 +13,7 @@
 
 struct proxy;
 struct srv_idle;
+struct ssl_srv;
 
 #define SRV_F_MAINT   0x01  /* administratively disabled ("disabled") */
 #define SRV_F_BACKUP  0x02  /* backup server */
@@ -91,6 +92,8 @@ struct server {
 	int                     n_idle;
 	int                     pool_max_conn;    /* -1: unlimited */
 	uint32_t                pool_purge_delay; /* ms */
+
+	struct ssl_srv         *ssl;         /* TLS options (ssl.h), NULL: none given */
 };
 
 /* Returns 1 when <srv> can take traffic. */

@@ -17,6 +17,8 @@ struct proxy;
 struct server;
 struct http_txn;
 struct srv_idle;
+struct stktable;
+struct stksess;
 
 enum stream_state {
 	ST_PROXY,      /* waiting for the client's PROXY protocol header */
@@ -25,6 +27,15 @@ enum stream_state {
 	ST_CON,        /* connecting to the server */
 	ST_EST,        /* both sides connected: forwarding */
 	ST_HREQ,       /* mode http: waiting for a request head, no server chosen */
+	ST_SSL,        /* waiting for the client's TLS handshake (before anything else) */
+};
+
+/* A tracked counter (track-sc0..2): an entry of a stick table (stktable.h). */
+#define STK_CTR_SLOTS 3
+struct stk_ctr {
+	struct stktable *t;
+	struct stksess  *ts;      /* NULL: the slot is free */
+	unsigned         flags;   /* STK_CTR_F_* */
 };
 
 struct stream {
@@ -60,6 +71,7 @@ struct stream {
 	int               kept_reused;  /* that connection already served a request */
 	struct srv_idle  *park;         /* its entry in the server's idle list, if shared */
 	struct var_store *vars;         /* sess variables, NULL when none */
+	struct stk_ctr    stkctr[STK_CTR_SLOTS]; /* track-sc0..2 (stktable.h) */
 };
 
 /* ---- for the protocol analysers (http_ana.c) ---- */
@@ -98,11 +110,13 @@ void stream_release_target(struct stream *s);
 enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,
                              struct conn *dst, int is_req);
 
-/* Uses already connected socket <fd> to the target server (reuse). */
-void stream_attach_srv(struct stream *s, int fd);
+/* Uses already connected socket <fd> (with its TLS session <ssl>, NULL for
+ * a plain one) to the target server (reuse). */
+void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl);
 
-/* Detaches the server socket from <s> and returns it (-1 if none). */
-int stream_detach_srv(struct stream *s);
+/* Detaches the server socket from <s> and returns it (-1 if none); its TLS
+ * session (NULL if none) goes to <*ssl>, which then owns it. */
+int stream_detach_srv(struct stream *s, struct ssl_st **ssl);
 
 /* Where the client connected (PROXY header, else getsockname once). */
 const struct sockaddr_storage *stream_dst(struct stream *s);
@@ -114,6 +128,11 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c);
 
 /* Listener callback for frontends: starts a stream on <fd>. */
 void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen);
+
+/* A new unique stream number (%rt): each stream gets one at accept, and
+ * each further request of a kept-alive HTTP connection another, as each
+ * request is a stream of its own in HAProxy. */
+uint64_t stream_next_id(void);
 
 /* Number of live streams. */
 int stream_count(void);

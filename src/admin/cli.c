@@ -35,6 +35,8 @@ struct cli_client {
 	struct cli_ctx     ctx;
 	size_t             inlen;
 	int                closing;    /* close once the output is sent */
+	char              *pending;    /* a command ending in "<<": waits for its payload */
+	struct dstr        payload;    /* the payload lines received so far */
 	char               in[CLI_IN_MAX];
 };
 
@@ -275,6 +277,8 @@ static void cli_client_free(struct cli_client *c)
 	ev_timer_stop(global.loop, &c->timer);
 	close(c->fd);
 	dstr_free(&c->ctx.out);
+	dstr_free(&c->payload);
+	free(c->pending);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -314,23 +318,84 @@ static int cli_flush(struct cli_client *c)
 	return 0;
 }
 
+/* Payloads ("<cmd> <<", lines, an empty line) are bounded like the output. */
+#define CLI_PAYLOAD_MAX (1 << 20)
+
+/* Whether command line <l> (<len> bytes) asks for a payload: its last word
+ * is "<<". Returns the length of the command without it, or -1. */
+static ssize_t cli_payload_start(const char *l, size_t len)
+{
+	while (len && (l[len - 1] == ' ' || l[len - 1] == '\t'))
+		len--;
+	if (len < 2 || l[len - 1] != '<' || l[len - 2] != '<' ||
+	    (len > 2 && l[len - 3] != ' ' && l[len - 3] != '\t'))
+		return -1;
+	return (ssize_t)len - 2;
+}
+
+/* One line of a payload (<len> bytes at <l>). Returns 1 when the payload
+ * ended and its command ran, 0 while it goes on. */
+static int cli_payload_line(struct cli_client *c, const char *l, size_t len)
+{
+	if (len) {
+		if (c->payload.len + len + 1 > CLI_PAYLOAD_MAX) {
+			dstr_printf(&c->ctx.out, "Payload too large (max %d bytes).\n\n", CLI_PAYLOAD_MAX);
+			free(c->pending);
+			c->pending = NULL;
+			dstr_free(&c->payload);
+			return 1;
+		}
+		dstr_add(&c->payload, l, len);
+		dstr_add(&c->payload, "\n", 1);
+		return 0;
+	}
+	c->ctx.payload = c->payload.p ? c->payload.p : "";
+	c->ctx.payload_len = c->payload.len;
+	cli_exec_line(&c->ctx, c->pending, strlen(c->pending));
+	c->ctx.payload = NULL;
+	c->ctx.payload_len = 0;
+	free(c->pending);
+	c->pending = NULL;
+	dstr_free(&c->payload);
+	return 1;
+}
+
 static void cli_process_input(struct cli_client *c)
 {
 	char *nl;
 
 	while (!c->closing && (nl = memchr(c->in, '\n', c->inlen))) {
 		size_t len = (size_t)(nl - c->in), l = len;
+		ssize_t plen;
 
 		if (l && c->in[l - 1] == '\r')
 			l--;
-		cli_exec_line(&c->ctx, c->in, l);
+		if (c->pending) {
+			int done = cli_payload_line(c, c->in, l);
+
+			memmove(c->in, nl + 1, c->inlen - len - 1);
+			c->inlen -= len + 1;
+			if (!done)
+				continue;
+		} else if ((plen = cli_payload_start(c->in, l)) >= 0) {
+			c->pending = strndup(c->in, (size_t)plen);
+			memmove(c->in, nl + 1, c->inlen - len - 1);
+			c->inlen -= len + 1;
+			if (!c->pending) {
+				dstr_printf(&c->ctx.out, "Out of memory.\n\n");
+				c->closing = 1;
+			}
+			continue;
+		} else {
+			cli_exec_line(&c->ctx, c->in, l);
+			memmove(c->in, nl + 1, c->inlen - len - 1);
+			c->inlen -= len + 1;
+		}
 		if (c->ctx.timeout_ms) {
 			c->timer.repeat = c->ctx.timeout_ms / 1000.0;
 			ev_timer_again(global.loop, &c->timer);
 			c->ctx.timeout_ms = 0;
 		}
-		memmove(c->in, nl + 1, c->inlen - len - 1);
-		c->inlen -= len + 1;
 		if (c->ctx.quit || !c->ctx.interactive)
 			c->closing = 1;
 		else
@@ -348,9 +413,15 @@ static void cli_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (n == 0) {
 			/* End of input: run an unterminated last line, then close. */
 			if (c->inlen && !memchr(c->in, '\n', c->inlen)) {
-				cli_exec_line(&c->ctx, c->in, c->inlen);
+				if (c->pending)
+					cli_payload_line(c, c->in, c->inlen);
+				else
+					cli_exec_line(&c->ctx, c->in, c->inlen);
 				c->inlen = 0;
 			}
+			/* a payload ends with the input too */
+			if (c->pending)
+				cli_payload_line(c, "", 0);
 			c->closing = 1;
 		} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			cli_client_free(c);

@@ -20,6 +20,7 @@
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/ssl.h>
 #include <sluice/stats.h>
 #include <sluice/stream.h>
 
@@ -671,6 +672,10 @@ static const struct info_meta {
 	{ 70, "Start_time_sec", "MDP:u32" },
 	{ 71, "Tainted", "SGP:str" },
 	{ 72, "TotalCopiedBytesOut", "MGP:u64" },
+	{ 73, "SslFrontendHandshakes", "MCP:u64" },
+	{ 74, "SslFrontendFailedHandshakes", "MCP:u64" },
+	{ 75, "SslBackendHandshakes", "MCP:u64" },
+	{ 76, "SslBackendFailedHandshakes", "MCP:u64" },
 };
 
 static const struct info_meta *info_meta_find(const char *name, size_t len)
@@ -762,7 +767,7 @@ void stats_dump_info(struct dstr *out)
 		"CurrConns: %d\n"
 		"CumConns: %llu\n"
 		"CumReq: %llu\n"
-		"MaxSslConns: 0\nCurrSslConns: 0\nCumSslConns: 0\n"
+		"MaxSslConns: 0\nCurrSslConns: %d\nCumSslConns: %llu\n"
 		"Maxpipes: %d\n"
 		"PipesUsed: %d\n"
 		"PipesFree: %d\n"
@@ -798,12 +803,17 @@ void stats_dump_info(struct dstr *out)
 		"PoolUsed_bytes: %llu\n"
 		"Start_time_sec: %lld\n"
 		"Tainted: 0\n"
-		"TotalCopiedBytesOut: %llu\n",
+		"TotalCopiedBytesOut: %llu\n"
+		"SslFrontendHandshakes: %llu\n"
+		"SslFrontendFailedHandshakes: %llu\n"
+		"SslBackendHandshakes: %llu\n"
+		"SslBackendFailedHandshakes: %llu\n",
 		SLUICE_VERSION, (int)global.pid, upstr, up,
 		(unsigned long long)(pool_bytes >> 20), (unsigned long long)(pool_used >> 20),
 		pool_failed, (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_cur,
 		global.maxconn, global.maxconn, global.curconn,
 		(unsigned long long)global.cumconn, (unsigned long long)global.cumconn,
+		ssl_counters.cur_conns, (unsigned long long)ssl_counters.cum_conns,
 		pipe_max(), pipe_nb_used(), pipe_nb_free(),
 		freq_rate(&global.conn_rate, now_ms()), global.conn_rate_limit, global.max_conn_rate,
 		freq_rate(&global.conn_rate, now_ms()), global.max_conn_rate,
@@ -815,7 +825,11 @@ void stats_dump_info(struct dstr *out)
 		(unsigned long long)global.bytes_out, (unsigned long long)global.spliced_bytes,
 		SLUICE_VERSION,
 		(unsigned long long)pool_bytes, (unsigned long long)pool_used,
-		(long long)global.start_time, (unsigned long long)global.copied_bytes);
+		(long long)global.start_time, (unsigned long long)global.copied_bytes,
+		(unsigned long long)ssl_counters.fe_handshakes,
+		(unsigned long long)ssl_counters.fe_failed,
+		(unsigned long long)ssl_counters.be_handshakes,
+		(unsigned long long)ssl_counters.be_failed);
 }
 
 /* ---- CLI commands ---- */

@@ -57,6 +57,8 @@ struct lf_node {
 	uint32_t off;       /* LF_T_TEXT: offset of the text */
 	uint32_t len;       /* LF_T_TEXT: its length */
 	struct smp_expr *expr;  /* LF_T_SAMPLE: the expression (allocated) */
+	int16_t  slot;      /* LF_T_SAMPLE on an HTTP head: its entry in a snapshot, else -1 */
+	uint8_t  snap_res;  /* that head is the response's */
 };
 
 static const struct lf_var_def {
@@ -229,8 +231,53 @@ static int lf_compile_sample(struct lf_build *b, const char *fmt, const char *pc
 		return -1;
 	}
 	b->nodes[b->n - 1].expr = e;
+	b->nodes[b->n - 1].slot = -1;
 	*p = end + 1;
 	return 0;
+}
+
+/* Gives a snapshot slot to each sample that reads an HTTP head only: the
+ * log line is written once the heads are gone. */
+static void lf_assign_slots(struct lf_expr *e)
+{
+	e->nslots = 0;
+	for (int i = 0; i < e->n; i++) {
+		struct lf_node *nd = &e->nodes[i];
+		unsigned use;
+
+		if (nd->type != LF_T_SAMPLE)
+			continue;
+		use = nd->expr->fetch->use;
+		nd->slot = -1;
+		if ((use & (SMP_USE_L7REQ | SMP_USE_L7RES)) &&
+		    !(use & (SMP_USE_L4 | SMP_USE_CONST)) && e->nslots < INT16_MAX) {
+			nd->slot = (int16_t)e->nslots++;
+			nd->snap_res = !!(use & SMP_USE_L7RES);
+		}
+	}
+}
+
+void lf_snapshot(const struct lf_expr *e, struct stream *s, int res, char **vals,
+                 char *(*dup)(const char *p, size_t len), void (*release)(char *p))
+{
+	for (int i = 0; i < e->n; i++) {
+		const struct lf_node *nd = &e->nodes[i];
+		struct sample smp = { 0 };
+		char buf[64];
+
+		if (nd->type != LF_T_SAMPLE || nd->slot < 0 || nd->snap_res != !!res)
+			continue;
+		if (vals[nd->slot]) {
+			release(vals[nd->slot]);
+			vals[nd->slot] = NULL;
+		}
+		if (!smp_expr_eval(nd->expr, s, &smp))
+			continue;
+		if (smp.type == SMP_T_STR || smp.type == SMP_T_BIN)
+			vals[nd->slot] = dup(smp.u.str.p, smp.u.str.len);
+		else
+			vals[nd->slot] = dup(buf, smp_to_text(&smp, buf, sizeof(buf)));
+	}
 }
 
 /* Applies the comma-separated flags of "%{...}" (<s>, <len> bytes) to
@@ -380,6 +427,7 @@ int lf_compile(const char *fmt, struct lf_expr *out, char **err)
 	out->nodes = (struct lf_node *)(void *)blk;
 	out->n = b.n;
 	out->needs = b.needs;
+	lf_assign_slots(out);
 	free(b.nodes);
 	free(b.text);
 	return 0;
@@ -407,6 +455,7 @@ void lf_free(struct lf_expr *e)
 	e->nodes = NULL;
 	e->n = 0;
 	e->needs = 0;
+	e->nslots = 0;
 }
 
 const char *lf_http_var(const struct lf_expr *e)
@@ -918,14 +967,23 @@ static int lf_render_var(struct lf_out *o, const struct lf_node *nd, const struc
 	return 1;
 }
 
-/* %[expr]: "-" when the sample does not exist (or no stream is known). */
+/* %[expr]: when the sample does not exist (or no stream is known), "-" in
+ * a log line, else nothing. */
 static void out_sample(struct lf_out *o, const struct lf_node *nd, const struct lf_ctx *c)
 {
 	struct sample smp = { 0 };
 	char buf[64];
 
+	if (nd->slot >= 0 && c->use_snap && c->snap && c->snap[nd->slot]) {
+		const char *v = c->snap[nd->slot];
+
+		out_str(o, v, strlen(v), 0, nd->opts, 0);
+		return;
+	}
+	/* not kept: evaluated now (what the stream still knows, e.g. the
+	 * status of an answer made by sluice) */
 	if (!smp_expr_eval(nd->expr, c->strm, &smp)) {
-		out_str(o, NULL, 0, 0, nd->opts, 1);
+		out_str(o, NULL, 0, 0, nd->opts, c->log);
 		return;
 	}
 	if (smp.type == SMP_T_STR || smp.type == SMP_T_BIN) {

@@ -24,6 +24,7 @@
 #include <sluice/log.h>
 #include <sluice/logformat.h>
 #include <sluice/persist.h>
+#include <sluice/stktable.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
@@ -91,6 +92,7 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 	}
 	txn->reqline = txn->uniq_id = NULL;
 	var_store_free(&txn->vars);
+	stk_txn_end(s);
 	http_retry_drop(s);
 }
 
@@ -223,8 +225,9 @@ static void http_unpark(struct stream *s)
 }
 
 /* Another stream takes the connection <owner> keeps between requests
- * (srv_idle_get): the owner forgets it. Returns the socket. */
-static int http_steal_kept(void *owner)
+ * (srv_idle_get): the owner forgets it. Returns the socket and gives its
+ * TLS session (NULL if none) to <*ssl>. */
+static int http_steal_kept(void *owner, struct ssl_st **ssl)
 {
 	struct stream *s = owner;
 
@@ -232,7 +235,7 @@ static int http_steal_kept(void *owner)
 	s->kept_srv = NULL;
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	return stream_detach_srv(s);
+	return stream_detach_srv(s, ssl);
 }
 
 static void http_srv_close(struct stream *s)
@@ -249,13 +252,14 @@ static void http_release_kept(struct stream *s)
 	http_unpark(s);
 	if (s->kept_srv && s->srv.fd >= 0) {
 		struct server *srv = s->kept_srv;
-		int fd = stream_detach_srv(s);
+		struct ssl_st *ssl;
+		int fd = stream_detach_srv(s, &ssl);
 
 		s->kept_srv = NULL;
 		if (http_px_of(s->be)->reuse == HTTP_REUSE_NEVER)
-			close(fd);
+			srv_idle_close(fd, ssl);
 		else
-			srv_idle_put(srv, fd, s->kept_reused);
+			srv_idle_put(srv, fd, ssl, s->kept_reused);
 	}
 	s->kept_srv = NULL;
 }
@@ -304,6 +308,12 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 	/* error pages: the backend's once it is chosen, else the frontend's */
 	const struct proxy *epx = (txn->flags & TX_F_BE_SET) ? s->be : s->fe;
 
+	/* the log line shows the heads as they were, before this answer
+	 * reuses the analysis areas */
+	if (txn->req_head)
+		http_log_snapshot(s, 0);
+	if (txn->res_head)
+		http_log_snapshot(s, 1);
 	if (s->srv.fd >= 0) {
 		if (s->kept_srv)
 			http_release_kept(s);
@@ -452,6 +462,7 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 	struct dstr *d;
 	int status;
 
+	http_log_snapshot(s, 0);
 	/* The request body, when the whole of it already follows the head in
 	 * the request buffer (the head is not consumed yet: it starts at
 	 * b->head and is m->head_len long). A body still on its way, or a
@@ -531,11 +542,14 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 			px->be_counters.denied_req++;
 		s->li->counters.denied_req++;
 		txn->flags |= TX_F_DENIED;
+		stk_http_err(s);
 		http_reply(s, o->status ? o->status : 403, o->reply, NULL, 'P', 'R');
 		return 1;
 	case HTTP_ACT_TARPIT:
+		http_log_snapshot(s, 0);
 		s->fe->fe_counters.denied_req++;
 		txn->flags |= TX_F_TARPIT | TX_F_DENIED;
+		stk_http_err(s);
 		txn->tarpit_status = o->status ? o->status : 500;
 		txn->tarpit_reply = o->reply;
 		txn->t_tarpit = now() + (s->fe->timeout.tarpit ? s->fe->timeout.tarpit
@@ -681,6 +695,7 @@ static int http_connect(struct stream *s)
 	struct http_txn *txn = s->txn;
 	const enum http_reuse reuse = http_px_of(s->be)->reuse;
 	struct server *srv;
+	struct ssl_st *ssl = NULL;
 	int fd;
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
@@ -704,11 +719,11 @@ static int http_connect(struct stream *s)
 	http_release_kept(s);
 	fd = -1;
 	if (reuse == HTTP_REUSE_ALWAYS || (reuse != HTTP_REUSE_NEVER && s->nreq > 1))
-		fd = srv_idle_get(srv, 0);
+		fd = srv_idle_get(srv, 0, &ssl);
 	else if (reuse == HTTP_REUSE_AGGRESSIVE)
-		fd = srv_idle_get(srv, 1);
+		fd = srv_idle_get(srv, 1, &ssl);
 	if (fd >= 0) {
-		stream_attach_srv(s, fd);
+		stream_attach_srv(s, fd, ssl);
 		txn->flags |= TX_F_REUSED;
 		s->kept_reused = 1;
 		s->be->be_counters.reuse++;
@@ -770,6 +785,46 @@ static int http_chunked_step(struct channel *ch, struct h1_chunk *ck)
 	return r;
 }
 
+/* Whether the whole body of the request (whose head was taken out of the
+ * buffer) is buffered, a Content-Length or a chunked one; <*len> gets its
+ * length. */
+static int http_req_body_buffered(struct stream *s, size_t *len)
+{
+	const struct h1_msg *m = &s->txn->req;
+	const struct buf *b = s->req.buf;
+	struct h1_chunk ck = { 0 };
+	const char *err;
+
+	*len = 0;
+	if (m->flags & H1_F_CHUNKED)
+		return b->data && h1_chunk_scan(&ck, b->area + b->head, b->data, len, &err) == 1;
+	if (m->flags & H1_F_CLEN) {
+		*len = m->clen;
+		return m->clen <= b->data;
+	}
+	return 0;
+}
+
+/* option http-buffer-request: whether the rules may run on the request
+ * whose head of <hlen> bytes is buffered: its whole body is there, or the
+ * buffer is full, or the client stopped sending. A client that expects
+ * "100 Continue" before it sends a body is not waited for. */
+static int http_req_body_waited(struct stream *s, int hlen)
+{
+	const struct h1_msg *m = &s->txn->req;
+	const struct buf *b = s->req.buf;
+	struct h1_chunk ck = { 0 };
+	const char *err;
+	size_t used;
+
+	if ((m->flags & (H1_F_NO_BODY | H1_F_EXPECT_100)) || (s->req.flags & CH_F_SHUTR) ||
+	    b->data + global.maxrewrite >= buf_size())
+		return 1;
+	if (m->flags & H1_F_CHUNKED)
+		return h1_chunk_scan(&ck, b->area + hlen, b->data - (size_t)hlen, &used, &err) != 0;
+	return !(m->flags & H1_F_CLEN) || b->data - (size_t)hlen >= m->clen;
+}
+
 static void http_req_error(struct stream *s, int status, char t0)
 {
 	/* 414 and 431 have no page of their own in HAProxy: a too large
@@ -778,6 +833,7 @@ static void http_req_error(struct stream *s, int status, char t0)
 		status = 400;
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
+	stk_http_err(s);
 	if (t0 == 'P')
 		errors_capture(s, 1);   /* "show errors" */
 	http_reply(s, status, NULL, NULL, t0, 'R');
@@ -800,7 +856,9 @@ static int http_process_req_head(struct stream *s, int hlen)
 	int ret;
 
 	txn->t_head = now();
-	s->nreq++;
+	if (s->nreq++)
+		s->uniq_id = stream_next_id();
+	stk_http_req(s);
 	txn->meth = m->meth_id;
 	txn->req_ver11 = !!(mf & H1_F_VER_11);
 	s->fe->fe_counters.http_req++;
@@ -816,6 +874,7 @@ static int http_process_req_head(struct stream *s, int hlen)
 	}
 	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	txn->req_head = &h;
+	txn->req_hlen = (uint32_t)hlen;
 	http_capture_head(s, &h, 0);
 	ret = http_process_req_rules(s, &h, hlen);
 	txn->req_head = NULL;
@@ -834,6 +893,7 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	enum http_conn_mode mode = http_mode(s);
 	struct http_head *h = hp;
 	long nl = hlen;
+	int answered;
 
 	if (http_px_of(s->fe)->conn_mode == HTTP_CLO || http_conn_close_wanted(mf) ||
 	    (mf & H1_F_CLEN_DROPPED) ||
@@ -856,17 +916,22 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
 		return http_reply(s, 200, NULL, NULL, 'L', 'R');
 	}
-	if (http_req_rules(s, s->fe, h) ||
-	    (http_switch_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
-	     s->be != s->fe && http_req_rules(s, s->be, h))) {
+	answered = http_req_rules(s, s->fe, h) ||
+		   (http_switch_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
+		    s->be != s->fe && http_req_rules(s, s->be, h));
+	if (!answered)
+		http_log_snapshot(s, 0);   /* an answer made here took it already */
+	if (answered) {
 		/* answered here (or tarpitted): the head is consumed, and a
 		 * Content-Length body already received with it too, so that the
 		 * connection can carry the next request */
+		size_t body;
+
 		b->head += (uint32_t)hlen;
 		b->data -= (uint32_t)hlen;
-		if ((mf & H1_F_CLEN) && !(mf & H1_F_CHUNKED) && m->clen <= b->data) {
-			b->head += (uint32_t)m->clen;
-			b->data -= (uint32_t)m->clen;
+		if (http_req_body_buffered(s, &body)) {
+			b->head += (uint32_t)body;
+			b->data -= (uint32_t)body;
 		} else if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen)) {
 			txn->req_st = HTTP_MSG_BODY;
 		}
@@ -876,15 +941,9 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		}
 		return 0;
 	}
-	if (fh->uniqid_fmt) {
-		struct lf_ctx c;
-		char id[HTTP_LINE_MAX];
-		size_t l;
-
-		http_fill_lf_ctx(s, &c);
-		l = lf_render(fh->uniqid_fmt, &c, id, sizeof(id));
-		txn->uniq_id = http_line_dup(id, l, HTTP_LINE_MAX - 1);
-		if (fh->uniqid_hdr && http_head_add(h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), id, l))
+	if (http_unique_id(s) && fh->uniqid_hdr) {
+		if (http_head_add(h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), txn->uniq_id,
+				  strlen(txn->uniq_id)))
 			goto rewrite_failed;
 	}
 	if (http_add_fwd_headers(s, h) == -1 || http_req_server_prep(s, h) == -1 ||
@@ -943,7 +1002,11 @@ static int http_wait_req(struct stream *s)
 		b->head = 0;
 	}
 	txn->req.hdrs = ha.hdrs;
-	n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->req);
+	/* a head already parsed (waiting for its body) is not parsed again */
+	n = txn->req.head_len ? (int)txn->req.head_len :
+	    h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->req);
+	if (n > 0 && (s->fe->options & PR_O_HTTP_BUFREQ) && !http_req_body_waited(s, n))
+		return 0;   /* timeout http-request runs meanwhile */
 	if (n > 0)
 		return http_process_req_head(s, n);
 	if (n < 0) {
@@ -1043,10 +1106,12 @@ static int http_process_res_head(struct stream *s, int hlen)
 	http_head_init(&h, b->area + b->head, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	http_capture_head(s, &h, 1);
 	txn->res_head = &h;
+	stk_stick_store(s, 1);
 	if (http_res_rules(s, &h)) {
 		txn->res_head = NULL;
 		return 0;
 	}
+	http_log_snapshot(s, 1);
 	txn->res_head = NULL;
 	if ((txn->flags & TX_F_CONNECT) && status >= 200 && status < 300) {
 		http_count_status(s, status, 1);
@@ -1352,9 +1417,9 @@ again:
 			return -1;
 		}
 		if (chan_shutw_due(&s->req) && s->srv.fd >= 0)
-			chan_shutw(&s->req, s->srv.fd);
+			chan_shutw(&s->req, &s->srv);
 		if (chan_shutw_due(&s->res))
-			chan_shutw(&s->res, s->cli.fd);
+			chan_shutw(&s->res, &s->cli);
 		stream_update(s);
 		return 0;
 	}

@@ -1260,6 +1260,8 @@ int http_reply_to_head(const struct http_reply *r, const struct lf_ctx *lf,
 		len = strlen(v);
 		if (hd->lf && !(v = head_render(h, hd->lf, lf, &len)))
 			return -1;
+		if (hd->lf && !len)
+			continue;   /* as HAProxy: a format that renders nothing adds no field */
 		if (head_add(h, hd->name, strlen(hd->name), v, len) == -1)
 			return -1;
 	}

@@ -133,6 +133,7 @@ int http_retry_try(struct stream *s, unsigned cond)
 	struct http_txn *txn = s->txn;
 	struct proxy *be = s->be;
 	struct server *srv = s->target;
+	struct ssl_st *ssl = NULL;
 	int fd;
 
 	if (!(be->retry_on & cond) || !txn || !txn->retry_buf || txn->res_bytes ||
@@ -166,8 +167,8 @@ int http_retry_try(struct stream *s, unsigned cond)
 	/* an idle connection to the server chosen goes first, as a request
 	 * after the first one of a client would take it (http-reuse) */
 	if (s->target && http_px_of(be)->reuse != HTTP_REUSE_NEVER &&
-	    (fd = srv_idle_get(s->target, 0)) >= 0) {
-		stream_attach_srv(s, fd);
+	    (fd = srv_idle_get(s->target, 0, &ssl)) >= 0) {
+		stream_attach_srv(s, fd, ssl);
 		txn->flags |= TX_F_REUSED;
 		be->be_counters.reuse++;
 		s->target->counters.reuse++;

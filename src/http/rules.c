@@ -1360,16 +1360,57 @@ static int rules_check_captures(struct proxy *px)
 	return errors;
 }
 
+/* Whether <a> and <b> do the same thing: deny or tarpit with the same
+ * status and the default page, or allow (the actions rule merging takes). */
+static int rules_same_plain_action(const void *pa, const void *pb)
+{
+	const struct http_rule *a = pa, *b = pb;
+
+	if (!a->act || a->act != b->act)
+		return 0;
+	if (a->act->exec == exec_allow)
+		return 1;
+	return a->act->exec == exec_deny && a->status == b->status && !a->reply && !b->reply;
+}
+
+static void rules_drop(void *r)
+{
+	rule_free(r);
+}
+
+/* Merges each run of rules of <rs> that do the same plain action under
+ * conditions acl_cond_merge() can join (acl.h): one rule with the joined
+ * condition stands for the run (same result, one lookup). */
+static int rules_merge(struct http_rules *rs)
+{
+	void *last, *failed;
+	char *err = NULL;
+
+	if (acl_merge_rules(rs->head, offsetof(struct http_rule, next),
+			    offsetof(struct http_rule, cond), rules_same_plain_action, rules_drop,
+			    &last, &failed, &err) == -1) {
+		const struct http_rule *r = failed;
+
+		log_alert("%s:%d: merging rules: %s", r->conf_file, r->conf_line, err);
+		free(err);
+		return -1;
+	}
+	rs->tail = last;
+	return 0;
+}
+
 static int rules_postparse(void)
 {
 	int errors = rules_check_inherit();
 
 	for (struct proxy *px = global.proxies; px; px = px->next) {
-		const struct px_rules *pr = px_rules_of(px);
+		struct px_rules *pr = px_rules_of(px);
 
 		if (!pr)
 			continue;
 		errors += rules_check_captures(px);
+		for (int set = 0; set < HTTP_RS_COUNT; set++)
+			errors += -rules_merge(&pr->sets[set]);
 		if (px->mode == PR_MODE_HTTP)
 			continue;
 		for (int set = 0; set < HTTP_RS_COUNT; set++)

@@ -357,6 +357,7 @@ static struct cfg_kw http_px_kws[] = {
 	HTTP_OPTION("log-separate-errors", PR_O_LOG_SEP_ERR, CFG_SEC_FE),
 	HTTP_OPTION("http-pretend-keepalive", PR_O_PRETEND_KA, CFG_SEC_BE),
 	HTTP_OPTION("http-ignore-probes", PR_O_IGNORE_PROBES, CFG_SEC_FE),
+	HTTP_OPTION("http-buffer-request", PR_O_HTTP_BUFREQ, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-request", http_request, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-keep-alive", http_keep_alive, CFG_SEC_FE),
 	HTTP_TIMEOUT("tarpit", tarpit, CFG_SEC_PROXIES),

@@ -15,6 +15,8 @@
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/ssl.h>
+#include <sluice/stktable.h>
 #include <sluice/stream.h>
 
 #include "ana_int.h"
@@ -48,6 +50,47 @@ char *http_line_dup(const char *p, size_t len, size_t max)
 	return d;
 }
 
+/* A table of <n> NULL string pointers, from the line pool when it fits
+ * (no malloc per request in the usual case); http_line_table_free(). */
+static char **http_line_table(int n)
+{
+	size_t sz = (size_t)n * sizeof(char *);
+	char **tab = sz <= HTTP_LINE_MAX ? (char **)(void *)http_line_dup("", 0, 0) : malloc(sz);
+
+	if (tab)
+		memset(tab, 0, sz);
+	return tab;
+}
+
+static void http_line_table_free(char **tab, int n)
+{
+	if (!tab)
+		return;
+	for (int i = 0; i < n; i++)
+		http_line_free(tab[i]);
+	if ((size_t)n * sizeof(char *) <= HTTP_LINE_MAX)
+		http_line_free((char *)tab);
+	else
+		free(tab);
+}
+
+static char *snap_dup(const char *p, size_t len)
+{
+	return http_line_dup(p, len, HTTP_LINE_MAX - 1);
+}
+
+void http_log_snapshot(struct stream *s, int res)
+{
+	const struct lf_expr *lf = s->fe->logformat;
+	struct http_txn *txn = s->txn;
+
+	if (!lf || !lf->nslots || (!s->fe->loggers.head && !s->fe->loggers.use_global))
+		return;
+	if (!txn->lf_snap && !(txn->lf_snap = http_line_table(lf->nslots)))
+		return;
+	lf_snapshot(lf, s, res, txn->lf_snap, snap_dup, http_line_free);
+}
+
 void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t len)
 {
 	const struct http_px *h = http_px_of(s->fe);
@@ -56,16 +99,8 @@ void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t 
 
 	if (idx >= n || n <= 0)
 		return;
-	if (!*tab) {
-		/* n slots, from the line pool when they fit (no malloc per
-		 * request in the usual case) */
-		size_t sz = (size_t)n * sizeof(char *);
-
-		*tab = sz <= HTTP_LINE_MAX ? (char **)(void *)http_line_dup("", 0, 0) : malloc(sz);
-		if (!*tab)
-			return;
-		memset(*tab, 0, sz);
-	}
+	if (!*tab && !(*tab = http_line_table(n)))
+		return;
 	if (idx < 0)
 		return;   /* only the table was wanted */
 	if ((*tab)[idx]) {
@@ -141,6 +176,13 @@ static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned ne
 	c->accept_date = ts_at(s, s->t_idle);
 	c->req_date = ts_at(s, t_req);
 	c->fe_name = c->fe_name_transport = s->fe->name;
+#ifdef USE_OPENSSL
+	if (s->cli.ssl) {
+		c->fe_name_transport = ssl_bind_ft(s->li->bc);
+		c->ssl_ciphers = ssl_sock_cipher(&s->cli);
+		c->ssl_version = ssl_sock_version(&s->cli);
+	}
+#endif
 	/* answered by the frontend's own rules: no backend yet */
 	c->be_name = (txn->flags & TX_F_BE_SET) ? s->be->name : s->fe->name;
 	c->srv_name = s->target ? s->target->name : "<NOSRV>";
@@ -183,6 +225,22 @@ static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned ne
 	c->strm = s;
 }
 
+const char *http_unique_id(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	const struct http_px *fh = http_px_of(s->fe);
+	struct lf_ctx c;
+	char id[HTTP_LINE_MAX];
+	size_t l;
+
+	if (!txn || txn->uniq_id || !fh->uniqid_fmt)
+		return txn ? txn->uniq_id : NULL;
+	http_fill_lf_ctx(s, &c);
+	l = lf_render(fh->uniqid_fmt, &c, id, sizeof(id));
+	txn->uniq_id = http_line_dup(id, l, HTTP_LINE_MAX - 1);
+	return txn->uniq_id;
+}
+
 void http_log(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
@@ -202,6 +260,9 @@ void http_log(struct stream *s)
 	if (!err && (fe->options & PR_O_DONTLOG_NORMAL))
 		return;
 	http_fill_lf_ctx_for(s, &c, fe->logformat->needs);
+	c.log = 1;
+	c.use_snap = 1;
+	c.snap = txn->lf_snap;
 	n = lf_render(fe->logformat, &c, line, sizeof(line));
 	log_send(&fe->loggers, err && (fe->options & PR_O_LOG_SEP_ERR) ? LOG_L_ERR : LOG_L_INFO,
 		 line, n);
@@ -239,6 +300,9 @@ void http_count_status(struct stream *s, int status, int to_server)
 {
 	int k = status >= 100 && status < 600 ? status / 100 - 1 : 5;
 
+	if (to_server)
+		stk_http_status(s, status);
+
 	s->fe->fe_counters.http_rsp[k]++;
 	if (to_server) {
 		s->be->be_counters.http_rsp[k]++;
@@ -265,23 +329,12 @@ void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out)
 
 
 /* Frees capture table <tab> of <n> slots (NULL accepted) and its values. */
-static void http_cap_table_free(char **tab, int n)
-{
-	if (!tab)
-		return;
-	for (int i = 0; i < n; i++)
-		http_line_free(tab[i]);
-	if ((size_t)n * sizeof(char *) <= HTTP_LINE_MAX)
-		http_line_free((char *)tab);
-	else
-		free(tab);
-}
-
 void http_captures_free(struct stream *s, struct http_txn *txn)
 {
 	const struct http_px *h = http_px_of(s->fe);
 
-	http_cap_table_free(txn->req_cap, h->n_req_cap);
-	http_cap_table_free(txn->res_cap, h->n_res_cap);
-	txn->req_cap = txn->res_cap = NULL;
+	http_line_table_free(txn->req_cap, h->n_req_cap);
+	http_line_table_free(txn->res_cap, h->n_res_cap);
+	http_line_table_free(txn->lf_snap, s->fe->logformat ? s->fe->logformat->nslots : 0);
+	txn->req_cap = txn->res_cap = txn->lf_snap = NULL;
 }

@@ -7,8 +7,10 @@
 #include <sluice/buf.h>
 #include <sluice/channel.h>
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/pipe.h>
+#include <sluice/ssl.h>
 
 int chan_pending(const struct channel *ch)
 {
@@ -73,14 +75,16 @@ static ssize_t chan_recv_splice(struct channel *ch, int fd)
 	return n;
 }
 
-/* Reads from <fd> into the channel. Returns bytes read (> 0), 0 at end of
- * input, -EAGAIN when nothing is available, or -errno on error. */
-static ssize_t chan_recv(struct channel *ch, int fd)
+/* Reads from <src> into the channel (through its TLS session if any: one
+ * branch, the plain path stays a direct recv()). Returns bytes read (> 0),
+ * 0 at end of input, -EAGAIN when nothing is available, or -errno. */
+static ssize_t chan_recv(struct channel *ch, struct conn *src)
 {
 	ssize_t n;
+	size_t room;
 
 	if ((ch->flags & CH_F_SPLICE) && !(ch->flags & CH_F_NOSPLICE) && !ch->buf) {
-		n = chan_recv_splice(ch, fd);
+		n = chan_recv_splice(ch, src->fd);
 		if (n != -ENOTSUP)
 			return n;
 		if (ch->pipe) /* data left in the pipe: send it first */
@@ -95,8 +99,13 @@ static ssize_t chan_recv(struct channel *ch, int fd)
 		ch->buf->head = 0;
 	if (buf_room(ch->buf, buf_size()) <= ch->reserve)
 		return -EAGAIN;
-	n = recv(fd, ch->buf->area + ch->buf->head + ch->buf->data,
-		 buf_room(ch->buf, buf_size()) - ch->reserve, 0);
+	room = buf_room(ch->buf, buf_size()) - ch->reserve;
+#ifdef USE_OPENSSL
+	if (unlikely(src->ssl))
+		n = ssl_sock_recv(src, ch->buf->area + ch->buf->head + ch->buf->data, room);
+	else
+#endif
+		n = recv(src->fd, ch->buf->area + ch->buf->head + ch->buf->data, room, 0);
 	if (n > 0) {
 		ch->buf->data += (uint32_t)n;
 		/* splice-auto: a read that fills the buffer announces a large
@@ -105,7 +114,8 @@ static ssize_t chan_recv(struct channel *ch, int fd)
 			ch->flags |= CH_F_SPLICE;
 		return n;
 	}
-	n = n == 0 ? 0 : -errno;
+	if (n < 0 && !src->ssl)
+		n = -errno;
 	if (!ch->buf->data) {
 		buf_put(ch->buf);
 		ch->buf = NULL;
@@ -113,10 +123,12 @@ static ssize_t chan_recv(struct channel *ch, int fd)
 	return n;
 }
 
-/* Sends what the channel may send to <fd>. Returns bytes sent (>= 0) or
+/* Sends what the channel may send to <dst>. Returns bytes sent (>= 0) or
  * -errno (-EAGAIN when the destination is full). */
-static ssize_t chan_send(struct channel *ch, int fd)
+static ssize_t chan_send(struct channel *ch, struct conn *dst)
 {
+	int fd = dst->fd;
+
 	ssize_t n, total = 0;
 
 	if (ch->pipe && ch->pipe->data) {
@@ -139,9 +151,14 @@ static ssize_t chan_send(struct channel *ch, int fd)
 
 		if (ch->to_forward < len)
 			len = (size_t)ch->to_forward;
-		n = send(fd, ch->buf->area + ch->buf->head, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+#ifdef USE_OPENSSL
+		if (unlikely(dst->ssl))
+			n = ssl_sock_send(dst, ch->buf->area + ch->buf->head, len);
+		else
+#endif
+			n = send(fd, ch->buf->area + ch->buf->head, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0)
-			return total ? total : -errno;
+			return total ? total : dst->ssl ? n : -errno;
 		ch->buf->head += (uint32_t)n;
 		ch->buf->data -= (uint32_t)n;
 		if (ch->to_forward != CHN_INFINITE)
@@ -162,9 +179,13 @@ int chan_shutw_due(const struct channel *ch)
 	       !(ch->pipe && ch->pipe->data) && !(ch->buf && ch->buf->data);
 }
 
-void chan_shutw(struct channel *ch, int dst_fd)
+void chan_shutw(struct channel *ch, struct conn *dst)
 {
-	shutdown(dst_fd, SHUT_WR);
+#ifdef USE_OPENSSL
+	if (dst->ssl)
+		ssl_sock_shutw(dst);
+#endif
+	shutdown(dst->fd, SHUT_WR);
 	ch->flags |= CH_F_SHUTW;
 }
 
@@ -174,16 +195,16 @@ void chan_shutw(struct channel *ch, int dst_fd)
  * triggered epoll brings us back for what is left. */
 #define CHN_READ_BUDGET (256 * 1024)
 
-enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd, int *src_ready,
-                           uint64_t *rcvd, uint64_t *sent)
+enum chan_res chan_forward(struct channel *ch, struct conn *src, struct conn *dst,
+                           int *src_ready, uint64_t *rcvd, uint64_t *sent)
 {
 	uint64_t budget = CHN_READ_BUDGET;
 
 	for (;;) {
 		ssize_t n;
 
-		if (dst_fd >= 0 && chan_pending(ch)) {
-			n = chan_send(ch, dst_fd);
+		if (dst && dst->fd >= 0 && chan_pending(ch)) {
+			n = chan_send(ch, dst);
 			if (n > 0) {
 				*sent += (uint64_t)n;
 				global.bytes_out += (uint64_t)n;
@@ -195,15 +216,17 @@ enum chan_res chan_forward(struct channel *ch, int src_fd, int dst_fd, int *src_
 		}
 		if ((ch->flags & CH_F_SHUTR) || !*src_ready || !chan_has_room(ch) || !budget)
 			break;
-		n = chan_recv(ch, src_fd);
+		n = chan_recv(ch, src);
 		if (n > 0) {
 			*rcvd += (uint64_t)n;
 			ch->total += (uint64_t)n;
 			budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
 			/* A short read drained the socket: epoll reports when more
-			 * arrives, an extra recv() now would only say EAGAIN. */
-			if (ch->buf ? ch->buf->head + ch->buf->data < buf_size()
-				    : ch->pipe && ch->pipe->data < pipe_capacity())
+			 * arrives, an extra recv() now would only say EAGAIN. TLS:
+			 * bytes decrypted inside OpenSSL are not seen by epoll. */
+			if ((ch->buf ? ch->buf->head + ch->buf->data < buf_size()
+				     : ch->pipe && ch->pipe->data < pipe_capacity()) &&
+			    !(src->ssl && ssl_sock_pending(src)))
 				*src_ready = 0;
 			continue;
 		}

@@ -6,6 +6,7 @@
 
 #include <sluice/conn.h>
 #include <sluice/global.h>
+#include <sluice/ssl.h>
 
 void conn_want(struct conn *c, int events)
 {
@@ -37,6 +38,10 @@ void conn_close(struct conn *c)
 	if (c->fd < 0)
 		return;
 	conn_want(c, 0);
+#ifdef USE_OPENSSL
+	if (c->ssl)
+		ssl_sock_free(c);
+#endif
 	close(c->fd);
 	c->fd = -1;
 	c->flags = 0;

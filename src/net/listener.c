@@ -18,6 +18,7 @@
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/proxy.h>
+#include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
 
@@ -179,6 +180,7 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 	free(addrs);
 	if (!first) {
 		/* Nothing references the bind_conf: free it here. */
+		ssl_bind_free(bc);
 		free(bc->conf_file);
 		free(bc->name);
 		free(bc);

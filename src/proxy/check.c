@@ -18,6 +18,7 @@
 #include <sluice/log.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/ssl.h>
 #include <sluice/stream.h>
 #include <sluice/tcpcheck.h>
 
@@ -341,6 +342,19 @@ static void check_log_and_go(struct check *c, int go, int was_down, int changed)
 /* Ends the running check with <res>, updates the state, schedules the next.
  * As in HAProxy, the check's own log line (log-health-checks) comes before
  * the transition it causes, and shows the state after it. */
+/* Closes the running check's connection (and its TLS session). */
+static void check_close_conn(struct check *c)
+{
+	ev_io_stop(global.loop, &c->io);
+#ifdef USE_OPENSSL
+	ssl_sock_free_ssl(c->ssl);
+#endif
+	c->ssl = NULL;
+	c->ssl_hs = 0;
+	close(c->fd);
+	c->fd = -1;
+}
+
 static void check_finish(struct check *c, enum chk_result res, const char *info)
 {
 	enum check_go go = GO_NONE;
@@ -349,11 +363,8 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 	int prev_health = c->health, prev_code = c->code;
 	int was_down = !!(srv->flags & SRV_F_DOWN);
 
-	if (c->fd >= 0) {
-		ev_io_stop(global.loop, &c->io);
-		close(c->fd);
-		c->fd = -1;
-	}
+	if (c->fd >= 0)
+		check_close_conn(c);
 	tcpchk_reset(c);
 	c->connected = 0;
 	c->result = res;
@@ -443,6 +454,38 @@ static double check_read_timeout(const struct check *c)
 
 static void check_connect(struct check *c, const struct sockaddr_storage *ss, socklen_t len);
 
+/* TLS checks: starts or advances the handshake on the connected socket.
+ * Returns 0 once it is done, 1 while it waits (watcher set), -1 when the
+ * check ended. */
+static int check_ssl_step(struct check *c)
+{
+#ifdef USE_OPENSSL
+	const char *reason = "";
+	int ev = 0, r;
+
+	if (!c->ssl && !(c->ssl = ssl_check_new(c->srv, c->fd))) {
+		check_finish(c, CHK_R_SOCKERR, "out of memory");
+		return -1;
+	}
+	r = ssl_check_handshake(c->ssl, &ev, &reason);
+	if (r == 0) {
+		c->ssl_hs = 0;
+		return 0;
+	}
+	if (r < 0) {
+		check_finish(c, CHK_R_L6RSP, reason);
+		return -1;
+	}
+	ev_io_stop(global.loop, &c->io);
+	ev_io_set(&c->io, c->fd, ev);
+	ev_io_start(global.loop, &c->io);
+	return 1;
+#else
+	c->ssl_hs = 0;
+	return 0;
+#endif
+}
+
 /* The connection is up: pass, or play the tcp-check rules over it. */
 static void check_connected(struct check *c)
 {
@@ -450,8 +493,10 @@ static void check_connected(struct check *c)
 	enum chk_result res;
 
 	c->connected = 1;
+	if (unlikely(c->ssl_hs) && check_ssl_step(c) != 0)
+		return;
 	if (!tcpchk_enabled(c->srv->px)) {
-		check_finish(c, CHK_R_OK, NULL);
+		check_finish(c, c->ssl ? CHK_R_L6OK : CHK_R_OK, NULL);
 		return;
 	}
 	if (!c->step_no)   /* first connection of this run: the read phase starts */
@@ -472,9 +517,7 @@ static void check_connected(struct check *c)
 		struct sockaddr_storage ss;
 		socklen_t len;
 
-		ev_io_stop(global.loop, &c->io);
-		close(c->fd);
-		c->fd = -1;
+		check_close_conn(c);
 		c->connected = 0;
 		tcpchk_target(c, c->conn_rule, &ss, &len);
 		check_connect(c, &ss, len);
@@ -494,6 +537,9 @@ static void check_connect(struct check *c, const struct sockaddr_storage *ss, so
 		return;
 	}
 	c->fd = fd;
+#ifdef USE_OPENSSL
+	c->ssl_hs = ssl_check_enabled(c->srv, !c->port && !c->has_addr);
+#endif
 	if (connect(fd, (const struct sockaddr *)ss, len) == 0) {
 		check_connected(c);
 		return;
@@ -542,7 +588,8 @@ static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct check *c = container_of(w, struct check, timer);
 
 	if (c->fd >= 0)
-		check_finish(c, c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT, "");
+		check_finish(c, c->ssl_hs && c->connected ? CHK_R_L6TOUT :
+			     c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT, "");
 	else
 		check_run(c);
 }
@@ -563,11 +610,8 @@ void check_stop_server(struct server *srv)
 	if (!(srv->flags & SRV_F_CHECKED) || !global.loop)
 		return;
 	ev_timer_stop(global.loop, &c->timer);
-	if (c->fd >= 0) {
-		ev_io_stop(global.loop, &c->io);
-		close(c->fd);
-		c->fd = -1;
-	}
+	if (c->fd >= 0)
+		check_close_conn(c);
 	tcpchk_reset(c);
 }
 

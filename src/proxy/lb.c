@@ -29,7 +29,10 @@ static uint32_t lb_avalanche(uint32_t a)
 	a = (a + 0xd3a2646c) ^ (a << 9);
 	a = (a + 0xfd7046c5) + (a << 3);
 	a = (a ^ 0xb55a4f09) ^ (a >> 16);
-	return a;
+	/* HAProxy then multiplies by 0xC0000001 (it moves only the two top
+	 * bits); doing the same keeps hash converters (sdbm(1), base32...) and
+	 * hash-based server choices equal to its own. */
+	return a * 3221225473u;
 }
 
 static uint32_t lb_crc32(const unsigned char *p, size_t len)

@@ -12,6 +12,7 @@
 #include <sluice/http_retry.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/tcpcheck.h>
 #include <sluice/units.h>
@@ -503,6 +504,7 @@ static void proxy_free(struct proxy *px)
 		lnext = li->next;
 		/* bind_confs are shared by listeners of one line: free on the last. */
 		if (!lnext || lnext->bc != li->bc) {
+			ssl_bind_free(li->bc);
 			free(li->bc->conf_file);
 			free(li->bc->name);
 			free(li->bc);
@@ -518,6 +520,7 @@ static void proxy_free(struct proxy *px)
 		free(srv->addr_str);
 		free(srv->conf_file);
 		free(srv->track_name);
+		ssl_srv_free(srv);
 		free(srv);
 	}
 	for (struct proxy_ext *e = proxy_exts; e; e = e->next)
@@ -527,6 +530,8 @@ static void proxy_free(struct proxy *px)
 	log_list_free(&px->loggers);
 	lb_free(px);
 	tcpchk_free(px);
+	if (px->defsrv)
+		ssl_srv_free(px->defsrv);
 	free(px->defsrv);
 	free(px->name);
 	free(px->conf_file);

@@ -10,6 +10,7 @@
 #include <sluice/global.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/ssl.h>
 #include <sluice/srv_idle.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -240,6 +241,7 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 		free(srv->name);
 		free(srv->addr_str);
 		free(srv->track_name);
+		ssl_srv_free(srv);
 		free(srv);
 		return NULL;
 	}

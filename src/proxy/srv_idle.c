@@ -10,6 +10,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
+#include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
 
@@ -19,8 +20,9 @@ struct srv_idle {
 	ev_io            io;            /* pool-owned: watches the idle socket */
 	ev_tstamp        since;
 	int              reused;
+	struct ssl_st   *ssl;           /* its TLS session, NULL: plain */
 	void            *owner;         /* parked: the stream keeping it, else NULL */
-	int            (*steal)(void *owner);
+	int            (*steal)(void *owner, struct ssl_st **ssl);
 };
 
 static struct {
@@ -69,6 +71,7 @@ static struct srv_idle *srv_idle_link(struct server *srv)
 	c->since = ev_now(global.loop);
 	c->owner = NULL;
 	c->steal = NULL;
+	c->ssl = NULL;
 	c->prev = NULL;
 	c->next = srv->idle;
 	if (srv->idle)
@@ -80,12 +83,21 @@ static struct srv_idle *srv_idle_link(struct server *srv)
 	return c;
 }
 
+void srv_idle_close(int fd, struct ssl_st *ssl)
+{
+#ifdef USE_OPENSSL
+	ssl_sock_free_ssl(ssl);
+#endif
+	close(fd);
+}
+
 static void srv_idle_drop(struct srv_idle *c)
 {
 	int fd = c->io.fd;
+	struct ssl_st *ssl = c->ssl;
 
 	srv_idle_unlink(c);
-	close(fd);
+	srv_idle_close(fd, ssl);
 }
 
 /* An idle socket became readable: the server closed it or talks out of
@@ -103,22 +115,24 @@ static void srv_idle_purge_cb(struct ev_loop *loop, ev_timer *w, int revents)
 				srv_idle_purge(srv, srv->pool_purge_delay);
 }
 
-void srv_idle_put(struct server *srv, int fd, int reused)
+void srv_idle_put(struct server *srv, int fd, struct ssl_st *ssl, int reused)
 {
 	struct srv_idle *c = srv_idle_link(srv);
 
 	if (!c) {
-		close(fd);
+		srv_idle_close(fd, ssl);
 		return;
 	}
 	c->reused = reused;
+	c->ssl = ssl;
 	/* the stream that used this socket stopped watching it just now */
 	conn_io_take_over(&c->io, srv_idle_io_cb, fd);
 	ev_io_modify(&c->io, EV_READ);
 	ev_io_start(global.loop, &c->io);
 }
 
-struct srv_idle *srv_idle_park(struct server *srv, void *owner, int (*steal)(void *owner))
+struct srv_idle *srv_idle_park(struct server *srv, void *owner,
+                               int (*steal)(void *owner, struct ssl_st **ssl))
 {
 	struct srv_idle *c = srv_idle_link(srv);
 
@@ -136,7 +150,7 @@ void srv_idle_unpark(struct srv_idle *c)
 		srv_idle_unlink(c);
 }
 
-int srv_idle_get(struct server *srv, int want_reused)
+int srv_idle_get(struct server *srv, int want_reused, struct ssl_st **ssl)
 {
 	for (struct srv_idle *c = srv->idle; c; c = c->next) {
 		int fd;
@@ -147,12 +161,13 @@ int srv_idle_get(struct server *srv, int want_reused)
 			/* parked in a stream: it gives the socket up (and
 			 * forgets this entry) */
 			void *owner = c->owner;
-			int (*steal)(void *) = c->steal;
+			int (*steal)(void *, struct ssl_st **) = c->steal;
 
 			srv_idle_unlink(c);
-			return steal(owner);
+			return steal(owner, ssl);
 		}
 		fd = c->io.fd;
+		*ssl = c->ssl;
 		srv_idle_unlink(c);
 		return fd;
 	}
@@ -161,7 +176,9 @@ int srv_idle_get(struct server *srv, int want_reused)
 
 void srv_idle_purge(struct server *srv, unsigned age_ms)
 {
-	ev_tstamp limit = ev_now(global.loop) - age_ms / 1000.0;
+	/* age 0 (everything) is also how the exit path calls it, possibly
+	 * before the loop exists: no clock needed then */
+	ev_tstamp limit = age_ms ? ev_now(global.loop) - age_ms / 1000.0 : 0;
 	struct srv_idle *c = srv->idle, *next;
 
 	for (; c; c = next) {

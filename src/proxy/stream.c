@@ -26,9 +26,12 @@
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/proxyproto.h>
+#include <sluice/sample.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
 #include <sluice/srv_observe.h>
+#include <sluice/ssl.h>
+#include <sluice/stktable.h>
 #include <sluice/stream.h>
 #include <sluice/vars.h>
 
@@ -48,6 +51,9 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 static int stream_read_proxy(struct stream *s);
 static void stream_fail(struct stream *s, char t0, char t1);
+static int stream_start(struct stream *s);
+static int stream_ssl_handshake(struct stream *s, struct conn *c);
+static int stream_read_proxy_exact(struct stream *s);
 
 int stream_count(void)
 {
@@ -171,7 +177,9 @@ int stream_pick_server(struct stream *s, int avoid_current)
 	/* On redispatch, try not to land on the server that just failed. */
 	if (avoid_current && prev)
 		prev->flags |= SRV_F_AVOID;
-	srv = lb_pick(s->be, &key);
+	srv = avoid_current ? NULL : stk_stick_match(s);
+	if (!srv)
+		srv = lb_pick(s->be, &key);
 	if (prev)
 		prev->flags &= ~SRV_F_AVOID;
 	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)
@@ -179,6 +187,7 @@ int stream_pick_server(struct stream *s, int avoid_current)
 	if (!srv && avoid_current && prev)
 		return 0;       /* every other server is full: retry the same one */
 	stream_set_target(s, srv);
+	stk_stick_store(s, 0);
 	return srv ? 0 : -1;
 }
 
@@ -391,18 +400,41 @@ const struct sockaddr_storage *stream_dst(struct stream *s)
 	return s->dst;
 }
 
+/* The server's TLS handshake starts (the connection stays in ST_CON until it
+ * completes). Returns 0, or -1 (a connection failure). */
+static int stream_ssl_connect(struct stream *s)
+{
+#ifdef USE_OPENSSL
+	const struct smp_expr *e = ssl_srv_sni(s->target);
+	char sni[256] = "";
+
+	if (e) {
+		struct sample smp = { 0 };
+
+		if (smp_expr_eval(e, s, &smp) && smp_cast(&smp, SMP_T_STR) &&
+		    smp.u.str.len < sizeof(sni)) {
+			memcpy(sni, smp.u.str.p, smp.u.str.len);
+			sni[smp.u.str.len] = '\0';
+		}
+	}
+	s->req.flags |= CH_F_NOSPLICE;
+	s->res.flags |= CH_F_NOSPLICE;
+	return ssl_sock_connect(&s->srv, s->target, sni);
+#else
+	return -1;
+#endif
+}
+
 /* The server connection is up. Sends the PROXY header first when the server
- * asks for one. Returns 0, or -1 when that failed (a connection failure). */
+ * asks for one, then starts TLS when it uses it. Returns 0, or -1 when that
+ * failed (a connection failure). */
 static int stream_established(struct stream *s)
 {
 	unsigned pp = s->target->flags & (SRV_F_SEND_PROXY | SRV_F_SEND_PROXY_V2);
 
-	s->state = ST_EST;
 	s->srv.flags |= CO_F_CONNECTED;
-	s->t_est = ev_now(global.loop);
 	srv_observe(s->target, SRV_OBS_L4_OK);
-	s->srv.last_act = s->t_est;
-	if (pp) {
+	if (pp && !(s->srv.flags & CO_F_SSL_HS) && !s->srv.ssl) {
 		char hdr[256];
 		size_t len = pp_build(pp == SRV_F_SEND_PROXY ? 1 : 2, &s->cli_addr, stream_dst(s),
 				      hdr, sizeof(hdr));
@@ -411,6 +443,15 @@ static int stream_established(struct stream *s)
 		if (send(s->srv.fd, hdr, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
 			return -1;
 	}
+	if (unlikely(ssl_srv_enabled(s->target)) && !s->srv.ssl) {
+		if (stream_ssl_connect(s) == -1)
+			return -1;
+	}
+	if (unlikely(s->srv.flags & CO_F_SSL_HS))
+		return 0;   /* ST_EST once the handshake is done */
+	s->state = ST_EST;
+	s->t_est = ev_now(global.loop);
+	s->srv.last_act = s->t_est;
 	return 0;
 }
 
@@ -479,6 +520,11 @@ int stream_connect(struct stream *s)
 
 /* ---- life cycle ---- */
 
+uint64_t stream_next_id(void)
+{
+	return strm.next_id++;
+}
+
 /* The end-of-connection line of a TCP stream, in the frontend's format
  * (option tcplog, or a log-format). */
 static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs);
@@ -497,9 +543,10 @@ static void stream_log(struct stream *s)
 
 	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global))
 		return;
-	if ((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0)
+	if (((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0) || s->state == ST_SSL)
 		return;
 	stream_fill_lf_ctx_for(s, &c, fe->logformat->needs);
+	c.log = 1;
 	n = lf_render(fe->logformat, &c, line, sizeof(line));
 	log_send(&fe->loggers, LOG_L_INFO, line, n);
 }
@@ -518,6 +565,13 @@ static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c_, unsigned
 	c.srv_addr = s->target ? &s->target->addr : NULL;
 	c.accept_date = c.req_date = s->accept_date;
 	c.fe_name = c.fe_name_transport = fe->name;
+#ifdef USE_OPENSSL
+	if (s->cli.ssl) {
+		c.fe_name_transport = ssl_bind_ft(s->li->bc);
+		c.ssl_ciphers = ssl_sock_cipher(&s->cli);
+		c.ssl_version = ssl_sock_version(&s->cli);
+	}
+#endif
 	c.be_name = s->be->name;
 	c.srv_name = s->target ? s->target->name : "<NOSRV>";
 	c.Tw = s->t_queue || s->target ? s->tw : -1;
@@ -619,6 +673,7 @@ void stream_close(struct stream *s, char t0, char t1)
 		http_stream_release(s);
 	else
 		stream_log(s);
+	stk_stream_end(s);
 	{
 		long tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
 		long tt = (long)((ev_now(global.loop) - s->t_accept) * 1000);
@@ -675,6 +730,20 @@ static void stream_mark_wait(struct conn *c, int waiting)
 	}
 }
 
+/* The events a TLS side needs on top of (or, handshaking, instead of) what
+ * the channels ask: a read may wait for the socket to be writable and a
+ * write for it to be readable. */
+static int stream_ssl_events(const struct conn *c, int ev)
+{
+	if (c->flags & CO_F_SSL_HS)
+		return c->ssl_ev;
+	if (c->flags & CO_F_SSL_RD_WANT_W)
+		ev |= EV_WRITE;
+	if (c->flags & CO_F_SSL_WR_WANT_R)
+		ev |= EV_READ;
+	return ev;
+}
+
 void stream_update(struct stream *s)
 {
 	int cev = 0, sev = 0;
@@ -683,9 +752,12 @@ void stream_update(struct stream *s)
 		cev |= EV_READ;
 	if (chan_pending(&s->res))
 		cev |= EV_WRITE;
+	if (unlikely(s->cli.ssl))
+		cev = stream_ssl_events(&s->cli, cev);
 	conn_want(&s->cli, cev);
 	/* mode http: a client with its request sent is not waited for. */
-	stream_mark_wait(&s->cli, s->is_http ? http_cli_waiting(s, cev) : cev != 0);
+	stream_mark_wait(&s->cli, s->state == ST_SSL ||
+			 (s->is_http ? http_cli_waiting(s, cev) : cev != 0));
 	if (s->srv.fd >= 0) {
 		if (s->state == ST_CON) {
 			sev = EV_WRITE;
@@ -695,6 +767,8 @@ void stream_update(struct stream *s)
 			if (chan_pending(&s->req))
 				sev |= EV_WRITE;
 		}
+		if (unlikely(s->srv.ssl))
+			sev = stream_ssl_events(&s->srv, sev);
 		conn_want(&s->srv, sev);
 		stream_mark_wait(&s->srv, s->state == ST_EST && sev != 0 &&
 				 (!s->is_http || http_srv_waiting(s)));
@@ -702,10 +776,15 @@ void stream_update(struct stream *s)
 	stream_arm(s);
 }
 
-void stream_attach_srv(struct stream *s, int fd)
+void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl)
 {
 	s->srv.fd = fd;
+	s->srv.ssl = ssl;
 	s->srv.flags = CO_F_CONNECTED | CO_F_TCP;
+	if (ssl) {
+		s->req.flags |= CH_F_NOSPLICE;
+		s->res.flags |= CH_F_NOSPLICE;
+	}
 	s->srv.events = 0;
 	/* the socket comes from the idle pool or another stream, whose
 	 * watcher stopped in this iteration */
@@ -715,11 +794,13 @@ void stream_attach_srv(struct stream *s, int fd)
 	s->t_conn = s->t_est = s->srv.last_act = ev_now(global.loop);
 }
 
-int stream_detach_srv(struct stream *s)
+int stream_detach_srv(struct stream *s, struct ssl_st **ssl)
 {
 	int fd = s->srv.fd;
 
 	conn_want(&s->srv, 0);
+	*ssl = s->srv.ssl;
+	s->srv.ssl = NULL;
 	s->srv.fd = -1;
 	s->srv.flags = 0;
 	return fd;
@@ -729,6 +810,7 @@ int stream_detach_srv(struct stream *s)
  * every counter they belong to. */
 static void stream_count_bytes(struct stream *s, int is_req, uint64_t in)
 {
+	stk_count_bytes(s, is_req, in);
 	if (is_req) {
 		s->li->counters.bytes_in += in;
 		s->fe->fe_counters.bytes_in += in;
@@ -751,7 +833,7 @@ enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *
 	ev_tstamp now = ev_now(global.loop);
 	int ready = !!(src->flags & CO_F_RD_READY);
 
-	r = chan_forward(ch, src->fd, dst ? dst->fd : -1, &ready, &in, &out);
+	r = chan_forward(ch, src, dst, &ready, &in, &out);
 	if (!ready)
 		src->flags &= ~CO_F_RD_READY;
 	if (in || (ch->flags & CH_F_SHUTR))
@@ -799,9 +881,9 @@ static void stream_process(struct stream *s)
 			return;
 		}
 		if (chan_shutw_due(&s->req))
-			chan_shutw(&s->req, s->srv.fd);
+			chan_shutw(&s->req, &s->srv);
 		if (chan_shutw_due(&s->res))
-			chan_shutw(&s->res, s->cli.fd);
+			chan_shutw(&s->res, &s->cli);
 	}
 	stream_update(s);
 }
@@ -809,11 +891,15 @@ static void stream_process(struct stream *s)
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct stream *s = w->data;
+	struct conn *c = (w == &s->cli.io) ? &s->cli : &s->srv;
 
 	if (revents & EV_READ)
-		((w == &s->cli.io) ? &s->cli : &s->srv)->flags |= CO_F_RD_READY;
+		c->flags |= CO_F_RD_READY;
+	/* a TLS read that waited for the socket to be writable can go on */
+	if (unlikely(c->flags & CO_F_SSL_RD_WANT_W) && (revents & EV_WRITE))
+		c->flags |= CO_F_RD_READY;
 
-	if (w == &s->srv.io && s->state == ST_CON) {
+	if (w == &s->srv.io && s->state == ST_CON && !(s->srv.flags & CO_F_SSL_HS)) {
 		int err = 0;
 		socklen_t l = sizeof(err);
 
@@ -824,7 +910,69 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 			return;
 		}
 	}
+	if (unlikely(c->flags & CO_F_SSL_HS) && stream_ssl_handshake(s, c) != 0)
+		return;
+	if (unlikely(s->state == ST_PROXY) && ssl_bind_enabled(s->li->bc)) {
+		stream_read_proxy_exact(s);
+		return;
+	}
 	stream_process(s);
+}
+
+/* The client's TLS handshake failed (or timed out): HAProxy's connection
+ * log line, and a close without the usual log line. */
+static void stream_ssl_failed(struct stream *s, const char *reason)
+{
+	char line[512], src[64], date[48];
+	struct tm tm;
+	int n;
+
+	if (s->fe->loggers.head || s->fe->loggers.use_global) {
+		localtime_r(&s->accept_date.tv_sec, &tm);
+		strftime(date, sizeof(date), "%d/%b/%Y:%H:%M:%S", &tm);
+		n = snprintf(line, sizeof(line), "%s [%s.%03ld] %s/%s: SSL handshake failure (%s)",
+			     addr_to_str(&s->cli_addr, src, sizeof(src)), date,
+			     (long)(s->accept_date.tv_nsec / 1000000), s->fe->name,
+			     s->li->bc->name ? s->li->bc->name : "1", reason);
+		if (n > 0)
+			log_send(&s->fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
+	}
+	s->fe->fe_counters.failed_req++;
+	s->li->counters.failed_req++;
+	stream_close(s, 'C', 'R');
+}
+
+/* Advances the TLS handshake of side <c>. Returns 0 when it is complete and
+ * the stream goes on (the client side: the stream starts), 1 while it
+ * waits (watchers set), -1 when the stream was closed or its connection
+ * failed. */
+static int stream_ssl_handshake(struct stream *s, struct conn *c)
+{
+	const char *reason = NULL;
+	int r = ssl_sock_handshake(c, &reason);
+
+	if (r > 0) {
+		stream_update(s);
+		return 1;
+	}
+	if (c == &s->srv) {
+		if (r < 0) {
+			log_warning("backend %s: server %s: TLS handshake failed: %s", s->be->name,
+				    s->target ? s->target->name : "?", reason);
+			stream_conn_failed(s, 0);
+			return -1;
+		}
+		s->state = ST_EST;
+		s->t_est = ev_now(global.loop);
+		s->srv.last_act = s->t_est;
+		return 0;
+	}
+	if (r < 0) {
+		stream_ssl_failed(s, reason);
+		return -1;
+	}
+	s->cli.last_act = ev_now(global.loop);
+	return stream_start(s) == -1 ? -1 : 1;
 }
 
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -852,6 +1000,10 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		stream_fail(s, 's', 'Q');
 		return;
 	case 'c':
+		if (s->state == ST_SSL) {
+			stream_ssl_failed(s, "timeout");
+			return;
+		}
 		stream_fail(s, 'c', s->state == ST_EST ? 'D' : s->state == ST_PROXY ? 'R' : 'C');
 		return;
 	case 'h': case 'k': case 'P':
@@ -889,6 +1041,27 @@ static int stream_start(struct stream *s)
 
 /* ST_PROXY: looks for the PROXY header in what the client sent. Returns 0
  * (waiting, or the stream moved on), or -1 when the stream was closed. */
+/* The PROXY header is bad or missing: counted, closed. Returns -1. */
+static int stream_proxy_failed(struct stream *s)
+{
+	s->fe->fe_counters.failed_req++;
+	s->li->counters.failed_req++;
+	stream_close(s, 'P', 'R');
+	return -1;
+}
+
+/* The addresses of a PROXY header become the stream's (unless LOCAL). */
+static void stream_proxy_apply(struct stream *s, const struct sockaddr_storage *src,
+                               const struct sockaddr_storage *dst, int local)
+{
+	if (!local) {
+		s->cli_addr = *src;
+		/* stream_dst() allocates; the socket's own address is then
+		 * replaced by the one the PROXY header gives */
+		*(struct sockaddr_storage *)stream_dst(s) = *dst;
+	}
+}
+
 static int stream_read_proxy(struct stream *s)
 {
 	struct buf *b = s->req.buf;
@@ -900,26 +1073,78 @@ static int stream_read_proxy(struct stream *s)
 		n = pp_parse(b->area + b->head, b->data, &src, &dst, &local, &err);
 	if (n == 0 && !(s->req.flags & CH_F_SHUTR) && (!b || chan_has_room(&s->req)))
 		return 0;
-	if (n <= 0) {
-		/* Garbage, or the client left or filled a buffer without a header. */
-		s->fe->fe_counters.failed_req++;
-		s->li->counters.failed_req++;
-		stream_close(s, 'P', 'R');
-		return -1;
-	}
+	if (n <= 0)   /* garbage, or the client left or filled a buffer without a header */
+		return stream_proxy_failed(s);
 	b->head += (uint32_t)n;
 	b->data -= (uint32_t)n;
 	if (!b->data) {
 		buf_put(b);
 		s->req.buf = NULL;
 	}
-	if (!local) {
-		s->cli_addr = src;
-		/* stream_dst() allocates; the socket's own address is then
-		 * replaced by the one the PROXY header gives */
-		*(struct sockaddr_storage *)stream_dst(s) = dst;
-	}
+	stream_proxy_apply(s, &src, &dst, local);
 	return stream_start(s);
+}
+
+/* Starts the client's TLS handshake; the stream starts once it is done (the
+ * SNI known). Returns 0, or -1 when <s> was closed. */
+static int stream_ssl_begin(struct stream *s)
+{
+	s->req.flags |= CH_F_NOSPLICE;
+	s->res.flags |= CH_F_NOSPLICE;
+	s->state = ST_SSL;
+	if (ssl_sock_accept(&s->cli, s->li->bc) == -1) {
+		stream_close(s, 'R', 'R');
+		return -1;
+	}
+	stream_update(s);
+	return 0;
+}
+
+/* ST_PROXY on a TLS bind line: the PROXY header is read to its last byte and
+ * not one byte further (what follows is the ClientHello, for OpenSSL to
+ * read from the socket). The bytes are peeked, then only the header's are
+ * taken. Returns 0 (waiting, or TLS started), or -1 when <s> was closed. */
+static int stream_read_proxy_exact(struct stream *s)
+{
+	struct sockaddr_storage src, dst;
+	const char *err = NULL;
+	struct buf *b = s->req.buf;
+	size_t have, room;
+	ssize_t n, take;
+	int local, r;
+
+	if (!b && !(b = s->req.buf = buf_get()))
+		return stream_proxy_failed(s);
+	if (!b->data)
+		b->head = 0;
+	have = b->data;
+	room = buf_room(b, buf_size());
+	if (!room)
+		return stream_proxy_failed(s);
+	n = recv(s->cli.fd, b->area + b->head + have, room, MSG_PEEK);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+		s->cli.flags &= ~CO_F_RD_READY;
+		stream_update(s);
+		return 0;
+	}
+	if (n <= 0)
+		return stream_proxy_failed(s);
+	r = pp_parse(b->area + b->head, have + (size_t)n, &src, &dst, &local, &err);
+	if (r < 0)
+		return stream_proxy_failed(s);
+	/* incomplete: every byte seen belongs to the header */
+	take = r > 0 ? r - (ssize_t)have : n;
+	if (recv(s->cli.fd, b->area + b->head + have, (size_t)take, 0) != take)
+		return stream_proxy_failed(s);
+	b->data += (uint32_t)take;
+	s->cli.last_act = ev_now(global.loop);
+	if (r == 0) {
+		stream_update(s);
+		return 0;
+	}
+	chan_release(&s->req);
+	stream_proxy_apply(s, &src, &dst, local);
+	return stream_ssl_begin(s);
 }
 
 void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen)
@@ -939,7 +1164,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		return;
 	}
 	memset(s, 0, sizeof(*s));
-	s->uniq_id = strm.next_id++;
+	s->uniq_id = stream_next_id();
 	s->fe = fe;
 	s->li = li;
 	s->be = fe->defbe;
@@ -994,6 +1219,10 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		/* mode tcp: a tunnel, every byte may leave unanalysed. */
 		s->req.to_forward = s->res.to_forward = CHN_INFINITE;
 	}
+	if (unlikely(ssl_bind_enabled(li->bc)) && !(li->flags & LI_F_ACCEPT_PROXY)) {
+		stream_ssl_begin(s);
+		return;
+	}
 	if (li->flags & LI_F_ACCEPT_PROXY) {
 		/* Nothing moves before the PROXY header says who the client is. */
 		s->state = ST_PROXY;
@@ -1028,7 +1257,7 @@ static const char *stream_state_str(const struct stream *s)
 {
 	static const char *const names[] = {
 		[ST_PROXY] = "PROXY", [ST_QUEUE] = "QUEUE", [ST_TAR] = "TAR",
-		[ST_CON] = "CON", [ST_EST] = "EST", [ST_HREQ] = "HREQ",
+		[ST_CON] = "CON", [ST_EST] = "EST", [ST_HREQ] = "HREQ", [ST_SSL] = "SSL",
 	};
 
 	return names[s->state];

@@ -19,6 +19,7 @@
 #include <sluice/log.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/tcpcheck.h>
 #include <sluice/units.h>
@@ -207,7 +208,12 @@ static int tcpchk_read(struct check *c)
 			return -1;
 		if (c->rlen == TCPCHK_RBUF_MAX || c->rclosed)
 			return 0;
-		n = recv(c->fd, c->rbuf + c->rlen, TCPCHK_RBUF_MAX - c->rlen, 0);
+#ifdef USE_OPENSSL
+		if (c->ssl)
+			n = ssl_check_io(c->ssl, c->fd, c->rbuf + c->rlen, TCPCHK_RBUF_MAX - c->rlen, 0);
+		else
+#endif
+			n = recv(c->fd, c->rbuf + c->rlen, TCPCHK_RBUF_MAX - c->rlen, 0);
 		if (n > 0) {
 			c->rlen += (size_t)n;
 			continue;
@@ -218,6 +224,16 @@ static int tcpchk_read(struct check *c)
 		}
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	}
+}
+
+/* Sends <len> bytes of <data> over the check's connection (TLS or not). */
+static ssize_t tcpchk_send(struct check *c, const char *data, size_t len)
+{
+#ifdef USE_OPENSSL
+	if (c->ssl)
+		return ssl_check_io(c->ssl, c->fd, (void *)data, len, 1);
+#endif
+	return send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 int tcpchk_input_done(const struct check *c)
@@ -287,7 +303,7 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 				tcpchk_forget_input(c);
 				c->http.head_req = httpchk_req_is_head(r->req);
 			}
-			if (send(c->fd, r->data, r->len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)r->len) {
+			if (tcpchk_send(c, r->data, r->len) != (ssize_t)r->len) {
 				snprintf(msg, sizeof(msg), "TCPCHK send failed at step %d", c->step_no);
 				*info = msg;
 				ret = TCPCHK_FAIL;

@@ -46,7 +46,7 @@ static const struct acl_kw acl_kws[] = {
 	ACL_SUFFIXES("cook", "cook"),
 	ACL_SUFFIXES("shdr", "res.hdr"),
 	ACL_SUFFIXES("scook", "res.cook"),
-	{ "url_ip",   "url",  PAT_M_IP },
+	{ "url_ip",   "url_ip", PAT_M_IP },
 	{ "cook_val", "cook", PAT_M_INT },
 	{ "urlp_val", "url_param", PAT_M_INT },
 	{ "req_ver",  "req.ver", PAT_M_STR },
@@ -83,6 +83,7 @@ static void acl_entry_free(struct acl_entry *e)
 		smp_expr_free(&e->expr);
 		pat_ref_detach(&e->pats);
 		pat_set_free(&e->pats);
+		free(e->refs);
 		free(e);
 		e = next;
 	}
@@ -98,6 +99,17 @@ static void acl_free(struct acl *a)
 		free(a);
 		a = next;
 	}
+}
+
+/* Feeds the patterns of <e> from <ref>, and remembers it (merged rules
+ * attach their own set to the same references). */
+static int acl_entry_attach(struct acl_entry *e, struct pat_ref *ref, char **err)
+{
+	if (pat_ref_attach(ref, &e->pats, err) == -1)
+		return -1;
+	e->refs = xrealloc(e->refs, (size_t)(e->nrefs + 1) * sizeof(*e->refs));
+	e->refs[e->nrefs++] = ref;
+	return 0;
 }
 
 /* Parses <argv> (the criterion first) into a new entry. Returns it, or NULL
@@ -194,7 +206,7 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 		snprintf(desc, sizeof(desc), "pattern loaded from file '%s' used by acl at file "
 			 "'%s' line %d", files[k], ctx->file ? ctx->file : "", ctx->line);
 		ref = pat_ref_load(files[k], PAT_REF_ACL | (mapfile ? PAT_REF_MAP : 0), desc, &err);
-		if (!ref || pat_ref_attach(ref, &e->pats, &err) == -1) {
+		if (!ref || acl_entry_attach(e, ref, &err) == -1) {
 			cfg_alert(ctx, "%s: %s", what, err);
 			goto fail;
 		}
@@ -215,7 +227,7 @@ struct acl_entry *acl_entry_parse(struct cfg_ctx *ctx, const char *what, int arg
 		ref = pat_ref_new(PAT_REF_ACL, desc);
 		for (int k = i; k < argc; k++)
 			pat_ref_append(ref, argv[k], NULL, op);
-		if (pat_ref_attach(ref, &e->pats, &err) == -1) {
+		if (acl_entry_attach(e, ref, &err) == -1) {
 			cfg_alert(ctx, "%s: %s", what, err);
 			goto fail;
 		}
@@ -448,15 +460,14 @@ fail:
 	return NULL;
 }
 
-/* Whether one entry matches: every occurrence of the sample is tried. */
-static int acl_entry_exec(const struct acl_entry *e, struct stream *s)
+int acl_match(const struct smp_expr *expr, const struct pat_set *pats, struct stream *s)
 {
 	struct sample smp = { .iterate = 1, .ctx = 0 };
 
 	do {
-		if (!smp_expr_eval(&e->expr, s, &smp))
+		if (!smp_expr_eval(expr, s, &smp))
 			return 0;
-		if (pat_set_exec(&e->pats, &smp))
+		if (pat_set_exec(pats, &smp))
 			return 1;
 	} while (smp.flags & SMP_F_NOT_LAST);
 	return 0;
@@ -465,7 +476,7 @@ static int acl_entry_exec(const struct acl_entry *e, struct stream *s)
 int acl_exec(const struct acl *a, struct stream *s)
 {
 	for (const struct acl_entry *e = a->entries; e; e = e->next)
-		if (acl_entry_exec(e, s))
+		if (acl_match(&e->expr, &e->pats, s))
 			return 1;
 	return 0;
 }
@@ -476,6 +487,8 @@ int acl_cond_exec(const struct acl_cond *c, struct stream *s)
 
 	if (!c)
 		return 1;
+	if (c->merge)
+		return acl_merge_exec(c->merge, s);
 	for (int i = 0; i < c->nsuites && !res; i++) {
 		const struct acl_suite *su = &c->suites[i];
 
@@ -494,6 +507,8 @@ void acl_cond_free(struct acl_cond *c)
 		free(c->suites[i].terms);
 	free(c->suites);
 	acl_free(c->anon);
+	if (c->merge)
+		acl_merge_free(c->merge);
 	free(c);
 }
 
@@ -542,6 +557,44 @@ static int kw_use_backend(struct cfg_ctx *ctx, void *target, int argc, char **ar
 	return 0;
 }
 
+static int use_backend_same(const void *a, const void *b)
+{
+	const struct use_be_rule *x = a, *y = b;
+
+	return x->be && x->be == y->be;
+}
+
+static void use_backend_drop(void *p)
+{
+	struct use_be_rule *r = p;
+
+	acl_cond_free(r->cond);
+	free(r->name);
+	free(r->file);
+	free(r);
+}
+
+/* Merges each run of use_backend rules naming the same backend under
+ * conditions acl_cond_merge() can join (acl.h). */
+static int use_backend_merge(struct acl_px *ap)
+{
+	void *last, *failed;
+	char *err = NULL;
+
+	if (acl_merge_rules(ap->use_be, offsetof(struct use_be_rule, next),
+			    offsetof(struct use_be_rule, cond), use_backend_same, use_backend_drop,
+			    &last, &failed, &err) == -1) {
+		const struct use_be_rule *r = failed;
+
+		log_alert("%s:%d: merging use_backend rules: %s", r->file, r->line, err);
+		free(err);
+		return -1;
+	}
+	if (last)
+		ap->use_be_tail = &((struct use_be_rule *)last)->next;
+	return 0;
+}
+
 static int acl_postparse(void)
 {
 	int errors = 0;
@@ -562,6 +615,8 @@ static int acl_postparse(void)
 				errors++;
 			}
 		}
+		if (!errors && use_backend_merge(px->acl) == -1)
+			errors++;
 	}
 	return errors;
 }

@@ -155,9 +155,12 @@ static int conv_hex(const struct smp_arg *a, struct sample *smp)
 	return smp_out_str(smp, out, 2 * n, SMP_T_STR);
 }
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64_std[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64_url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-static int conv_base64(const struct smp_arg *a, struct sample *smp)
+/* Base64 of <smp> with alphabet <abc>, '=' padding when <pad> (base64) or
+ * none (ub64enc, RFC 4648 section 5). */
+static int b64_encode(struct sample *smp, const char *abc, int pad)
 {
 	const unsigned char *in = (const unsigned char *)smp->u.str.p;
 	size_t len = MIN(smp->u.str.len, SMP_SCRATCH_SIZE / 4 * 3 - 3), o = 0;
@@ -170,22 +173,19 @@ static int conv_base64(const struct smp_arg *a, struct sample *smp)
 			v |= (uint32_t)in[i + 1] << 8;
 		if (i + 2 < len)
 			v |= in[i + 2];
-		out[o++] = b64[v >> 18];
-		out[o++] = b64[(v >> 12) & 63];
-		out[o++] = i + 1 < len ? b64[(v >> 6) & 63] : '=';
-		out[o++] = i + 2 < len ? b64[v & 63] : '=';
+		out[o++] = abc[v >> 18];
+		out[o++] = abc[(v >> 12) & 63];
+		if (i + 1 < len || pad)
+			out[o++] = i + 1 < len ? abc[(v >> 6) & 63] : '=';
+		if (i + 2 < len || pad)
+			out[o++] = i + 2 < len ? abc[v & 63] : '=';
 	}
 	return smp_out_str(smp, out, o, SMP_T_STR);
 }
 
-static int b64_val(int c)
-{
-	const char *p = c ? strchr(b64, c) : NULL;
-
-	return p ? (int)(p - b64) : -1;
-}
-
-static int conv_b64dec(const struct smp_arg *a, struct sample *smp)
+/* Decodes <smp> with alphabet <abc>; the padding is required when <pad>
+ * and refused otherwise (a length of 1 modulo 4 is never valid). */
+static int b64_decode(struct sample *smp, const char *abc, int pad)
 {
 	const char *in = smp->u.str.p;
 	size_t len = smp->u.str.len, o = 0;
@@ -193,20 +193,20 @@ static int conv_b64dec(const struct smp_arg *a, struct sample *smp)
 	uint32_t acc = 0;
 	int bits = 0;
 
-	if (len % 4)
+	if (pad ? len % 4 != 0 : len % 4 == 1)
 		return 0;
 	for (size_t i = 0; i < len; i++) {
-		int v;
+		const char *c;
 
-		if (in[i] == '=') {
+		if (pad && in[i] == '=') {
 			if (i + 2 < len)
 				return 0;
 			break;
 		}
-		v = b64_val((unsigned char)in[i]);
-		if (v < 0)
+		c = in[i] ? memchr(abc, in[i], 64) : NULL;
+		if (!c)
 			return 0;
-		acc = (acc << 6) | (uint32_t)v;
+		acc = (acc << 6) | (uint32_t)(c - abc);
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
@@ -216,6 +216,26 @@ static int conv_b64dec(const struct smp_arg *a, struct sample *smp)
 		}
 	}
 	return smp_out_str(smp, out, o, SMP_T_BIN);
+}
+
+static int conv_base64(const struct smp_arg *a, struct sample *smp)
+{
+	return b64_encode(smp, b64_std, 1);
+}
+
+static int conv_b64dec(const struct smp_arg *a, struct sample *smp)
+{
+	return b64_decode(smp, b64_std, 1);
+}
+
+static int conv_ub64enc(const struct smp_arg *a, struct sample *smp)
+{
+	return b64_encode(smp, b64_url, 0);
+}
+
+static int conv_ub64dec(const struct smp_arg *a, struct sample *smp)
+{
+	return b64_decode(smp, b64_url, 0);
 }
 
 static int hexval(int c)
@@ -277,14 +297,14 @@ static int conv_check_ipmask(struct smp_arg *a, char **err)
 
 				a[i].sint = __builtin_popcount(v);
 				if (v && (uint32_t)(v << a[i].sint) != 0) {
-					*err = str_fmt("ipmask: '%s' is not a contiguous netmask",
+					*err = str_fmt("'%s' is not a contiguous netmask",
 						       a[i].str);
 					return -1;
 				}
 				continue;
 			}
 		}
-		*err = str_fmt("ipmask: invalid %s mask '%s'", i ? "IPv6" : "IPv4", a[i].str);
+		*err = str_fmt("invalid %s mask '%s'", i ? "IPv6" : "IPv4", a[i].str);
 		return -1;
 	}
 	return 0;
@@ -391,6 +411,49 @@ static int conv_crc32(const struct smp_arg *a, struct sample *smp)
 	return conv_hash(a, smp, LB_H_CRC32);
 }
 
+static int conv_wt6(const struct smp_arg *a, struct sample *smp)
+{
+	return conv_hash(a, smp, LB_H_WT6);
+}
+
+/* hex2i: "2a" -> 42; pairs of hex digits, signed 64 bits; anything that is
+ * not hex gives 0, as HAProxy does. */
+static int conv_hex2i(const struct smp_arg *a, struct sample *smp)
+{
+	uint64_t v = 0;
+	size_t len = smp->u.str.len;
+
+	if (len & 1 || len > 16)
+		return smp_out_int(smp, 0);
+	for (size_t i = 0; i < len; i++) {
+		int d = hexval((unsigned char)smp->u.str.p[i]);
+
+		if (d < 0)
+			return smp_out_int(smp, 0);
+		v = (v << 4) | (uint64_t)d;
+	}
+	return smp_out_int(smp, (int64_t)v);
+}
+
+static int conv_bool(const struct smp_arg *a, struct sample *smp)
+{
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = smp->u.sint != 0;
+	return 1;
+}
+
+static int conv_not(const struct smp_arg *a, struct sample *smp)
+{
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = smp->u.sint == 0;
+	return 1;
+}
+
+static int conv_cpl(const struct smp_arg *a, struct sample *smp)
+{
+	return smp_out_int(smp, ~smp->u.sint);
+}
+
 static const struct smp_conv_kw smp_convs[] = {
 	{ "lower",   conv_lower,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL },
 	{ "upper",   conv_upper,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL },
@@ -418,6 +481,13 @@ static const struct smp_conv_kw smp_convs[] = {
 	{ "sdbm",    conv_sdbm,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
 	{ "djb2",    conv_djb2,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
 	{ "crc32",   conv_crc32,   { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
+	{ "wt6",     conv_wt6,     { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
+	{ "ub64enc", conv_ub64enc, { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL },
+	{ "ub64dec", conv_ub64dec, { 0 }, 0, SMP_T_STR, SMP_T_BIN, NULL },
+	{ "hex2i",   conv_hex2i,   { 0 }, 0, SMP_T_STR, SMP_T_SINT, NULL },
+	{ "bool",    conv_bool,    { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL },
+	{ "not",     conv_not,     { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL },
+	{ "cpl",     conv_cpl,     { 0 }, 0, SMP_T_SINT, SMP_T_SINT, NULL },
 };
 
 SLUICE_INIT(conv_register)

@@ -367,9 +367,31 @@ static void smp_args_free(struct smp_arg *args)
 		if (args[i].type == ARGT_BE || args[i].type == ARGT_FE || args[i].type == ARGT_SRV ||
 		    args[i].type == ARGT_USR)
 			smp_pending_drop(&args[i]);
+		else if (args[i].release)
+			args[i].release(args[i].ptr);
 		free(args[i].str);
 		args[i] = (struct smp_arg){ 0 };
 	}
+}
+
+static int smp_args_equal(const struct smp_arg *a, const struct smp_arg *b)
+{
+	for (int i = 0; i < SMP_MAX_ARGS; i++)
+		if (a[i].type != b[i].type || a[i].sint != b[i].sint || a[i].len != b[i].len ||
+		    !a[i].str != !b[i].str || (a[i].str && strcmp(a[i].str, b[i].str) != 0))
+			return 0;
+	return 1;
+}
+
+int smp_expr_equal(const struct smp_expr *a, const struct smp_expr *b)
+{
+	if (a->fetch != b->fetch || a->nconv != b->nconv || !smp_args_equal(a->args, b->args))
+		return 0;
+	for (int i = 0; i < a->nconv; i++)
+		if (a->convs[i].kw != b->convs[i].kw ||
+		    !smp_args_equal(a->convs[i].args, b->convs[i].args))
+			return 0;
+	return 1;
 }
 
 void smp_expr_free(struct smp_expr *e)
@@ -400,8 +422,15 @@ static int smp_args_parse(const char *kw, const uint8_t *argt, int nmin, const c
 			char buf[1024];
 			size_t l = 0;
 
-			while (*s && *s != ',' && *s != ')') {
-				if (*s == '\\' && s[1])
+			char q = 0;   /* inside '...' or "...": ',' and ')' are literal */
+
+			while (*s && (q || (*s != ',' && *s != ')'))) {
+				if ((*s == '\'' || *s == '"') && (!q || q == *s)) {
+					q = q ? 0 : *s;
+					s++;
+					continue;
+				}
+				if (*s == '\\' && s[1] && q != '\'')
 					s++;
 				if (l < sizeof(buf) - 1)
 					buf[l++] = *s;
@@ -453,7 +482,8 @@ static size_t smp_name_len(const char *s)
 {
 	size_t n = 0;
 
-	while (isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-')
+	while (isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-' ||
+	       s[n] == '+')   /* "base32+src" */
 		n++;
 	return n;
 }
@@ -539,8 +569,13 @@ int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char *
 		if (smp_args_parse(c->name, c->argt, c->nmin, &p, *p == '(' ? (p++, 1) : 0,
 				   cv->args, err) == -1)
 			goto fail;
-		if (c->check && c->check(cv->args, err) == -1)
+		if (c->check && c->check(cv->args, err) == -1) {
+			char *m = *err;
+
+			*err = str_fmt("converter '%s': %s", c->name, m);
+			free(m);
 			goto fail;
+		}
 		cur = c->out == SMP_T_ANY ? cur : c->out;
 	}
 	if (end)
@@ -629,14 +664,14 @@ static int smp_set_addr(struct sample *smp, const struct sockaddr_storage *a, in
 	return 0;
 }
 
-static int smp_set_int(struct sample *smp, int64_t v)
+int smp_set_int(struct sample *smp, int64_t v)
 {
 	smp->type = SMP_T_SINT;
 	smp->u.sint = v;
 	return 1;
 }
 
-static int smp_set_str(struct sample *smp, const char *str)
+int smp_set_str(struct sample *smp, const char *str)
 {
 	if (!str)
 		return 0;
@@ -751,18 +786,36 @@ static int fetch_srv_conn(const struct smp_arg *a, struct sample *smp, struct st
 	return srv ? smp_set_int(smp, srv->counters.cur_sess) : 0;
 }
 
+/* The streams waiting in <px>'s queue and its servers'. */
+static int64_t px_queued(const struct proxy *px)
+{
+	int64_t n = px->nbpend;
+
+	for (const struct server *srv = px->servers; srv; srv = srv->next)
+		n += srv->nbpend;
+	return n;
+}
+
 static int fetch_queue(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
-	int64_t n;
+
+	return px ? smp_set_int(smp, px_queued(px)) : 0;
+}
+
+/* avg_queue([backend]): the queued streams per usable server, rounded
+ * up; twice the queue when no server is usable, as HAProxy documents. */
+static int fetch_avg_queue(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	struct proxy *px = smp_arg_px(a, s, 0);
+	int64_t n = 0, q;
 
 	if (!px)
 		return 0;
-	/* the backend's queue and its servers' */
-	n = px->nbpend;
+	q = px_queued(px);
 	for (const struct server *srv = px->servers; srv; srv = srv->next)
-		n += srv->nbpend;
-	return smp_set_int(smp, n);
+		n += server_usable(srv) && !(srv->flags & SRV_F_BACKUP);
+	return smp_set_int(smp, n ? (q + n - 1) / n : 2 * q);
 }
 
 /* Free connection slots of the usable servers, plus their free queue
@@ -898,6 +951,7 @@ static const struct smp_fetch_kw smp_l4_fetches[] = {
 	{ "srv_conn",     fetch_srv_conn,  { ARGT_SRV }, 1, SMP_T_SINT, L4, check_srv },
 	{ "connslots",    fetch_connslots, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
 	{ "queue",        fetch_queue,     { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
+	{ "avg_queue",    fetch_avg_queue, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
 	{ "env",          fetch_env,       { ARGT_STR }, 1, SMP_T_STR, CST, NULL },
 	{ "date",         fetch_date,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL },
 	{ "rand",         fetch_rand,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL },

@@ -1,6 +1,7 @@
 /* HTTP sample fetches (sample.h): the request and response heads that the
  * analyser publishes in the transaction (txn->req_head / res_head) while
  * their rules run: method, path, query, url, headers, cookies, status. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_head.h>
+#include <sluice/lb.h>
 #include <sluice/sample.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -109,17 +111,19 @@ static int fetch_query(const struct smp_arg *a, struct sample *smp, struct strea
 	return smp_set_mem(smp, q, (size_t)(h->sl[HTTP_SL_URI].p + h->sl[HTTP_SL_URI].len - q));
 }
 
-static int fetch_ver(const struct smp_arg *a, struct sample *smp, struct stream *s)
+/* The version of start-line element <i> of <h> without "HTTP/". */
+static int ver_of(const struct http_head *h, int i, struct sample *smp)
 {
-	const struct http_head *h = req_head(s);
-	const struct http_str *v;
+	const struct http_str *v = h ? &h->sl[i] : NULL;
 
-	if (!h)
-		return 0;
-	v = &h->sl[HTTP_SL_RQVER];
-	if (v->len > 5 && memcmp(v->p, "HTTP/", 5) == 0)
+	if (v && v->len > 5 && memcmp(v->p, "HTTP/", 5) == 0)
 		return smp_set_mem(smp, v->p + 5, v->len - 5);
 	return 0;
+}
+
+static int fetch_ver(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return ver_of(req_head(s), HTTP_SL_RQVER, smp);
 }
 
 static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct stream *s)
@@ -136,34 +140,165 @@ static int fetch_req_len(const struct smp_arg *a, struct sample *smp, struct str
 	return 1;
 }
 
-/* url_param(name[,delim]): the value of the first <name>=value of the query
- * string, parameters separated by '&' or the <delim> characters. */
-static int fetch_url_param(const struct smp_arg *a, struct sample *smp, struct stream *s)
+/* The value of the first <name>=value of the parameters in p[0..end),
+ * separated by any of <delim>; a parameter without '=' has an empty value. */
+static int param_find(const char *p, const char *end, const char *delim,
+                      const struct smp_arg *name, struct sample *smp)
 {
-	const struct http_head *h = req_head(s);
-	const char *delim = a[1].str && a[1].len ? a[1].str : "&";
-	const char *p, *end;
-
-	if (!h)
-		return 0;
-	end = h->sl[HTTP_SL_URI].p + h->sl[HTTP_SL_URI].len;
-	p = memchr(h->sl[HTTP_SL_URI].p, '?', h->sl[HTTP_SL_URI].len);
-	if (!p)
-		return 0;
-	for (p++; p < end; ) {
+	while (p < end) {
 		const char *e = p;
 
 		while (e < end && !strchr(delim, *e))
 			e++;
-		if ((size_t)(e - p) >= a[0].len && memcmp(p, a[0].str, a[0].len) == 0 &&
-		    (p + a[0].len == e || p[a[0].len] == '=')) {
-			const char *v = p + a[0].len + (p + a[0].len < e);
+		if ((size_t)(e - p) >= name->len && memcmp(p, name->str, name->len) == 0 &&
+		    (p + name->len == e || p[name->len] == '=')) {
+			const char *v = p + name->len + (p + name->len < e);
 
 			return smp_set_mem(smp, v, (size_t)(e - v));
 		}
 		p = e + 1;
 	}
 	return 0;
+}
+
+/* url_param(name[,delim]): the value of the first <name>=value of the query
+ * string, parameters separated by '&' or the <delim> characters. */
+static int fetch_url_param(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+	const char *delim = a[1].str && a[1].len ? a[1].str : "&";
+	const char *p;
+
+	if (!h)
+		return 0;
+	p = memchr(h->sl[HTTP_SL_URI].p, '?', h->sl[HTTP_SL_URI].len);
+	return p && param_find(p + 1, h->sl[HTTP_SL_URI].p + h->sl[HTTP_SL_URI].len, delim, &a[0],
+			       smp);
+}
+
+/* ---- the request body (option http-buffer-request) ---- */
+
+/* The body bytes of the request under analysis that are in the buffer:
+ * those after the head, at most Content-Length. NULL when there is no
+ * request head being analysed. */
+static const char *req_body_raw(const struct stream *s, size_t *len)
+{
+	const struct http_txn *txn = s && s->txn ? s->txn : NULL;
+	const struct buf *b = s ? s->req.buf : NULL;
+
+	if (!txn || !txn->req_head || !b || b->data < txn->req_hlen)
+		return NULL;
+	*len = b->data - txn->req_hlen;
+	if ((txn->req.flags & H1_F_CLEN) && !(txn->req.flags & H1_F_CHUNKED) && *len > txn->req.clen)
+		*len = txn->req.clen;
+	if (txn->req.flags & H1_F_NO_BODY)
+		*len = 0;
+	return b->area + b->head + txn->req_hlen;
+}
+
+/* Copies the data of the complete chunks of p[0..len) into <out> (at most
+ * <size> bytes). Returns the payload length; <*done> is set when the last
+ * chunk was seen. Malformed framing stops the copy. */
+static size_t dechunk(const char *p, size_t len, char *out, size_t size, int *done)
+{
+	size_t o = 0, i = 0;
+
+	*done = 0;
+	while (i < len) {
+		uint64_t sz = 0;
+		int digits = 0;
+		const char *lf;
+
+		while (i < len && isxdigit((unsigned char)p[i]) && digits < 16) {
+			sz = sz * 16 + (uint64_t)(isdigit((unsigned char)p[i]) ? p[i] - '0' :
+						  (tolower((unsigned char)p[i]) - 'a' + 10));
+			i++;
+			digits++;
+		}
+		lf = digits ? memchr(p + i, '\n', len - i) : NULL;
+		if (!lf)
+			break;
+		i = (size_t)(lf - p) + 1;
+		if (!sz) {
+			*done = 1;
+			break;
+		}
+		if (sz > len - i)
+			sz = len - i;   /* a chunk cut by the end of the buffer: its start */
+		sz = MIN(sz, size - o);
+		memcpy(out + o, p + i, sz);
+		o += sz;
+		i += sz;
+		if (i + 2 > len || p[i] != '\r' || p[i + 1] != '\n')
+			break;
+		i += 2;
+	}
+	return o;
+}
+
+/* The body as the rules see it: chunked framing removed (into the scratch
+ * area). */
+static const char *req_body(const struct stream *s, size_t *len)
+{
+	const char *p = req_body_raw(s, len);
+	char *out;
+	int done;
+
+	if (!p || !(s->txn->req.flags & H1_F_CHUNKED))
+		return p;
+	out = smp_scratch_get();
+	*len = dechunk(p, *len, out, SMP_SCRATCH_SIZE, &done);
+	return out;
+}
+
+static int fetch_req_body(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	size_t len;
+	const char *p = req_body(s, &len);
+
+	if (!p)
+		return 0;
+	smp->type = SMP_T_BIN;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = p;
+	smp->u.str.len = len;
+	return 1;
+}
+
+/* req.body_len: the body bytes buffered; req.body_size: the announced
+ * Content-Length, or what a chunked body holds so far. */
+static int fetch_req_body_len(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	size_t len;
+
+	if (!req_body(s, &len))
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = (int64_t)len;
+	return 1;
+}
+
+static int fetch_req_body_size(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	if (!fetch_req_body_len(a, smp, s))
+		return 0;
+	if ((s->txn->req.flags & H1_F_CLEN) && !(s->txn->req.flags & H1_F_CHUNKED))
+		smp->u.sint = (int64_t)s->txn->req.clen;
+	return 1;
+}
+
+/* req.body_param([name]): a parameter of an url-encoded body ('&'
+ * separated); without a name, the whole body. */
+static int fetch_req_body_param(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	size_t len;
+	const char *p = req_body(s, &len);
+
+	if (!p)
+		return 0;
+	if (a[0].type != ARGT_STR || !a[0].len)
+		return smp_set_mem(smp, p, len);
+	return param_find(p, p + len, "&", &a[0], smp);
 }
 
 /* ---- header fields ---- */
@@ -468,6 +603,182 @@ static int fetch_status(const struct smp_arg *a, struct sample *smp, struct stre
 	return 1;
 }
 
+/* req.cook_val(name), res.cook_val(name), urlp_val(name): the value as
+ * an integer (its leading digits). */
+static int cook_val(int ret, struct sample *smp)
+{
+	if (!ret || !smp_cast(smp, SMP_T_SINT))
+		return 0;
+	return 1;
+}
+
+static int fetch_cook_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return cook_val(fetch_cook(a, smp, s), smp);
+}
+
+static int fetch_urlp_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return cook_val(fetch_url_param(a, smp, s), smp);
+}
+
+static int fetch_res_cook_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return cook_val(fetch_res_cook(a, smp, s), smp);
+}
+
+static int fetch_res_cook_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = res_head(s);
+	struct http_str v;
+
+	if (!h)
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = cook_walk(h, "set-cookie", 1, a[0].str, a[0].len, 0, &v);
+	return 1;
+}
+
+static int fetch_res_ver(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return ver_of(res_head(s), HTTP_SL_RSVER, smp);
+}
+
+/* ---- derived from the URL ---- */
+
+/* base32: the SDBM hash of "base" with the full avalanche, 32 bits. */
+static int fetch_base32(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	if (!fetch_base(a, smp, s))
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = (uint32_t)lb_hash(LB_H_SDBM, 1, smp->u.str.p, smp->u.str.len);
+	return 1;
+}
+
+/* base32+src: base32 in network order followed by the client address
+ * (4 or 16 bytes), as binary: one key per URL and client. */
+static int fetch_base32_src(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	uint32_t h;
+	char *out;
+	size_t n = 4;
+
+	if (!fetch_base32(a, smp, s))
+		return 0;
+	h = htonl((uint32_t)smp->u.sint);
+	out = smp_scratch_get();
+	memcpy(out, &h, 4);
+	if (s->cli_addr.ss_family == AF_INET) {
+		memcpy(out + n, &((const struct sockaddr_in *)&s->cli_addr)->sin_addr, 4);
+		n += 4;
+	} else if (s->cli_addr.ss_family == AF_INET6) {
+		memcpy(out + n, &((const struct sockaddr_in6 *)&s->cli_addr)->sin6_addr, 16);
+		n += 16;
+	} else {
+		return 0;
+	}
+	smp->type = SMP_T_BIN;
+	smp->flags &= ~SMP_F_CONST;
+	smp->u.str.p = out;
+	smp->u.str.len = n;
+	return 1;
+}
+
+/* The host and port of an absolute URI ("http://1.2.3.4:81/x"): <*host>
+ * and its length, the port (0 when absent). Returns 0 for other forms. */
+static int url_authority(const struct http_head *h, const char **host, size_t *hl, int *port)
+{
+	const char *u = h->sl[HTTP_SL_URI].p, *end = u + h->sl[HTTP_SL_URI].len, *a, *e, *c;
+
+	a = memmem(u, (size_t)(end - u), "://", 3);
+	if (!h->sl[HTTP_SL_URI].len || u[0] == '/' || !a)
+		return 0;
+	a += 3;
+	for (e = a; e < end && *e != '/' && *e != '?'; e++)
+		;
+	c = *a == '[' ? memchr(a, ']', (size_t)(e - a)) : a;
+	c = c ? memchr(c, ':', (size_t)(e - c)) : NULL;
+	*port = 0;
+	if (c)
+		for (const char *d = c + 1; d < e && isdigit((unsigned char)*d); d++)
+			*port = *port * 10 + (*d - '0');
+	*host = a + (*a == '[');
+	*hl = (size_t)((c ? c : e) - a) - (*a == '[') * 2;
+	return 1;
+}
+
+static int fetch_url_ip(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+	const char *host;
+	size_t hl;
+	int port;
+
+	return h && url_authority(h, &host, &hl, &port) && smp_parse_ip(host, hl, smp);
+}
+
+static int fetch_url_port(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const struct http_head *h = req_head(s);
+	const char *host;
+	size_t hl;
+	int port;
+
+	if (!h || !url_authority(h, &host, &hl, &port))
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = port ? port : 80;
+	return 1;
+}
+
+/* ---- the transaction ---- */
+
+/* capture.req.hdr(<idx>), capture.res.hdr(<idx>): what "capture request
+ * header" line <idx> (0 for the first) captured. */
+static int capture_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s, int req)
+{
+	const struct http_px *hp;
+	char **cap;
+	int n;
+
+	if (!s || !s->txn)
+		return 0;
+	hp = http_px_of(s->fe);
+	cap = req ? s->txn->req_cap : s->txn->res_cap;
+	n = req ? hp->n_req_cap : hp->n_res_cap;
+	if (!cap || a[0].sint < 0 || a[0].sint >= n || !cap[a[0].sint])
+		return 0;
+	return smp_set_mem(smp, cap[a[0].sint], strlen(cap[a[0].sint]));
+}
+
+static int fetch_capture_req_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return capture_hdr(a, smp, s, 1);
+}
+
+static int fetch_capture_res_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return capture_hdr(a, smp, s, 0);
+}
+
+static int fetch_unique_id(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	const char *id = s && s->txn ? http_unique_id(s) : NULL;
+
+	return id ? smp_set_mem(smp, id, strlen(id)) : 0;
+}
+
+/* http_first_req: true for the first request of a client connection. */
+static int fetch_http_first_req(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	if (!s || !s->txn)
+		return 0;
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = s->nreq <= 1;
+	return 1;
+}
+
 #define RQ SMP_USE_L7REQ
 #define RS SMP_USE_L7RES
 
@@ -510,6 +821,27 @@ static const struct smp_fetch_kw smp_http_fetches[] = {
 	{ "status",        fetch_status,      { 0 }, 0, SMP_T_SINT, RS, NULL },
 	{ "res.cook",      fetch_res_cook,    { ARGT_STR }, 1, SMP_T_STR, RS, NULL },
 	{ "scook",         fetch_res_cook,    { ARGT_STR }, 1, SMP_T_STR, RS, NULL },
+	{ "req.cook_val",  fetch_cook_val,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
+	{ "cook_val",      fetch_cook_val,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
+	{ "res.cook_val",  fetch_res_cook_val, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL },
+	{ "scook_val",     fetch_res_cook_val, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL },
+	{ "res.cook_cnt",  fetch_res_cook_cnt, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL },
+	{ "scook_cnt",     fetch_res_cook_cnt, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL },
+	{ "req.body",      fetch_req_body,    { 0 }, 0, SMP_T_BIN, RQ, NULL },
+	{ "req.body_len",  fetch_req_body_len, { 0 }, 0, SMP_T_SINT, RQ, NULL },
+	{ "req.body_size", fetch_req_body_size, { 0 }, 0, SMP_T_SINT, RQ, NULL },
+	{ "req.body_param", fetch_req_body_param, { ARGT_STR }, 0, SMP_T_STR, RQ, NULL },
+	{ "urlp_val",      fetch_urlp_val,    { ARGT_STR, ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
+	{ "res.ver",       fetch_res_ver,     { 0 }, 0, SMP_T_STR, RS, NULL },
+	{ "resp_ver",      fetch_res_ver,     { 0 }, 0, SMP_T_STR, RS, NULL },
+	{ "base32",        fetch_base32,      { 0 }, 0, SMP_T_SINT, RQ, NULL },
+	{ "base32+src",    fetch_base32_src,  { 0 }, 0, SMP_T_BIN, RQ, NULL },
+	{ "url_ip",        fetch_url_ip,      { 0 }, 0, SMP_T_ADDR, RQ, NULL },
+	{ "url_port",      fetch_url_port,    { 0 }, 0, SMP_T_SINT, RQ, NULL },
+	{ "capture.req.hdr", fetch_capture_req_hdr, { ARGT_SINT }, 1, SMP_T_STR, RQ, NULL },
+	{ "capture.res.hdr", fetch_capture_res_hdr, { ARGT_SINT }, 1, SMP_T_STR, RS, NULL },
+	{ "unique-id",     fetch_unique_id,   { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "http_first_req", fetch_http_first_req, { 0 }, 0, SMP_T_BOOL, RQ, NULL },
 };
 
 SLUICE_INIT(smp_register_http)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
 #include <sluice/sample.h>
@@ -290,6 +292,24 @@ static int conv_strcmp(const struct smp_arg *a, struct sample *smp)
 	return 1;
 }
 
+/* secure_memcmp(var): whether the input equals the variable's bytes, in a
+ * time that does not depend on where they differ; false when unset. */
+static int conv_secure_memcmp(const struct smp_arg *a, struct sample *smp)
+{
+	struct sample v = { 0 };
+	struct var_ref vr;
+	int eq;
+
+	if (!var_get(var_arg(&a[0], &vr), smp->strm, &v) || !smp_cast(&v, SMP_T_BIN))
+		eq = 0;
+	else
+		eq = v.u.str.len == smp->u.str.len &&
+		     CRYPTO_memcmp(v.u.str.p, smp->u.str.p, smp->u.str.len) == 0;
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = eq;
+	return 1;
+}
+
 #define ANYUSE (SMP_USE_CONST | SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
 
 static const struct smp_fetch_kw var_fetches[] = {
@@ -301,6 +321,8 @@ static const struct smp_conv_kw var_convs[] = {
 	{ "concat",  conv_concat,  { ARGT_STR, ARGT_STR, ARGT_STR }, 0, SMP_T_STR, SMP_T_STR,
 	  conv_check_concat },
 	{ "strcmp",  conv_strcmp,  { ARGT_STR }, 1, SMP_T_STR, SMP_T_SINT, var_check_0 },
+	{ "secure_memcmp", conv_secure_memcmp, { ARGT_STR }, 1, SMP_T_BIN, SMP_T_BOOL,
+	  var_check_0 },
 };
 
 SLUICE_INIT(var_register)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -206,11 +207,23 @@ static void test_vars(void **state)
 	var_ref_release(&r);
 }
 
+/* A file name of this process in /tmp: test runs of several work trees
+ * may share the machine. Eight names live at once at most. */
+static const char *tmp_path(const char *name)
+{
+	static char bufs[8][96];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	snprintf(b, sizeof(bufs[0]), "/tmp/sluice_test_%d_%s", (int)getpid(), name);
+	return b;
+}
+
 /* A million-line IP and string map: the load time is printed, not
  * asserted (machines differ). */
 static void test_map_load_1m(void **state)
 {
-	const char *p = "/tmp/sluice_test_1m.map";
+	const char *p = tmp_path("1m.map");
 	FILE *f = fopen(p, "w");
 	struct timespec t0, t1;
 	char expr[256], out[64];
@@ -236,7 +249,7 @@ static void test_map_load_1m(void **state)
 
 static void test_map_ip_load_1m(void **state)
 {
-	const char *p = "/tmp/sluice_test_1m_ip.map";
+	const char *p = tmp_path("1m_ip.map");
 	FILE *f = fopen(p, "w");
 	struct timespec t0, t1;
 	char expr[256], out[64];
@@ -262,7 +275,7 @@ static void test_map_ip_load_1m(void **state)
 
 static int setup(void **state)
 {
-	mapfile = "/tmp/sluice_test_map.map";
+	mapfile = tmp_path("map.map");
 	write_file(mapfile,
 		   "# a comment\n\n"
 		   "/api api\n"
@@ -274,9 +287,9 @@ static int setup(void **state)
 		   ".jpg img\n"
 		   "^user[0-9]+$ re\n"
 		   "num 12\n");
-	ipfile = "/tmp/sluice_test_map_ip.map";
+	ipfile = tmp_path("map_ip.map");
 	write_file(ipfile, "10.0.0.0/8 ten\n10.20.0.0/16 ten20\n::1 six\n");
-	intfile = "/tmp/sluice_test_map_int.map";
+	intfile = tmp_path("map_int.map");
 	write_file(intfile, "# ints\n42 answer\n");
 	return 0;
 }

@@ -569,12 +569,13 @@ static void test_parse_errors(void **state)
 		{ "http-request", "expects an action (add-header, allow, auth, capture, del-header, deny, "
 		  "redirect, replace-header, replace-value, return, set-header, set-method, set-path, "
 		  "set-pathq, set-query, set-uri, set-var, tarpit, unset-var, use-service, "
-		  "disable-l7-retry)" },
+		  "track-sc<0-2>, sc-inc-gpc0, sc-set-gpt0, disable-l7-retry)" },
 		{ "http-request set-hedaer X 1", "unknown action 'set-hedaer'; did you mean 'set-header'?" },
 		{ "http-request frobnicate", "unknown action 'frobnicate' (expects add-header," },
 		{ "http-response set-pathq /", "action 'set-pathq' is not possible in http-response "
 		  "rules (expects add-header, allow, capture, del-header, deny, redirect, "
-		  "replace-header, replace-value, return, set-header, set-status, set-var, unset-var)" },
+		  "replace-header, replace-value, return, set-header, set-status, set-var, unset-var, "
+		  "track-sc<0-2>, sc-inc-gpc0, sc-set-gpt0)" },
 		{ "http-request set-status 200", "action 'set-status' is not possible in http-request rules" },
 		{ "http-response tarpit", "action 'tarpit' is not possible in http-response rules" },
 		{ "http-after-response deny", "action 'deny' is not possible in http-after-response rules" },

@@ -99,9 +99,9 @@ static void test_parse_errors(void **state)
 	   "the bool output of what precedes it>");
 	EV("bool(2)", "<error: bool() expects 0 or 1>");
 	EV("ipv4(::1)", "<error: ipv4() expects an IPv4 address (got '::1')>");
-	EV("path,field(0,/)", "<error: field index must not be 0 (1 is the first, -1 the last)>");
-	EV("path,ipmask(33)", "<error: ipmask: invalid IPv4 mask '33'>");
-	EV("path,strcmp(bad.x)", "<error: invalid variable name 'bad.x' (expects <scope>.<name> with scope proc, sess, txn, req or res)>");
+	EV("path,field(0,/)", "<error: converter 'field': field index must not be 0 (1 is the first, -1 the last)>");
+	EV("path,ipmask(33)", "<error: converter 'ipmask': invalid IPv4 mask '33'>");
+	EV("path,strcmp(bad.x)", "<error: converter 'strcmp': invalid variable name 'bad.x' (expects <scope>.<name> with scope proc, sess, txn, req or res)>");
 	EV("srv_conn(nosrv)", "<error: expects 'backend/server' (got 'nosrv')>");
 	EV("path)", "<error: unexpected ')' after the sample expression>");
 }
@@ -226,6 +226,28 @@ static void test_fetch_http_req(void **state)
 	EV("req.proto_http", "bool:0");
 }
 
+/* base32 and the hashes agree with HAProxy 2.6 (values read from it). */
+static void test_fetch_http_ext(void **state)
+{
+	setup_stream();
+	EV("base32", "int:965125547");
+	EV("base32+src,hex", "str:3986A5ABC0000207");
+	EV("base,sdbm(1)", "int:965125547");
+	EV("str(abc),wt6", "int:2483038440");
+	EV("req.cook_val(a)", "int:2");
+	EV("cook_val(sid)", "<none>");
+	EV("urlp_val(x)", "int:1");
+	EV("url_port", "<none>");
+	EV("url_ip", "<none>");
+	EV("http_first_req", "bool:1");
+	EV("capture.req.hdr(0)", "<none>");
+	EV("unique-id", "<none>");
+	EV("res.ver", "str:1.1");
+	EV("res.cook_cnt(s)", "int:1");
+	EV("res.cook_val(s)", "<none>");
+	EV("avg_queue", "int:0");
+}
+
 static void test_fetch_http_res(void **state)
 {
 	setup_stream();
@@ -298,6 +320,65 @@ static void test_converters(void **state)
 	EV("hdr_val(x-num),mul(2),length", "int:2");
 }
 
+/* Converters of conv_text.c, conv_crypto.c, the encodings and bit
+ * operations of conv.c and secure_memcmp. */
+static void test_converters_ext(void **state)
+{
+	setup_stream();
+	EV("str(abc),sha1,hex", "str:A9993E364706816ABA3E25717850C26C9CD0D89D");
+	EV("str(abc),sha2,hex",
+	   "str:BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD");
+	EV("str(abc),sha2(512),bytes(0,8),hex", "str:DDAF35A193617ABA");
+	EV("str(abc),sha2(100)", "<error: converter 'sha2': unsupported number of bits 100 "
+	   "(expects 224, 256, 384 or 512)>");
+	EV("str(abc),digest(md5),hex", "str:900150983CD24FB0D6963F7D28E17F72");
+	EV("str(abc),digest(nope)", "<error: converter 'digest': unknown digest algorithm 'nope'>");
+	EV("str(abc),hmac(sha256,a2V5),hex",
+	   "str:9C196E32DC0175F86F4B1CB89289D6619DE6BEE699E4C378E68309ED97A1A6AB");
+	EV("str(abc),hmac(sha256,a2V)", "<error: converter 'hmac': the hmac key must be a "
+	   "non-empty base64 string>");
+	EV("str(+_8_),ub64dec,ub64enc", "<none>");
+	EV("str(-_8_),ub64dec,hex", "str:FBFF3F");
+	EV("str(-_8_),ub64dec,base64", "str:+/8/");
+	EV("str(hi),ub64enc", "str:aGk");
+	EV("str(aGk),ub64dec", "bin:hi");
+	EV("str(a),ub64dec", "<none>");
+	EV("str(2a),hex2i", "int:42");
+	EV("str(fffffffffffffffe),hex2i", "int:-2");
+	EV("str(2g),hex2i", "int:0");
+	EV("int(3),bool", "bool:1");
+	EV("int(0),not", "bool:1");
+	EV("int(0),cpl", "int:-1");
+	EV("int(1),iif(yes,no)", "str:yes");
+	EV("int(0),iif(yes,no)", "str:no");
+	EV("str(xxaxx),ltrim(x)", "str:axx");
+	EV("str(xxaxx),rtrim(x)", "str:xxa");
+	EV("str(a b/é~),url_enc", "str:a%20b%2F%C3%A9~");
+	EV("str(a\\\"b),json", "str:a\\\"b");
+	EV("str('a,(b)'),upper", "str:A,(B)");
+	EV("str(a/é),json(utf8)", "str:a\\/\\u00e9");
+	EV("str(a/é),json", "str:a\\/\\u00c3\\u00a9");
+	EV("str(\xff),json(utf8)", "<none>");
+	EV("str(x\xffy),json(utf8s)", "str:xy");
+	EV("str(\xf0\x9f\x98\x80),json(utf8)", "str:\\ud83d\\ude00");
+	EV("int(1795000000),http_date", "str:Wed, 18 Nov 2026 11:06:40 GMT");
+	EV("int(1795000000000),http_date(60,ms)", "str:Wed, 18 Nov 2026 11:07:40 GMT");
+	EV("int(1795000000),utime(%Y-%m-%d %H:%M:%S,1)", "str:2026-11-18 11:06:41");
+	EV("str(a.b.c),regsub([.],-)", "str:a-b.c");
+	EV("str(a.b.c),regsub([.],-,g)", "str:a-b-c");
+	EV("str(Host:ABC),regsub('^host:(.*)$','<\\1>',i)", "str:<ABC>");
+	EV("str(abc),regsub(x*,-,g)", "str:-a-b-c-");
+	EV("str(abc),regsub((,x)", "<error: converter 'regsub': invalid regex '(' at offset 1: "
+	   "missing closing parenthesis>");
+	EV("str(abc),regsub(a,b,z)", "<error: converter 'regsub': unknown regsub flag 'z' "
+	   "(expects 'i' or 'g')>");
+	EV("str(a),wt6", "int:1900802597");
+	assert_string_not_equal(ev("str(b),wt6"), "int:1900802597");
+	EV("str(abc),set-var(txn.k),secure_memcmp(txn.k)", "bool:1");
+	EV("str(abd),secure_memcmp(txn.k)", "bool:0");
+	EV("str(abd),secure_memcmp(txn.unset)", "bool:0");
+}
+
 static void test_casts(void **state)
 {
 	struct sample s;
@@ -339,12 +420,18 @@ static void test_logformat(void **state)
 				    "%[res.hdr(nope)] %{+Q}[hdr(nope)] %[src_port,add(1)] "
 				    "%[str(k)]%[int(3)]", &e, &err), 0);
 	c.strm = &strm;
+	c.log = 1;
 	lf_render(&e, &c, out, sizeof(out));
 	assert_string_equal(out, "/a/b.html www.example.com \"abc\" - \"\" 40001 k3");
 	/* Without a stream: constants only. */
 	c.strm = NULL;
 	lf_render(&e, &c, out, sizeof(out));
 	assert_string_equal(out, "- - \"\" - \"\" - k3");
+	/* Outside a log line (a header value...), a missing sample is empty. */
+	c.strm = &strm;
+	c.log = 0;
+	lf_render(&e, &c, out, sizeof(out));
+	assert_string_equal(out, "/a/b.html www.example.com \"abc\"  \"\" 40001 k3");
 	lf_free(&e);
 	assert_int_equal(lf_compile("x %[path,nope]", &e, &err), -1);
 	if (!strstr(err, "sample expression '%[path,nope]' at column 3: unknown converter 'nope'"))
@@ -363,7 +450,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_fetch_args_resolved, reset),
 		cmocka_unit_test_teardown(test_fetch_http_req, reset),
 		cmocka_unit_test_teardown(test_fetch_http_res, reset),
+		cmocka_unit_test_teardown(test_fetch_http_ext, reset),
 		cmocka_unit_test_teardown(test_converters, reset),
+		cmocka_unit_test_teardown(test_converters_ext, reset),
 		cmocka_unit_test_teardown(test_casts, reset),
 		cmocka_unit_test_teardown(test_logformat, reset),
 	};

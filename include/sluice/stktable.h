@@ -1,0 +1,178 @@
+/* Stick tables (stktable.c): keyed entries holding counters, one hash index
+ * and one LRU/expiry list per table; the tracked counters of a stream
+ * (track-sc*, stk_fetch.c), stick persistence (stk_stick.c) and the
+ * show/clear/set table commands (stk_cli.c). */
+#ifndef SLUICE_STKTABLE_H
+#define SLUICE_STKTABLE_H
+
+#include <ev.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sluice/freq.h>
+#include <sluice/stream.h>
+
+struct sample;
+struct proxy;
+struct pool;
+
+enum stk_key_type { STK_K_IP, STK_K_IPV6, STK_K_INT, STK_K_STR, STK_K_BIN };
+
+/* Stored data types, in the order "show table" prints them (HAProxy's). */
+enum stk_dt {
+	STK_DT_SERVER_ID, STK_DT_GPT0, STK_DT_GPC0, STK_DT_GPC0_RATE,
+	STK_DT_CONN_CNT, STK_DT_CONN_RATE, STK_DT_CONN_CUR,
+	STK_DT_SESS_CNT, STK_DT_SESS_RATE,
+	STK_DT_HTTP_REQ_CNT, STK_DT_HTTP_REQ_RATE,
+	STK_DT_HTTP_ERR_CNT, STK_DT_HTTP_ERR_RATE,
+	STK_DT_BYTES_IN_CNT, STK_DT_BYTES_IN_RATE,
+	STK_DT_BYTES_OUT_CNT, STK_DT_BYTES_OUT_RATE,
+	STK_DT_COUNT
+};
+
+/* An entry: the key, then the stored data at the table's offsets. */
+struct stksess {
+	struct stksess *hnext;        /* hash chain */
+	struct stksess *prev, *next;  /* LRU list: the head is the oldest touched */
+	uint64_t        exp;          /* expiry date (ms, now_ms()), 0: never */
+	uint32_t        ref;          /* trackers and users: never evicted while > 0 */
+	uint32_t        hash;
+	uint32_t        klen;         /* key bytes used (strings: up to the table's len) */
+	unsigned char   key[] __attribute__((aligned(8))); /* key, then data at stktable.off[] */
+};
+
+struct stktable {
+	char             *name;       /* the proxy's name */
+	struct proxy     *px;         /* NULL while only referenced (not declared yet) */
+	char             *ref_file;   /* first reference, for "not found" errors */
+	int               ref_line;
+	enum stk_key_type type;
+	uint32_t          key_size;   /* bytes reserved for the key */
+	uint32_t          size;       /* max entries */
+	uint32_t          expire;     /* ms, 0: never */
+	int               nopurge;
+	int               need_server_id; /* stick rules use it: stored even if not asked */
+	int               off[STK_DT_COUNT];    /* data offsets from key[], -1: not stored */
+	uint32_t          period[STK_DT_COUNT]; /* rates: their period (ms) */
+	size_t            esize;      /* bytes per entry */
+	uint32_t          used;
+	struct stksess  **buckets;
+	uint32_t          mask;       /* buckets - 1 */
+	struct stksess   *lru_head, *lru_tail;
+	struct pool      *pool;
+	ev_timer          timer;      /* expiry of the oldest entry */
+	struct stktable  *next;       /* all tables, newest first */
+};
+
+/* Slot flags (struct stk_ctr.flags). */
+#define STK_CTR_F_CONTENT 0x01  /* tracked by content rules: ends with the transaction */
+
+/* ---- tables and entries (stktable.c) ---- */
+
+/* Name and data kind of each type: "conn_rate"... Returns -1 if unknown
+ * (<len> bytes of <name>, without a "(period)"). */
+int stk_dt_find(const char *name, size_t len);
+const char *stk_dt_name(int dt);
+int stk_dt_is_rate(int dt);
+/* The largest value data type <dt> holds. */
+int64_t stk_dt_max(int dt);
+
+/* "ip", "ipv6", "integer", "string", "binary". */
+const char *stk_key_type_name(enum stk_key_type k);
+
+/* All tables, newest first. */
+struct stktable *stk_tables(void);
+
+/* The table named <name>, declared or not yet; created as a stub on first
+ * reference (<file>:<line> is then named if it is never declared). */
+struct stktable *stk_table_ref(const char *name, const char *file, int line);
+
+/* The declared table named <name>, or NULL. */
+struct stktable *stk_table_find(const char *name);
+
+/* The stick table of proxy <px>, or NULL. */
+struct stktable *stk_table_of(const struct proxy *px);
+
+/* Makes a key of table <t> from sample <smp> (cast as needed) into <key>
+ * (t->key_size bytes) and sets *<klen>. Returns 0, or -1 when the sample
+ * cannot be a key of this table. */
+int stk_key_from_smp(const struct stktable *t, struct sample *smp, unsigned char *key,
+                     uint32_t *klen);
+
+/* Parses key text <s> ("10.0.0.1", "42", "abc", hex for binary) the same
+ * way. Returns 0 or -1. */
+int stk_key_parse(const struct stktable *t, const char *s, unsigned char *key, uint32_t *klen);
+
+/* Writes the key of <ts> as text (show table) into <out>. */
+void stk_key_print(const struct stktable *t, const struct stksess *ts, char *out, size_t size);
+
+/* The live entry of <key>, or NULL (an expired unused entry is purged). */
+struct stksess *stk_lookup(struct stktable *t, const unsigned char *key, uint32_t klen);
+
+/* The entry of <key>, created when missing (evicting the oldest unused
+ * entry when the table is full). Returns NULL when the table is full of
+ * used entries or has nopurge. The entry is touched (moved to the LRU
+ * tail, expiry renewed). */
+struct stksess *stk_get(struct stktable *t, const unsigned char *key, uint32_t klen);
+
+/* Moves <ts> to the tail of the LRU and renews its expiry. */
+void stk_touch(struct stktable *t, struct stksess *ts);
+
+/* Removes <ts> from <t> whatever its ref count (the caller knows nobody
+ * holds it: clear table skips used entries). */
+void stk_remove(struct stktable *t, struct stksess *ts);
+
+/* Drops one reference; the entry is touched. */
+void stk_release(struct stktable *t, struct stksess *ts);
+
+/* Purges the expired unused entries of <t>. */
+void stk_expire(struct stktable *t);
+
+/* Pointer to data <dt> of <ts>, NULL when <t> does not store it. */
+static inline void *stk_data(const struct stktable *t, struct stksess *ts, int dt)
+{
+	return t->off[dt] < 0 ? NULL : ts->key + t->off[dt];
+}
+
+/* Reads data <dt> of <ts> as a number (rates: over their period now).
+ * Returns 1, or 0 when not stored. */
+int stk_data_get(const struct stktable *t, struct stksess *ts, int dt, int64_t *v);
+
+/* Sets data <dt> (rates: the current period's count). Returns 1 or 0. */
+int stk_data_set(const struct stktable *t, struct stksess *ts, int dt, int64_t v);
+
+/* Adds <n> to counter <cnt> and to rate <rate> (either may be absent). */
+void stk_data_add(const struct stktable *t, struct stksess *ts, int cnt, int rate, uint64_t n);
+
+/* ---- tracking (stk_fetch.c): hooks called by stream and http code ---- */
+
+/* The stream ends: every tracked slot is released (conn_cur decremented). */
+void stk_stream_end(struct stream *s);
+
+/* The HTTP transaction ends: slots tracked by content rules are released. */
+void stk_txn_end(struct stream *s);
+
+/* A new HTTP request (head complete) on <s>: http_req_cnt/rate of its slots. */
+void stk_http_req(struct stream *s);
+
+/* A server's response status <status> for <s>: a 4xx is an HTTP error. */
+void stk_http_status(struct stream *s, int status);
+
+/* An HTTP error of <s> made here: invalid request, deny, tarpit (HAProxy
+ * 2.6 does not count other local replies such as "return status 404"). */
+void stk_http_err(struct stream *s);
+
+/* <n> bytes received from the client (<is_req>) or from the server (mode tcp:
+ * mode http counts its transactions' bytes when they end). */
+void stk_count_bytes(struct stream *s, int is_req, uint64_t n);
+
+/* ---- stick persistence (stk_stick.c) ---- */
+
+/* The server the stick match rules of <s>'s backend name, if usable. */
+struct server *stk_stick_match(struct stream *s);
+
+/* Stores the stream's server for its stick on/store-request rules (after
+ * the server was picked) or its store-response rules (<res>). */
+void stk_stick_store(struct stream *s, int res);
+
+#endif
