@@ -17,6 +17,7 @@ struct proxy;
 #define CFG_SEC_LISTEN   0x10
 #define CFG_SEC_HTTP_ERRORS 0x20  /* http-errors NAME (http_reply.c) */
 #define CFG_SEC_USERLIST 0x40     /* userlist NAME (userlist.c) */
+#define CFG_SEC_RESOLVERS 0x800   /* resolvers NAME: refused (server.c) */
 #define CFG_SEC_PROXIES  (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
 #define CFG_SEC_FE       (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_LISTEN)
 #define CFG_SEC_BE       (CFG_SEC_DEFAULTS | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
@@ -62,6 +63,7 @@ struct cfg_ctx {
 	const char    *kw;        /* keyword being parsed, for messages */
 	int            inverted;  /* the line started with "no" */
 	int            stop;      /* stop reading this file (.alert) */
+	int            sec_failed; /* the section header failed: its lines are skipped */
 	int            errors;
 	int            warnings;
 };

@@ -28,6 +28,7 @@ enum chk_result {
 	CHK_R_L6OK,     /* L6OK: TLS hello answered (ssl-hello-chk) */
 	CHK_R_L6RSP,    /* L6RSP: not a TLS answer */
 	CHK_R_L6TOUT,   /* L6TOUT */
+	CHK_R_HANA,     /* HANA: live traffic errors reached error-limit (observe) */
 };
 
 struct tcpchk_rule;
@@ -76,9 +77,20 @@ struct check {
 	const char             *run_info;    /* info if the rules pass ("Redis server is ok") */
 	int                     code;        /* check_code of the last result (check_has_code()) */
 	struct chk_http         http;        /* HTTP response of the running check */
+	/* observe (srv_observe.c): live traffic feeds the health */
+	uint8_t                 observe;     /* 0, 4 (layer4) or 7 (layer7) */
+	uint8_t                 on_error;    /* CHK_OE_* */
+	int                     error_limit; /* consecutive errors that trigger on_error */
+	int                     cons_errors; /* consecutive errors seen */
+	uint64_t                hana_failed; /* hanafail: errors observed in live traffic */
 	struct ssl_st          *ssl;         /* TLS session of the running check (check-ssl) */
 	int                     ssl_hs;      /* its handshake is in progress */
 };
+
+#define CHK_OE_FASTINTER    0  /* check again at fastinter (the default) */
+#define CHK_OE_FAIL_CHECK   1  /* as if a check failed, then fastinter */
+#define CHK_OE_SUDDEN_DEATH 2  /* as if the last check before DOWN failed */
+#define CHK_OE_MARK_DOWN    3  /* DOWN at once */
 
 /* Sets <c>'s defaults for server <srv> (inter 2s, rise 2, fall 3). */
 void check_init(struct check *c, struct server *srv);
@@ -110,6 +122,17 @@ int check_has_code(const struct check *c);
  * "UP 1/3" while going down, "DOWN 1/2" while going up, "NOLB" (checks
  * answer 404 with disable-on-404), "MAINT", "DRAIN", "no check"). */
 void check_status_str(const struct server *srv, char *out, size_t sz);
+
+/* observe: <srv>'s live traffic reached its error-limit; <info> says what
+ * ("Detected 10 consecutive errors, last one was: ..."). Applies the
+ * on-error action (a failed check of result HANA, DOWN at once...) and
+ * schedules the next check at fastinter. */
+void check_health_analyze(struct server *srv, const char *info);
+
+/* <srv> goes DOWN / UP because of <why>, a check other than its health
+ * check (its agent): logged with <why>'s result as the reason. */
+void check_server_down(struct server *srv, const struct check *why);
+void check_server_up(struct server *srv, const struct check *why);
 
 /* Makes the servers that track <srv> ("track") follow its state after a
  * change: DOWN while it is DOWN or in maintenance, UP otherwise. */

@@ -77,6 +77,7 @@ enum http_msg_state {
 #define TX_F_RES_CLOSE_DELIM 0x0400 /* response ends at server close */
 #define TX_F_BE_SET      0x0800  /* past the frontend's rules: the backend is chosen */
 #define TX_F_TIMED       0x1000  /* its latencies went to the histograms */
+#define TX_F_NO_L7_RETRY 0x2000  /* http-request disable-l7-retry */
 
 /* One request/response exchange of a stream. */
 struct http_txn {
@@ -114,6 +115,9 @@ struct http_txn {
 	struct server      *persist_srv; /* the server the request's cookie names */
 	char                ck_req, ck_res; /* log: cookie state chars, '-' if none */
 	int                 persist_ign; /* ignore-persist matched: no cookie inserted */
+	/* retry-on with L7 conditions: the request as sent, until the response
+	 * head is accepted (http_retry.h), pooled buffer or NULL */
+	struct buf         *retry_buf;
 };
 
 /* ---- hooks run by stream.c for mode http streams ---- */

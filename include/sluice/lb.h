@@ -18,6 +18,7 @@ enum lb_algo { LB_ROUNDROBIN, LB_STATIC_RR, LB_LEASTCONN, LB_FIRST, LB_SOURCE, L
 #define LB_F_WHOLE       0x01  /* balance uri whole: the query string too */
 #define LB_F_PATH_ONLY   0x02  /* balance uri path-only: no scheme nor authority */
 #define LB_F_DOMAIN_ONLY 0x04  /* balance hdr() use_domain_only */
+#define LB_F_CHECK_POST  0x08  /* balance url_param ... check_post */
 enum lb_hash_fn { LB_H_SDBM, LB_H_DJB2, LB_H_WT6, LB_H_CRC32 };
 
 struct lb_point {
@@ -64,6 +65,16 @@ int lb_needs_http(const struct proxy *px);
  * element is absent (round robin then applies) or the algorithm hashes
  * no part of the request. */
 int lb_http_hash(const struct proxy *px, const struct http_head *h, uint32_t *hash);
+
+struct h1_msg;
+struct buf;
+
+/* balance url_param <name> check_post: when the query had no such
+ * parameter, hashes its value from the urlencoded body of POST request
+ * <m> (Content-Length framed) as far as it is in buffer <b>, whose head is
+ * <m>'s. Returns 1, or 0 when absent, not a POST, chunked, or not asked. */
+int lb_http_hash_post(const struct proxy *px, const struct h1_msg *m, const struct buf *b,
+                      uint32_t *hash);
 
 /* Whether some server of <px> is usable, full or not (then a connection
  * that found no free slot may wait in the queue). */

@@ -77,6 +77,12 @@ void log_event(int level, const char *fmt, ...) __attribute__((format(printf, 2,
 void log_event_px(const struct log_list *px_loggers, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The same with the stderr prefix and the syslog severity chosen apart, as
+ * HAProxy logs server state changes ([WARNING] on stderr, alert or notice
+ * to syslog); a level < 0 skips that output. */
+void log_event_px_lv(const struct log_list *px_loggers, int stderr_level, int level,
+                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* Quiet mode (-q). */
 void log_set_quiet(int quiet);
 

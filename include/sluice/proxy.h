@@ -73,6 +73,7 @@ struct proxy {
 	struct proxy_timeouts  timeout;
 	int                    retries;
 	int                    redispatch_every; /* option redispatch <interval> (-1: last retry) */
+	unsigned               retry_on;     /* PR_RE_* ("retry-on", http_retry.h) */
 	int                    maxconn;      /* frontend: 0 = global maxconn */
 	int                    fullconn;
 	int                    backlog;
@@ -95,6 +96,7 @@ struct proxy {
 	struct stream         *queue_head, *queue_tail; /* connections waiting for a server */
 	int                    nbpend;       /* their number (qcur) */
 	int                    max_nbpend;   /* qmax */
+	uint64_t               queue_idx;    /* streams dequeued so far (%bq) */
 	uint32_t               srv_act;      /* usable active servers (lb_recalc) */
 	uint32_t               srv_bck;      /* usable backup servers (lb_recalc) */
 	uint64_t               tot_weight;   /* sum of usable weights */

@@ -3,6 +3,7 @@
 #define SLUICE_SERVER_H
 
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <ev.h>
@@ -25,6 +26,15 @@ struct ssl_srv;
 #define SRV_F_DOWN_KILL     0x100 /* on-marked-down shutdown-sessions */
 #define SRV_F_UP_KILL_BACKUP 0x200 /* on-marked-up shutdown-backup-sessions */
 #define SRV_F_NOLB    0x400 /* checks got a 404 with disable-on-404: no new LB traffic */
+#define SRV_F_AVOID   0x800 /* transient, during one lb_pick(): a redispatch avoids it */
+#define SRV_F_RMAINT  0x1000 /* with SRV_F_MAINT: no address at start-up (init-addr none) */
+#define SRV_F_AGENT   0x2000 /* agent-check (srv_agent.c) */
+#define SRV_F_AGENT_OFF  0x4000 /* "disable agent": the agent is not asked */
+#define SRV_F_AGENT_DOWN 0x8000 /* the agent said down/fail/stopped */
+
+/* init-addr methods, tried in order at start-up */
+enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };
+#define SRV_IA_MAX 4
 
 struct server {
 	struct server          *next;
@@ -38,6 +48,10 @@ struct server {
 	int                     weight;     /* configured (0..256) */
 	int                     uweight;    /* user weight (runtime) */
 	int                     maxconn;
+	int                     maxqueue;   /* per-server queue limit, 0: unlimited */
+	uint8_t                 init_addr[SRV_IA_MAX];   /* SRV_IA_*, END-terminated when shorter;
+	                                                    all END: "last,libc" */
+	struct sockaddr_in6     init_ip[SRV_IA_MAX];     /* for SRV_IA_IP (v4 or v6) */
 	char                   *conf_file;
 	int                     conf_line;
 	char                    cookie[64]; /* "cookie <value>" (persist.c), "" if none */
@@ -58,12 +72,20 @@ struct server {
 
 	/* health */
 	struct check            check;
+	struct check            agent;       /* agent check state (srv_agent.c) */
+	char                    agent_send[128]; /* agent-send string, "" if none */
 
 	/* runtime (current sessions: counters.cur_sess) */
 	time_t                  last_change;
 	time_t                  down_since;  /* wall clock it went DOWN, 0 if up */
 	uint64_t                downtime;    /* seconds spent DOWN before down_since */
 	struct counters         counters;
+
+	/* streams waiting for a slot of this very server (stream.c) */
+	struct stream          *queue_head, *queue_tail;
+	int                     nbpend;      /* qcur */
+	int                     max_nbpend;  /* qmax */
+	uint64_t                queue_idx;   /* streams dequeued so far (%sq) */
 
 	/* idle connections kept for reuse (srv_idle.h) */
 	struct srv_idle        *idle;        /* most recent first */

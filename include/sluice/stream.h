@@ -50,7 +50,11 @@ struct stk_ctr {
 
 struct stream {
 	struct stream    *prev, *next;  /* all live streams */
-	struct stream    *q_prev, *q_next; /* in its backend's queue (ST_QUEUE) */
+	struct stream    *q_prev, *q_next; /* in a queue (ST_QUEUE) */
+	struct server    *q_srv;        /* whose queue it waits in; NULL: the backend's */
+	struct server    *want_srv;     /* server persistence asks for (may be full) */
+	uint64_t          q_idx;        /* that queue's queue_idx when it joined */
+	int               srv_qpos, be_qpos; /* %sq %bq: served before it while queued */
 	uint64_t          uniq_id;
 	struct conn       cli, srv;
 	struct channel    req, res;     /* client->server, server->client */
@@ -96,6 +100,11 @@ void stream_close(struct stream *s, char t0, char t1);
 /* Connects to the stream's server (chosen first by load balancing if none
  * is set; queued when all are full). Returns 0, or -1 when <s> was closed. */
 int stream_connect(struct stream *s);
+
+/* <srv> changed state (health, maintenance, drain, weight): when usable,
+ * it takes waiting requests from its queue and its backend's; when not,
+ * with "option redispatch" its own queue goes back to load balancing. */
+void stream_srv_state_changed(struct server *srv);
 
 /* Chooses a server by load balancing and makes it the target. Returns 0, or
  * -1 when no server can take it now. */

@@ -258,6 +258,10 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 	row_be_counters(r, &srv->counters);
 	if (srv->maxconn)
 		setu(r, ST_F_SLIM, (unsigned)srv->maxconn);
+	setu(r, ST_F_QCUR, (unsigned)srv->nbpend);
+	setu(r, ST_F_QMAX, (unsigned)srv->max_nbpend);
+	if (srv->maxqueue)
+		setu(r, ST_F_QLIMIT, (unsigned)srv->maxqueue);
 	check_status_str(srv, status, sizeof(status));
 	sets(r, ST_F_STATUS, status);
 	if (srv->flags & SRV_F_CHECKED) {
@@ -275,9 +279,24 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 			sets(r, ST_F_LAST_CHK, c->info);
 			sets(r, ST_F_CHECK_DESC, check_reason(c->result));
 		}
+		if (c->observe)
+			setu(r, ST_F_HANAFAIL, c->hana_failed);
 		setu(r, ST_F_CHECK_RISE, (unsigned)c->rise);
 		setu(r, ST_F_CHECK_FALL, (unsigned)c->fall);
 		setu(r, ST_F_CHECK_HEALTH, (unsigned)c->health);
+	}
+	if (srv->flags & SRV_F_AGENT) {
+		const struct check *a = &srv->agent;
+
+		if (a->result != CHK_R_NONE) {
+			sets(r, ST_F_AGENT_STATUS, check_result_str(a->result));
+			setu(r, ST_F_AGENT_DURATION, (unsigned long)a->duration);
+			sets(r, ST_F_AGENT_DESC, check_reason(a->result));
+			sets(r, ST_F_LAST_AGT, a->info);
+		}
+		setu(r, ST_F_AGENT_RISE, (unsigned)a->rise);
+		setu(r, ST_F_AGENT_FALL, (unsigned)a->fall);
+		setu(r, ST_F_AGENT_HEALTH, (unsigned)a->health);
 	}
 	/* weight: the effective one (lower while slow-starting), rounded up */
 	setu(r, ST_F_WEIGHT, (unsigned)((srv->eweight + SRV_EW_SCALE - 1) / SRV_EW_SCALE));
@@ -932,6 +951,8 @@ static int cli_clear_counters(struct cli_ctx *ctx, int argc, char **argv)
 			counters_clear(&li->counters, all);
 		for (struct server *srv = px->servers; srv; srv = srv->next) {
 			counters_clear(&srv->counters, all);
+			if (all)
+				srv->max_nbpend = srv->nbpend;
 			if (all)
 				srv->check.failed = srv->check.down_trans = 0;
 		}

@@ -350,8 +350,11 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 		ctx->kw = sec->name;
 		ret = sec->begin(ctx, argc - 1, argv + 1);
 		ctx->kw = NULL;
+		ctx->sec_failed = ret == -1;
 		return ret;
 	}
+	if (ctx->sec_failed && ctx->section && !(ctx->section & CFG_SEC_PROXIES))
+		return 0;   /* its header's error is reported; no error per line */
 	if (!ctx->section) {
 		const char *s = cfg_suggest(~0u, argv[0]);
 

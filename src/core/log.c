@@ -92,6 +92,29 @@ static void log_event_to(const struct log_list *to, int level, const char *fmt, 
 	log_send(to, level, line, (size_t)n);
 }
 
+void log_event_px_lv(const struct log_list *px_loggers, int stderr_level, int level,
+                     const char *fmt, ...)
+{
+	const struct log_list *to = px_loggers->head || px_loggers->use_global ? px_loggers :
+				    &global.loggers;
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	n = MIN(n, (int)sizeof(line) - 1);
+	if (stderr_level >= 0)
+		log_stderr(stderr_level <= LOG_L_ERR ? "ALERT" :
+			   stderr_level == LOG_L_WARNING ? "WARNING" : "NOTICE",
+			   stderr_level, line, n);
+	if (level >= 0)
+		log_send(to, level, line, (size_t)n);
+}
+
 void log_event(int level, const char *fmt, ...)
 {
 	va_list ap;

@@ -16,6 +16,7 @@
 #include <sluice/errors.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
+#include <sluice/http_retry.h>
 #include <sluice/vars.h>
 #include <sluice/http_reply.h>
 #include <sluice/http_service.h>
@@ -29,6 +30,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
+#include <sluice/srv_observe.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
@@ -92,6 +94,7 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 	txn->reqline = txn->uniq_id = NULL;
 	var_store_free(&txn->vars);
 	stk_txn_end(s);
+	http_retry_drop(s);
 }
 
 /* Starts waiting for the next request of <s>, with no transaction: an idle
@@ -111,6 +114,8 @@ static void http_wait_next(struct stream *s)
 	s->term[0] = s->term[1] = '-';
 	s->retries = 0;
 	s->redispatched = 0;
+	s->want_srv = NULL;
+	s->srv_qpos = s->be_qpos = 0;
 	s->tw = 0;
 	s->t_queue = s->t_conn = s->t_est = 0;
 	s->state = ST_HREQ;
@@ -646,13 +651,15 @@ static int http_req_server_prep(struct stream *s, struct http_head *h)
 
 	if (!(s->be->cap & PR_CAP_BE))
 		return 0;
-	txn->lb_hashed = lb_http_hash(s->be, h, &txn->lb_hash);
+	txn->lb_hashed = lb_http_hash(s->be, h, &txn->lb_hash) ||
+			 lb_http_hash_post(s->be, &txn->req, s->req.buf, &txn->lb_hash);
 	return persist_req(s, h, &txn->persist_srv);
 }
 
 /* The server of the request: the one its persistence cookie names when it
- * has a free slot, else load balancing. Returns 0, or -1 when no server is
- * usable. */
+ * has a free slot, else load balancing. Returns 0, -1 when no server is
+ * usable now, or 1 when the cookie's server is full: stream_connect() then
+ * queues on it (maxqueue and redispatch permitting). */
 static int http_pick_server(struct stream *s)
 {
 	struct server *srv = s->txn->persist_srv;
@@ -660,6 +667,10 @@ static int http_pick_server(struct stream *s)
 	if (srv && persist_srv_ready(srv)) {
 		stream_set_target(s, srv);
 		return 0;
+	}
+	if (srv && srv->maxconn) {
+		s->want_srv = srv;
+		return 1;
 	}
 	return stream_pick_server(s, 0);
 }
@@ -677,7 +688,7 @@ static int http_connect(struct stream *s)
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->req.flags &= ~CH_F_SHUTW;
-	if (!(s->be->cap & PR_CAP_BE) || http_pick_server(s) == -1) {
+	if (!(s->be->cap & PR_CAP_BE) || http_pick_server(s) != 0) {
 		http_release_kept(s);
 		return stream_connect(s);   /* queues, or answers 503 */
 	}
@@ -950,6 +961,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked);
 	if (mf & H1_F_EXPECT_100)
 		txn->flags |= TX_F_WAIT_100;
+	else if (s->be->retry_on & PR_RE_L7)
+		http_retry_save(s);
 	return http_connect(s);
 
 rewrite_failed:
@@ -1086,6 +1099,9 @@ static int http_process_res_head(struct stream *s, int hlen)
 		txn->flags &= ~TX_F_WAIT_100;
 		return 0;
 	}
+	srv_observe(s->target, srv_obs_status(status));
+	if (txn->retry_buf && http_retry_head(s, status))
+		return 0;   /* retry-on <status>: sent again */
 	txn->status = status;
 	http_head_init(&h, b->area + b->head, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	http_capture_head(s, &h, 1);
@@ -1147,6 +1163,8 @@ static int http_wait_res(struct stream *s)
 		b = s->res.buf;
 		if (!b || !b->data) {
 			if (s->res.flags & CH_F_SHUTR) {
+				if (http_srv_failed(s, PR_RE_EMPTY))
+					return 0;
 				s->be->be_counters.srv_aborts++;
 				http_res_failed(s, 'S');
 			}
@@ -1163,15 +1181,13 @@ static int http_wait_res(struct stream *s)
 		}
 		txn->res.hdrs = ha.hdrs;
 		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
-		if (n < 0) {
-			http_res_failed(s, 'P');
+		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
+			if (!http_srv_failed(s, PR_RE_JUNK))
+				http_res_failed(s, n < 0 ? 'P' : 'S');
 			return 0;
 		}
-		if (n == 0) {
-			if (s->res.flags & CH_F_SHUTR)
-				http_res_failed(s, 'S');
+		if (n == 0)
 			return 0;
-		}
 		http_process_res_head(s, n);
 		if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))
 			return 0;
@@ -1440,6 +1456,11 @@ int http_fail(struct stream *s, char t0, char t1)
 	}
 	if (t1 == 'D' && s->state == ST_EST)
 		t1 = 'H';   /* no response yet: waiting for its head */
+	/* retry-on: a timeout, or a server that failed before answering */
+	if (t1 == 'H' && s->state == ST_EST &&
+	    http_srv_failed(s, t0 == 's' ? PR_RE_TIMEOUT :
+			    s->res.buf && s->res.buf->data ? PR_RE_JUNK : PR_RE_EMPTY))
+		return 0;
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	if (t0 == 's' && t1 == 'H') {

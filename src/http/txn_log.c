@@ -209,8 +209,8 @@ static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned ne
 	c->srvconn = s->target ? (int)s->target->counters.cur_sess : 0;
 	c->retries = s->retries;
 	c->redispatched = s->redispatched;
-	c->srv_queue = 0;
-	c->be_queue = s->be->nbpend;
+	c->srv_queue = s->srv_qpos;
+	c->be_queue = s->be_qpos;
 	c->req_cookie = c->res_cookie = "-";
 	c->reqline = txn->reqline;
 	c->reqline_len = txn->reqline_len;

@@ -12,6 +12,7 @@
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/check.h>
+#include <sluice/srv_agent.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
@@ -37,6 +38,7 @@ void check_init(struct check *c, struct server *srv)
 	c->rise = CHK_DEFAULT_RISE;
 	c->fall = CHK_DEFAULT_FALL;
 	c->result = CHK_R_NONE;
+	c->error_limit = 10;
 }
 
 static int check_max_health(const struct check *c)
@@ -59,6 +61,7 @@ const char *check_result_str(enum chk_result r)
 	case CHK_R_L6OK:    return "L6OK";
 	case CHK_R_L6RSP:   return "L6RSP";
 	case CHK_R_L6TOUT:  return "L6TOUT";
+	case CHK_R_HANA:    return "HANA";
 	default:            return "INI";
 	}
 }
@@ -78,6 +81,7 @@ const char *check_reason(enum chk_result r)
 	case CHK_R_L6OK:    return "Layer6 check passed";
 	case CHK_R_L6RSP:   return "Layer6 invalid response";
 	case CHK_R_L6TOUT:  return "Layer6 timeout";
+	case CHK_R_HANA:    return "Health analyze";
 	default:            return "Initializing";
 	}
 }
@@ -103,13 +107,15 @@ void check_status_str(const struct server *srv, char *out, size_t sz)
 		ref = ref->track;
 	c = &ref->check;
 	if (srv->flags & SRV_F_MAINT)
-		snprintf(out, sz, "MAINT");
+		snprintf(out, sz, (srv->flags & SRV_F_RMAINT) ? "MAINT (resolution)" : "MAINT");
 	else if (ref->flags & SRV_F_MAINT)
 		snprintf(out, sz, "MAINT (via %s/%s)", ref->px->name, ref->name);
 	else if ((srv->flags & SRV_F_DRAIN) && !(srv->flags & SRV_F_DOWN))
 		snprintf(out, sz, "DRAIN");
-	else if (!(ref->flags & SRV_F_CHECKED))
+	else if (!(ref->flags & SRV_F_CHECKED) && !(srv->flags & SRV_F_DOWN))
 		snprintf(out, sz, "no check");
+	else if ((srv->flags & SRV_F_DOWN) && (srv->flags & SRV_F_AGENT_DOWN))
+		snprintf(out, sz, "DOWN (agent)");
 	else if (srv->flags & SRV_F_DOWN)
 		snprintf(out, sz, c->health ? "DOWN %d/%d" : "DOWN", c->health, c->rise);
 	else if (c->health < check_max_health(c))
@@ -128,7 +134,8 @@ static void check_fmt_reason(const struct check *c, char *buf, size_t sz)
 		n += snprintf(buf + n, sz - (size_t)n, ", code: %d", c->code);
 	if (*c->info && n >= 0 && (size_t)n < sz)
 		n += snprintf(buf + n, sz - (size_t)n, ", info: \"%s\"", c->info);
-	if (n >= 0 && (size_t)n < sz)
+	/* traffic analysis is no check: it has no duration */
+	if (n >= 0 && (size_t)n < sz && c->result != CHK_R_HANA)
 		snprintf(buf + n, sz - (size_t)n, ", check duration: %ldms", c->duration);
 }
 
@@ -142,8 +149,9 @@ static void check_transition_reason(const struct check *c, char *buf, size_t sz)
 		check_fmt_reason(c, buf, sz);
 }
 
-static void server_set_down(struct server *srv, const struct server *via);
-static void server_set_up(struct server *srv, const struct server *via);
+static void server_set_down(struct server *srv, const struct server *via,
+                            const struct check *why);
+static void server_set_up(struct server *srv, const struct server *via, const struct check *why);
 
 /* The servers tracking <srv> follow its state: DOWN while it is DOWN or in
  * maintenance, UP otherwise (and so on down the tracking chain). */
@@ -153,24 +161,47 @@ void check_track_sync(struct server *srv)
 
 	for (struct server *t = srv->trackers; t; t = t->next_tracker) {
 		if (down && !(t->flags & SRV_F_DOWN))
-			server_set_down(t, srv);
+			server_set_down(t, srv, NULL);
 		else if (!down && (t->flags & SRV_F_DOWN))
-			server_set_up(t, srv);
+			server_set_up(t, srv, NULL);
 	}
 }
 
 /* The reason part of a transition log: the last check's result, or
  * " via <backend>/<server>" when <srv> follows a tracked server. */
 static void server_transition_reason(const struct server *srv, const struct server *via,
-                                     char *buf, size_t sz)
+                                     const struct check *why, char *buf, size_t sz)
 {
 	if (via)
 		snprintf(buf, sz, " via %s/%s", via->px->name, via->name);
+	else if (why && why != &srv->check)
+		check_fmt_reason(why, buf, sz);   /* the agent's word */
 	else
 		check_transition_reason(&srv->check, buf, sz);
 }
 
-static void server_set_down(struct server *srv, const struct server *via)
+void check_server_down(struct server *srv, const struct check *why)
+{
+	server_set_down(srv, NULL, why);
+}
+
+void check_server_up(struct server *srv, const struct check *why)
+{
+	server_set_up(srv, NULL, why);
+}
+
+/* "has no server available!": an alert on stderr, an emergency (in other
+ * words) to syslog, as HAProxy 2.6 logs it. */
+static void check_log_no_server(struct proxy *px)
+{
+	log_event_px_lv(&px->loggers, LOG_L_ALERT, -1, "backend '%s' has no server available!",
+			px->name);
+	log_event_px_lv(&px->loggers, -1, LOG_L_EMERG, "backend %s has no server available!",
+			px->name);
+}
+
+static void server_set_down(struct server *srv, const struct server *via,
+                            const struct check *why_c)
 {
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
@@ -183,21 +214,26 @@ static void server_set_down(struct server *srv, const struct server *via)
 	c->down_trans++;
 	c->health = 0;
 	lb_recalc(px);
-	server_transition_reason(srv, via, why, sizeof(why));
-	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is DOWN%s. %u active and %u "
-		     "backup servers left. %u sessions active, 0 requeued, 0 remaining in queue.",
-		     px->name, srv->name, why, px->srv_act, px->srv_bck, srv->counters.cur_sess);
+	server_transition_reason(srv, via, why_c, why, sizeof(why));
+	/* HAProxy: [WARNING] on stderr, alert to syslog (notice when the
+	 * agent says so) */
+	log_event_px_lv(&px->loggers, LOG_L_WARNING,
+			why_c && why_c != &srv->check ? LOG_L_NOTICE : LOG_L_ALERT,
+			"Server %s/%s is DOWN%s. %u "
+			"active and %u backup servers left. %u sessions active, 0 requeued, 0 "
+			"remaining in queue.", px->name, srv->name, why, px->srv_act, px->srv_bck,
+			srv->counters.cur_sess);
 	if (!px->srv_act && !px->srv_bck && was_usable) {
 		px->last_change = srv->last_change;
-		log_event_px(&px->loggers, LOG_L_ALERT, "backend '%s' has no server available!",
-			     px->name);
+		check_log_no_server(px);
 	}
 	if (srv->flags & SRV_F_DOWN_KILL)
 		stream_kill_server(srv);
+	stream_srv_state_changed(srv);
 	check_track_sync(srv);
 }
 
-static void server_set_up(struct server *srv, const struct server *via)
+static void server_set_up(struct server *srv, const struct server *via, const struct check *why_c)
 {
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
@@ -213,15 +249,17 @@ static void server_set_up(struct server *srv, const struct server *via)
 	if (!(srv->flags & SRV_F_MAINT))
 		srv_slowstart_begin(srv);   /* back from a failure */
 	lb_recalc(px);
-	server_transition_reason(srv, via, why, sizeof(why));
-	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is UP%s. %u active and %u backup "
-		     "servers online. 0 sessions requeued, 0 total in queue.", px->name, srv->name,
-		     why, px->srv_act, px->srv_bck);
+	server_transition_reason(srv, via, why_c, why, sizeof(why));
+	/* HAProxy: [WARNING] on stderr, notice to syslog */
+	log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s is UP%s. %u "
+			"active and %u backup servers online. 0 sessions requeued, 0 total in queue.",
+			px->name, srv->name, why, px->srv_act, px->srv_bck);
 	/* An active server is back: sessions on backups may be moved there. */
 	if ((srv->flags & SRV_F_UP_KILL_BACKUP) && !(srv->flags & SRV_F_BACKUP))
 		for (struct server *b = px->servers; b; b = b->next)
 			if (b->flags & SRV_F_BACKUP)
 				stream_kill_server(b);
+	stream_srv_state_changed(srv);
 	check_track_sync(srv);
 }
 
@@ -242,8 +280,7 @@ static void server_set_nolb(struct server *srv)
 		     srv->name, why, px->srv_act, px->srv_bck);
 	if (!px->srv_act && !px->srv_bck && was_usable) {
 		px->last_change = srv->last_change;
-		log_event_px(&px->loggers, LOG_L_ALERT, "backend '%s' has no server available!",
-			     px->name);
+		check_log_no_server(px);
 	}
 }
 
@@ -273,6 +310,35 @@ static void check_arm(struct check *c, double delay)
 	ev_timer_start(global.loop, &c->timer);
 }
 
+enum check_go { GO_NONE, GO_DOWN, GO_UP, GO_NOLB };
+
+/* After a result of <c>: the check's own line (log-health-checks, when
+ * <changed>), then the transition <go> it causes. */
+static void check_log_and_go(struct check *c, int go, int was_down, int changed)
+{
+	struct server *srv = c->srv;
+
+	if ((srv->px->options & PR_O_LOG_HEALTH) && changed) {
+		char st[32], why[256];
+		int down = go == GO_DOWN || (was_down && go != GO_UP);
+
+		/* "1/2 UP": progress towards the other state, then the state. */
+		snprintf(st, sizeof(st), "%d/%d %s", down ? c->health : c->health - c->rise + 1,
+			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
+		check_fmt_reason(c, why, sizeof(why));
+		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE,
+				"Health check for server %s/%s %s%s, status: %s.", srv->px->name,
+				srv->name, c->result == CHK_R_L7OKC ? "conditionally succeeded" :
+				check_result_passed(c->result) ? "succeeded" : "failed", why, st);
+	}
+	if (go == GO_DOWN)
+		server_set_down(srv, NULL, NULL);
+	else if (go == GO_UP && !(srv->flags & SRV_F_AGENT_DOWN))
+		server_set_up(srv, NULL, NULL);
+	else if (go == GO_NOLB)
+		server_set_nolb(srv);
+}
+
 /* Ends the running check with <res>, updates the state, schedules the next.
  * As in HAProxy, the check's own log line (log-health-checks) comes before
  * the transition it causes, and shows the state after it. */
@@ -291,7 +357,7 @@ static void check_close_conn(struct check *c)
 
 static void check_finish(struct check *c, enum chk_result res, const char *info)
 {
-	enum { GO_NONE, GO_DOWN, GO_UP, GO_NOLB } go = GO_NONE;
+	enum check_go go = GO_NONE;
 	struct server *srv = c->srv;
 	enum chk_result prev = c->result;
 	int prev_health = c->health, prev_code = c->code;
@@ -329,27 +395,40 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 	}
 	if (go == GO_UP)
 		c->health = check_max_health(c);
-	if ((srv->px->options & PR_O_LOG_HEALTH) &&
-	    (res != prev || c->health != prev_health || c->code != prev_code)) {
-		char st[32], why[256];
-		int down = go == GO_DOWN || (was_down && go != GO_UP);
-
-		/* "1/2 UP": progress towards the other state, then the state. */
-		snprintf(st, sizeof(st), "%d/%d %s", down ? c->health : c->health - c->rise + 1,
-			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
-		check_fmt_reason(c, why, sizeof(why));
-		log_event_px(&srv->px->loggers, LOG_L_NOTICE, "Health check for server %s/%s %s%s, "
-			     "status: %s.", srv->px->name, srv->name,
-			     res == CHK_R_L7OKC ? "conditionally succeeded" :
-			     check_result_passed(res) ? "succeeded" : "failed", why, st);
-	}
-	if (go == GO_DOWN)
-		server_set_down(srv, NULL);
-	else if (go == GO_UP)
-		server_set_up(srv, NULL);
-	else if (go == GO_NOLB)
-		server_set_nolb(srv);
+	check_log_and_go(c, go, was_down,
+			 res != prev || c->health != prev_health || c->code != prev_code);
 	check_arm(c, check_next_delay(c));
+}
+
+void check_health_analyze(struct server *srv, const char *info)
+{
+	struct check *c = &srv->check;
+	int was_down = !!(srv->flags & SRV_F_DOWN), prev_health = c->health;
+	int go = GO_NONE;
+
+	if (!(srv->flags & SRV_F_CHECKED) || !global.loop)
+		return;
+	if (c->on_error != CHK_OE_FASTINTER && !was_down) {
+		c->result = CHK_R_HANA;
+		c->code = 0;
+		c->last_check = time(NULL);
+		snprintf(c->info, sizeof(c->info), "%s", info);
+		c->failed++;
+		if (c->on_error == CHK_OE_MARK_DOWN)
+			c->health = 0;
+		else if (c->on_error == CHK_OE_SUDDEN_DEATH)
+			c->health = MIN(c->health, c->rise);   /* one more failure: DOWN */
+		else
+			c->health--;
+		if (c->health < c->rise) {
+			c->health = 0;
+			go = GO_DOWN;
+		}
+		check_log_and_go(c, go, was_down, c->health != prev_health || go != GO_NONE);
+	}
+	/* every action checks again soon, unless a check runs now */
+	if (c->fd < 0)
+		check_arm(c, (c->fastinter ? c->fastinter : c->inter) / 1000.0);
 }
 
 /* Timeout of a check's connection: "timeout connect" bounded by inter
@@ -548,6 +627,7 @@ void check_start_all(void)
 				/* Spread the first checks of a backend over one interval. */
 				check_start_server(srv, (double)srv->check.inter * i++ / n / 1000.0);
 	}
+	agent_start_all();
 }
 
 void check_stop_all(void)
@@ -555,6 +635,7 @@ void check_stop_all(void)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		for (struct server *srv = px->servers; srv; srv = srv->next)
 			check_stop_server(srv);
+	agent_stop_all();
 }
 
 /* Resolves where each check connects; a server without a port needs one. */

@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/h1.h>
 #include <sluice/http_head.h>
 #include <sluice/lb.h>
 #include <sluice/log.h>
@@ -191,6 +193,9 @@ static int has_slot(const struct server *srv)
 {
 	int max = srv_dynamic_maxconn(srv);
 
+	if (srv->flags & SRV_F_AVOID)
+		return 0;
+
 	return !max || srv->counters.cur_sess < (uint32_t)max;
 }
 
@@ -366,15 +371,13 @@ static uint32_t lb_hash_uri(const struct proxy *px, const char *p, size_t n)
 	return lb_hash(lb->hash_fn, 0, p, i);
 }
 
-/* balance url_param: the value of the first <name>=value of the query. */
-static int lb_hash_param(const struct proxy *px, const char *p, size_t n, uint32_t *hash)
+/* The value of the first <name>=value of the '&'-separated list [q, end). */
+static int lb_hash_params(const struct proxy *px, const char *q, const char *end,
+                          uint32_t *hash)
 {
-	const char *q = memchr(p, '?', n), *end = p + n;
 	size_t nl = strlen(px->lb.arg);
 
-	if (!q)
-		return 0;
-	for (q++; q < end; ) {
+	while (q < end) {
 		const char *amp = memchr(q, '&', (size_t)(end - q));
 		const char *e = amp ? amp : end;
 
@@ -388,6 +391,28 @@ static int lb_hash_param(const struct proxy *px, const char *p, size_t n, uint32
 		q = amp ? amp + 1 : end;
 	}
 	return 0;
+}
+
+/* balance url_param: the value of the first <name>=value of the query. */
+static int lb_hash_param(const struct proxy *px, const char *p, size_t n, uint32_t *hash)
+{
+	const char *q = memchr(p, '?', n);
+
+	return q ? lb_hash_params(px, q + 1, p + n, hash) : 0;
+}
+
+int lb_http_hash_post(const struct proxy *px, const struct h1_msg *m, const struct buf *b,
+                      uint32_t *hash)
+{
+	uint64_t n;
+
+	if (!(px->lb.flags & LB_F_CHECK_POST) || px->lb.algo != LB_URL_PARAM ||
+	    m->meth_id != H1_M_POST || !(m->flags & H1_F_CLEN) || (m->flags & H1_F_CHUNKED) ||
+	    !b || b->data <= m->head_len)
+		return 0;
+	n = MIN((uint64_t)(b->data - m->head_len), m->clen);
+	return lb_hash_params(px, b->area + b->head + m->head_len,
+			      b->area + b->head + m->head_len + n, hash);
 }
 
 /* balance hdr(): the first value of the first such header; with
@@ -597,10 +622,20 @@ static int kw_balance(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 				return -1;
 			}
 			strcpy(lb->arg, argv[1]);
+			lb->flags &= ~LB_F_CHECK_POST;
 			if (argc > 2 && strcmp(argv[2], "check_post") == 0) {
-				cfg_alert(ctx, "'balance url_param %s check_post' is not supported yet by "
-					  "sluice (the request body is not inspected)", argv[1]);
-				return -1;
+				/* an old <max_wait> is accepted and ignored, as in HAProxy */
+				char *end;
+
+				if (argc > 3)
+					(void)strtol(argv[3], &end, 10);
+				if (argc > 4 || (argc > 3 && (*end || !*argv[3]))) {
+					cfg_alert(ctx, "'balance url_param %s check_post' takes at most a "
+						  "number (<max_wait>, ignored)", argv[1]);
+					return -1;
+				}
+				lb->flags |= LB_F_CHECK_POST;
+				return 0;
 			}
 			if (argc > 2) {
 				cfg_alert(ctx, "'balance url_param' only accepts an option 'check_post' "

@@ -10,6 +10,7 @@
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/http_retry.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/ssl.h>
@@ -62,6 +63,7 @@ static void proxy_init_defaults(struct proxy *px)
 	px->mode = PR_MODE_TCP;
 	px->retries = 3;
 	px->redispatch_every = -1;
+	px->retry_on = PR_RE_CONN_FAILED;
 	px->lb.algo = LB_ROUNDROBIN;
 	px->lb.draws = 2;
 }
@@ -114,6 +116,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->timeout = def->timeout;
 	px->retries = def->retries;
 	px->redispatch_every = def->redispatch_every;
+	px->retry_on = def->retry_on;
 	px->maxconn = def->maxconn;
 	px->fullconn = def->fullconn;
 	px->backlog = def->backlog;

@@ -13,6 +13,7 @@
 #include <sluice/ssl.h>
 #include <sluice/srv_idle.h>
 #include <sluice/str.h>
+#include <sluice/stream.h>
 #include <sluice/units.h>
 
 #include <stdio.h>
@@ -116,6 +117,74 @@ static int kw_default_server(struct cfg_ctx *ctx, void *target, int argc, char *
 	return srv_parse_options(ctx, srv_template(ctx->px), "default-server", argc, argv);
 }
 
+/* The port written after a host name in <addr> ("name:80"), 0 if none. */
+static uint16_t srv_host_port(const char *addr)
+{
+	const char *c = strrchr(addr, ':');
+	char *end;
+	long v;
+
+	if (!c)
+		return 0;
+	v = strtol(c + 1, &end, 10);
+	return *end || v < 1 || v > 65535 ? 0 : (uint16_t)v;
+}
+
+/* A host name at start-up: tries <srv>'s init-addr methods in order
+ * ("last,libc" by default; "last" is the server-state file, applied later
+ * by load-server-state-from-file, so skipped here). "none" leaves the
+ * server without an address, in maintenance until one is set. Returns 0,
+ * or -1 with <err> allocated. */
+static int srv_init_addr(struct server *srv, const char *addr, char **err)
+{
+	static const uint8_t dflt[SRV_IA_MAX] = { SRV_IA_LAST, SRV_IA_LIBC };
+	const uint8_t *m = srv->init_addr[0] ? srv->init_addr : dflt;
+	struct addr_spec as;
+	char *e = NULL;
+
+	for (int i = 0; i < SRV_IA_MAX && m[i] != SRV_IA_END; i++) {
+		switch (m[i]) {
+		case SRV_IA_LIBC:
+			free(e);
+			e = NULL;
+			if (addr_parse(addr, &as, ADDR_F_PORT_OPTIONAL | ADDR_F_RESOLVE, &e) == 0) {
+				srv->addr = as.ss;
+				srv->addrlen = as.len;
+				if (as.port_lo == 0)
+					srv->flags |= SRV_F_SAMEPORT;
+				return 0;
+			}
+			break;
+		case SRV_IA_IP:
+			memset(&srv->addr, 0, sizeof(srv->addr));
+			memcpy(&srv->addr, &srv->init_ip[i], sizeof(srv->init_ip[i]));
+			srv->addrlen = srv->addr.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+				       sizeof(struct sockaddr_in);
+			addr_set_port(&srv->addr, srv_host_port(addr));
+			if (!srv_host_port(addr))
+				srv->flags |= SRV_F_SAMEPORT;
+			free(e);
+			return 0;
+		case SRV_IA_NONE:
+			srv->flags |= SRV_F_MAINT | SRV_F_RMAINT;
+			srv->addr.ss_family = AF_INET;
+			srv->addrlen = sizeof(struct sockaddr_in);
+			addr_set_port(&srv->addr, srv_host_port(addr));
+			free(e);
+			return 0;
+		default:
+			break;
+		}
+	}
+	/* HAProxy's words; a syntax error (a bad port) says more */
+	*err = e && !strstr(e, "could not resolve") ? e :
+	       str_fmt("could not resolve address '%s'", addr);
+	if (*err == e)
+		return -1;
+	free(e);
+	return -1;
+}
+
 /* Creates server <name> at <addr> in <px>, from its default-server
  * template, then applies the options. Returns the server (appended to <px>),
  * or NULL with <err> allocated. <config>: at start-up, host names may be
@@ -127,6 +196,7 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 {
 	struct server *srv, **tail;
 	struct addr_spec as;
+	char *aerr = NULL;
 
 	for (srv = px->servers; srv; srv = srv->next)
 		if (strcmp(srv->name, name) == 0) {
@@ -134,9 +204,16 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 				       srv->conf_file, srv->conf_line);
 			return NULL;
 		}
-	if (addr_parse(addr, &as, ADDR_F_PORT_OPTIONAL | ADDR_F_UNIX_OK |
-		       (config ? ADDR_F_RESOLVE : 0), err) == -1)
-		return NULL;
+	/* A host name is resolved once the options (init-addr) are known. */
+	if (addr_parse(addr, &as, ADDR_F_PORT_OPTIONAL | ADDR_F_UNIX_OK, &aerr) == -1) {
+		if (!config) {
+			*err = aerr;
+			return NULL;
+		}
+		memset(&as, 0, sizeof(as));
+		as.kind = ADDR_K_INET;
+		as.port_lo = 1;   /* srv_init_addr() decides */
+	}
 	srv = xcalloc(1, sizeof(*srv));
 	if (px->defsrv)
 		*srv = *px->defsrv;   /* flat settings only: names are set below */
@@ -168,6 +245,15 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 		free(srv);
 		return NULL;
 	}
+	if (aerr && !*err && srv_init_addr(srv, addr, err) == 0) {
+		char text[80];
+
+		/* show stat gives the address found, none when there is none */
+		free(srv->addr_str);
+		srv->addr_str = xstrdup((srv->flags & SRV_F_RMAINT) ? "" :
+					addr_to_str(&srv->addr, text, sizeof(text)));
+	}
+	free(aerr);
 	for (tail = &px->servers; *tail; tail = &(*tail)->next)
 		;
 	*tail = srv;
@@ -372,21 +458,52 @@ static int srv_track_kw(struct server *srv, int argc, char **argv, char **err)
 	return 2;
 }
 
-/* maxqueue <n>: sluice queues streams per backend, never on one server, so
- * a per-server queue limit has nothing to limit yet. 0 (unlimited, the
- * default) is accepted. */
-static int srv_maxqueue_kw(struct server *srv, int argc, char **argv, char **err)
+/* init-addr {last|libc|none|<ip>}[,...]: how a host name gets its address
+ * at start-up. */
+static int srv_init_addr_kw(struct server *srv, int argc, char **argv, char **err)
 {
-	long v;
+	char list[256], *save = NULL, *w;
+	int n = 0;
 
-	if (cfg_opt_int(argc, argv, 0, 10000000, &v, err) == -1)
-		return -1;
-	if (v) {
-		*err = str_fmt("not supported yet: sluice has one queue per backend and no "
-			       "per-server queue to limit (only 'maxqueue 0', unlimited, is accepted)");
+	if (argc < 2 || !*argv[1]) {
+		*err = str_fmt("expects a comma-separated list of 'last', 'libc', 'none' or IP "
+			       "addresses");
 		return -1;
 	}
+	snprintf(list, sizeof(list), "%s", argv[1]);
+	memset(srv->init_addr, SRV_IA_END, sizeof(srv->init_addr));
+	for (w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		struct addr_spec as;
+		char *e = NULL;
+
+		if (n == SRV_IA_MAX) {
+			*err = str_fmt("at most %d methods", SRV_IA_MAX);
+			return -1;
+		}
+		if (strcmp(w, "last") == 0) {
+			srv->init_addr[n++] = SRV_IA_LAST;
+		} else if (strcmp(w, "libc") == 0) {
+			srv->init_addr[n++] = SRV_IA_LIBC;
+		} else if (strcmp(w, "none") == 0) {
+			srv->init_addr[n++] = SRV_IA_NONE;
+		} else if (addr_parse(w, &as, ADDR_F_PORT_OPTIONAL, &e) == 0 && !as.port_lo) {
+			memcpy(&srv->init_ip[n], &as.ss, sizeof(srv->init_ip[n]));
+			srv->init_addr[n++] = SRV_IA_IP;
+		} else {
+			free(e);
+			*err = str_fmt("'%s' is neither 'last', 'libc', 'none' nor an IP address", w);
+			return -1;
+		}
+	}
 	return 2;
+}
+
+/* resolvers, resolve-prefer, resolve-opts, resolve-net: DNS at run time. */
+static int srv_resolvers_kw(struct server *srv, int argc, char **argv, char **err)
+{
+	*err = str_fmt("not supported yet: sluice resolves server names once at start-up "
+		       "(use init-addr)");
+	return -1;
 }
 
 /* ---- slow start ---- */
@@ -490,7 +607,12 @@ int srv_dynamic_maxconn(const struct server *srv)
 static struct srv_kw server_kws[] = {
 	{ "slowstart", .parse = srv_slowstart_kw },
 	{ "track", .parse = srv_track_kw },
-	{ "maxqueue", .parse = srv_maxqueue_kw },
+	{ "init-addr", .parse = srv_init_addr_kw },
+	{ "resolvers", .parse = srv_resolvers_kw },
+	{ "resolve-prefer", .parse = srv_resolvers_kw },
+	{ "resolve-opts", .parse = srv_resolvers_kw },
+	{ "resolve-net", .parse = srv_resolvers_kw },
+	{ "maxqueue", .off = offsetof(struct server, maxqueue), .min = 0, .max = 10000000 },
 	{ "minconn", .off = offsetof(struct server, minconn), .min = 0, .max = 10000000 },
 	{ "weight", .parse = srv_weight },
 	{ "id", .off = offsetof(struct server, id), .min = 1, .max = 0x7fffffff },
@@ -510,6 +632,18 @@ static struct srv_kw server_kws[] = {
 	{ "fall", .parse = srv_check_arg },
 	{ "port", .parse = srv_check_port },
 	{ "addr", .parse = srv_check_addr },
+};
+
+/* resolvers NAME: DNS at run time is not built; its lines are skipped. */
+static int sec_resolvers(struct cfg_ctx *ctx, int argc, char **argv)
+{
+	cfg_alert(ctx, "not supported yet: sluice resolves server names once at start-up "
+		  "(use init-addr)");
+	return -1;
+}
+
+static struct cfg_section server_sections[] = {
+	{ "resolvers", CFG_SEC_RESOLVERS, sec_resolvers, NULL },
 };
 
 static struct cfg_kw server_cfg_kws[] = {
@@ -680,6 +814,8 @@ static void server_admin_log(struct server *srv, const char *what)
 		  px->srv_act + px->srv_bck ? "online" : "left");
 	if (!px->srv_act && !px->srv_bck)
 		log_event(LOG_L_ALERT, "backend '%s' has no server available!", srv->px->name);
+	if (global.loop)
+		stream_srv_state_changed(srv);
 }
 
 static void server_set_admin(struct server *srv, unsigned flag, int on)
@@ -762,6 +898,12 @@ void server_set_address(struct server *srv, const struct sockaddr_storage *ss, s
 	}
 	free(srv->addr_str);
 	srv->addr_str = xstrdup(addr_to_str(&srv->addr, text, sizeof(text)));
+	if (srv->flags & SRV_F_RMAINT) {
+		/* init-addr none kept it in maintenance for want of an address */
+		srv->flags &= ~SRV_F_RMAINT;
+		if (srv->px)
+			server_set_admin(srv, SRV_F_MAINT, 0);
+	}
 }
 
 /* set server BE/SRV addr <ip> [port <port>] */
@@ -991,6 +1133,7 @@ SLUICE_INIT(server_register)
 {
 	srv_register_keywords(server_kws, ARRAY_SIZE(server_kws));
 	cfg_register(server_cfg_kws, ARRAY_SIZE(server_cfg_kws));
+	cfg_register_sections(server_sections, ARRAY_SIZE(server_sections));
 	cfg_register_postparse(server_postparse, 30);
 	cli_register(server_cli_kws, ARRAY_SIZE(server_cli_kws));
 }

@@ -39,7 +39,7 @@ static const char state_header[] =
 
 /* HAProxy's numeric check status (HCHK_STATUS_*: INI 1, SOCKERR 5, L4OK 6,
  * L4TOUT 7, L4CON 8, L6OK 9, L6TOUT 10, L6RSP 11, L7TOUT 12, L7RSP 13,
- * L7OK 15, L7OKC 16, L7STS 17). */
+ * HANA 14, L7OK 15, L7OKC 16, L7STS 17). */
 static int state_check_status(const struct server *srv)
 {
 	switch (srv->check.result) {
@@ -52,6 +52,7 @@ static int state_check_status(const struct server *srv)
 	case CHK_R_L6RSP:   return 11;
 	case CHK_R_L7TOUT:  return 12;
 	case CHK_R_L7RSP:   return 13;
+	case CHK_R_HANA:    return 14;
 	case CHK_R_L7OK:    return 15;
 	case CHK_R_L7OKC:   return 16;
 	case CHK_R_L7STS:   return 17;

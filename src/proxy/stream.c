@@ -19,6 +19,7 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
+#include <sluice/http_retry.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/logformat.h>
@@ -29,6 +30,7 @@
 #include <sluice/sample.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
+#include <sluice/srv_observe.h>
 #include <sluice/ssl.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
@@ -195,11 +197,14 @@ int stream_pick_server(struct stream *s, int avoid_current)
 		key.hash = s->txn->lb_hash;
 		key.has_hash = 1;
 	}
+	/* On redispatch, try not to land on the server that just failed. */
+	if (avoid_current && prev)
+		prev->flags |= SRV_F_AVOID;
 	srv = avoid_current ? NULL : stk_stick_match(s);
 	if (!srv)
 		srv = lb_pick(s->be, &key);
-
-	/* On redispatch, try not to land on the server that just failed. */
+	if (prev)
+		prev->flags &= ~SRV_F_AVOID;
 	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)
 		srv = lb_pick(s->be, NULL);
 	if (!srv && avoid_current && prev)
@@ -222,59 +227,118 @@ void stream_set_backend(struct stream *s, struct proxy *be)
 	counters_sess_start(&be->be_counters, (uint32_t)(now_ms() / 1000), time(NULL));
 }
 
-/* ---- queue: connections waiting for a free server slot ---- */
+/* ---- queues: connections waiting for a free server slot ----
+ * A stream bound to one server (persistence) waits in that server's queue,
+ * the others in the backend's. A freed slot goes to the older of the two
+ * heads, as HAProxy compares entry ages. */
 
-static void queue_add(struct stream *s)
+struct queue_ref {
+	struct stream **head, **tail;
+	int            *nbpend, *max;
+	uint64_t       *idx;
+};
+
+static struct queue_ref queue_of(struct proxy *be, struct server *srv)
 {
-	struct proxy *be = s->be;
+	if (srv)
+		return (struct queue_ref){ &srv->queue_head, &srv->queue_tail, &srv->nbpend,
+					   &srv->max_nbpend, &srv->queue_idx };
+	return (struct queue_ref){ &be->queue_head, &be->queue_tail, &be->nbpend,
+				   &be->max_nbpend, &be->queue_idx };
+}
+
+/* Appends <s> to <srv>'s queue, or its backend's when <srv> is NULL. */
+static void queue_add(struct stream *s, struct server *srv)
+{
+	struct queue_ref q = queue_of(s->be, srv);
 
 	s->state = ST_QUEUE;
 	s->t_queue = ev_now(global.loop);
+	s->q_srv = srv;
+	s->q_idx = *q.idx;
 	s->q_next = NULL;
-	s->q_prev = be->queue_tail;
-	if (be->queue_tail)
-		be->queue_tail->q_next = s;
+	s->q_prev = *q.tail;
+	if (*q.tail)
+		(*q.tail)->q_next = s;
 	else
-		be->queue_head = s;
-	be->queue_tail = s;
-	if (++be->nbpend > be->max_nbpend)
-		be->max_nbpend = be->nbpend;
+		*q.head = s;
+	*q.tail = s;
+	if (++*q.nbpend > *q.max)
+		*q.max = *q.nbpend;
 }
 
-static void queue_del(struct stream *s)
+/* Takes <s> out of its queue; <served>: it leaves for a slot (it counts
+ * in the positions of those behind it). */
+static void queue_del(struct stream *s, int served)
 {
-	struct proxy *be = s->be;
+	struct queue_ref q = queue_of(s->be, s->q_srv);
+	int pos = (int)(*q.idx - s->q_idx);
 
 	if (s->q_prev)
 		s->q_prev->q_next = s->q_next;
 	else
-		be->queue_head = s->q_next;
+		*q.head = s->q_next;
 	if (s->q_next)
 		s->q_next->q_prev = s->q_prev;
 	else
-		be->queue_tail = s->q_prev;
+		*q.tail = s->q_prev;
 	s->q_prev = s->q_next = NULL;
-	be->nbpend--;
+	--*q.nbpend;
+	if (served)
+		++*q.idx;
+	if (s->q_srv)
+		s->srv_qpos = pos;
+	else
+		s->be_qpos = pos;
+	s->q_srv = NULL;
 	s->tw = (long)((ev_now(global.loop) - s->t_queue) * 1000);
 }
 
-/* <srv> just freed a slot: the oldest waiting connection of its backend
- * takes it (first come, first served). */
-static void queue_dequeue(struct server *srv)
+static int srv_has_slot(const struct server *srv)
 {
-	struct stream *q = srv->px->queue_head;
-
 	int max = srv_dynamic_maxconn(srv);
 
-	if (!q || strm.killing || !server_usable(srv) ||
-	    (max && srv->counters.cur_sess >= (uint32_t)max))
+	return !max || srv->counters.cur_sess < (uint32_t)max;
+}
+
+/* <srv> just freed a slot: the oldest of the heads of its own queue and of
+ * its backend's takes it. */
+static void queue_dequeue(struct server *srv)
+{
+	while (!strm.killing && server_usable(srv) && srv_has_slot(srv)) {
+		struct stream *a = srv->queue_head, *b = srv->px->queue_head, *q;
+
+		q = !a ? b : !b ? a : b->t_queue < a->t_queue ? b : a;
+		if (!q)
+			return;
+		queue_del(q, 1);
+		stream_set_target(q, srv);
+		/* Chosen without lb_pick(): count the pick as it would. */
+		srv->counters.cum_lbconn++;
+		srv->px->be_counters.cum_lbconn++;
+		stream_connect(q);
+	}
+}
+
+void stream_srv_state_changed(struct server *srv)
+{
+	struct stream *q, *next;
+
+	if (server_usable(srv)) {
+		queue_dequeue(srv);   /* back, or more room: take from the queues */
 		return;
-	queue_del(q);
-	stream_set_target(q, srv);
-	/* Chosen without lb_pick(): count the pick as it would. */
-	srv->counters.cum_lbconn++;
-	srv->px->be_counters.cum_lbconn++;
-	stream_connect(q);
+	}
+	/* Gone: with "option redispatch" (and not "option persist") the
+	 * requests waiting for this very server go back to load balancing,
+	 * as HAProxy redistributes them; else they wait for its return. */
+	if ((srv->px->options & (PR_O_REDISPATCH | PR_O_PERSIST)) != PR_O_REDISPATCH)
+		return;
+	for (q = srv->queue_head; q; q = next) {
+		next = q->q_next;
+		queue_del(q, 0);
+		q->state = ST_HREQ;
+		stream_connect(q);   /* load balancing: a slot, or the backend's queue */
+	}
 }
 
 void stream_release_target(struct stream *s)
@@ -284,6 +348,24 @@ void stream_release_target(struct stream *s)
 	stream_set_target(s, NULL);
 	if (freed)
 		queue_dequeue(freed);
+}
+
+/* The stream asks for <srv> (persistence) and it is full: waits in its
+ * queue unless maxqueue is reached; then with "option redispatch" load
+ * balancing decides (returns 1), else it fails. Returns 0 (queued), 1, or
+ * -1 when the stream was closed. */
+static int queue_on_server(struct stream *s, struct server *srv)
+{
+	if (!srv->maxqueue || srv->nbpend < srv->maxqueue) {
+		queue_add(s, srv);
+		stream_update(s);
+		return 0;
+	}
+	if (s->be->options & PR_O_REDISPATCH)
+		return 1;
+	s->be->be_counters.failed_conns++;
+	stream_fail(s, 's', 'Q');
+	return -1;
 }
 
 int stream_redispatch_due(const struct proxy *be, int retry)
@@ -303,7 +385,8 @@ static int stream_conn_failed(struct stream *s, int timeout)
 	struct server *srv = s->target;
 
 	conn_close(&s->srv);
-	if (s->retries >= s->be->retries) {
+	srv_observe(srv, SRV_OBS_L4_ERR);
+	if (s->retries >= s->be->retries || !(s->be->retry_on & PR_RE_CONN_FAILED)) {
 		s->be->be_counters.failed_conns++;
 		if (srv)
 			srv->counters.failed_conns++;
@@ -386,6 +469,7 @@ static int stream_established(struct stream *s)
 	unsigned pp = s->target->flags & (SRV_F_SEND_PROXY | SRV_F_SEND_PROXY_V2);
 
 	s->srv.flags |= CO_F_CONNECTED;
+	srv_observe(s->target, SRV_OBS_L4_OK);
 	if (!s->is_http && tcp_rules_has(s->be, TCP_RS_RES)) {
 		/* tcp-response content rules see the response before it leaves */
 		uint32_t delay = tcp_inspect_delay(s->be, TCP_RS_RES);
@@ -422,10 +506,23 @@ int stream_connect(struct stream *s)
 	struct sockaddr_storage addr;
 	int fd;
 
+	if (!s->target && s->want_srv) {
+		struct server *want = s->want_srv;
+
+		s->want_srv = NULL;
+		if (srv_has_slot(want)) {
+			stream_set_target(s, want);
+		} else {
+			int r = queue_on_server(s, want);
+
+			if (r <= 0)
+				return r;
+		}
+	}
 	if (!s->target && stream_pick_server(s, 0) == -1) {
 		if (lb_has_usable(s->be)) {
 			/* Every usable server is full: wait for a slot. */
-			queue_add(s);
+			queue_add(s, NULL);
 			stream_update(s);
 			return 0;
 		}
@@ -537,7 +634,8 @@ static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c_, unsigned
 	c.srvconn = s->target ? (int)s->target->counters.cur_sess : 0;
 	c.retries = s->retries;
 	c.redispatched = s->redispatched;
-	c.be_queue = s->be->nbpend;
+	c.srv_queue = s->srv_qpos;
+	c.be_queue = s->be_qpos;
 	c.req_cookie = c.res_cookie = "-";
 	c.uniq_num = s->uniq_id;
 	c.hostname = global.node;
@@ -568,7 +666,7 @@ static void stream_fail(struct stream *s, char t0, char t1)
 {
 	if (s->is_http) {
 		if (s->state == ST_QUEUE) {
-			queue_del(s);
+			queue_del(s, 0);
 			s->state = ST_HREQ;
 		}
 		if (http_fail(s, t0, t1) == 0)
@@ -603,7 +701,7 @@ void stream_close(struct stream *s, char t0, char t1)
 	struct server *freed;
 
 	if (s->state == ST_QUEUE)
-		queue_del(s);   /* first: the log line reports the time queued */
+		queue_del(s, 0);   /* first: the log line reports the time queued */
 	s->term[0] = t0;
 	s->term[1] = t1;
 	if (t0 == 'C' || t0 == 'c') {

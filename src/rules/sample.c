@@ -786,11 +786,21 @@ static int fetch_srv_conn(const struct smp_arg *a, struct sample *smp, struct st
 	return srv ? smp_set_int(smp, srv->counters.cur_sess) : 0;
 }
 
+/* The streams waiting in <px>'s queue and its servers'. */
+static int64_t px_queued(const struct proxy *px)
+{
+	int64_t n = px->nbpend;
+
+	for (const struct server *srv = px->servers; srv; srv = srv->next)
+		n += srv->nbpend;
+	return n;
+}
+
 static int fetch_queue(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
 
-	return px ? smp_set_int(smp, px->nbpend) : 0;
+	return px ? smp_set_int(smp, px_queued(px)) : 0;
 }
 
 /* avg_queue([backend]): the queued streams per usable server, rounded
@@ -798,18 +808,19 @@ static int fetch_queue(const struct smp_arg *a, struct sample *smp, struct strea
 static int fetch_avg_queue(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
-	int64_t n = 0;
+	int64_t n = 0, q;
 
 	if (!px)
 		return 0;
+	q = px_queued(px);
 	for (const struct server *srv = px->servers; srv; srv = srv->next)
 		n += server_usable(srv) && !(srv->flags & SRV_F_BACKUP);
-	return smp_set_int(smp, n ? (px->nbpend + n - 1) / n : 2 * (int64_t)px->nbpend);
+	return smp_set_int(smp, n ? (q + n - 1) / n : 2 * q);
 }
 
-/* Free connection slots of the usable servers; -1 when one of them has no
- * maxconn (unlimited), as HAProxy says. Queue slots are not counted: sluice
- * has no maxqueue. */
+/* Free connection slots of the usable servers, plus their free queue
+ * places (maxqueue); -1 when one of them has no maxconn or no maxqueue
+ * (unlimited), as HAProxy says. */
 static int fetch_connslots(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
@@ -822,10 +833,12 @@ static int fetch_connslots(const struct smp_arg *a, struct sample *smp, struct s
 			continue;
 		int max = srv_dynamic_maxconn(srv);
 
-		if (!max)
+		if (!max || !srv->maxqueue)
 			return smp_set_int(smp, -1);
 		if ((int64_t)max > (int64_t)srv->counters.cur_sess)
 			n += max - (int64_t)srv->counters.cur_sess;
+		if (srv->maxqueue > srv->nbpend)
+			n += srv->maxqueue - srv->nbpend;
 	}
 	return smp_set_int(smp, n);
 }

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/global.h>
+#include <sluice/h1.h>
 #include <sluice/http_head.h>
 #include <sluice/lb.h>
 #include <sluice/proxy.h>
@@ -287,6 +289,51 @@ static void test_balance_url_param_hdr(void **state)
 	assert_int_equal(http_key(px, "/", "Host", "localhost"), H("localhost"));
 }
 
+/* check_post: the parameter of a urlencoded POST body, as far as the
+ * buffer holds it; cut at every byte of the body. */
+static void test_balance_check_post(void **state)
+{
+	const char *req = "POST /f HTTP/1.1\r\nHost: x\r\nContent-Length: 13\r\n\r\n";
+	const char *body = "a=1&uid=42&b=";
+	struct proxy *px = load("backend be\n  mode http\n  balance url_param uid check_post 10\n"
+				"  server a 127.0.0.1:1\n");
+	struct h1_hdr hdrs[16];
+	struct h1_msg m;
+	struct buf *b;
+	uint32_t hash = 0;
+
+	assert_true(px->lb.flags & LB_F_CHECK_POST);
+	buf_init(16384);
+	b = buf_get();
+	assert_non_null(b);
+	for (size_t cut = 0; cut <= strlen(body); cut++) {
+		int r;
+
+		b->head = 0;
+		b->data = (uint32_t)(strlen(req) + cut);
+		memcpy(b->area, req, strlen(req));
+		memcpy(b->area + strlen(req), body, cut);
+		h1_msg_init(&m, hdrs, 16, 0, H1_M_OTHER);
+		assert_int_equal(h1_parse(b->area, b->data, 16384, &m), (int)strlen(req));
+		r = lb_http_hash_post(px, &m, b, &hash);
+		if (cut < 9) {          /* "a=1&uid=4": no value yet, or not even the name */
+			assert_int_equal(r, cut >= 8);
+		} else {
+			assert_int_equal(r, 1);
+			assert_int_equal(hash, cut == 9 ? H("4") : H("42"));
+		}
+	}
+	/* not a POST: nothing */
+	memcpy(b->area, "PUT", 3);
+	memmove(b->area + 3, b->area + 4, b->data - 4);
+	b->data--;
+	h1_msg_init(&m, hdrs, 16, 0, H1_M_OTHER);
+	assert_true(h1_parse(b->area, b->data, 16384, &m) > 0);
+	assert_int_equal(lb_http_hash_post(px, &m, b, &hash), 0);
+	buf_put(b);
+	proxy_free_all();
+}
+
 /* The same key always lands on the same server, map-based or consistent;
  * no key: round robin. */
 static void test_balance_hash_pick(void **state)
@@ -346,7 +393,8 @@ static void test_config_errors(void **state)
 		"backend be\n  balance uri depth\n",
 		"backend be\n  balance uri sideways\n",
 		"backend be\n  balance url_param\n",
-		"backend be\n  balance url_param id check_post\n",
+		"backend be\n  balance url_param id check_post x\n",
+		"backend be\n  balance url_param id check_post 1 2\n",
 		"backend be\n  balance hdr()\n",
 		"backend be\n  balance hdr(host) nope\n",
 		"backend be\n  balance rdp-cookie\n",
@@ -486,7 +534,8 @@ static void test_minconn_maxqueue(void **state)
 	assert_int_equal(srv_dynamic_maxconn(srv_named(px, "c")), 0);    /* no maxconn */
 	px->beconn = 0;
 	proxy_free_all();
-	assert_true(cfg_parse_text("lb.cfg", "backend be\n  server a 127.0.0.1:1 maxqueue 5\n", strlen("backend be\n  server a 127.0.0.1:1 maxqueue 5\n")) > 0);
+	px = load("backend be\n  server a 127.0.0.1:1 maxqueue 5\n");
+	assert_int_equal(srv_named(px, "a")->maxqueue, 5);
 	proxy_free_all();
 	px = load("backend be\n  server a 127.0.0.1:1 maxqueue 0\n");
 	proxy_free_all();
@@ -511,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_minconn_maxqueue),
 		cmocka_unit_test(test_balance_uri),
 		cmocka_unit_test(test_balance_url_param_hdr),
+		cmocka_unit_test(test_balance_check_post),
 		cmocka_unit_test(test_balance_hash_pick),
 		cmocka_unit_test(test_cookie_config),
 	};

@@ -1,0 +1,62 @@
+/* "retry-on": which failures retry a request (HAProxy's L7 retries). The
+ * connection failure condition is played by stream.c; the others keep a
+ * copy of a small request until its response head arrives, and send it
+ * again, to the same server or another one ("option redispatch"). */
+#ifndef SLUICE_HTTP_RETRY_H
+#define SLUICE_HTTP_RETRY_H
+
+struct stream;
+
+#define PR_RE_CONN_FAILED  0x0001  /* connect failed: the request was never sent */
+#define PR_RE_EMPTY        0x0002  /* the server closed with nothing answered */
+#define PR_RE_JUNK         0x0004  /* a partial or invalid response head */
+#define PR_RE_TIMEOUT      0x0008  /* timeout server before the response head */
+#define PR_RE_0RTT         0x0010  /* early data rejected (no TLS 0-RTT here: never) */
+#define PR_RE_401          0x0020
+#define PR_RE_403          0x0040
+#define PR_RE_404          0x0080
+#define PR_RE_408          0x0100
+#define PR_RE_425          0x0200
+#define PR_RE_500          0x0400
+#define PR_RE_501          0x0800
+#define PR_RE_502          0x1000
+#define PR_RE_503          0x2000
+#define PR_RE_504          0x4000
+#define PR_RE_STATUS       0x7fe0  /* any of the statuses */
+/* the conditions that need the request kept until the response head */
+#define PR_RE_L7           (PR_RE_EMPTY | PR_RE_JUNK | PR_RE_TIMEOUT | PR_RE_STATUS)
+
+/* The request head (and its body) just granted to leave is complete in
+ * the request buffer, and the backend has L7 retry conditions: keeps a
+ * copy (a pooled buffer, owned by the transaction) for a retry. Does
+ * nothing for a request that does not fit, has a chunked or unknown-length
+ * body, or asked "disable-l7-retry". */
+void http_retry_save(struct stream *s);
+
+/* Drops the kept copy of the request (NULL-safe on a transaction that has
+ * none): the response head was accepted, or the transaction ends. */
+void http_retry_drop(struct stream *s);
+
+/* Failure <cond> (one PR_RE_* bit) hit the request of <s> after it was sent
+ * and before anything of the response left to the client. When retry-on
+ * names <cond>, a copy is kept and retries remain: closes the server
+ * connection, puts the request back, and connects again (another server
+ * when "option redispatch" says so). Returns 1 when a retry started (the
+ * stream lives on, connecting or queued), 0 when the caller handles the
+ * failure as usual. */
+int http_retry_try(struct stream *s, unsigned cond);
+
+/* The server of <s> failed (<cond>: PR_RE_EMPTY, PR_RE_JUNK or
+ * PR_RE_TIMEOUT) before the response head: reported to "observe", then
+ * http_retry_try(). Returns what the latter returns. */
+int http_srv_failed(struct stream *s, unsigned cond);
+
+/* A final response head of status <status> arrived for a request whose
+ * copy is kept: retries when retry-on names the status (returns 1), else
+ * drops the copy (the response is the one) and returns 0. */
+int http_retry_head(struct stream *s, int status);
+
+/* The PR_RE_* bit of HTTP status <status>, 0 when retry-on has none. */
+unsigned http_retry_status_bit(int status);
+
+#endif
