@@ -190,32 +190,6 @@ static int http_put_msg(struct channel *ch, const struct http_head *h, const cha
 	return 0;
 }
 
-/* Makes the head canonical before it leaves: one Content-Length field
- * with a plain number (a list of equal values, or several equal fields,
- * is folded as RFC 9110 section 8.6 asks), and the exact wire form
- * (CRLF line ends, one space after the colon, no leading empty line)
- * whenever the received bytes differ from it, so that the next hop never
- * has to be as lenient as sluice was. <hlen>: the received head length.
- * Returns 0, or -1 when the rewrite does not fit. */
-static int http_head_normalize(struct http_head *h, const struct h1_msg *m, uint32_t hlen)
-{
-	if (m->flags & H1_F_CLEN) {
-		int i = http_head_find(h, "content-length", 14, 0);
-
-		if (i >= 0 && (http_head_find(h, "content-length", 14, i + 1) >= 0 ||
-			       memchr(h->f[i].v.p, ',', h->f[i].v.len))) {
-			char v[24];
-			int n = snprintf(v, sizeof(v), "%llu", (unsigned long long)m->clen);
-
-			if (http_head_set(h, "content-length", 14, v, (size_t)n) == -1)
-				return -1;
-		}
-	}
-	if (!(h->flags & HTTP_HEAD_F_CHANGED) && http_head_len(h) != hlen)
-		h->flags |= HTTP_HEAD_F_CHANGED;
-	return 0;
-}
-
 /* ---- local replies ---- */
 
 /* The kept server connection stops being offered to other streams. */
@@ -586,60 +560,6 @@ static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *
 	return svc ? (http_serve(s, svc, px, h), 1) : 0;
 }
 
-/* Adds X-Forwarded-For / X-Original-To as the frontend or backend asks. */
-static int http_add_fwd_headers(struct stream *s, struct http_head *h)
-{
-	const struct http_px *f = http_px_of(s->fe), *b = http_px_of(s->be);
-	const struct http_px *p = f->fwdfor ? f : b->fwdfor ? b : NULL;
-	char ip[64];
-
-	if (p && !http_addr_in_net(&s->cli_addr, &p->fwdfor_except, p->fwdfor_except_bits) &&
-	    (s->cli_addr.ss_family == AF_INET || s->cli_addr.ss_family == AF_INET6)) {
-		const char *n = p->fwdfor_hdr ? p->fwdfor_hdr : "x-forwarded-for";
-
-		if (!((p->fwdfor_flags & HTTP_FWD_IFNONE) && http_head_find(h, n, strlen(n), 0) >= 0)) {
-			addr_ip_str(&s->cli_addr, ip, sizeof(ip));
-			if (http_head_add(h, n, strlen(n), ip, strlen(ip)) == -1)
-				return -1;
-		}
-	}
-	p = f->origto ? f : b->origto ? b : NULL;
-	if (p) {
-		const struct sockaddr_storage *d = stream_dst(s);
-
-		if (!http_addr_in_net(d, &p->origto_except, p->origto_except_bits) &&
-		    (d->ss_family == AF_INET || d->ss_family == AF_INET6)) {
-			const char *n = p->origto_hdr ? p->origto_hdr : "x-original-to";
-
-			addr_ip_str(d, ip, sizeof(ip));
-			if (http_head_add(h, n, strlen(n), ip, strlen(ip)) == -1)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-/* Sets the Connection field of a request to the server. */
-static int http_req_conn_hdr(struct stream *s, struct http_head *h, unsigned mflags)
-{
-	int close = !!(s->txn->flags & TX_F_SRV_CLOSE);
-
-	if (mflags & H1_F_CONN_UPG)
-		return 0;   /* an upgrade keeps its Connection field as it is */
-	if (mflags & H1_F_VER_11) {
-		if (close && !(mflags & H1_F_CONN_CLOSE))
-			return http_head_set(h, "connection", 10, "close", 5);
-		if (!close && (mflags & H1_F_CONN_CLOSE))
-			http_head_del(h, "connection", 10);
-	} else {
-		if (!close && !(mflags & H1_F_CONN_KA))
-			return http_head_set(h, "connection", 10, "keep-alive", 10);
-		if (close && (mflags & H1_F_CONN_KA))
-			http_head_del(h, "connection", 10);
-	}
-	return 0;
-}
-
 /* What the server choice needs from the request head <h> while it is still
  * editable (after the rules, before it is written): the server a
  * persistence cookie names (the cookie then removed or unprefixed as the
@@ -720,97 +640,6 @@ static int http_connect(struct stream *s)
 	}
 	s->kept_reused = 0;
 	return stream_connect(s);
-}
-
-/* Grants the body of a message whose head (now <hlen> bytes) is at the
- * start of <ch>. */
-static void http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
-                            enum http_msg_state *st, struct h1_chunk *ck, int *chunked)
-{
-	ch->to_forward += (uint64_t)hlen;
-	if (m->flags & H1_F_NO_BODY) {
-		*st = HTTP_MSG_DONE;
-	} else if (m->flags & H1_F_CHUNKED) {
-		memset(ck, 0, sizeof(*ck));
-		*chunked = 1;
-		*st = HTTP_MSG_BODY;
-	} else if (m->flags & H1_F_CLEN) {
-		ch->to_forward += m->clen;
-		*st = HTTP_MSG_DONE;
-	} else if (m->flags & H1_F_BODY_CLOSE) {
-		ch->to_forward = CHN_INFINITE;
-		*st = HTTP_MSG_BODY;
-	} else {
-		*st = HTTP_MSG_DONE;
-	}
-	ch->reserve = 0;
-}
-
-/* Follows chunked framing over the buffered bytes not yet granted, and
- * grants them; chunk data beyond the buffer is granted ahead so that it
- * streams (or is spliced) without being looked at. Returns 1 when the body
- * ended, 0 to wait, -1 on a framing error. */
-static int http_chunked_step(struct channel *ch, struct h1_chunk *ck)
-{
-	uint64_t in_pipe = ch->pipe ? ch->pipe->data : 0;
-	struct buf *b = ch->buf;
-	uint64_t granted = ch->to_forward - in_pipe;   /* buffered bytes already granted */
-	const char *err;
-	size_t used = 0;
-	int r = 0;
-
-	if (b && b->data > granted) {
-		r = h1_chunk_scan(ck, b->area + b->head + granted, b->data - granted, &used, &err);
-		if (r == -1)
-			return -1;
-		ch->to_forward += used;
-	}
-	if (r == 0 && ck->state == H1_CK_DATA && ck->left) {
-		ch->to_forward += ck->left;
-		ck->left = 0;
-		ck->state = H1_CK_DATA_CR;
-	}
-	return r;
-}
-
-/* Whether the whole body of the request (whose head was taken out of the
- * buffer) is buffered, a Content-Length or a chunked one; <*len> gets its
- * length. */
-static int http_req_body_buffered(struct stream *s, size_t *len)
-{
-	const struct h1_msg *m = &s->txn->req;
-	const struct buf *b = s->req.buf;
-	struct h1_chunk ck = { 0 };
-	const char *err;
-
-	*len = 0;
-	if (m->flags & H1_F_CHUNKED)
-		return b->data && h1_chunk_scan(&ck, b->area + b->head, b->data, len, &err) == 1;
-	if (m->flags & H1_F_CLEN) {
-		*len = m->clen;
-		return m->clen <= b->data;
-	}
-	return 0;
-}
-
-/* option http-buffer-request: whether the rules may run on the request
- * whose head of <hlen> bytes is buffered: its whole body is there, or the
- * buffer is full, or the client stopped sending. A client that expects
- * "100 Continue" before it sends a body is not waited for. */
-static int http_req_body_waited(struct stream *s, int hlen)
-{
-	const struct h1_msg *m = &s->txn->req;
-	const struct buf *b = s->req.buf;
-	struct h1_chunk ck = { 0 };
-	const char *err;
-	size_t used;
-
-	if ((m->flags & (H1_F_NO_BODY | H1_F_EXPECT_100)) || (s->req.flags & CH_F_SHUTR) ||
-	    b->data + global.maxrewrite >= buf_size())
-		return 1;
-	if (m->flags & H1_F_CHUNKED)
-		return h1_chunk_scan(&ck, b->area + hlen, b->data - (size_t)hlen, &used, &err) != 0;
-	return !(m->flags & H1_F_CLEN) || b->data - (size_t)hlen >= m->clen;
 }
 
 static void http_req_error(struct stream *s, int status, char t0)

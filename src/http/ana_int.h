@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include <sluice/http_ana.h>
+
 struct stream;
 struct http_head;
 struct http_txn;
@@ -37,5 +39,48 @@ void http_count_lat(struct stream *s);
 /* Counts a response of <status> on the frontend, and on the backend and
  * server when it came from the server (<to_server>). */
 void http_count_status(struct stream *s, int status, int to_server);
+
+/* ---- msg.c ---- */
+
+struct channel;
+struct h1_msg;
+struct h1_chunk;
+
+/* Makes the head canonical before it leaves: one Content-Length field
+ * with a plain number (a list of equal values, or several equal fields,
+ * is folded as RFC 9110 section 8.6 asks), and the exact wire form
+ * (CRLF line ends, one space after the colon, no leading empty line)
+ * whenever the received bytes differ from it, so that the next hop never
+ * has to be as lenient as sluice was. <hlen>: the received head length.
+ * Returns 0, or -1 when the rewrite does not fit. */
+int http_head_normalize(struct http_head *h, const struct h1_msg *m, uint32_t hlen);
+
+/* Adds X-Forwarded-For / X-Original-To as the frontend or backend asks. */
+int http_add_fwd_headers(struct stream *s, struct http_head *h);
+
+/* Sets the Connection field of a request to the server. */
+int http_req_conn_hdr(struct stream *s, struct http_head *h, unsigned mflags);
+
+/* Grants the body of a message whose head (now <hlen> bytes) is at the
+ * start of <ch>. */
+void http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
+                            enum http_msg_state *st, struct h1_chunk *ck, int *chunked);
+
+/* Follows chunked framing over the buffered bytes not yet granted, and
+ * grants them; chunk data beyond the buffer is granted ahead so that it
+ * streams (or is spliced) without being looked at. Returns 1 when the body
+ * ended, 0 to wait, -1 on a framing error. */
+int http_chunked_step(struct channel *ch, struct h1_chunk *ck);
+
+/* Whether the whole body of the request (whose head was taken out of the
+ * buffer) is buffered, a Content-Length or a chunked one; <*len> gets its
+ * length. */
+int http_req_body_buffered(struct stream *s, size_t *len);
+
+/* option http-buffer-request: whether the rules may run on the request
+ * whose head of <hlen> bytes is buffered: its whole body is there, or the
+ * buffer is full, or the client stopped sending. A client that expects
+ * "100 Continue" before it sends a body is not waited for. */
+int http_req_body_waited(struct stream *s, int hlen);
 
 #endif
