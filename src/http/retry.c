@@ -80,13 +80,22 @@ static int kw_retry_on(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	return 0;
 }
 
+/* Whether a request of method <m> may be sent twice: the idempotent
+ * methods of RFC 9110 section 9.2.2. */
+static int http_meth_idempotent(enum h1_meth m)
+{
+	return m == H1_M_GET || m == H1_M_HEAD || m == H1_M_PUT || m == H1_M_DELETE ||
+	       m == H1_M_OPTIONS || m == H1_M_TRACE;
+}
+
 void http_retry_save(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
 	const struct buf *b = s->req.buf;
 	uint64_t len = s->req.to_forward;
 
-	if (!b || txn->req_st != HTTP_MSG_DONE || txn->req_chunked || len > b->data ||
+	if (!b || !http_meth_idempotent(txn->meth) ||
+	    txn->req_st != HTTP_MSG_DONE || txn->req_chunked || len > b->data ||
 	    (s->req.pipe && s->req.pipe->data) || (txn->flags & (TX_F_NO_L7_RETRY | TX_F_CONNECT)))
 		return;
 	if (!txn->retry_buf && !(txn->retry_buf = buf_get()))
