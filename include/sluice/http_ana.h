@@ -115,6 +115,7 @@ struct http_txn {
 	struct server      *persist_srv; /* the server the request's cookie names */
 	char                ck_req, ck_res; /* log: cookie state chars, '-' if none */
 	int                 persist_ign; /* ignore-persist matched: no cookie inserted */
+	uint32_t            ck_first, ck_last; /* dates of a valid cookie with maxidle/maxlife */
 	/* retry-on with L7 conditions: the request as sent, until the response
 	 * head is accepted (http_retry.h), pooled buffer or NULL */
 	struct buf         *retry_buf;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sluice/acl.h>
 #include <sluice/cfg.h>
@@ -18,6 +19,7 @@
 #include <sluice/server.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
+#include <sluice/units.h>
 
 enum persist_mode { PST_REWRITE, PST_INSERT, PST_PREFIX };
 
@@ -44,6 +46,8 @@ struct persist_px {
 	enum persist_mode    mode;
 	unsigned             flags;     /* PST_F_* */
 	char                *domains;   /* "; domain=a; domain=b", or NULL */
+	uint32_t             maxidle;   /* insert: seconds a cookie may go unused, 0: forever */
+	uint32_t             maxlife;   /* insert: seconds since it was first set, 0: forever */
 	struct persist_rule *rules, **rules_tail;
 };
 
@@ -156,6 +160,55 @@ static int cookie_find(const struct http_head *h, const char *name, struct ck_po
 	return 0;
 }
 
+/* maxidle/maxlife: an inserted cookie carries its dates,
+ * "<server>|<last seen>|<first seen>", in seconds since the epoch written
+ * in hexadecimal (HAProxy encodes them its own way: a cookie of one is
+ * taken without dates, and given new ones). */
+static int cookie_dated(const struct persist_px *pp)
+{
+	return pp->mode == PST_INSERT && (pp->maxidle || pp->maxlife);
+}
+
+/* Reads "<last>|<first>" from v[0..len). Returns 1, or 0 when malformed. */
+static int cookie_dates(const char *v, size_t len, uint32_t *last, uint32_t *first)
+{
+	uint32_t d[2] = { 0, 0 };
+	int k = 0, digits = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = v[i];
+
+		if (c == '|' && k == 0 && digits) {
+			k = 1;
+			digits = 0;
+		} else if (((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) && digits < 8) {
+			d[k] = d[k] * 16 + (uint32_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+			digits++;
+		} else {
+			return 0;
+		}
+	}
+	if (k != 1 || !digits)
+		return 0;
+	*last = d[0];
+	*first = d[1];
+	return 1;
+}
+
+/* The state of a dated cookie: 0 fine, else the log character of one too
+ * long unused ('E') or too old ('O'). A date in the future is not trusted:
+ * expired. */
+static char cookie_age(const struct persist_px *pp, uint32_t last, uint32_t first)
+{
+	uint32_t now = (uint32_t)time(NULL);
+
+	if (pp->maxidle && (last > now + 60 || now - last > pp->maxidle))
+		return 'E';
+	if (pp->maxlife && (first > now + 60 || now - first > pp->maxlife))
+		return 'O';
+	return 0;
+}
+
 int persist_req(struct stream *s, struct http_head *h, struct server **out)
 {
 	struct persist_px *pp = s->be->persist;
@@ -188,8 +241,25 @@ int persist_req(struct stream *s, struct http_head *h, struct server **out)
 		if (d)
 			vlen = (size_t)(d - val);
 	}
+	txn->ck_first = txn->ck_last = 0;
+	if (cookie_dated(pp)) {
+		const char *bar = memchr(val, '|', vlen);
+		uint32_t last, first;
+
+		if (bar && cookie_dates(bar + 1, (size_t)(val + vlen - bar - 1), &last, &first)) {
+			txn->ck_last = last;
+			txn->ck_first = first;
+		}
+		if (bar)
+			vlen = (size_t)(bar - val);
+	}
 	srv = persist_find(s->be, val, vlen);
-	if (!srv) {
+	if (srv && txn->ck_last && cookie_age(pp, txn->ck_last, txn->ck_first)) {
+		/* expired: load balanced, a new cookie is inserted */
+		txn->ck_req = cookie_age(pp, txn->ck_last, txn->ck_first);
+		txn->ck_first = txn->ck_last = 0;
+		srv = NULL;
+	} else if (!srv) {
 		txn->ck_req = 'I';
 	} else if (ignore) {
 		txn->ck_req = 'U';   /* present, unused: load balanced */
@@ -260,7 +330,8 @@ int persist_res(struct stream *s, struct http_head *h)
 	struct persist_px *pp = s->be->persist;
 	struct http_txn *txn = s->txn;
 	struct server *srv = s->target;
-	int direct, seen = 0;
+	uint32_t now = (uint32_t)time(NULL);
+	int direct, update, seen = 0;
 	size_t nl;
 
 	if (!pp || !pp->name[0] || !txn->ck_req)
@@ -304,19 +375,27 @@ int persist_res(struct stream *s, struct http_head *h)
 		}
 		idx = http_head_find(h, "set-cookie", 10, idx + 1);
 	}
-	if (pp->mode == PST_INSERT && !direct && !txn->persist_ign && srv && srv->cookie[0] &&
-	    !(seen && (pp->flags & PST_F_PRESERVE)) &&
+	/* a dated cookie still in use gets its last date moved on, once a
+	 * quarter of maxidle went by (not on every response) */
+	update = direct && cookie_dated(pp) && txn->ck_req == 'V' &&
+		 (!txn->ck_last || (pp->maxidle && now - txn->ck_last >= MAX(pp->maxidle / 4, 1)));
+	if (pp->mode == PST_INSERT && (!direct || update) && !txn->persist_ign && srv &&
+	    srv->cookie[0] && !(seen && (pp->flags & PST_F_PRESERVE)) &&
 	    (!(pp->flags & PST_F_POSTONLY) || txn->meth == H1_M_POST)) {
-		char buf[PST_LINE_MAX];
-		int n = snprintf(buf, sizeof(buf), "%s=%s; path=/%s%s%s", pp->name, srv->cookie,
-				 pp->domains ? pp->domains : "",
-				 (pp->flags & PST_F_HTTPONLY) ? "; HttpOnly" : "",
-				 (pp->flags & PST_F_SECURE) ? "; Secure" : "");
+		char buf[PST_LINE_MAX], dates[24] = "";
+		int n;
 
+		if (cookie_dated(pp))
+			snprintf(dates, sizeof(dates), "|%x|%x", now,
+				 update && txn->ck_first ? txn->ck_first : now);
+		n = snprintf(buf, sizeof(buf), "%s=%s%s; path=/%s%s%s", pp->name, srv->cookie, dates,
+			     pp->domains ? pp->domains : "",
+			     (pp->flags & PST_F_HTTPONLY) ? "; HttpOnly" : "",
+			     (pp->flags & PST_F_SECURE) ? "; Secure" : "");
 		if (n < 0 || (size_t)n >= sizeof(buf) ||
 		    http_head_add(h, "Set-Cookie", 10, buf, (size_t)n) == -1)
 			return -1;
-		txn->ck_res = 'I';
+		txn->ck_res = update ? 'U' : 'I';
 		if ((pp->flags & PST_F_NOCACHE) && res_cacheable(h) &&
 		    http_head_add(h, "Cache-control", 13, "private", 7) == -1)
 			return -1;
@@ -346,6 +425,7 @@ static int kw_cookie(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	strcpy(pp->name, argv[0]);
 	pp->mode = PST_REWRITE;
 	pp->flags = 0;
+	pp->maxidle = pp->maxlife = 0;
 	free(pp->domains);
 	pp->domains = NULL;
 	for (int i = 1; i < argc; i++) {
@@ -378,19 +458,37 @@ static int kw_cookie(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (strcmp(argv[i], "maxidle") == 0 || strcmp(argv[i], "maxlife") == 0 ||
-		    strcmp(argv[i], "dynamic") == 0 || strcmp(argv[i], "attr") == 0) {
+		if (strcmp(argv[i], "maxidle") == 0 || strcmp(argv[i], "maxlife") == 0) {
+			uint32_t ms;
+			const char *e;
+
+			if (i + 1 >= argc || parse_time_ms(argv[i + 1], 1000, &ms, &e) == -1 ||
+			    ms < 1000) {
+				cfg_alert(ctx, "'cookie %s %s' expects a time of at least one second "
+					  "(got '%s')", pp->name, argv[i], i + 1 < argc ? argv[i + 1] : "");
+				return -1;
+			}
+			*(argv[i][3] == 'i' ? &pp->maxidle : &pp->maxlife) = ms / 1000;
+			i++;
+			continue;
+		}
+		if (strcmp(argv[i], "dynamic") == 0 || strcmp(argv[i], "attr") == 0) {
 			cfg_alert(ctx, "'cookie %s %s' is not supported yet by sluice", pp->name, argv[i]);
 			return -1;
 		}
 		cfg_alert(ctx, "'cookie' supports 'rewrite', 'insert', 'prefix', 'indirect', "
-			  "'nocache', 'postonly', 'domain', 'httponly', 'secure' and 'preserve' "
-			  "options (got '%s')", argv[i]);
+			  "'nocache', 'postonly', 'domain', 'maxidle', 'maxlife', 'httponly', "
+			  "'secure' and 'preserve' options (got '%s')", argv[i]);
 		return -1;
 	}
 	if (modes > 1) {
 		cfg_alert(ctx, "'cookie %s': 'rewrite', 'insert' and 'prefix' are mutually exclusive",
 			  pp->name);
+		return -1;
+	}
+	if ((pp->maxidle || pp->maxlife) && pp->mode != PST_INSERT) {
+		cfg_alert(ctx, "'cookie %s': 'maxidle' and 'maxlife' are only possible with "
+			  "'insert' mode", pp->name);
 		return -1;
 	}
 	if ((pp->flags & PST_F_POSTONLY) && pp->mode != PST_INSERT) {
