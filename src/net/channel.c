@@ -148,15 +148,22 @@ static ssize_t chan_send(struct channel *ch, struct conn *dst)
 	}
 	if (ch->buf && ch->buf->data && ch->to_forward) {
 		size_t len = ch->buf->data;
+		int more;
 
 		if (ch->to_forward < len)
 			len = (size_t)ch->to_forward;
+		/* More of this message is on its way (a head whose body has not
+		 * arrived yet): MSG_MORE lets the kernel send both in one segment
+		 * instead of a small one now. TCP_NODELAY pushes what is left at
+		 * the next send without it, or at the next ACK. */
+		more = ch->to_forward != CHN_INFINITE && ch->to_forward > len;
 #ifdef USE_OPENSSL
 		if (unlikely(dst->ssl))
 			n = ssl_sock_send(dst, ch->buf->area + ch->buf->head, len);
 		else
 #endif
-			n = send(fd, ch->buf->area + ch->buf->head, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+			n = send(fd, ch->buf->area + ch->buf->head, len,
+				 MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
 		if (n < 0)
 			return total ? total : dst->ssl ? n : -errno;
 		ch->buf->head += (uint32_t)n;
