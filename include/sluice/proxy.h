@@ -52,6 +52,8 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_DISABLE404   0x80000ULL /* http-check disable-on-404: a 404 puts the server in NOLB */
 #define PR_O_PERSIST      0x100000ULL /* option persist: a cookie may name a DOWN server */
 #define PR_O_HTTP_BUFREQ  0x200000ULL /* option http-buffer-request: rules wait for the body */
+#define PR_O_SMART_ACC    0x400000ULL /* option tcp-smart-accept (on by default): no bare ACK
+                                         for a request answered at once (mode http) */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;

@@ -295,6 +295,15 @@ static int listener_bind_one(struct listener *li)
 	}
 	if (listen(li->fd, listener_backlog(li)) == -1)
 		return listener_fail(li, "listen on");
+	/* option tcp-smart-accept: the request of a new connection is
+	 * acknowledged by the response, not by a bare ACK first (set once
+	 * listening, the accepted sockets start in delayed-ACK mode) */
+	if (!(li->flags & LI_F_UNIX) && li->px && li->px->mode == PR_MODE_HTTP &&
+	    (li->px->options & PR_O_SMART_ACC)) {
+		int zero = 0;
+
+		setsockopt(li->fd, IPPROTO_TCP, TCP_QUICKACK, &zero, sizeof(zero));
+	}
 	li->flags |= LI_F_BOUND;
 	return 0;
 }

@@ -66,6 +66,7 @@ static void proxy_init_defaults(struct proxy *px)
 	px->retry_on = PR_RE_CONN_FAILED;
 	px->lb.algo = LB_ROUNDROBIN;
 	px->lb.draws = 2;
+	px->options = PR_O_SMART_ACC;
 }
 
 static struct proxy_ext *proxy_exts;
@@ -386,6 +387,7 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("splice-request", PR_O_SPLICE_REQ, CFG_SEC_PROXIES),
 	PX_OPTION("splice-response", PR_O_SPLICE_RSP, CFG_SEC_PROXIES),
 	PX_OPTION("tcplog", PR_O_TCPLOG, CFG_SEC_FE),
+	PX_OPTION("tcp-smart-accept", PR_O_SMART_ACC, CFG_SEC_FE),
 	PX_OPTION("dontlognull", PR_O_DONTLOGNULL, CFG_SEC_FE),
 	{ "option redispatch", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_opt_redispatch,
 	  .flags = CFG_KW_F_NO, .usage = "[<interval>]" },

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
 #include <sluice/sample.h>
@@ -303,6 +301,17 @@ static int conv_strcmp(const struct smp_arg *a, struct sample *smp)
 	return 1;
 }
 
+/* Whether a[0..n) equals b[0..n), in a time that depends on <n> only. */
+static int mem_equal_ct(const void *a, const void *b, size_t n)
+{
+	const volatile unsigned char *x = a, *y = b;
+	unsigned char d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
+
 /* secure_memcmp(var): whether the input equals the variable's bytes, in a
  * time that does not depend on where they differ; false when unset. */
 static int conv_secure_memcmp(const struct smp_arg *a, struct sample *smp)
@@ -315,7 +324,7 @@ static int conv_secure_memcmp(const struct smp_arg *a, struct sample *smp)
 		eq = 0;
 	else
 		eq = v.u.str.len == smp->u.str.len &&
-		     CRYPTO_memcmp(v.u.str.p, smp->u.str.p, smp->u.str.len) == 0;
+		     mem_equal_ct(v.u.str.p, smp->u.str.p, smp->u.str.len);
 	smp->type = SMP_T_BOOL;
 	smp->u.sint = eq;
 	return 1;
