@@ -168,7 +168,8 @@ void stk_count_bytes(struct stream *s, int is_req, uint64_t n);
 
 /* ---- stick persistence (stk_stick.c) ---- */
 
-/* The server the stick match rules of <s>'s backend name, if usable. */
+/* The server the stick match rules of <s>'s backend name, when it is up
+ * (possibly full: the caller then queues on it), else NULL. */
 struct server *stk_stick_match(struct stream *s);
 
 /* Stores the stream's server for its stick on/store-request rules (after

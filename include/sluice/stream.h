@@ -106,9 +106,16 @@ int stream_connect(struct stream *s);
  * with "option redispatch" its own queue goes back to load balancing. */
 void stream_srv_state_changed(struct server *srv);
 
-/* Chooses a server by load balancing and makes it the target. Returns 0, or
- * -1 when no server can take it now. */
-int stream_pick_server(struct stream *s, int avoid_current);
+/* How stream_pick_server() chooses. */
+#define STREAM_PICK_ANY   0  /* use-server, stick match, then load balancing */
+#define STREAM_PICK_AVOID 1  /* load balancing, avoiding the current target (retry) */
+#define STREAM_PICK_LB    2  /* load balancing only (redispatch from a full bound server) */
+
+/* Chooses a server (<how>: STREAM_PICK_*) and makes it the target. Returns
+ * 0; -1 when no server can take it now; 1 when a use-server rule or a stick
+ * match binds the stream to a full server: s->want_srv names it and
+ * stream_connect() queues the stream there (maxqueue, redispatch). */
+int stream_pick_server(struct stream *s, int how);
 
 /* Whether retry number <retry> (1 for the first) of a connection to <be>
  * goes to another server ("option redispatch [<interval>]"). */

@@ -578,8 +578,9 @@ static int http_req_server_prep(struct stream *s, struct http_head *h)
 
 /* The server of the request: the one its persistence cookie names when it
  * has a free slot, else load balancing. Returns 0, -1 when no server is
- * usable now, or 1 when the cookie's server is full: stream_connect() then
- * queues on it (maxqueue and redispatch permitting). */
+ * usable now, or 1 when the server the request is bound to (cookie,
+ * use-server, stick match) is full: stream_connect() then queues on it
+ * (maxqueue and redispatch permitting). */
 static int http_pick_server(struct stream *s)
 {
 	struct server *srv = s->txn->persist_srv;
@@ -592,7 +593,7 @@ static int http_pick_server(struct stream *s)
 		s->want_srv = srv;
 		return 1;
 	}
-	return stream_pick_server(s, 0);
+	return stream_pick_server(s, STREAM_PICK_ANY);
 }
 
 /* Connects the request to a server: the connection kept from the previous

@@ -171,7 +171,7 @@ int http_retry_try(struct stream *s, unsigned cond)
 		be->be_counters.redispatches++;
 		if (srv)
 			srv->counters.redispatches++;
-		stream_pick_server(s, 1);
+		stream_pick_server(s, STREAM_PICK_AVOID);
 	}
 	/* an idle connection to the server chosen goes first, as a request
 	 * after the first one of a client would take it (http-reuse) */

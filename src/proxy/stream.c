@@ -183,12 +183,25 @@ void stream_set_target(struct stream *s, struct server *srv)
 	s->target = srv;
 }
 
-int stream_pick_server(struct stream *s, int avoid_current)
+static int srv_has_slot(const struct server *srv);
+
+/* <srv> binds the stream (use-server, stick match) but is full: the stream
+ * waits for it (stream_connect() queues it there). Returns 1. */
+static int stream_want(struct stream *s, struct server *srv)
+{
+	s->want_srv = srv;
+	return 1;
+}
+
+int stream_pick_server(struct stream *s, int how)
 {
 	struct lb_key key = { .src = &s->cli_addr };
 	struct server *prev = s->target, *srv;
+	const int avoid_current = how == STREAM_PICK_AVOID;
 
-	if (!avoid_current && (srv = use_server_select(s->be, s))) {
+	if (!how && (srv = use_server_select(s->be, s))) {
+		if (!srv_has_slot(srv))
+			return stream_want(s, srv);   /* full: wait in its queue */
 		stream_set_target(s, srv);   /* use-server: no load balancing */
 		stk_stick_store(s, 0);
 		return 0;
@@ -200,7 +213,9 @@ int stream_pick_server(struct stream *s, int avoid_current)
 	/* On redispatch, try not to land on the server that just failed. */
 	if (avoid_current && prev)
 		prev->flags |= SRV_F_AVOID;
-	srv = avoid_current ? NULL : stk_stick_match(s);
+	srv = how ? NULL : stk_stick_match(s);
+	if (srv && !srv_has_slot(srv))
+		return stream_want(s, srv);   /* stuck to a full server: wait for it */
 	if (!srv)
 		srv = lb_pick(s->be, &key);
 	if (prev)
@@ -313,6 +328,7 @@ static void queue_dequeue(struct server *srv)
 			return;
 		queue_del(q, 1);
 		stream_set_target(q, srv);
+		stk_stick_store(q, 0);   /* "stick on": the server it waited for */
 		/* Chosen without lb_pick(): count the pick as it would. */
 		srv->counters.cum_lbconn++;
 		srv->px->be_counters.cum_lbconn++;
@@ -404,7 +420,7 @@ static int stream_conn_failed(struct stream *s, int timeout)
 		s->be->be_counters.redispatches++;
 		if (srv)
 			srv->counters.redispatches++;
-		stream_pick_server(s, 1);
+		stream_pick_server(s, STREAM_PICK_AVOID);
 		return stream_connect(s);
 	}
 	if (timeout)
@@ -506,6 +522,8 @@ int stream_connect(struct stream *s)
 	struct sockaddr_storage addr;
 	int fd;
 
+	if (!s->target && !s->want_srv)
+		stream_pick_server(s, STREAM_PICK_ANY);   /* 1: bound to a full server */
 	if (!s->target && s->want_srv) {
 		struct server *want = s->want_srv;
 
@@ -517,9 +535,12 @@ int stream_connect(struct stream *s)
 
 			if (r <= 0)
 				return r;
+			/* redispatched: load balancing only, lest the same
+			 * stick entry or use-server rule bind it there again */
+			stream_pick_server(s, STREAM_PICK_LB);
 		}
 	}
-	if (!s->target && stream_pick_server(s, 0) == -1) {
+	if (!s->target) {
 		if (lb_has_usable(s->be)) {
 			/* Every usable server is full: wait for a slot. */
 			queue_add(s, NULL);

@@ -49,9 +49,9 @@ struct server *stk_stick_match(struct stream *s)
 			continue;
 		for (struct server *srv = s->be->servers; srv; srv = srv->next)
 			if (srv->id == id) {
-				/* a draining server keeps its stuck clients */
-				if (!(srv->flags & (SRV_F_MAINT | SRV_F_DOWN)) &&
-				    persist_srv_ready(srv))
+				/* a draining server keeps its stuck clients; a
+				 * full one too: the caller queues on it */
+				if (!(srv->flags & (SRV_F_MAINT | SRV_F_DOWN)))
 					return srv;
 				break;
 			}
