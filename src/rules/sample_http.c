@@ -556,16 +556,22 @@ static int fetch_res_cook(const struct smp_arg *a, struct sample *smp, struct st
 	return fetch_cook_any(res_head(s), "set-cookie", 1, a, smp);
 }
 
-static int fetch_cook_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+/* The number of cookies named a[0] in the <hname> fields of <h>. */
+static int cook_cnt(const struct http_head *h, const char *hname, int set,
+                    const struct smp_arg *a, struct sample *smp)
 {
-	const struct http_head *h = req_head(s);
 	struct http_str v;
 
 	if (!h)
 		return 0;
 	smp->type = SMP_T_SINT;
-	smp->u.sint = cook_walk(h, "cookie", 0, a[0].str, a[0].len, 0, &v);
+	smp->u.sint = cook_walk(h, hname, set, a[0].str, a[0].len, 0, &v);
 	return 1;
+}
+
+static int fetch_cook_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+{
+	return cook_cnt(req_head(s), "cookie", 0, a, smp);
 }
 
 /* ---- the response ---- */
@@ -615,14 +621,7 @@ static int fetch_res_cook_val(const struct smp_arg *a, struct sample *smp, struc
 
 static int fetch_res_cook_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
-	const struct http_head *h = res_head(s);
-	struct http_str v;
-
-	if (!h)
-		return 0;
-	smp->type = SMP_T_SINT;
-	smp->u.sint = cook_walk(h, "set-cookie", 1, a[0].str, a[0].len, 0, &v);
-	return 1;
+	return cook_cnt(res_head(s), "set-cookie", 1, a, smp);
 }
 
 static int fetch_res_ver(const struct smp_arg *a, struct sample *smp, struct stream *s)
