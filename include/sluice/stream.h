@@ -160,6 +160,9 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
  * request is a stream of its own in HAProxy. */
 uint64_t stream_next_id(void);
 
+/* The newest live stream (the others follow through ->next), or NULL. */
+struct stream *stream_first(void);
+
 /* Number of live streams. */
 int stream_count(void);
 
