@@ -101,7 +101,6 @@ struct http_txn {
 	/* The head being analysed, for sample fetches of rules and conditions;
 	 * only valid while the request (resp. response) rules run, else NULL. */
 	struct http_head   *req_head, *res_head;
-	uint32_t            req_hlen;    /* length of the request head in the buffer (body fetches) */
 	struct dstr        *svc_out;     /* a service's response still to send (pooled string) */
 	ev_tstamp           t_tarpit;    /* end of the tarpit delay */
 	int                 tarpit_status;
@@ -167,8 +166,10 @@ void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out);
 const struct http_px *http_px_of(const struct proxy *px);
 
 /* Fills <c> for stream <s> (log lines, lf-strings); <c> then points into
- * <s>, so it is valid until the stream changes. */
-void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c);
+ * <s>, so it is valid until the stream changes. <needs> (LF_N_*, the
+ * formats' lf_expr.needs) asks for the costly parts: the frontend address
+ * is a getsockname() call, made only for a format that shows it. */
+void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs);
 
 /* The unique ID of the request in progress (unique-id-format), made on
  * first use (a rule's unique-id fetch, else when the request leaves for

@@ -95,6 +95,10 @@ void http_errors_free_all(void);
  * a code without a page gets the 500 one, as in HAProxy. */
 const struct http_reply *http_error_reply(const struct proxy *px, int status);
 
+/* What the log-format parts of <r> (header values, body) need from a
+ * log-format context (LF_N_*), so that only that is filled. */
+unsigned http_reply_lf_needs(const struct http_reply *r);
+
 /* Makes <r> a message head in <h> (whose field table and arena the caller
  * provides): status line, fields, content-length. The body is returned in
  * <body>/<blen> (static storage or <h>'s arena). <lf> renders lf-string

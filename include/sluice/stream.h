@@ -149,8 +149,9 @@ const struct sockaddr_storage *stream_dst(struct stream *s);
 
 struct lf_ctx;
 /* Fills <c> for the log-format expressions of TCP stream <s> (a mode http
- * stream uses http_fill_lf_ctx()). */
-void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c);
+ * stream uses http_fill_lf_ctx()); <needs> (LF_N_*) asks for the costly
+ * parts (the frontend address is a getsockname() call). */
+void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs);
 
 /* Listener callback for frontends: starts a stream on <fd>. */
 void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen);

@@ -371,7 +371,7 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 			txn->res_st = HTTP_MSG_DONE;
 			return 0;
 		}
-		http_fill_lf_ctx(s, &lc);
+		http_fill_lf_ctx(s, &lc, http_reply_lf_needs(r));
 		/* "http-request auth": its challenge follows the error page's fields. */
 		if (http_reply_to_head(r, &lc, &h, &body, &blen) == -1 ||
 		    (out && out->www_auth.p &&
@@ -692,7 +692,6 @@ static int http_process_req_head(struct stream *s, int hlen)
 	}
 	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	txn->req_head = &h;
-	txn->req_hlen = (uint32_t)hlen;
 	http_capture_head(s, &h, 0);
 	if (tcp_rules_has(s->fe, TCP_RS_REQ)) {
 		/* tcp-request content rules: once per request, on its whole head */

@@ -1211,6 +1211,16 @@ static const char *head_render(struct http_head *h, const struct lf_expr *e,
 	return out;
 }
 
+unsigned http_reply_lf_needs(const struct http_reply *r)
+{
+	unsigned needs = r->lf_body ? r->lf_body->needs : 0;
+
+	for (int i = 0; i < r->nhdrs; i++)
+		if (r->hdrs[i].lf)
+			needs |= r->hdrs[i].lf->needs;
+	return needs;
+}
+
 int http_reply_to_head(const struct http_reply *r, const struct lf_ctx *lf,
                        struct http_head *h, const char **body, size_t *blen)
 {

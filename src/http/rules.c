@@ -298,8 +298,10 @@ int http_fmt_render(struct http_rule_exec *x, const struct http_fmt *f, char *bu
 		*vlen = f->len;
 		return 0;
 	}
-	if (!x->lf_ready) {
-		http_fill_lf_ctx(x->s, &x->lf);
+	/* filled once per rule set, again only for a format needing more */
+	if (!x->lf_ready || (f->lf->needs & ~x->lf_needs)) {
+		x->lf_needs |= f->lf->needs;
+		http_fill_lf_ctx(x->s, &x->lf, x->lf_needs);
 		x->lf_ready = 1;
 	}
 	*vlen = lf_render(f->lf, &x->lf, buf, size);

@@ -97,6 +97,7 @@ struct http_rule_exec {
 	struct http_act_out *out;
 	struct lf_ctx        lf;        /* filled on first use */
 	int                  lf_ready;
+	unsigned             lf_needs;  /* LF_N_* it was filled for */
 };
 
 /* Offsets in a request URI: the path starts at <path>, the '?' is at

@@ -154,16 +154,7 @@ static long ms_between(ev_tstamp a, ev_tstamp b)
 	return (a && b && b >= a) ? (long)((b - a) * 1000) : (a && b ? 0 : -1);
 }
 
-/* Fills what every format may use; <needs> (LF_N_*) asks for the costly
- * parts (the frontend address is a getsockname() call). */
-static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs);
-
-void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c)
-{
-	http_fill_lf_ctx_for(s, c, ~0U);
-}
-
-static void http_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs)
+void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)
 {
 	struct http_txn *txn = s->txn;
 	ev_tstamp t = now(), t_req = txn->t_req ? txn->t_req : t;
@@ -235,7 +226,7 @@ const char *http_unique_id(struct stream *s)
 
 	if (!txn || txn->uniq_id || !fh->uniqid_fmt)
 		return txn ? txn->uniq_id : NULL;
-	http_fill_lf_ctx(s, &c);
+	http_fill_lf_ctx(s, &c, fh->uniqid_fmt->needs);
 	l = lf_render(fh->uniqid_fmt, &c, id, sizeof(id));
 	txn->uniq_id = http_line_dup(id, l, HTTP_LINE_MAX - 1);
 	return txn->uniq_id;
@@ -259,7 +250,7 @@ void http_log(struct stream *s)
 	      s->redispatched;
 	if (!err && (fe->options & PR_O_DONTLOG_NORMAL))
 		return;
-	http_fill_lf_ctx_for(s, &c, fe->logformat->needs);
+	http_fill_lf_ctx(s, &c, fe->logformat->needs);
 	c.log = 1;
 	c.use_snap = 1;
 	c.snap = txn->lf_snap;

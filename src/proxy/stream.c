@@ -598,13 +598,6 @@ uint64_t stream_next_id(void)
 
 /* The end-of-connection line of a TCP stream, in the frontend's format
  * (option tcplog, or a log-format). */
-static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c, unsigned needs);
-
-void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c)
-{
-	stream_fill_lf_ctx_for(s, c, ~0U);
-}
-
 static void stream_log(struct stream *s)
 {
 	struct proxy *fe = s->fe;
@@ -616,7 +609,7 @@ static void stream_log(struct stream *s)
 		return;
 	if (((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0) || s->state == ST_SSL)
 		return;
-	stream_fill_lf_ctx_for(s, &c, fe->logformat->needs);
+	stream_fill_lf_ctx(s, &c, fe->logformat->needs);
 	c.log = 1;
 	n = lf_render(fe->logformat, &c, line, sizeof(line));
 	log_send(&fe->loggers, LOG_L_INFO, line, n);
@@ -624,7 +617,7 @@ static void stream_log(struct stream *s)
 
 /* Fills what a TCP stream's formats use; <needs> (LF_N_*) asks for the
  * costly parts (the frontend address is a getsockname() call). */
-static void stream_fill_lf_ctx_for(struct stream *s, struct lf_ctx *c_, unsigned needs)
+void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
 {
 	struct proxy *fe = s->fe;
 	struct lf_ctx c;

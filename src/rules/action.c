@@ -117,9 +117,9 @@ long act_render(struct stream *s, const struct lf_expr *e, char *buf, size_t siz
 	size_t n;
 
 	if (s->txn)
-		http_fill_lf_ctx(s, &c);
+		http_fill_lf_ctx(s, &c, e->needs);
 	else
-		stream_fill_lf_ctx(s, &c);
+		stream_fill_lf_ctx(s, &c, e->needs);
 	n = lf_render(e, &c, buf, size);
 	return n + 1 >= size ? -1 : (long)n;   /* lf_render truncates silently */
 }

@@ -172,14 +172,14 @@ static const char *req_body_raw(const struct stream *s, size_t *len)
 	const struct http_txn *txn = s && s->txn ? s->txn : NULL;
 	const struct buf *b = s ? s->req.buf : NULL;
 
-	if (!txn || !txn->req_head || !b || b->data < txn->req_hlen)
+	if (!txn || !txn->req_head || !b || b->data < txn->req.head_len)
 		return NULL;
-	*len = b->data - txn->req_hlen;
+	*len = b->data - txn->req.head_len;
 	if ((txn->req.flags & H1_F_CLEN) && !(txn->req.flags & H1_F_CHUNKED) && *len > txn->req.clen)
 		*len = txn->req.clen;
 	if (txn->req.flags & H1_F_NO_BODY)
 		*len = 0;
-	return b->area + b->head + txn->req_hlen;
+	return b->area + b->head + txn->req.head_len;
 }
 
 /* Copies the data of the complete chunks of p[0..len) into <out> (at most
