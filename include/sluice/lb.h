@@ -80,6 +80,9 @@ int lb_http_hash_post(const struct proxy *px, const struct h1_msg *m, const stru
  * that found no free slot may wait in the queue). */
 int lb_has_usable(const struct proxy *px);
 
+/* Whether a server of <px> other than <srv> can take traffic. */
+int lb_usable_besides(const struct proxy *px, const struct server *srv);
+
 /* Recomputes usable-server totals and rings after a state or weight change. */
 void lb_recalc(struct proxy *px);
 

@@ -11,6 +11,7 @@
 
 #include <sluice/channel.h>
 #include <sluice/conn.h>
+#include <sluice/srv_side.h>
 
 struct listener;
 struct proxy;
@@ -20,15 +21,13 @@ struct srv_idle;
 struct stktable;
 struct stksess;
 
+/* The stream's phase; where its server side stands is s->ss.st. */
 enum stream_state {
 	ST_PROXY,      /* waiting for the client's PROXY protocol header */
-	ST_QUEUE,      /* every usable server is full (maxconn): waiting in line */
-	ST_TAR,        /* waiting before a connect retry */
-	ST_CON,        /* connecting to the server */
-	ST_EST,        /* both sides connected: forwarding */
-	ST_HREQ,       /* mode http: waiting for a request head, no server chosen */
-	ST_INSPECT,    /* mode tcp: tcp-request content rules read the request data */
 	ST_SSL,        /* waiting for the client's TLS handshake (before anything else) */
+	ST_INSPECT,    /* mode tcp: tcp-request content rules read the request data */
+	ST_FWD,        /* mode tcp: the server side runs (queue, connect, forward) */
+	ST_HTTP,       /* mode http: the analysers run one exchange after another */
 };
 
 #define STRM_F_EXPECT_PROXY 0x01  /* "tcp-request connection expect-proxy layer4" */
@@ -36,6 +35,7 @@ enum stream_state {
 #define STRM_F_BE_RULES     0x04  /* ST_INSPECT: the backend's rules run (the frontend's did) */
 #define STRM_F_RES_INSPECT  0x08  /* tcp-response content rules hold the response data */
 #define STRM_F_DROP         0x10  /* "silent-drop": close with a RST, nothing sent */
+#define STRM_F_BE_SESS      0x20  /* counted as a session of s->be (beconn, scur) */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
@@ -60,10 +60,9 @@ struct stream {
 	struct channel    req, res;     /* client->server, server->client */
 	struct proxy     *fe, *be;
 	struct listener  *li;
-	struct server    *target;       /* server being used (NULL before) */
+	struct srv_side   ss;           /* the server side (srv_side.h) */
+	uint64_t          srv_bin_mark; /* req.total already charged to a server (or to none) */
 	enum stream_state state;
-	int               retries;      /* connect retries done */
-	int               redispatched;
 	ev_timer          timer;
 	ev_tstamp         armed;        /* deadline the timer is armed for, 0 if none */
 	ev_tstamp         t_accept, t_conn, t_est, t_tar, t_queue;
@@ -77,9 +76,6 @@ struct stream {
 	uint32_t          nreq;         /* mode http: requests received on this connection */
 	ev_tstamp         t_idle;       /* mode http: start of the wait for the next request */
 	int               is_http;      /* the frontend is in mode http */
-	struct server    *kept_srv;     /* server of <srv> while kept open between requests */
-	int               kept_reused;  /* that connection already served a request */
-	struct srv_idle  *park;         /* its entry in the server's idle list, if shared */
 	struct var_store *vars;         /* sess variables, NULL when none */
 	unsigned          tcp_flags;    /* STRM_F_* */
 	int               tcp_pos;      /* tcp rules: the rule to resume from (tcp_rules.h) */
@@ -122,23 +118,34 @@ int stream_pick_server(struct stream *s, int how);
 int stream_redispatch_due(const struct proxy *be, int retry);
 
 /* Makes <be> the stream's backend (NULL: the frontend's default_backend,
- * else the frontend itself), moving the backend session counts. */
+ * else the frontend itself), where it counts as a session (each HTTP
+ * request counts as one, as each is a stream in HAProxy). */
 void stream_set_backend(struct stream *s, struct proxy *be);
 
-/* Makes <srv> (NULL: none) the stream's server, keeping session counts. */
-void stream_set_target(struct stream *s, struct server *srv);
+/* Mode http, between two requests: the stream stops counting as a session
+ * of its backend, which goes back to the default one until the next
+ * request chooses. */
+void stream_end_backend(struct stream *s);
 
-/* Releases the stream's server slot (end of an HTTP exchange): the oldest
- * stream queued for it may take it. */
-void stream_release_target(struct stream *s);
+/* A retry of the exchange is about to be made: it goes to another server
+ * (counted as a redispatch, picked by load balancing) when "option
+ * redispatch" allows one and either its interval is due, the target is no
+ * longer usable, or <refused> (the connect was refused at once) while
+ * another server is usable. Returns 1 when it redispatched, else 0. */
+int stream_retry_redispatch(struct stream *s, int refused);
+
+/* <srv> (NULL: none) got a slot back (ss_release(), ss_keep()): the oldest
+ * stream queued for it takes it. Call once the stream is consistent. */
+void stream_srv_freed(struct server *srv);
 
 /* Runs one direction (client->server when <is_req>) and records activity. */
 enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,
                              struct conn *dst, int is_req);
 
 /* Uses already connected socket <fd> (with its TLS session <ssl>, NULL for
- * a plain one) to the target server (reuse). */
-void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl);
+ * a plain one) to the target server: SS_ASSIGNED or SS_TAR -> SS_EST;
+ * <reused>: it served a request before. */
+void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl, int reused);
 
 /* Detaches the server socket from <s> and returns it (-1 if none); its TLS
  * session (NULL if none) goes to <*ssl>, which then owns it. */

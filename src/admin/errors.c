@@ -89,9 +89,9 @@ void errors_capture(struct stream *s, int is_req)
 	free(e->srv_name);
 	e->srv_name = NULL;
 	e->srv_id = -1;
-	if (!is_req && s->target) {
-		e->srv_name = xstrdup(s->target->name);
-		e->srv_id = s->target->id;
+	if (!is_req && s->ss.target) {
+		e->srv_name = xstrdup(s->ss.target->name);
+		e->srv_id = s->ss.target->id;
 	}
 	addr_to_str(&s->cli_addr, e->src, sizeof(e->src));
 	e->buf_len = b->data;

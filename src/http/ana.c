@@ -106,19 +106,22 @@ static void http_wait_next(struct stream *s)
 		pool_free(ha.txn_pool, s->txn);
 		s->txn = NULL;
 	}
+	stream_end_backend(s);
 	s->t_idle = now();
+	/* bytes of the next request (pipelined) are its server's, the rest
+	 * were charged, or had no server */
+	s->srv_bin_mark = s->req.total - (s->req.buf ? s->req.buf->data : 0);
 	s->req.to_forward = 0;
 	s->res.to_forward = 0;
 	s->req.reserve = global.maxrewrite;
 	s->res.reserve = global.maxrewrite;
 	s->term[0] = s->term[1] = '-';
-	s->retries = 0;
-	s->redispatched = 0;
-	s->want_srv = NULL;
+	s->ss.retries = 0;
+	s->ss.redispatched = 0;
 	s->srv_qpos = s->be_qpos = 0;
 	s->tw = 0;
 	s->t_queue = s->t_conn = s->t_est = 0;
-	s->state = ST_HREQ;
+	s->state = ST_HTTP;
 }
 
 struct http_txn *http_txn_new(struct stream *s)
@@ -192,51 +195,42 @@ static int http_put_msg(struct channel *ch, const struct http_head *h, const cha
 
 /* ---- local replies ---- */
 
-/* The kept server connection stops being offered to other streams. */
-static void http_unpark(struct stream *s)
+/* No server side is busy with an exchange: none chosen, or only a
+ * connection kept from the previous one. */
+static int http_srv_idle(const struct stream *s)
 {
-	srv_idle_unpark(s->park);
-	s->park = NULL;
+	return s->ss.st == SS_NONE || s->ss.st == SS_KEPT;
 }
 
-/* Another stream takes the connection <owner> keeps between requests
- * (srv_idle_get): the owner forgets it. Returns the socket and gives its
- * TLS session (NULL if none) to <*ssl>. */
-static int http_steal_kept(void *owner, struct ssl_st **ssl)
+/* Connection <fd> (<ssl>) to <srv>, done with its exchange, goes to the
+ * server's idle pool (its backend's http-reuse permitting; else closed). */
+static void http_pool_conn(struct server *srv, int fd, struct ssl_st *ssl)
 {
-	struct stream *s = owner;
-
-	s->park = NULL;    /* the idle list already dropped the entry */
-	s->kept_srv = NULL;
-	chan_release(&s->res);
-	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	return stream_detach_srv(s, ssl);
+	if (http_px_of(srv->px)->reuse == HTTP_REUSE_NEVER)
+		srv_idle_close(fd, ssl);
+	else
+		srv_idle_put(srv, fd, ssl, 1);
 }
 
-static void http_srv_close(struct stream *s)
+/* The connection kept between requests goes to its server's idle pool
+ * (the http-reuse policy permitting; else it is closed). */
+static void http_pool_kept(struct stream *s)
 {
-	http_unpark(s);
-	conn_close(&s->srv);
-	s->srv.flags = 0;
-	s->kept_srv = NULL;
+	struct server *srv;
+	struct ssl_st *ssl;
+	int fd = ss_unkeep(s, &srv, &ssl);
+
+	http_pool_conn(srv, fd, ssl);
 }
 
-/* Gives a kept server connection to its server's idle pool. */
-static void http_release_kept(struct stream *s)
+/* The exchange is answered here: whatever the server side was doing stops
+ * (a kept connection is pooled, any other closed). */
+static void http_srv_abort(struct stream *s)
 {
-	http_unpark(s);
-	if (s->kept_srv && s->srv.fd >= 0) {
-		struct server *srv = s->kept_srv;
-		struct ssl_st *ssl;
-		int fd = stream_detach_srv(s, &ssl);
-
-		s->kept_srv = NULL;
-		if (http_px_of(s->be)->reuse == HTTP_REUSE_NEVER)
-			srv_idle_close(fd, ssl);
-		else
-			srv_idle_put(srv, fd, ssl, s->kept_reused);
-	}
-	s->kept_srv = NULL;
+	if (s->ss.st == SS_KEPT)
+		http_pool_kept(s);
+	else
+		ss_abort(s);
 }
 
 /* Runs the http-after-response rules (backend, then frontend) on a
@@ -289,14 +283,7 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 		http_log_snapshot(s, 0);
 	if (txn->res_head)
 		http_log_snapshot(s, 1);
-	if (s->srv.fd >= 0) {
-		if (s->kept_srv)
-			http_release_kept(s);
-		else
-			http_srv_close(s);
-	}
-	if (s->state == ST_QUEUE || s->state == ST_CON || s->state == ST_TAR || s->state == ST_EST)
-		s->state = ST_HREQ;
+	http_srv_abort(s);
 	s->term[0] = t0;
 	s->term[1] = t1;
 	txn->status = status;
@@ -460,12 +447,7 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 		}
 		return http_reply(s, 500, NULL, NULL, 'P', 'R');
 	}
-	if (s->srv.fd >= 0) {
-		if (s->kept_srv)
-			http_release_kept(s);
-		else
-			http_srv_close(s);
-	}
+	http_srv_abort(s);
 	s->fe->fe_counters.intercepted++;
 	s->term[0] = 'L';
 	s->term[1] = 'R';
@@ -586,14 +568,24 @@ static int http_pick_server(struct stream *s)
 	struct server *srv = s->txn->persist_srv;
 
 	if (srv && persist_srv_ready(srv)) {
-		stream_set_target(s, srv);
+		ss_assign(s, srv);
 		return 0;
 	}
 	if (srv && srv->maxconn) {
-		s->want_srv = srv;
+		ss_want(s, srv);
 		return 1;
 	}
 	return stream_pick_server(s, STREAM_PICK_ANY);
+}
+
+/* Takes an established connection to the target for the request: <fd>
+ * (<ssl>) kept from the previous request, or from the idle pool. */
+static void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl)
+{
+	stream_attach_srv(s, fd, ssl, 1);
+	s->txn->flags |= TX_F_REUSED;
+	s->be->be_counters.reuse++;
+	s->ss.target->counters.reuse++;
 }
 
 /* Connects the request to a server: the connection kept from the previous
@@ -601,45 +593,38 @@ static int http_pick_server(struct stream *s)
  * http-reuse policy allows, else a new one. Returns 0 or -1 (closed). */
 static int http_connect(struct stream *s)
 {
-	struct http_txn *txn = s->txn;
 	const enum http_reuse reuse = http_px_of(s->be)->reuse;
-	struct server *srv;
-	struct ssl_st *ssl = NULL;
-	int fd;
+	struct server *srv, *kept = NULL;
+	struct ssl_st *ssl = NULL, *kept_ssl = NULL;
+	int fd, kept_fd = -1;
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->req.flags &= ~CH_F_SHUTW;
+	/* The kept connection leaves the server side while the server is
+	 * chosen: it is taken again if the same server is picked. */
+	if (s->ss.st == SS_KEPT)
+		kept_fd = ss_unkeep(s, &kept, &kept_ssl);
 	if (!(s->be->cap & PR_CAP_BE) || http_pick_server(s) != 0) {
-		http_release_kept(s);
+		if (kept_fd >= 0)
+			http_pool_conn(kept, kept_fd, kept_ssl);
 		return stream_connect(s);   /* queues, or answers 503 */
 	}
-	srv = s->target;
-	if (s->kept_srv == srv && s->srv.fd >= 0) {
-		http_unpark(s);
-		s->kept_srv = NULL;
-		s->state = ST_EST;
-		s->t_conn = s->t_est = now();
-		txn->flags |= TX_F_REUSED;
-		s->kept_reused = 1;
-		s->be->be_counters.reuse++;
-		srv->counters.reuse++;
+	srv = s->ss.target;
+	if (kept_fd >= 0 && kept == srv) {
+		http_reuse_conn(s, kept_fd, kept_ssl);
 		return 0;
 	}
-	http_release_kept(s);
+	if (kept_fd >= 0)
+		http_pool_conn(kept, kept_fd, kept_ssl);
 	fd = -1;
 	if (reuse == HTTP_REUSE_ALWAYS || (reuse != HTTP_REUSE_NEVER && s->nreq > 1))
 		fd = srv_idle_get(srv, 0, &ssl);
 	else if (reuse == HTTP_REUSE_AGGRESSIVE)
 		fd = srv_idle_get(srv, 1, &ssl);
 	if (fd >= 0) {
-		stream_attach_srv(s, fd, ssl);
-		txn->flags |= TX_F_REUSED;
-		s->kept_reused = 1;
-		s->be->be_counters.reuse++;
-		srv->counters.reuse++;
+		http_reuse_conn(s, fd, ssl);
 		return 0;
 	}
-	s->kept_reused = 0;
 	return stream_connect(s);
 }
 
@@ -788,11 +773,19 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 			goto rewrite_failed;
 	}
 	http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked);
-	if (mf & H1_F_EXPECT_100)
+	if (mf & H1_F_EXPECT_100) {
 		txn->flags |= TX_F_WAIT_100;
-	else if (s->be->retry_on & PR_RE_L7)
+		return http_connect(s);
+	}
+	if (s->be->retry_on & PR_RE_L7)
 		http_retry_save(s);
-	return http_connect(s);
+	if (http_connect(s) == -1)
+		return -1;
+	/* The server may have closed a reused connection while it was idle:
+	 * the request is kept to be sent again on a new one. */
+	if ((txn->flags & TX_F_REUSED) && !txn->retry_buf)
+		http_retry_save(s);
+	return 0;
 
 rewrite_failed:
 	s->fe->fe_counters.failed_rewrites++;
@@ -855,8 +848,8 @@ static int http_wait_req(struct stream *s)
 static void http_res_failed(struct stream *s, char t0)
 {
 	s->be->be_counters.failed_resp++;
-	if (s->target)
-		s->target->counters.failed_resp++;
+	if (s->ss.target)
+		s->ss.target->counters.failed_resp++;
 	if (t0 == 'P')
 		errors_capture(s, 0);   /* "show errors" */
 	http_reply(s, 502, NULL, NULL, t0, 'H');
@@ -877,8 +870,8 @@ static int http_res_rules(struct stream *s, struct http_head *h)
 	if (r == HTTP_ACT_DENY || r == HTTP_ACT_TARPIT) {
 		s->fe->fe_counters.denied_resp++;
 		s->be->be_counters.denied_resp++;
-		if (s->target)
-			s->target->counters.denied_resp++;
+		if (s->ss.target)
+			s->ss.target->counters.denied_resp++;
 		s->txn->flags |= TX_F_CLI_CLOSE;
 		http_reply(s, 502, out.reply, NULL, 'P', 'H');
 		return 1;
@@ -928,7 +921,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 		txn->flags &= ~TX_F_WAIT_100;
 		return 0;
 	}
-	srv_observe(s->target, srv_obs_status(status));
+	srv_observe(s->ss.target, srv_obs_status(status));
 	if (txn->retry_buf && http_retry_head(s, status))
 		return 0;   /* retry-on <status>: sent again */
 	txn->status = status;
@@ -1025,6 +1018,19 @@ static int http_wait_res(struct stream *s)
 
 /* ---- the exchange ---- */
 
+/* A message of <ch> in state <st> that its source will never complete: the
+ * source closed, nothing is left to leave, and a body is still due (a
+ * chunked body not at its end, or part of a Content-Length one). A
+ * <close_delim> body ends with the close instead. */
+static int http_msg_truncated(const struct channel *ch, enum http_msg_state st, int close_delim)
+{
+	if (!(ch->flags & CH_F_SHUTR) || chan_pending(ch))
+		return 0;
+	if (st == HTTP_MSG_BODY)
+		return !close_delim;
+	return st == HTTP_MSG_DONE && ch->to_forward && ch->to_forward != CHN_INFINITE;
+}
+
 static int http_msg_sent(const struct channel *ch)
 {
 	return ch->to_forward == 0 && !(ch->pipe && ch->pipe->data);
@@ -1035,37 +1041,36 @@ static int http_msg_sent(const struct channel *ch)
 static int http_end_txn(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
+	struct server *freed;
 	long tr = txn->t_res && s->t_est ? (long)((txn->t_res - MAX(s->t_est, txn->t_head)) * 1000) : -1;
 
-	if (tr >= 0 && s->target) {
-		struct counters *c = &s->target->counters;
+	if (tr >= 0 && s->ss.target) {
+		struct counters *c = &s->ss.target->counters;
 
 		c->rtime_avg = counters_avg(c->rtime_avg, (uint32_t)tr, c->avg_n ? c->avg_n : 1);
 		if ((uint32_t)tr > c->rtime_max)
 			c->rtime_max = (uint32_t)tr;
 	}
-	/* A server connection that can carry another request is kept. */
-	if (s->srv.fd >= 0 && s->state == ST_EST && !(txn->flags & TX_F_SRV_CLOSE) &&
-	    !(s->res.flags & CH_F_SHUTR) && !(s->req.flags & CH_F_SHUTW) && s->target &&
-	    !s->res.buf && !s->res.pipe) {
-		s->kept_srv = s->target;
-		s->kept_reused = 1;
-		/* offered to other streams while this client is idle */
-		if (http_px_of(s->be)->reuse != HTTP_REUSE_NEVER)
-			s->park = srv_idle_park(s->kept_srv, s, http_steal_kept);
-	} else if (s->srv.fd >= 0) {
-		http_srv_close(s);
-	}
 	http_count_lat(s);
 	http_log(s);
+	/* A server connection that can carry another request is kept (and
+	 * offered to other streams while this client is idle); the slot is
+	 * freed either way. */
+	if (s->ss.st == SS_EST && !(txn->flags & TX_F_SRV_CLOSE) &&
+	    !(s->res.flags & CH_F_SHUTR) && !(s->req.flags & CH_F_SHUTW) &&
+	    !s->res.buf && !s->res.pipe)
+		freed = ss_keep(s, http_px_of(s->be)->reuse != HTTP_REUSE_NEVER);
+	else
+		freed = ss_release(s);
 	if ((txn->flags & TX_F_CLI_CLOSE) || (s->req.flags & CH_F_SHUTR)) {
 		stream_close(s, s->term[0], s->term[1]);
+		stream_srv_freed(freed);
 		return -1;
 	}
-	stream_release_target(s);
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	http_wait_next(s);
+	stream_srv_freed(freed);
 	return 0;
 }
 
@@ -1074,7 +1079,7 @@ static int http_end_txn(struct stream *s)
 static void http_check_kept(struct stream *s)
 {
 	if ((s->res.buf && s->res.buf->data) || (s->res.flags & CH_F_SHUTR)) {
-		http_srv_close(s);
+		ss_release(s);   /* no slot is held while kept */
 		chan_release(&s->res);
 		s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	}
@@ -1101,12 +1106,11 @@ static int http_process_idle(struct stream *s)
 		stream_close(s, 'C', 'R');
 		return -1;
 	}
-	if (s->kept_srv) {
+	if (s->ss.st == SS_KEPT) {
 		/* only the kept server connection may have news */
 		if (stream_forward(s, &s->res, &s->srv, &s->cli, 0) != CHN_OK)
-			http_srv_close(s);
-		else
-			http_check_kept(s);
+			ss_release(s);
+		http_check_kept(s);
 	}
 	stream_update(s);
 	return 0;
@@ -1120,11 +1124,13 @@ int http_process(struct stream *s)
 
 again:
 	if (++rounds > 64) {
-		/* Many pipelined requests: let the others run too. */
+		/* Many pipelined requests: let the others run too, and come
+		 * back in this loop iteration (no socket event would). */
 		stream_update(s);
+		ev_feed_event(global.loop, &s->cli.io, EV_READ);
 		return 0;
 	}
-	r = stream_forward(s, &s->req, &s->cli, s->state == ST_EST ? &s->srv : NULL, 1);
+	r = stream_forward(s, &s->req, &s->cli, s->ss.st == SS_EST ? &s->srv : NULL, 1);
 	txn = s->txn;
 	if (r == CHN_SRC_ERR) {
 		stream_close(s, 'C', !txn || txn->req_st == HTTP_MSG_IDLE ? 'R' : 'D');
@@ -1145,15 +1151,21 @@ again:
 	}
 	if ((s->be->options & PR_O_ABRT_CLOSE) && (s->req.flags & CH_F_SHUTR) &&
 	    txn->req_st == HTTP_MSG_DONE && txn->res_st == HTTP_MSG_IDLE &&
-	    !(txn->flags & TX_F_LOCAL) && (s->state != ST_EST || !chan_pending(&s->req))) {
+	    !(txn->flags & TX_F_LOCAL) && (s->ss.st != SS_EST || !chan_pending(&s->req))) {
 		/* option abortonclose: nobody waits for the answer any more */
-		stream_close(s, 'C', s->state == ST_QUEUE ? 'Q' : s->state == ST_EST ? 'H' : 'C');
+		stream_close(s, 'C', s->ss.st == SS_QUEUED ? 'Q' : s->ss.st == SS_EST ? 'H' : 'C');
 		return -1;
 	}
-	if (s->state == ST_HREQ && txn->req_st == HTTP_MSG_IDLE && !(txn->flags & (TX_F_LOCAL | TX_F_TARPIT))) {
+	if (http_msg_truncated(&s->req, txn->req_st, 0) && txn->res_st != HTTP_MSG_DONE &&
+	    !(txn->flags & TX_F_LOCAL)) {
+		/* the client left before the end of its Content-Length body */
+		stream_close(s, 'C', s->ss.st == SS_EST ? 'D' : s->ss.st == SS_QUEUED ? 'Q' : 'C');
+		return -1;
+	}
+	if (http_srv_idle(s) && txn->req_st == HTTP_MSG_IDLE && !(txn->flags & (TX_F_LOCAL | TX_F_TARPIT))) {
 		if (http_wait_req(s) == -1)
 			return -1;
-		if (s->state == ST_EST)
+		if (s->ss.st == SS_EST)
 			goto again;   /* reused connection: send the request now */
 	}
 	if (txn->req_st == HTTP_MSG_BODY && txn->req_chunked && !(txn->flags & TX_F_LOCAL)) {
@@ -1176,8 +1188,8 @@ again:
 		return -1;
 	}
 	if (r == CHN_SRC_ERR) {
-		if (s->state == ST_HREQ && s->kept_srv) {
-			http_srv_close(s);
+		if (s->ss.st == SS_KEPT) {
+			ss_release(s);
 		} else if (http_fail(s, 'S', txn->res_st == HTTP_MSG_IDLE ? 'H' : 'D') == -1) {
 			stream_close(s, 'S', 'D');
 			return -1;
@@ -1194,11 +1206,11 @@ again:
 			return -1;
 		}
 	}
-	if (s->state == ST_HREQ && s->kept_srv)
+	if (s->ss.st == SS_KEPT)
 		http_check_kept(s);
 	/* Interim responses may precede the final one in the same read: each
 	 * leaves before the next head is looked at. */
-	for (int i = 0; i < 8 && s->state == ST_EST && txn->res_st == HTTP_MSG_IDLE &&
+	for (int i = 0; i < 8 && s->ss.st == SS_EST && txn->res_st == HTTP_MSG_IDLE &&
 	     !(txn->flags & TX_F_LOCAL); i++) {
 		http_wait_res(s);
 		/* The head just granted leaves now, with what follows of the
@@ -1229,13 +1241,12 @@ again:
 				return -1;
 			}
 		}
-		if (txn->res_st == HTTP_MSG_BODY && (s->res.flags & CH_F_SHUTR) &&
-		    !chan_pending(&s->res) && !(txn->flags & TX_F_RES_CLOSE_DELIM)) {
-			/* the server left in the middle of the body */
-			s->be->be_counters.srv_aborts++;
-			stream_close(s, 'S', 'D');
-			return -1;
-		}
+	}
+	if (http_msg_truncated(&s->res, txn->res_st, txn->flags & TX_F_RES_CLOSE_DELIM) &&
+	    !(txn->flags & TX_F_LOCAL)) {
+		/* the server left in the middle of the body */
+		stream_close(s, 'S', 'D');
+		return -1;
 	}
 	if (txn->req_st == HTTP_MSG_TUNNEL) {
 		/* both ways raw: ends as a TCP stream does */
@@ -1283,10 +1294,10 @@ int http_fail(struct stream *s, char t0, char t1)
 		}
 		return -1;
 	}
-	if (t1 == 'D' && s->state == ST_EST)
+	if (t1 == 'D' && s->ss.st == SS_EST)
 		t1 = 'H';   /* no response yet: waiting for its head */
 	/* retry-on: a timeout, or a server that failed before answering */
-	if (t1 == 'H' && s->state == ST_EST &&
+	if (t1 == 'H' && s->ss.st == SS_EST &&
 	    http_srv_failed(s, t0 == 's' ? PR_RE_TIMEOUT :
 			    s->res.buf && s->res.buf->data ? PR_RE_JUNK : PR_RE_EMPTY))
 		return 0;
@@ -1294,8 +1305,8 @@ int http_fail(struct stream *s, char t0, char t1)
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	if (t0 == 's' && t1 == 'H') {
 		s->be->be_counters.failed_resp++;
-		if (s->target)
-			s->target->counters.failed_resp++;
+		if (s->ss.target)
+			s->ss.target->counters.failed_resp++;
 	}
 	http_reply(s, t1 == 'C' || t1 == 'Q' ? 503 : t0 == 's' ? 504 : 502, NULL, NULL, t0, t1);
 	stream_update(s);
@@ -1310,7 +1321,8 @@ void http_stream_release(struct stream *s)
 		http_count_lat(s);
 	if (txn && !(txn->flags & TX_F_LOGGED))
 		http_log(s);
-	http_release_kept(s);
+	if (s->ss.st == SS_KEPT)
+		http_pool_kept(s);
 	if (txn) {
 		http_txn_clear(s, txn);
 		pool_free(ha.txn_pool, txn);
@@ -1328,7 +1340,7 @@ ev_tstamp http_deadline(const struct stream *s, char *which)
 		*which = 'P';
 		return txn->t_tarpit;
 	}
-	if (s->state != ST_HREQ || (txn && (txn->req_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))))
+	if (!http_srv_idle(s) || (txn && (txn->req_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))))
 		return 0;
 	if (s->nreq && !txn) {
 		/* idle between requests */
@@ -1377,7 +1389,7 @@ void http_timeout(struct stream *s, char which)
 
 int http_txn_idle(const struct stream *s)
 {
-	return s->state == ST_HREQ && !s->txn && !(s->req.buf && s->req.buf->data);
+	return !s->txn && http_srv_idle(s) && !(s->req.buf && s->req.buf->data);
 }
 
 int http_cli_waiting(const struct stream *s, int cev)

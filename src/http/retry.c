@@ -137,21 +137,37 @@ static int http_retry_restore(struct stream *s)
 	return 0;
 }
 
+/* Whether condition <cond> on <s>'s exchange may be retried: as "retry-on"
+ * says within "retries", or, whatever they say, once when a reused server
+ * connection failed before answering: the server may have closed it while
+ * idle, so the request never reached it. */
+static int http_retry_allowed(const struct stream *s, unsigned cond, int *reuse_retry)
+{
+	const struct http_txn *txn = s->txn;
+
+	*reuse_retry = (txn->flags & TX_F_REUSED) && !(txn->flags & TX_F_REUSE_RETRIED) &&
+		       (cond & (PR_RE_EMPTY | PR_RE_CONN_FAILED));
+	if (*reuse_retry)
+		return 1;
+	return (s->be->retry_on & cond) && s->ss.retries < s->be->retries;
+}
+
 int http_retry_try(struct stream *s, unsigned cond)
 {
 	struct http_txn *txn = s->txn;
 	struct proxy *be = s->be;
-	struct server *srv = s->target;
+	struct server *srv = s->ss.target;
 	struct ssl_st *ssl = NULL;
-	int fd;
+	int fd, reuse_retry;
 
-	if (!(be->retry_on & cond) || !txn || !txn->retry_buf || txn->res_bytes ||
-	    (txn->flags & (TX_F_LOCAL | TX_F_NO_L7_RETRY)) || s->retries >= be->retries ||
+	if (!txn || !txn->retry_buf || txn->res_bytes || !srv ||
+	    (txn->flags & (TX_F_LOCAL | TX_F_NO_L7_RETRY)) ||
+	    !http_retry_allowed(s, cond, &reuse_retry) ||
 	    (s->res.pipe && s->res.pipe->data) || (s->req.pipe && s->req.pipe->data))
 		return 0;
 	if (http_retry_restore(s) == -1)
 		return 0;
-	conn_close(&s->srv);
+	ss_conn_lost(s);
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->res.to_forward = 0;
@@ -162,25 +178,26 @@ int http_retry_try(struct stream *s, unsigned cond)
 	txn->status = -1;
 	txn->t_res = 0;
 	txn->flags &= ~(TX_F_RES_CLOSE_DELIM | TX_F_REUSED);
-	s->retries++;
-	be->be_counters.retries++;
-	if (srv)
-		srv->counters.retries++;
-	if (stream_redispatch_due(be, s->retries) && be->srv_act > 1) {
-		s->redispatched = 1;
-		be->be_counters.redispatches++;
-		if (srv)
-			srv->counters.redispatches++;
-		stream_pick_server(s, STREAM_PICK_AVOID);
+	if (reuse_retry) {
+		/* on a new connection: another idle one may be as stale */
+		txn->flags |= TX_F_REUSE_RETRIED;
+		if (!server_usable(srv))
+			stream_retry_redispatch(s, 1);
+		stream_connect(s);
+		return 1;
 	}
+	s->ss.retries++;
+	be->be_counters.retries++;
+	srv->counters.retries++;
+	stream_retry_redispatch(s, 0);
 	/* an idle connection to the server chosen goes first, as a request
 	 * after the first one of a client would take it (http-reuse) */
-	if (s->target && http_px_of(be)->reuse != HTTP_REUSE_NEVER &&
-	    (fd = srv_idle_get(s->target, 0, &ssl)) >= 0) {
-		stream_attach_srv(s, fd, ssl);
+	if (s->ss.target && http_px_of(be)->reuse != HTTP_REUSE_NEVER &&
+	    (fd = srv_idle_get(s->ss.target, 0, &ssl)) >= 0) {
+		stream_attach_srv(s, fd, ssl, 1);
 		txn->flags |= TX_F_REUSED;
 		be->be_counters.reuse++;
-		s->target->counters.reuse++;
+		s->ss.target->counters.reuse++;
 		stream_update(s);
 		return 1;
 	}
@@ -190,7 +207,7 @@ int http_retry_try(struct stream *s, unsigned cond)
 
 int http_srv_failed(struct stream *s, unsigned cond)
 {
-	srv_observe(s->target, cond == PR_RE_TIMEOUT ? SRV_OBS_HTTP_TIMEOUT :
+	srv_observe(s->ss.target, cond == PR_RE_TIMEOUT ? SRV_OBS_HTTP_TIMEOUT :
 			       cond == PR_RE_EMPTY ? SRV_OBS_HTTP_CLOSED : SRV_OBS_HTTP_RSP);
 	return http_retry_try(s, cond);
 }

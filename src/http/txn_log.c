@@ -163,7 +163,7 @@ void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)
 	memset(c, 0, sizeof(*c));
 	c->cli = &s->cli_addr;
 	c->fe_addr = (needs & LF_N_FEADDR) || s->dst ? stream_dst(s) : NULL;
-	c->srv_addr = s->target ? &s->target->addr : NULL;
+	c->srv_addr = s->ss.target ? &s->ss.target->addr : NULL;
 	c->accept_date = ts_at(s, s->t_idle);
 	c->req_date = ts_at(s, t_req);
 	c->fe_name = c->fe_name_transport = s->fe->name;
@@ -176,7 +176,7 @@ void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)
 #endif
 	/* answered by the frontend's own rules: no backend yet */
 	c->be_name = (txn->flags & TX_F_BE_SET) ? s->be->name : s->fe->name;
-	c->srv_name = s->target ? s->target->name : "<NOSRV>";
+	c->srv_name = s->ss.target ? s->ss.target->name : "<NOSRV>";
 	c->Ti = ms_between(s->t_idle, t_req);
 	c->Th = 0;
 	c->TR = txn->t_head ? ms_between(t_req, txn->t_head) : -1;
@@ -197,9 +197,9 @@ void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)
 	c->actconn = global.curconn;
 	c->feconn = s->fe->feconn;
 	c->beconn = s->be->beconn;
-	c->srvconn = s->target ? (int)s->target->counters.cur_sess : 0;
-	c->retries = s->retries;
-	c->redispatched = s->redispatched;
+	c->srvconn = s->ss.target ? (int)s->ss.target->counters.cur_sess : 0;
+	c->retries = s->ss.retries;
+	c->redispatched = s->ss.redispatched;
 	c->srv_queue = s->srv_qpos;
 	c->be_queue = s->be_qpos;
 	c->req_cookie = c->res_cookie = "-";
@@ -246,8 +246,8 @@ void http_log(struct stream *s)
 	txn->flags |= TX_F_LOGGED;
 	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global))
 		return;
-	err = s->term[0] != '-' || txn->status >= 500 || txn->status < 0 || s->retries ||
-	      s->redispatched;
+	err = s->term[0] != '-' || txn->status >= 500 || txn->status < 0 || s->ss.retries ||
+	      s->ss.redispatched;
 	if (!err && (fe->options & PR_O_DONTLOG_NORMAL))
 		return;
 	http_fill_lf_ctx(s, &c, fe->logformat->needs);
@@ -283,8 +283,8 @@ void http_count_lat(struct stream *s)
 	counters_lat(&s->fe->fe_counters, tw, tc, tr, ta);
 	if ((txn->flags & TX_F_BE_SET) && (s->be->cap & PR_CAP_BE))
 		counters_lat(&s->be->be_counters, tw, tc, tr, ta);
-	if (s->target)
-		counters_lat(&s->target->counters, tw, tc, tr, ta);
+	if (s->ss.target)
+		counters_lat(&s->ss.target->counters, tw, tc, tr, ta);
 }
 
 void http_count_status(struct stream *s, int status, int to_server)
@@ -297,8 +297,8 @@ void http_count_status(struct stream *s, int status, int to_server)
 	s->fe->fe_counters.http_rsp[k]++;
 	if (to_server) {
 		s->be->be_counters.http_rsp[k]++;
-		if (s->target)
-			s->target->counters.http_rsp[k]++;
+		if (s->ss.target)
+			s->ss.target->counters.http_rsp[k]++;
 	}
 }
 

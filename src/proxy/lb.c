@@ -209,12 +209,17 @@ static int backup_ready(const struct server *srv)
 	return server_usable(srv) && (srv->flags & SRV_F_BACKUP) && has_slot(srv);
 }
 
-int lb_has_usable(const struct proxy *px)
+int lb_usable_besides(const struct proxy *px, const struct server *except)
 {
 	for (const struct server *srv = px->servers; srv; srv = srv->next)
-		if (server_usable(srv))
+		if (srv != except && server_usable(srv))
 			return 1;
 	return 0;
+}
+
+int lb_has_usable(const struct proxy *px)
+{
+	return lb_usable_besides(px, NULL);
 }
 
 /* Smooth weighted round robin: each pick adds every usable server's weight

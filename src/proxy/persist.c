@@ -329,7 +329,7 @@ int persist_res(struct stream *s, struct http_head *h)
 {
 	struct persist_px *pp = s->be->persist;
 	struct http_txn *txn = s->txn;
-	struct server *srv = s->target;
+	struct server *srv = s->ss.target;
 	uint32_t now = (uint32_t)time(NULL);
 	int direct, update, seen = 0;
 	size_t nl;

@@ -92,11 +92,11 @@ static ev_tstamp stream_deadline_io(const struct stream *s, char *which)
 	*which = 0;
 	if (s->is_http && (d = http_deadline(s, which)))
 		return d;
-	if (s->state == ST_TAR) {
+	if (s->ss.st == SS_TAR) {
 		*which = 'T';
 		return s->t_tar;
 	}
-	if (s->state == ST_QUEUE) {
+	if (s->ss.st == SS_QUEUED) {
 		/* timeout queue, else timeout connect, as in HAProxy */
 		uint32_t q = be->queue ? be->queue : be->connect;
 
@@ -107,7 +107,7 @@ static ev_tstamp stream_deadline_io(const struct stream *s, char *which)
 	}
 	/* The tunnel timeout covers both sides, until one half-closes and a
 	 * client-fin/server-fin timeout takes over, as in HAProxy. */
-	if (s->state == ST_EST && be->tunnel &&
+	if (s->ss.st == SS_EST && be->tunnel &&
 	    (!s->is_http || (s->txn && s->txn->req_st == HTTP_MSG_TUNNEL)) &&
 	    !(((s->req.flags | s->res.flags) & (CH_F_SHUTR | CH_F_SHUTW)) &&
 	      (fe->client_fin || be->server_fin))) {
@@ -115,7 +115,7 @@ static ev_tstamp stream_deadline_io(const struct stream *s, char *which)
 		*which = 'c';
 		return x;
 	}
-	if (s->state == ST_CON && (x = side_deadline(s->t_conn, be->connect))) {
+	if (s->ss.st == SS_CONN && (x = side_deadline(s->t_conn, be->connect))) {
 		d = x;
 		*which = 'C';
 	}
@@ -128,7 +128,7 @@ static ev_tstamp stream_deadline_io(const struct stream *s, char *which)
 		d = x;
 		*which = 'c';
 	}
-	if (s->state == ST_EST && (s->srv.flags & CO_F_WAITING)) {
+	if (s->ss.st == SS_EST && (s->srv.flags & CO_F_WAITING)) {
 		st = ((s->res.flags & CH_F_SHUTR) || (s->req.flags & CH_F_SHUTW)) && be->server_fin ?
 		     be->server_fin : be->server;
 		if ((x = side_deadline(s->srv.last_act, st)) && (!d || x < d)) {
@@ -177,37 +177,26 @@ static void stream_arm(struct stream *s)
 
 /* ---- connecting ---- */
 
-void stream_set_target(struct stream *s, struct server *srv)
-{
-	if (s->target == srv)
-		return;
-	if (s->target)
-		s->target->counters.cur_sess--;
-	if (srv)
-		counters_sess_start(&srv->counters, (uint32_t)(now_ms() / 1000), time(NULL));
-	s->target = srv;
-}
-
 static int srv_has_slot(const struct server *srv);
 
 /* <srv> binds the stream (use-server, stick match) but is full: the stream
  * waits for it (stream_connect() queues it there). Returns 1. */
 static int stream_want(struct stream *s, struct server *srv)
 {
-	s->want_srv = srv;
+	ss_want(s, srv);
 	return 1;
 }
 
 int stream_pick_server(struct stream *s, int how)
 {
 	struct lb_key key = { .src = &s->cli_addr };
-	struct server *prev = s->target, *srv;
+	struct server *prev = s->ss.target, *srv;
 	const int avoid_current = how == STREAM_PICK_AVOID;
 
 	if (!how && (srv = use_server_select(s->be, s))) {
 		if (!srv_has_slot(srv))
 			return stream_want(s, srv);   /* full: wait in its queue */
-		stream_set_target(s, srv);   /* use-server: no load balancing */
+		ss_assign(s, srv);   /* use-server: no load balancing */
 		stk_stick_store(s, 0);
 		return 0;
 	}
@@ -229,90 +218,50 @@ int stream_pick_server(struct stream *s, int how)
 		srv = lb_pick(s->be, NULL);
 	if (!srv && avoid_current && prev)
 		return 0;       /* every other server is full: retry the same one */
-	stream_set_target(s, srv);
+	ss_assign(s, srv);
 	stk_stick_store(s, 0);
 	return srv ? 0 : -1;
+}
+
+/* The stream counts as a session of its backend (beconn, scur, stot). */
+static void stream_be_count(struct stream *s)
+{
+	s->be->beconn++;
+	counters_sess_start(&s->be->be_counters, (uint32_t)(now_ms() / 1000), time(NULL));
+	s->tcp_flags |= STRM_F_BE_SESS;
+}
+
+/* It stops counting as one (end of stream, or of an HTTP exchange). */
+static void stream_be_uncount(struct stream *s)
+{
+	if (!(s->tcp_flags & STRM_F_BE_SESS))
+		return;
+	BUG_ON(s->be->beconn <= 0, "backend connection count underflow");
+	s->be->beconn--;
+	s->be->be_counters.cur_sess--;
+	s->tcp_flags &= ~STRM_F_BE_SESS;
 }
 
 void stream_set_backend(struct stream *s, struct proxy *be)
 {
 	if (!be)
 		be = s->fe->defbe ? s->fe->defbe : s->fe;
-	if (be == s->be)
+	if (be == s->be && (s->tcp_flags & STRM_F_BE_SESS))
 		return;
-	s->be->beconn--;
-	s->be->be_counters.cur_sess--;
+	stream_be_uncount(s);
 	s->be = be;
-	be->beconn++;
-	counters_sess_start(&be->be_counters, (uint32_t)(now_ms() / 1000), time(NULL));
+	stream_be_count(s);
 }
 
-/* ---- queues: connections waiting for a free server slot ----
- * A stream bound to one server (persistence) waits in that server's queue,
- * the others in the backend's. A freed slot goes to the older of the two
- * heads, as HAProxy compares entry ages. */
-
-struct queue_ref {
-	struct stream **head, **tail;
-	int            *nbpend, *max;
-	uint64_t       *idx;
-};
-
-static struct queue_ref queue_of(struct proxy *be, struct server *srv)
+void stream_end_backend(struct stream *s)
 {
-	if (srv)
-		return (struct queue_ref){ &srv->queue_head, &srv->queue_tail, &srv->nbpend,
-					   &srv->max_nbpend, &srv->queue_idx };
-	return (struct queue_ref){ &be->queue_head, &be->queue_tail, &be->nbpend,
-				   &be->max_nbpend, &be->queue_idx };
+	stream_be_uncount(s);
+	s->be = s->fe->defbe ? s->fe->defbe : s->fe;
 }
 
-/* Appends <s> to <srv>'s queue, or its backend's when <srv> is NULL. */
-static void queue_add(struct stream *s, struct server *srv)
-{
-	struct queue_ref q = queue_of(s->be, srv);
-
-	s->state = ST_QUEUE;
-	s->t_queue = ev_now(global.loop);
-	s->q_srv = srv;
-	s->q_idx = *q.idx;
-	s->q_next = NULL;
-	s->q_prev = *q.tail;
-	if (*q.tail)
-		(*q.tail)->q_next = s;
-	else
-		*q.head = s;
-	*q.tail = s;
-	if (++*q.nbpend > *q.max)
-		*q.max = *q.nbpend;
-}
-
-/* Takes <s> out of its queue; <served>: it leaves for a slot (it counts
- * in the positions of those behind it). */
-static void queue_del(struct stream *s, int served)
-{
-	struct queue_ref q = queue_of(s->be, s->q_srv);
-	int pos = (int)(*q.idx - s->q_idx);
-
-	if (s->q_prev)
-		s->q_prev->q_next = s->q_next;
-	else
-		*q.head = s->q_next;
-	if (s->q_next)
-		s->q_next->q_prev = s->q_prev;
-	else
-		*q.tail = s->q_prev;
-	s->q_prev = s->q_next = NULL;
-	--*q.nbpend;
-	if (served)
-		++*q.idx;
-	if (s->q_srv)
-		s->srv_qpos = pos;
-	else
-		s->be_qpos = pos;
-	s->q_srv = NULL;
-	s->tw = (long)((ev_now(global.loop) - s->t_queue) * 1000);
-}
+/* ---- queues (srv_side.c holds them): a freed slot goes to the older of
+ * the heads of the server's queue and its backend's, as HAProxy compares
+ * entry ages ---- */
 
 static int srv_has_slot(const struct server *srv)
 {
@@ -331,8 +280,8 @@ static void queue_dequeue(struct server *srv)
 		q = !a ? b : !b ? a : b->t_queue < a->t_queue ? b : a;
 		if (!q)
 			return;
-		queue_del(q, 1);
-		stream_set_target(q, srv);
+		ss_dequeue(q, 1);
+		ss_assign(q, srv);
 		stk_stick_store(q, 0);   /* "stick on": the server it waited for */
 		/* Chosen without lb_pick(): count the pick as it would. */
 		srv->counters.cum_lbconn++;
@@ -355,20 +304,16 @@ void stream_srv_state_changed(struct server *srv)
 	if ((srv->px->options & (PR_O_REDISPATCH | PR_O_PERSIST)) != PR_O_REDISPATCH)
 		return;
 	for (q = srv->queue_head; q; q = next) {
-		next = q->q_next;
-		queue_del(q, 0);
-		q->state = ST_HREQ;
+		next = q->ss.q_next;
+		ss_dequeue(q, 0);
 		stream_connect(q);   /* load balancing: a slot, or the backend's queue */
 	}
 }
 
-void stream_release_target(struct stream *s)
+void stream_srv_freed(struct server *srv)
 {
-	struct server *freed = s->target;
-
-	stream_set_target(s, NULL);
-	if (freed)
-		queue_dequeue(freed);
+	if (srv)
+		queue_dequeue(srv);
 }
 
 /* The stream asks for <srv> (persistence) and it is full: waits in its
@@ -378,7 +323,7 @@ void stream_release_target(struct stream *s)
 static int queue_on_server(struct stream *s, struct server *srv)
 {
 	if (!srv->maxqueue || srv->nbpend < srv->maxqueue) {
-		queue_add(s, srv);
+		ss_enqueue(s, srv);
 		stream_update(s);
 		return 0;
 	}
@@ -400,38 +345,47 @@ int stream_redispatch_due(const struct proxy *be, int retry)
 	return retry == be->retries + every + 1;
 }
 
-/* Returns 0 while the stream lives on, -1 once it was closed (freed). */
+int stream_retry_redispatch(struct stream *s, int refused)
+{
+	struct proxy *be = s->be;
+	struct server *srv = s->ss.target;
+
+	if (!(be->options & PR_O_REDISPATCH) || !be->redispatch_every || !srv ||
+	    !lb_usable_besides(be, srv))
+		return 0;
+	if (!stream_redispatch_due(be, s->ss.retries) && server_usable(srv) && !refused)
+		return 0;
+	s->ss.redispatched = 1;
+	be->be_counters.redispatches++;
+	srv->counters.redispatches++;
+	stream_pick_server(s, STREAM_PICK_AVOID);
+	return 1;
+}
+
+/* The connection to the target failed (<timeout>: connect timeout, else
+ * refused or reset): retried (another server when redispatch applies,
+ * else the same one, after a turn-around when it refused at once), or the
+ * exchange fails. Returns 0 while the stream lives on, -1 once it was
+ * closed (freed). */
 static int stream_conn_failed(struct stream *s, int timeout)
 {
-	struct server *srv = s->target;
+	struct server *srv = s->ss.target;
 
-	conn_close(&s->srv);
+	ss_conn_lost(s);
 	srv_observe(srv, SRV_OBS_L4_ERR);
-	if (s->retries >= s->be->retries || !(s->be->retry_on & PR_RE_CONN_FAILED)) {
+	if (s->ss.retries >= s->be->retries || !(s->be->retry_on & PR_RE_CONN_FAILED)) {
 		s->be->be_counters.failed_conns++;
-		if (srv)
-			srv->counters.failed_conns++;
+		srv->counters.failed_conns++;
 		stream_fail(s, timeout ? 's' : 'S', 'C');
 		return -1;
 	}
-	s->retries++;
+	s->ss.retries++;
 	s->be->be_counters.retries++;
-	if (srv)
-		srv->counters.retries++;
-	/* "option redispatch": some retries (the last one by default) go to
-	 * another server. */
-	if (stream_redispatch_due(s->be, s->retries) && s->be->srv_act > 1) {
-		s->redispatched = 1;
-		s->be->be_counters.redispatches++;
-		if (srv)
-			srv->counters.redispatches++;
-		stream_pick_server(s, STREAM_PICK_AVOID);
+	srv->counters.retries++;
+	if (stream_retry_redispatch(s, !timeout) || timeout)
 		return stream_connect(s);
-	}
-	if (timeout)
-		return stream_connect(s);
-	/* An immediate refusal: wait before trying the same server again. */
-	s->state = ST_TAR;
+	/* Refused at once and nowhere else to go: wait before trying the
+	 * same server again. */
 	s->t_tar = ev_now(global.loop) +
 		   MIN(TURNAROUND_MAX, s->be->timeout.connect ? s->be->timeout.connect / 1000.0
 							    : TURNAROUND_MAX);
@@ -457,12 +411,12 @@ const struct sockaddr_storage *stream_dst(struct stream *s)
 	return s->dst;
 }
 
-/* The server's TLS handshake starts (the connection stays in ST_CON until it
+/* The server's TLS handshake starts (the connection stays in SS_CONN until it
  * completes). Returns 0, or -1 (a connection failure). */
 static int stream_ssl_connect(struct stream *s)
 {
 #ifdef USE_OPENSSL
-	const struct smp_expr *e = ssl_srv_sni(s->target);
+	const struct smp_expr *e = ssl_srv_sni(s->ss.target);
 	char sni[256] = "";
 
 	if (e) {
@@ -476,7 +430,7 @@ static int stream_ssl_connect(struct stream *s)
 	}
 	s->req.flags |= CH_F_NOSPLICE;
 	s->res.flags |= CH_F_NOSPLICE;
-	return ssl_sock_connect(&s->srv, s->target, sni);
+	return ssl_sock_connect(&s->srv, s->ss.target, sni);
 #else
 	return -1;
 #endif
@@ -487,10 +441,10 @@ static int stream_ssl_connect(struct stream *s)
  * failed (a connection failure). */
 static int stream_established(struct stream *s)
 {
-	unsigned pp = s->target->flags & (SRV_F_SEND_PROXY | SRV_F_SEND_PROXY_V2);
+	unsigned pp = s->ss.target->flags & (SRV_F_SEND_PROXY | SRV_F_SEND_PROXY_V2);
 
 	s->srv.flags |= CO_F_CONNECTED;
-	srv_observe(s->target, SRV_OBS_L4_OK);
+	srv_observe(s->ss.target, SRV_OBS_L4_OK);
 	if (!s->is_http && tcp_rules_has(s->be, TCP_RS_RES)) {
 		/* tcp-response content rules see the response before it leaves */
 		uint32_t delay = tcp_inspect_delay(s->be, TCP_RS_RES);
@@ -509,13 +463,13 @@ static int stream_established(struct stream *s)
 		if (send(s->srv.fd, hdr, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
 			return -1;
 	}
-	if (unlikely(ssl_srv_enabled(s->target)) && !s->srv.ssl) {
+	if (unlikely(ssl_srv_enabled(s->ss.target)) && !s->srv.ssl) {
 		if (stream_ssl_connect(s) == -1)
 			return -1;
 	}
 	if (unlikely(s->srv.flags & CO_F_SSL_HS))
-		return 0;   /* ST_EST once the handshake is done */
-	s->state = ST_EST;
+		return 0;   /* SS_EST once the handshake is done */
+	ss_established(s, 0);
 	s->t_est = ev_now(global.loop);
 	s->srv.last_act = s->t_est;
 	return 0;
@@ -527,14 +481,13 @@ int stream_connect(struct stream *s)
 	struct sockaddr_storage addr;
 	int fd;
 
-	if (!s->target && !s->want_srv)
+	if (s->ss.st == SS_NONE)
 		stream_pick_server(s, STREAM_PICK_ANY);   /* 1: bound to a full server */
-	if (!s->target && s->want_srv) {
-		struct server *want = s->want_srv;
+	if (s->ss.st == SS_WANT) {
+		struct server *want = s->ss.want;
 
-		s->want_srv = NULL;
 		if (srv_has_slot(want)) {
-			stream_set_target(s, want);
+			ss_assign(s, want);
 		} else {
 			int r = queue_on_server(s, want);
 
@@ -545,10 +498,10 @@ int stream_connect(struct stream *s)
 			stream_pick_server(s, STREAM_PICK_LB);
 		}
 	}
-	if (!s->target) {
+	if (!s->ss.target) {
 		if (lb_has_usable(s->be)) {
 			/* Every usable server is full: wait for a slot. */
-			queue_add(s, NULL);
+			ss_enqueue(s, NULL);
 			stream_update(s);
 			return 0;
 		}
@@ -557,11 +510,10 @@ int stream_connect(struct stream *s)
 		stream_fail(s, 'S', 'C');
 		return -1;
 	}
-	srv = s->target;
+	srv = s->ss.target;
 	addr = srv->addr;
 	if (srv->flags & SRV_F_SAMEPORT)
 		addr_set_port(&addr, addr_get_port(stream_dst(s)));
-	s->state = ST_CON;
 	s->t_conn = ev_now(global.loop);
 	s->be->be_counters.connect++;
 	srv->counters.connect++;
@@ -575,6 +527,7 @@ int stream_connect(struct stream *s)
 	s->srv.events = 0;
 	ev_io_init(&s->srv.io, stream_io_cb, fd, 0);
 	s->srv.io.data = s;
+	ss_connecting(s);
 	if (addr.ss_family != AF_UNIX) {
 		s->srv.flags |= CO_F_TCP;
 		conn_setup_tcp(fd, !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)));
@@ -626,7 +579,7 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
 	memset(&c, 0, sizeof(c));
 	c.cli = &s->cli_addr;
 	c.fe_addr = (needs & LF_N_FEADDR) || s->dst ? stream_dst(s) : NULL;
-	c.srv_addr = s->target ? &s->target->addr : NULL;
+	c.srv_addr = s->ss.target ? &s->ss.target->addr : NULL;
 	c.accept_date = c.req_date = s->accept_date;
 	c.fe_name = c.fe_name_transport = fe->name;
 #ifdef USE_OPENSSL
@@ -637,8 +590,8 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
 	}
 #endif
 	c.be_name = s->be->name;
-	c.srv_name = s->target ? s->target->name : "<NOSRV>";
-	c.Tw = s->t_queue || s->target ? s->tw : -1;
+	c.srv_name = s->ss.target ? s->ss.target->name : "<NOSRV>";
+	c.Tw = s->t_queue || s->ss.target ? s->tw : -1;
 	c.Tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
 	c.Tt = (long)((now - s->t_accept) * 1000);
 	c.TR = c.Tr = c.Ta = c.Tq = c.Td = -1;
@@ -650,9 +603,9 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
 	c.actconn = global.curconn;
 	c.feconn = fe->feconn;
 	c.beconn = s->be->beconn;
-	c.srvconn = s->target ? (int)s->target->counters.cur_sess : 0;
-	c.retries = s->retries;
-	c.redispatched = s->redispatched;
+	c.srvconn = s->ss.target ? (int)s->ss.target->counters.cur_sess : 0;
+	c.retries = s->ss.retries;
+	c.redispatched = s->ss.redispatched;
 	c.srv_queue = s->srv_qpos;
 	c.be_queue = s->be_qpos;
 	c.req_cookie = c.res_cookie = "-";
@@ -684,10 +637,8 @@ static void stream_log_connect(struct stream *s)
 static void stream_fail(struct stream *s, char t0, char t1)
 {
 	if (s->is_http) {
-		if (s->state == ST_QUEUE) {
-			queue_del(s, 0);
-			s->state = ST_HREQ;
-		}
+		if (s->ss.st == SS_QUEUED)
+			ss_dequeue(s, 0);
 		if (http_fail(s, t0, t1) == 0)
 			return;
 	}
@@ -700,7 +651,7 @@ static void stream_fail(struct stream *s, char t0, char t1)
 static void stream_count_lat(struct stream *s)
 {
 	ev_tstamp now = ev_now(global.loop);
-	int64_t tw = s->t_queue || s->target ? (int64_t)s->tw * 1000 : -1;
+	int64_t tw = s->t_queue || s->ss.target ? (int64_t)s->tw * 1000 : -1;
 	int64_t tc = s->t_est ? (int64_t)((s->t_est - s->t_conn) * 1e6) : -1;
 	int64_t tt = (int64_t)((now - s->t_accept) * 1e6);
 
@@ -711,27 +662,28 @@ static void stream_count_lat(struct stream *s)
 	counters_lat(&s->fe->fe_counters, tw, tc, -1, tt);
 	if (s->be->cap & PR_CAP_BE)
 		counters_lat(&s->be->be_counters, tw, tc, -1, tt);
-	if (s->target)
-		counters_lat(&s->target->counters, tw, tc, -1, tt);
+	if (s->ss.target)
+		counters_lat(&s->ss.target->counters, tw, tc, -1, tt);
 }
 
 void stream_close(struct stream *s, char t0, char t1)
 {
 	struct server *freed;
 
-	if (s->state == ST_QUEUE)
-		queue_del(s, 0);   /* first: the log line reports the time queued */
+	ss_check(s);
+	if (s->ss.st == SS_QUEUED)
+		ss_dequeue(s, 0);   /* first: the log line reports the time queued */
 	s->term[0] = t0;
 	s->term[1] = t1;
 	if (t0 == 'C' || t0 == 'c') {
 		s->fe->fe_counters.cli_aborts++;
 		s->be->be_counters.cli_aborts++;
-		if (s->target)
-			s->target->counters.cli_aborts++;
+		if (s->ss.target)
+			s->ss.target->counters.cli_aborts++;
 	} else if ((t0 == 'S' || t0 == 's') && t1 == 'D') {
 		s->be->be_counters.srv_aborts++;
-		if (s->target)
-			s->target->counters.srv_aborts++;
+		if (s->ss.target)
+			s->ss.target->counters.srv_aborts++;
 	}
 	if (s->is_http)
 		http_stream_release(s);
@@ -743,8 +695,8 @@ void stream_close(struct stream *s, char t0, char t1)
 		long tt = (long)((ev_now(global.loop) - s->t_accept) * 1000);
 
 		counters_sess_times(&s->be->be_counters, tc, tt);
-		if (s->target)
-			counters_sess_times(&s->target->counters, tc, tt);
+		if (s->ss.target)
+			counters_sess_times(&s->ss.target->counters, tc, tt);
 		if (!s->is_http)
 			stream_count_lat(s);
 	}
@@ -753,7 +705,9 @@ void stream_close(struct stream *s, char t0, char t1)
 	if (s->tcp_flags & STRM_F_DROP)
 		conn_set_rst(&s->cli);
 	conn_close(&s->cli);
-	conn_close(&s->srv);
+	/* an event fed to a stopped watcher (http_process()) must not outlive it */
+	ev_clear_pending(global.loop, &s->cli.io);
+	freed = ss_release(s);
 	chan_release(&s->req);
 	chan_release(&s->res);
 	if (s->dst)
@@ -761,10 +715,7 @@ void stream_close(struct stream *s, char t0, char t1)
 	var_store_free(&s->vars);
 	tcp_rules_stream_release(s);
 
-	freed = s->target;
-	stream_set_target(s, NULL);
-	s->be->beconn--;
-	s->be->be_counters.cur_sess--;
+	stream_be_uncount(s);
 	s->fe->feconn--;
 	s->fe->fe_counters.cur_sess--;
 	s->li->counters.cur_sess--;
@@ -780,8 +731,7 @@ void stream_close(struct stream *s, char t0, char t1)
 	strm.count--;
 	listener_release(s->li);
 	pool_free(strm.pool, s);
-	if (freed)
-		queue_dequeue(freed);   /* the slot it held goes to the oldest waiter */
+	stream_srv_freed(freed);   /* the slot it held goes to the oldest waiter */
 	if (!strm.count && strm.idle_cb)
 		strm.idle_cb();
 }
@@ -826,9 +776,9 @@ void stream_update(struct stream *s)
 	stream_mark_wait(&s->cli, s->state == ST_SSL ||
 			 (s->is_http ? http_cli_waiting(s, cev) : cev != 0));
 	if (s->srv.fd >= 0) {
-		if (s->state == ST_CON) {
+		if (s->ss.st == SS_CONN) {
 			sev = EV_WRITE;
-		} else if (s->state == ST_EST || s->state == ST_HREQ) {
+		} else {   /* established, or kept between requests */
 			if (!(s->res.flags & CH_F_SHUTR) && chan_has_room(&s->res))
 				sev |= EV_READ;
 			if (chan_pending(&s->req))
@@ -837,13 +787,13 @@ void stream_update(struct stream *s)
 		if (unlikely(s->srv.ssl))
 			sev = stream_ssl_events(&s->srv, sev);
 		conn_want(&s->srv, sev);
-		stream_mark_wait(&s->srv, s->state == ST_EST && sev != 0 &&
+		stream_mark_wait(&s->srv, s->ss.st == SS_EST && sev != 0 &&
 				 (!s->is_http || http_srv_waiting(s)));
 	}
 	stream_arm(s);
 }
 
-void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl)
+void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl, int reused)
 {
 	s->srv.fd = fd;
 	s->srv.ssl = ssl;
@@ -857,7 +807,7 @@ void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl)
 	 * watcher stopped in this iteration */
 	conn_io_take_over(&s->srv.io, stream_io_cb, fd);
 	s->srv.io.data = s;
-	s->state = ST_EST;
+	ss_established(s, reused);
 	s->t_conn = s->t_est = s->srv.last_act = ev_now(global.loop);
 }
 
@@ -874,21 +824,28 @@ int stream_detach_srv(struct stream *s, struct ssl_st **ssl)
 }
 
 /* Accounts <in> bytes received from the client (<is_req>) or the server on
- * every counter they belong to. */
+ * every counter they belong to. A server is charged the request bytes
+ * received since the last charge once it serves the request (the head
+ * arrives before the server is chosen), and the response bytes of its
+ * connection. */
 static void stream_count_bytes(struct stream *s, int is_req, uint64_t in)
 {
-	stk_count_bytes(s, is_req, in);
+	if (in)
+		stk_count_bytes(s, is_req, in);
 	if (is_req) {
 		s->li->counters.bytes_in += in;
 		s->fe->fe_counters.bytes_in += in;
 		s->be->be_counters.bytes_in += in;
-		if (s->target)
-			s->target->counters.bytes_in += in;
+		if (s->ss.target && s->req.total != s->srv_bin_mark) {
+			s->ss.target->counters.bytes_in += s->req.total - s->srv_bin_mark;
+			s->srv_bin_mark = s->req.total;
+		}
 	} else {
 		s->li->counters.bytes_out += in;
 		s->fe->fe_counters.bytes_out += in;
 		s->be->be_counters.bytes_out += in;
-		s->target->counters.bytes_out += in;
+		if (s->ss.conn_srv)
+			s->ss.conn_srv->counters.bytes_out += in;
 	}
 }
 
@@ -907,7 +864,7 @@ enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *
 		src->last_act = now;
 	if (out)
 		dst->last_act = now;
-	if (in)
+	if (in || (is_req && s->req.total != s->srv_bin_mark))
 		stream_count_bytes(s, is_req, in);
 	if (s->txn)
 		http_count_bytes(s, is_req, in, out);
@@ -938,8 +895,8 @@ static int stream_inspect_res(struct stream *s)
 		s->be->be_counters.denied_resp++;
 		s->fe->fe_counters.denied_resp++;
 		s->li->counters.denied_resp++;
-		if (s->target)
-			s->target->counters.denied_resp++;
+		if (s->ss.target)
+			s->ss.target->counters.denied_resp++;
 		stream_close(s, 'P', 'D');
 		return -1;
 	}
@@ -986,6 +943,7 @@ static int stream_inspect(struct stream *s)
 				 ev_now(global.loop) + tcp_inspect_delay(s->be, TCP_RS_REQ) / 1000.0 : 0;
 	}
 	s->inspect_end = 0;
+	s->state = ST_FWD;
 	if (s->be->disabled) {
 		stream_close(s, 'S', 'C');
 		return -1;
@@ -997,7 +955,7 @@ static int stream_inspect(struct stream *s)
 static void stream_process(struct stream *s)
 {
 	enum chan_res r;
-	int est = s->state == ST_EST;
+	int est = s->ss.st == SS_EST;
 
 	if (s->is_http && s->state != ST_PROXY) {
 		http_process(s);
@@ -1010,12 +968,12 @@ static void stream_process(struct stream *s)
 		return;
 	}
 	if (s->state == ST_INSPECT) {
-		if (stream_inspect(s) == -1 || s->state != ST_EST)
+		if (stream_inspect(s) == -1 || s->ss.st != SS_EST)
 			return;  /* closed, waiting or connecting: watchers already set */
 		est = 1;
 	}
 	if (s->state == ST_PROXY) {
-		if (stream_read_proxy(s) == -1 || s->is_http || s->state != ST_EST)
+		if (stream_read_proxy(s) == -1 || s->is_http || s->ss.st != SS_EST)
 			return;  /* closed, or connecting: watchers already set */
 		est = 1;
 	}
@@ -1057,7 +1015,7 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	if (unlikely(c->flags & CO_F_SSL_RD_WANT_W) && (revents & EV_WRITE))
 		c->flags |= CO_F_RD_READY;
 
-	if (w == &s->srv.io && s->state == ST_CON && !(s->srv.flags & CO_F_SSL_HS)) {
+	if (w == &s->srv.io && s->ss.st == SS_CONN && !(s->srv.flags & CO_F_SSL_HS)) {
 		int err = 0;
 		socklen_t l = sizeof(err);
 
@@ -1116,11 +1074,11 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c)
 	if (c == &s->srv) {
 		if (r < 0) {
 			log_warning("backend %s: server %s: TLS handshake failed: %s", s->be->name,
-				    s->target ? s->target->name : "?", reason);
+				    s->ss.target ? s->ss.target->name : "?", reason);
 			stream_conn_failed(s, 0);
 			return -1;
 		}
-		s->state = ST_EST;
+		ss_established(s, 0);
 		s->t_est = ev_now(global.loop);
 		s->srv.last_act = s->t_est;
 		return 0;
@@ -1170,7 +1128,7 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			stream_ssl_failed(s, "timeout");
 			return;
 		}
-		stream_fail(s, 'c', s->state == ST_EST ? 'D' :
+		stream_fail(s, 'c', s->ss.st == SS_EST ? 'D' :
 			    s->state == ST_PROXY || s->state == ST_INSPECT ? 'R' : 'C');
 		return;
 	case 'h': case 'k': case 'P':
@@ -1211,7 +1169,7 @@ static int stream_start(struct stream *s)
 		s->res.flags |= CH_F_SPLICE;
 	if (s->is_http) {
 		/* A request comes first: the server is chosen for it. */
-		s->state = ST_HREQ;
+		s->state = ST_HTTP;
 		return http_process(s);
 	}
 	/* mode tcp: content rules and use_backend choose where it goes */
@@ -1412,19 +1370,20 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		s->be = s->be ? s->be : fe;
 		s->be->beconn++;
 		s->be->be_counters.cur_sess++;
+		s->tcp_flags |= STRM_F_BE_SESS;
 		stream_close(s, 'S', 'C');
 		return;
 	}
 	if (!s->be)
 		s->be = fe;   /* mode http: requests get a 503 */
-	s->be->beconn++;
-	counters_sess_start(&s->be->be_counters, sec, wall);
 
 	if (fe->mode == PR_MODE_HTTP) {
+		/* each request counts as a session of the backend it goes to */
 		s->is_http = 1;
 		http_stream_init(s);
 	} else {
 		/* mode tcp: a tunnel, every byte may leave unanalysed. */
+		stream_be_count(s);
 		s->req.to_forward = s->res.to_forward = CHN_INFINITE;
 	}
 	if (unlikely(ssl_bind_enabled(li->bc)) && !(li->flags & LI_F_ACCEPT_PROXY) &&
@@ -1447,11 +1406,11 @@ int stream_kill_server(struct server *srv)
 	int n = 0;
 
 	while (s) {
-		if (s->target != srv || s->state == ST_QUEUE) {
+		if (s->ss.target != srv) {
 			s = s->next;
 			continue;
 		}
-		stream_close(s, 'K', s->state == ST_EST ? 'D' : 'C');
+		stream_close(s, 'K', s->ss.st == SS_EST ? 'D' : 'C');
 		n++;
 		/* A close can hand a slot to a queued stream, which may change the
 		 * list around us: start over (closed streams are gone from it). */
@@ -1479,5 +1438,5 @@ void stream_kill_all(void)
 	strm.idle_cb = NULL;
 	strm.killing = 1;
 	while (strm.list)
-		stream_close(strm.list, 'K', strm.list->state == ST_EST ? 'D' : 'C');
+		stream_close(strm.list, 'K', strm.list->ss.st == SS_EST ? 'D' : 'C');
 }

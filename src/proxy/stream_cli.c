@@ -40,13 +40,16 @@
 
 static const char *stream_state_str(const struct stream *s)
 {
-	static const char *const names[] = {
-		[ST_PROXY] = "PROXY", [ST_QUEUE] = "QUEUE", [ST_TAR] = "TAR",
-		[ST_CON] = "CON", [ST_EST] = "EST", [ST_HREQ] = "HREQ", [ST_SSL] = "SSL",
-		[ST_INSPECT] = "INSPECT",
-	};
-
-	return names[s->state];
+	switch (s->state) {
+	case ST_PROXY:   return "PROXY";
+	case ST_SSL:     return "SSL";
+	case ST_INSPECT: return "INSPECT";
+	default:
+		/* mode http with no exchange at the server: waiting for a request */
+		if (s->state == ST_HTTP && (s->ss.st == SS_NONE || s->ss.st == SS_KEPT))
+			return "HREQ";
+		return ss_state_str(s->ss.st);
+	}
 }
 
 static const char *stream_mode_str(const struct proxy *px)
@@ -69,7 +72,7 @@ static void stream_dump_full(struct dstr *out, const struct stream *s, ev_tstamp
 		    s->cli_addr.ss_family == AF_UNIX ? "unix_stream" : "tcpv4",
 		    addr_to_str(&s->cli_addr, src, sizeof(src)));
 	dstr_printf(out, "  state=%s conn_retries=%d redispatched=%d queued=%d nreq=%u\n",
-		    stream_state_str(s), s->retries, s->redispatched, s->state == ST_QUEUE,
+		    stream_state_str(s), s->ss.retries, s->ss.redispatched, s->ss.st == SS_QUEUED,
 		    (unsigned)s->nreq);
 	dstr_printf(out, "  frontend=%s (id=%d mode=%s), listener=%s (id=%d)\n",
 		    s->fe->name, s->fe->id, stream_mode_str(s->fe),
@@ -79,8 +82,8 @@ static void stream_dump_full(struct dstr *out, const struct stream *s, ev_tstamp
 			    stream_mode_str(s->be));
 	else
 		dstr_printf(out, "  backend=<NONE> (id=-1 mode=-)\n");
-	dstr_printf(out, "  server=%s (id=%d)\n", s->target ? s->target->name : "<NONE>",
-		    s->target ? s->target->id : -1);
+	dstr_printf(out, "  server=%s (id=%d)\n", s->ss.target ? s->ss.target->name : "<NONE>",
+		    s->ss.target ? s->ss.target->id : -1);
 	dstr_printf(out, "  age=%lds idle_cli=%lds idle_srv=%lds\n", (long)(now - s->t_accept),
 		    (long)(s->cli.last_act ? now - s->cli.last_act : 0),
 		    (long)(s->srv.fd >= 0 && s->srv.last_act ? now - s->srv.last_act : 0));
@@ -139,7 +142,7 @@ static int cli_show_sess(struct cli_ctx *ctx, int argc, char **argv)
 			    s->cli_addr.ss_family == AF_INET6 ? "tcpv6" :
 			    s->cli_addr.ss_family == AF_UNIX ? "unix_stream" : "tcpv4",
 			    addr_to_str(&s->cli_addr, src, sizeof(src)), s->fe->name, s->be->name,
-			    s->target ? s->target->name : "<none>", (long)(now - s->t_accept),
+			    s->ss.target ? s->ss.target->name : "<none>", (long)(now - s->t_accept),
 			    stream_state_str(s), (unsigned long long)s->req.total,
 			    (unsigned long long)s->res.total, s->cli.fd, s->srv.fd);
 	}
@@ -165,7 +168,7 @@ static int cli_shutdown_session(struct cli_ctx *ctx, int argc, char **argv)
 		dstr_printf(&ctx->out, "No such session (use 'show sess').\n");
 		return -1;
 	}
-	stream_close(s, 'K', s->state == ST_EST ? 'D' : 'C');
+	stream_close(s, 'K', s->ss.st == SS_EST ? 'D' : 'C');
 	return 0;
 }
 

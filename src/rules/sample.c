@@ -724,12 +724,12 @@ static int fetch_be_id(const struct smp_arg *a, struct sample *smp, struct strea
 
 static int fetch_srv_name(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
-	return s->target ? smp_set_str(smp, s->target->name) : 0;
+	return s->ss.target ? smp_set_str(smp, s->ss.target->name) : 0;
 }
 
 static int fetch_srv_id(const struct smp_arg *a, struct sample *smp, struct stream *s)
 {
-	return s->target ? smp_set_int(smp, s->target->id) : 0;
+	return s->ss.target ? smp_set_int(smp, s->ss.target->id) : 0;
 }
 
 static int fetch_true(const struct smp_arg *a, struct sample *smp, struct stream *s)

@@ -64,7 +64,7 @@ void stk_stick_store(struct stream *s, int res)
 	unsigned char key[STK_KEY_MAX];
 	uint32_t klen;
 
-	if (!s->target || !s->be->stk)
+	if (!s->ss.target || !s->be->stk)
 		return;
 	for (const struct stk_rule *r = s->be->stk->rules; r; r = r->next) {
 		struct stksess *ts;
@@ -76,7 +76,7 @@ void stk_stick_store(struct stream *s, int res)
 			continue;
 		ts = stk_get(r->t, key, klen);
 		if (ts)
-			stk_data_set(r->t, ts, STK_DT_SERVER_ID, s->target->id);
+			stk_data_set(r->t, ts, STK_DT_SERVER_ID, s->ss.target->id);
 	}
 }
 

@@ -44,7 +44,7 @@ static void setup_stream(void)
 	assert_non_null(be);
 	strm_new(fe);
 	strm.be = be;
-	strm.target = be->servers;
+	strm.ss.target = be->servers;
 	msg_load("GET /a/b.html?x=1&y=two&z HTTP/1.1\r\nHost: www.Example.com\r\n"
 		 "Accept: text/html, text/plain , */*\r\nAccept: image/png\r\n"
 		 "Cookie: a=1; sid=abc; a=2\r\nCookie: b=3\r\nX-Fwd: 10.1.2.3\r\n"
@@ -143,7 +143,7 @@ static void test_fetch_l4(void **state)
 	assert_string_equal(ev_on("str(x),upper", NULL), "str:X");
 	assert_string_equal(ev_on("src", NULL), "<none>");
 	/* No server yet. */
-	strm.target = NULL;
+	strm.ss.target = NULL;
 	EV("srv_name", "<none>");
 }
 
