@@ -130,7 +130,7 @@ static inline int h_count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
-	char path[64], target[64];
+	char path[300], target[64];
 	int n = 0;
 
 	if (!d)
