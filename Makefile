@@ -234,9 +234,9 @@ build-fuzz/obj/%.o: src/%.c
 
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@echo "  LD  $@"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lm
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lm
 
--include $(FUZZ_OBJS:.o=.d)
+-include $(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 
 fuzz-smoke: fuzz
 	@for b in $(FUZZ_BINS); do n=$$(basename $$b); s=$${n#fuzz_}; \
