@@ -765,6 +765,7 @@ void stream_update(struct stream *s)
 {
 	int cev = 0, sev = 0;
 
+	ss_check(s);
 	if (!(s->req.flags & CH_F_SHUTR) && chan_has_room(&s->req))
 		cev |= EV_READ;
 	if (chan_pending(&s->res))
