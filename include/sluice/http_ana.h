@@ -79,6 +79,7 @@ enum http_msg_state {
 #define TX_F_TIMED       0x1000  /* its latencies went to the histograms */
 #define TX_F_NO_L7_RETRY 0x2000  /* http-request disable-l7-retry */
 #define TX_F_REUSE_RETRIED 0x4000 /* sent again after a reused connection failed */
+#define TX_F_SENT_100    0x8000  /* "100 Continue" answered here (http-buffer-request) */
 
 /* One request/response exchange of a stream. */
 struct http_txn {

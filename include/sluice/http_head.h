@@ -46,18 +46,48 @@ struct http_head {
 int http_head_init(struct http_head *h, const char *buf, const struct h1_msg *m,
                    struct http_field *f, int maxf, char *arena, uint32_t arena_size);
 
-/* Copies <len> bytes into the arena; NULL when it is full. */
+/* What a string written into a head may carry as it is. Values come from
+ * samples (url_dec, b64dec, req.body...) as well as from configuration: a
+ * byte its kind does not allow is written %XX (upper-case hex), the way
+ * HAProxy writes them, so that no value can end a line or the head and
+ * smuggle a field or a second request. */
+enum http_safe {
+	HTTP_SAFE_VALUE,   /* field value, reason phrase: all but CR, LF and NUL */
+	HTTP_SAFE_TARGET,  /* request target, version, status: no CTL, no SP */
+	HTTP_SAFE_TOKEN,   /* method, field name: RFC 9110 tchar only */
+};
+
+/* Offset of the first byte of s[0, len) that <kind> does not allow, or
+ * <len> when there is none: one pass, no allocation. */
+size_t http_safe_scan(const char *s, size_t len, enum http_safe kind);
+
+/* Copies <len> bytes into the arena as they are: for strings known to be
+ * safe (digits, constants, parts of a parsed head). NULL when it is full. */
 const char *http_head_dup(struct http_head *h, const char *s, size_t len);
+
+/* Copies s[0, *len) into the arena with every byte <kind> does not allow
+ * written %XX; <*len> becomes the copy's length. NULL (arena unchanged)
+ * when the copy does not fit. Every value and start-line part the editing
+ * functions below store goes through it. */
+const char *http_head_dup_safe(struct http_head *h, const char *s, size_t *len,
+                               enum http_safe kind);
 
 /* Index of the first field named <name> (case-insensitive) at or after
  * <from>, or -1. */
 int http_head_find(const struct http_head *h, const char *name, size_t nlen, int from);
 
-/* Appends a field (copied into the arena). Returns 0, or -1 when the arena
- * or the field table is full (the request then gets 500/502, as HAProxy
- * does when tune.maxrewrite is exceeded). */
+/* Appends a field (copied into the arena, the value made safe as
+ * HTTP_SAFE_VALUE). Returns 0, or -1 when the arena or the field table is
+ * full (the request then gets 500/502, as HAProxy does when tune.maxrewrite
+ * is exceeded) or when <name> is not a token. */
 int http_head_add(struct http_head *h, const char *name, size_t nlen, const char *val,
                   size_t vlen);
+
+/* As http_head_add(), without copying <name> and <val>, which must outlive
+ * the head (replies built from configuration): only a value holding a byte
+ * a field may not carry is copied, encoded. <name> must be a token. */
+int http_head_add_ref(struct http_head *h, const char *name, size_t nlen, const char *val,
+                      size_t vlen);
 
 /* Removes field <idx>. */
 void http_head_del_at(struct http_head *h, int idx);
@@ -69,10 +99,13 @@ int http_head_del(struct http_head *h, const char *name, size_t nlen);
 int http_head_set(struct http_head *h, const char *name, size_t nlen, const char *val,
                   size_t vlen);
 
-/* Replaces the value of field <idx> (copied). Returns 0 or -1 (full). */
+/* Replaces the value of field <idx> (copied, made safe as
+ * HTTP_SAFE_VALUE). Returns 0 or -1 (full). */
 int http_head_set_value(struct http_head *h, int idx, const char *val, size_t vlen);
 
-/* Replaces start-line part <part> (copied). Returns 0 or -1 (full). */
+/* Replaces start-line part <part> (copied and made safe: a method as a
+ * token, a reason phrase as a value, any other part as HTTP_SAFE_TARGET, so
+ * that the line keeps its three parts). Returns 0 or -1 (full). */
 int http_head_set_sl(struct http_head *h, int part, const char *s, size_t len);
 
 /* Length of the head once written (start line, fields, empty line). */

@@ -763,6 +763,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	if (http_add_fwd_headers(s, h) == -1 || http_req_server_prep(s, h) == -1 ||
 	    http_req_conn_hdr(s, h, mf) == -1)
 		goto rewrite_failed;
+	if (txn->flags & TX_F_SENT_100)
+		http_head_del(h, "expect", 6);   /* answered already, the body is here */
 	if (mf & H1_F_CLEN_DROPPED)
 		http_head_del(h, "content-length", 14);
 	else if (http_head_normalize(h, m, (uint32_t)hlen) == -1)
@@ -774,7 +776,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	}
 	http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked);
 	if (mf & H1_F_EXPECT_100) {
-		txn->flags |= TX_F_WAIT_100;
+		if (!(txn->flags & TX_F_SENT_100))
+			txn->flags |= TX_F_WAIT_100;
 		return http_connect(s);
 	}
 	if (s->be->retry_on & PR_RE_L7)
@@ -792,6 +795,31 @@ rewrite_failed:
 	b->head += (uint32_t)hlen;
 	b->data -= (uint32_t)hlen;
 	return http_reply(s, 500, NULL, NULL, 'P', 'R');
+}
+
+/* option http-buffer-request on a request whose client waits for "100
+ * Continue" before it sends the body: the rules must see that body before
+ * anything reaches a server, so the 100 is answered from here (as HAProxy
+ * does) and the Expect field is not forwarded. */
+static void http_send_100(struct stream *s)
+{
+	static const char msg[] = "HTTP/1.1 100 Continue\r\n\r\n";
+	struct channel *res = &s->res;
+
+	s->txn->flags |= TX_F_SENT_100;
+	/* The response channel carries the 100 now: a server connection kept
+	 * from the previous request goes to the idle pool rather than have
+	 * these bytes taken for its own (http_check_kept). */
+	if (s->ss.st == SS_KEPT)
+		http_pool_kept(s);
+	chan_release(res);
+	res->flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
+	if (!(res->buf = buf_get()))
+		return;   /* no buffer now: the client sends its body after its own wait */
+	memcpy(res->buf->area, msg, sizeof(msg) - 1);
+	res->buf->head = 0;
+	res->buf->data = sizeof(msg) - 1;
+	res->to_forward = sizeof(msg) - 1;
 }
 
 /* Waits for a complete request head. Returns 0 or -1 (closed). */
@@ -827,8 +855,12 @@ static int http_wait_req(struct stream *s)
 	/* a head already parsed (waiting for its body) is not parsed again */
 	n = txn->req.head_len ? (int)txn->req.head_len :
 	    h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->req);
-	if (n > 0 && (s->fe->options & PR_O_HTTP_BUFREQ) && !http_req_body_waited(s, n))
+	if (n > 0 && (s->fe->options & PR_O_HTTP_BUFREQ) && !http_req_body_waited(s, n)) {
+		if ((txn->req.flags & (H1_F_EXPECT_100 | H1_F_VER_11)) ==
+		    (H1_F_EXPECT_100 | H1_F_VER_11) && !(txn->flags & TX_F_SENT_100))
+			http_send_100(s);
 		return 0;   /* timeout http-request runs meanwhile */
+	}
 	if (n > 0)
 		return http_process_req_head(s, n);
 	if (n < 0) {

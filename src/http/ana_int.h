@@ -80,7 +80,8 @@ int http_req_body_buffered(struct stream *s, size_t *len);
 /* option http-buffer-request: whether the rules may run on the request
  * whose head of <hlen> bytes is buffered: its whole body is there, or the
  * buffer is full, or the client stopped sending. A client that expects
- * "100 Continue" before it sends a body is not waited for. */
+ * "100 Continue" before it sends a body is waited for too: the analyser
+ * answers the 100 itself. */
 int http_req_body_waited(struct stream *s, int hlen);
 
 #endif

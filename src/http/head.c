@@ -1,5 +1,7 @@
 /* Editable message heads (http_head.h): rules rewrite (pointer, length)
- * views; the wire form is produced once by http_head_write(). */
+ * views; the wire form is produced once by http_head_write(). Every value
+ * and start-line part the editing functions store is made safe on its way
+ * in (http_head_dup_safe): no sample can end a line or the head. */
 #include <string.h>
 #include <strings.h>
 
@@ -54,6 +56,127 @@ const char *http_head_dup(struct http_head *h, const char *s, size_t len)
 	return p;
 }
 
+/* ---- safe strings ---- */
+
+/* unsafe[c] has bit (1 << kind) set when a string of that kind may not
+ * carry byte c as it is: a value holds anything but CR, LF and NUL, a
+ * request target no CTL and no SP, a token only letters, digits and
+ * "!#$%&'*+-.^_`|~" (RFC 9110 tchar). */
+#define U_V (1u << HTTP_SAFE_VALUE)
+#define U_T (1u << HTTP_SAFE_TARGET)
+#define U_K (1u << HTTP_SAFE_TOKEN)
+static const uint8_t unsafe[256] = {
+	[0x00] = U_V | U_T | U_K,
+	[0x01 ... 0x09] = U_T | U_K,
+	['\n'] = U_V | U_T | U_K,
+	[0x0b ... 0x0c] = U_T | U_K,
+	['\r'] = U_V | U_T | U_K,
+	[0x0e ... 0x1f] = U_T | U_K,
+	[' '] = U_T | U_K,
+	['"'] = U_K, ['('] = U_K, [')'] = U_K, [','] = U_K, ['/'] = U_K, [':'] = U_K,
+	[';'] = U_K, ['<'] = U_K, ['='] = U_K, ['>'] = U_K, ['?'] = U_K, ['@'] = U_K,
+	['['] = U_K, ['\\'] = U_K, [']'] = U_K, ['{'] = U_K, ['}'] = U_K,
+	[0x7f] = U_T | U_K,
+	[0x80 ... 0xff] = U_K,
+};
+
+/* Whether 8-byte word <w> may hold a byte <kind> does not allow: one that is
+ * below 0x0E for a value (CR, LF, NUL, and harmless ones such as HTAB), or
+ * below 0x21 or equal to 0x7F for a target. Exact enough to skip words. */
+static inline int word_suspect(uint64_t w, enum http_safe kind)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = ones << 7;
+	uint64_t del;
+
+	if (kind == HTTP_SAFE_VALUE)
+		return ((w - ones * 0x0E) & ~w & highs) != 0;
+	del = w ^ (ones * 0x7f);
+	return ((((w - ones * 0x21) & ~w) | ((del - ones) & ~del)) & highs) != 0;
+}
+
+size_t http_safe_scan(const char *s, size_t len, enum http_safe kind)
+{
+	const unsigned bit = 1u << kind;
+	size_t i = 0;
+
+	/* Values are long (cookies, URIs) and nearly always clean: sixteen
+	 * bytes at a time, looked at one by one only when suspect. Tokens
+	 * (methods, names) are short. */
+	if (kind != HTTP_SAFE_TOKEN) {
+		for (; i + 16 <= len; i += 16) {
+			uint64_t a, b;
+
+			memcpy(&a, s + i, 8);
+			memcpy(&b, s + i + 8, 8);
+			if (!(word_suspect(a, kind) | word_suspect(b, kind)))
+				continue;
+			for (size_t j = i; j < i + 16; j++)
+				if (unsafe[(uint8_t)s[j]] & bit)
+					return j;
+		}
+	}
+	for (; i < len; i++)
+		if (unsafe[(uint8_t)s[i]] & bit)
+			return i;
+	return len;
+}
+
+/* http_head_dup_safe() once the first byte to encode, at <first>, is known. */
+static const char *dup_encoded(struct http_head *h, const char *s, size_t *len,
+                               enum http_safe kind, size_t first)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned bit = 1u << kind;
+	size_t need = *len;
+	char *p, *o;
+
+	if (first == *len)
+		return http_head_dup(h, s, *len);
+	for (size_t i = first; i < *len; i++)
+		if (unsafe[(uint8_t)s[i]] & bit)
+			need += 2;
+	if (!h->arena || need > h->arena_size - h->arena_used)
+		return NULL;
+	p = o = h->arena + h->arena_used;
+	memcpy(o, s, first);
+	o += first;
+	for (size_t i = first; i < *len; i++) {
+		uint8_t c = (uint8_t)s[i];
+
+		if (unsafe[c] & bit) {
+			*o++ = '%';
+			*o++ = hex[c >> 4];
+			*o++ = hex[c & 15];
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	h->arena_used += (uint32_t)need;
+	*len = need;
+	return p;
+}
+
+const char *http_head_dup_safe(struct http_head *h, const char *s, size_t *len,
+                               enum http_safe kind)
+{
+	return dup_encoded(h, s, len, kind, http_safe_scan(s, *len, kind));
+}
+
+/* Whether <n> may name a field. Names come from the configuration, checked
+ * when it is parsed; this keeps the head sound whatever a caller passes. */
+static int name_ok(const char *n, size_t nlen)
+{
+	return nlen && http_safe_scan(n, nlen, HTTP_SAFE_TOKEN) == nlen;
+}
+
+/* The kind of start-line part <part> of <h>. */
+static enum http_safe sl_kind(const struct http_head *h, int part)
+{
+	if (h->flags & HTTP_HEAD_F_RESP)
+		return part == HTTP_SL_REASON ? HTTP_SAFE_VALUE : HTTP_SAFE_TARGET;
+	return part == HTTP_SL_METH ? HTTP_SAFE_TOKEN : HTTP_SAFE_TARGET;
+}
+
 int http_head_find(const struct http_head *h, const char *name, size_t nlen, int from)
 {
 	for (int i = from < 0 ? 0 : from; i < h->nf; i++)
@@ -67,14 +190,29 @@ int http_head_add(struct http_head *h, const char *name, size_t nlen, const char
 {
 	const char *n, *v;
 
-	if (h->nf >= h->maxf)
+	if (h->nf >= h->maxf || !name_ok(name, nlen))
 		return -1;
 	n = http_head_dup(h, name, nlen);
-	v = http_head_dup(h, val, vlen);
+	v = http_head_dup_safe(h, val, &vlen, HTTP_SAFE_VALUE);
 	if (!n || !v)
 		return -1;
 	h->f[h->nf].n = (struct http_str){ n, (uint32_t)nlen };
 	h->f[h->nf].v = (struct http_str){ v, (uint32_t)vlen };
+	h->nf++;
+	h->flags |= HTTP_HEAD_F_CHANGED;
+	return 0;
+}
+
+int http_head_add_ref(struct http_head *h, const char *name, size_t nlen, const char *val,
+                      size_t vlen)
+{
+	size_t first = http_safe_scan(val, vlen, HTTP_SAFE_VALUE);
+
+	if (h->nf >= h->maxf || !name_ok(name, nlen) ||
+	    (first < vlen && !(val = dup_encoded(h, val, &vlen, HTTP_SAFE_VALUE, first))))
+		return -1;
+	h->f[h->nf].n = (struct http_str){ name, (uint32_t)nlen };
+	h->f[h->nf].v = (struct http_str){ val, (uint32_t)vlen };
 	h->nf++;
 	h->flags |= HTTP_HEAD_F_CHANGED;
 	return 0;
@@ -109,9 +247,9 @@ int http_head_set(struct http_head *h, const char *name, size_t nlen, const char
 
 int http_head_set_value(struct http_head *h, int idx, const char *val, size_t vlen)
 {
-	const char *v = http_head_dup(h, val, vlen);
+	const char *v;
 
-	if (!v || idx < 0 || idx >= h->nf)
+	if (idx < 0 || idx >= h->nf || !(v = http_head_dup_safe(h, val, &vlen, HTTP_SAFE_VALUE)))
 		return -1;
 	h->f[idx].v = (struct http_str){ v, (uint32_t)vlen };
 	h->flags |= HTTP_HEAD_F_CHANGED;
@@ -120,7 +258,7 @@ int http_head_set_value(struct http_head *h, int idx, const char *val, size_t vl
 
 int http_head_set_sl(struct http_head *h, int part, const char *s, size_t len)
 {
-	const char *v = http_head_dup(h, s, len);
+	const char *v = http_head_dup_safe(h, s, &len, sl_kind(h, part));
 
 	if (!v)
 		return -1;

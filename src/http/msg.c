@@ -161,7 +161,7 @@ int http_req_body_waited(struct stream *s, int hlen)
 	const char *err;
 	size_t used;
 
-	if ((m->flags & (H1_F_NO_BODY | H1_F_EXPECT_100)) || (s->req.flags & CH_F_SHUTR) ||
+	if ((m->flags & H1_F_NO_BODY) || (s->req.flags & CH_F_SHUTR) ||
 	    b->data + global.maxrewrite >= buf_size())
 		return 1;
 	if (m->flags & H1_F_CHUNKED)

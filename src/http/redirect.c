@@ -190,7 +190,10 @@ enum http_act_ret http_redirect_run(const struct http_rule *r, struct http_rule_
 		    redir_put_path(rd, h, buf, sizeof(buf), &n) == -1)
 			return HTTP_ACT_ERR;
 	}
-	loc = http_head_dup(h, buf, n);
+	/* Made safe here rather than when the reply is written, so that a
+	 * Location that does not fit once encoded gives a 500, not a reply
+	 * without it. */
+	loc = http_head_dup_safe(h, buf, &n, HTTP_SAFE_VALUE);
 	if (!loc)
 		return HTTP_ACT_ERR;
 	x->out->status = rd->code;

@@ -1178,18 +1178,6 @@ static int reply_postparse(void)
 
 /* ---- heads ---- */
 
-static int head_add(struct http_head *h, const char *n, size_t nl, const char *v, size_t vl)
-{
-	if (h->nf >= h->maxf)
-		return -1;
-	h->f[h->nf].n.p = n;
-	h->f[h->nf].n.len = (uint32_t)nl;
-	h->f[h->nf].v.p = v;
-	h->f[h->nf].v.len = (uint32_t)vl;
-	h->nf++;
-	return 0;
-}
-
 /* Renders <e> at the end of <h>'s arena; NULL when it does not fit. */
 static const char *head_render(struct http_head *h, const struct lf_expr *e,
                                const struct lf_ctx *lf, size_t *len)
@@ -1255,8 +1243,8 @@ int http_reply_to_head(const struct http_reply *r, const struct lf_ctx *lf,
 	if (r->errfile) {
 		/* A whole message: its fields as written, content-length included. */
 		for (int i = 0; i < r->nhdrs; i++)
-			if (head_add(h, r->hdrs[i].name, strlen(r->hdrs[i].name), r->hdrs[i].value,
-				     strlen(r->hdrs[i].value)) == -1)
+			if (http_head_add_ref(h, r->hdrs[i].name, strlen(r->hdrs[i].name),
+					      r->hdrs[i].value, strlen(r->hdrs[i].value)) == -1)
 				return -1;
 		*body = r->body ? r->body : "";
 		*blen = r->body_len;
@@ -1272,7 +1260,7 @@ int http_reply_to_head(const struct http_reply *r, const struct lf_ctx *lf,
 			return -1;
 		if (hd->lf && !len)
 			continue;   /* as HAProxy: a format that renders nothing adds no field */
-		if (head_add(h, hd->name, strlen(hd->name), v, len) == -1)
+		if (http_head_add_ref(h, hd->name, strlen(hd->name), v, len) == -1)
 			return -1;
 	}
 	if (r->type == HTTP_REPLY_LF) {
@@ -1287,10 +1275,10 @@ int http_reply_to_head(const struct http_reply *r, const struct lf_ctx *lf,
 	if (r->status != 204 && r->status != 304) {
 		n = snprintf(num, sizeof(num), "%zu", *blen);
 		if (!(p = http_head_dup(h, num, (size_t)n)) ||
-		    head_add(h, "content-length", 14, p, (size_t)n) == -1)
+		    http_head_add_ref(h, "content-length", 14, p, (size_t)n) == -1)
 			return -1;
 	}
-	if (r->ctype && head_add(h, "content-type", 12, r->ctype, strlen(r->ctype)) == -1)
+	if (r->ctype && http_head_add_ref(h, "content-type", 12, r->ctype, strlen(r->ctype)) == -1)
 		return -1;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
+#include <sluice/http_head.h>
 #include <sluice/logformat.h>
 #include <sluice/proxy.h>
 #include <sluice/log.h>
@@ -183,6 +184,18 @@ int http_addr_in_net(const struct sockaddr_storage *a, const struct sockaddr_sto
 	return !bits || ((x[n] ^ y[n]) & (0xff << (8 - bits)) & 0xff) == 0;
 }
 
+/* A field name sluice adds to every request must be a token: the head
+ * refuses any other (each request would get a 500). */
+static int hdr_name_check(struct cfg_ctx *ctx, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len && http_safe_scan(name, len, HTTP_SAFE_TOKEN) == len)
+		return 0;
+	cfg_alert(ctx, "invalid header name '%s'", name);
+	return -1;
+}
+
 /* option forwardfor [except NET] [header NAME] [if-none]
  * option originalto [except NET] [header NAME] */
 static int kw_fwd_header(struct cfg_ctx *ctx, void *target, int argc, char **argv)
@@ -205,6 +218,8 @@ static int kw_fwd_header(struct cfg_ctx *ctx, void *target, int argc, char **arg
 				return -1;
 			}
 		} else if (strcmp(argv[i], "header") == 0 && i + 1 < argc) {
+			if (hdr_name_check(ctx, argv[i + 1]) == -1)
+				return -1;
 			free(*hdr);
 			*hdr = xstrdup(argv[++i]);
 		} else if (fwd && strcmp(argv[i], "if-none") == 0) {
@@ -286,6 +301,8 @@ static int kw_unique_id(struct cfg_ctx *ctx, void *target, int argc, char **argv
 		cfg_alert(ctx, "expects one argument (quote it if it has spaces)");
 		return -1;
 	}
+	if (dst == &h->uniqid_hdr && hdr_name_check(ctx, argv[0]) == -1)
+		return -1;
 	free(*dst);
 	*dst = xstrdup(argv[0]);
 	return 0;

@@ -371,6 +371,32 @@ static void test_reply_string_and_hdrs(void **state)
 	http_reply_release(&r);
 }
 
+/* A hdr value holding CR or LF gives one field, written %XX, and the
+ * reply's own fields follow it unchanged. (Values rendered from samples
+ * take the same way: reg-tests/http/hostile_crlf_return_hdr.vtc.) */
+static void test_reply_hdr_crlf(void **state)
+{
+	struct http_field f[32];
+	char arena[1024], out[2048];
+	struct http_head h = { .f = f, .maxf = 32, .arena = arena, .arena_size = sizeof(arena) };
+	const char *body;
+	struct http_reply r;
+	size_t blen, n;
+	int idx;
+
+	assert_int_equal(parse_reply("status 200 hdr x-a v", &r, &idx), 0);
+	assert_int_equal(r.nhdrs, 1);
+	free(r.hdrs[0].value);
+	r.hdrs[0].value = strdup("a\r\nSet-Cookie: x=1\r\n\r\n");
+	assert_int_equal(http_reply_to_head(&r, NULL, &h, &body, &blen), 0);
+	n = http_head_write(&h, out);
+	assert_int_equal(n, http_head_len(&h));
+	out[n] = '\0';
+	assert_string_equal(out, "HTTP/1.1 200 OK\r\nx-a: a%0D%0ASet-Cookie: x=1%0D%0A%0D%0A\r\n"
+			    "content-length: 0\r\n\r\n");
+	http_reply_release(&r);
+}
+
 static void test_reply_empty(void **state)
 {
 	struct http_reply r;
@@ -1007,6 +1033,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_unknown_code, reset),
 		cmocka_unit_test_teardown(test_reasons, reset),
 		cmocka_unit_test_teardown(test_reply_string_and_hdrs, reset),
+		cmocka_unit_test_teardown(test_reply_hdr_crlf, reset),
 		cmocka_unit_test_teardown(test_reply_empty, reset),
 		cmocka_unit_test_teardown(test_reply_files, reset),
 		cmocka_unit_test_teardown(test_reply_default_errorfiles, reset),

@@ -76,13 +76,21 @@ static int lf_rules(struct proxy *px, enum http_rule_set set)
 	return n;
 }
 
-/* Runs set <set> of frontend "fe" on <raw> for a fresh test stream; checks
- * the verdict. */
+/* Runs set <set> of frontend "fe" on <raw> for a fresh test stream, the
+ * head published to sample fetches as the analyser does; checks the
+ * verdict. */
 static void run_set(enum http_rule_set set, const char *raw, enum http_act_ret want,
                     struct http_act_out *out)
 {
 	struct http_head *h = msg_parse(&msg, raw, sizeof(msg.arena));
-	enum http_act_ret ret = http_rules_exec(http_rules_of(fe(), set), strm_new(fe()), h, out);
+	struct stream *s = strm_new(fe());
+	enum http_act_ret ret;
+
+	if (set == HTTP_RS_REQ)
+		s->txn->req_head = h;
+	else
+		s->txn->res_head = h;
+	ret = http_rules_exec(http_rules_of(fe(), set), s, h, out);
 
 	if (ret != want)
 		fail_msg("verdict %d, expected %d", ret, want);
@@ -281,6 +289,43 @@ static void test_set_path_query_uri(void **state)
 		       "GET http://o.example/z HTTP/1.1\r\nHost: h\r\n\r\n");
 	check_req_rule("set-path /ip/%ci", org, "GET /ip/192.0.2.7?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
 	check_req_rule("set-method POST", org, "POST /a/b?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+}
+
+/* Samples that decode to CR, LF, NUL or SP (url_dec, b64dec) cannot add a
+ * field or a request: the head layer writes them %XX, for every action. */
+static void test_hostile_samples(void **state)
+{
+	static const char req[] =
+		"GET /p?u=bob%0d%0aX-Evil:%201%0d%0a%0d%0aGET%20/admin%20HTTP/1.1&b=eA0KWTogegA= "
+		"HTTP/1.1\r\nHost: h\r\nX-A: v\r\n\r\n";
+	static const char q[] = "?u=bob%0d%0aX-Evil:%201%0d%0a%0d%0aGET%20/admin%20HTTP/1.1"
+				"&b=eA0KWTogegA=";
+	static const char enc[] = "bob%0D%0AX-Evil: 1%0D%0A%0D%0AGET /admin HTTP/1.1";
+	static const char enc_sl[] = "bob%0D%0AX-Evil:%201%0D%0A%0D%0AGET%20/admin%20HTTP/1.1";
+	char want[1024];
+
+	snprintf(want, sizeof(want), "GET /p%s HTTP/1.1\r\nHost: h\r\nX-A: v\r\nX-U: %s\r\n\r\n", q,
+		 enc);
+	check_req_rule("set-header X-U %[url_param(u),url_dec]", req, want);
+	check_req_rule("add-header X-U %[url_param(u),url_dec]", req, want);
+	snprintf(want, sizeof(want), "GET /p%s HTTP/1.1\r\nHost: h\r\nX-A: v\r\n"
+		 "X-U: x%%0D%%0AY: z%%00\r\n\r\n", q);
+	check_req_rule("set-header X-U %[url_param(b),b64dec]", req, want);
+	snprintf(want, sizeof(want), "GET /p%s HTTP/1.1\r\nHost: h\r\nX-A: %s\r\n\r\n", q, enc);
+	check_req_rule("replace-header X-A ^v$ %[url_param(u),url_dec]", req, want);
+	check_req_rule("replace-value X-A ^v$ %[url_param(u),url_dec]", req, want);
+	snprintf(want, sizeof(want), "GET /%s%s HTTP/1.1\r\nHost: h\r\nX-A: v\r\n\r\n", enc_sl, q);
+	check_req_rule("set-path /%[url_param(u),url_dec]", req, want);
+	snprintf(want, sizeof(want), "GET /p?%s HTTP/1.1\r\nHost: h\r\nX-A: v\r\n\r\n", enc_sl);
+	check_req_rule("set-query %[url_param(u),url_dec]", req, want);
+	snprintf(want, sizeof(want), "GET %s HTTP/1.1\r\nHost: h\r\nX-A: v\r\n\r\n", enc_sl);
+	check_req_rule("set-uri %[url_param(u),url_dec]", req, want);
+	/* a method stays a token: '/' and ':' are encoded too */
+	snprintf(want, sizeof(want), "bob%%0D%%0AX-Evil%%3A%%201%%0D%%0A%%0D%%0AGET%%20%%2Fadmin"
+		 "%%20HTTP%%2F1.1 /p%s HTTP/1.1\r\nHost: h\r\nX-A: v\r\n\r\n", q);
+	check_req_rule("set-method %[url_param(u),url_dec]", req, want);
+	check_redirect("location /%[url_param(u),url_dec]", req, 302,
+		       "/bob%0D%0AX-Evil: 1%0D%0A%0D%0AGET /admin HTTP/1.1");
 }
 
 static void test_set_status(void **state)
@@ -763,6 +808,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_replace_header, reset),
 		cmocka_unit_test_teardown(test_replace_value, reset),
 		cmocka_unit_test_teardown(test_set_path_query_uri, reset),
+		cmocka_unit_test_teardown(test_hostile_samples, reset),
 		cmocka_unit_test_teardown(test_set_status, reset),
 		cmocka_unit_test_teardown(test_rewrite_does_not_fit, reset),
 		cmocka_unit_test_teardown(test_deny_tarpit_return_allow, reset),
