@@ -101,6 +101,7 @@ struct h1_chunk {
 	int              last;      /* the zero-size chunk was seen */
 	int              cr;        /* a CR was seen: the next byte must be LF */
 	int              sub;       /* position inside an extension or trailer line */
+	unsigned         trl;       /* trailer name: which framing field it may still be */
 	uint64_t         total;     /* payload bytes seen */
 };
 
@@ -109,7 +110,10 @@ struct h1_chunk {
 /* Follows chunked framing over buf[0..len). Sets <used> to the number of
  * bytes that belong to the body (all of them unless it ended). Returns 1
  * when the body ended (the last byte is at used-1), 0 when more bytes are
- * needed, or -1 on a framing error with <err> set. */
+ * needed, or -1 on a framing error with <err> set. Strict, because the
+ * bytes are forwarded as they are: every line ends with CRLF (a bare LF is
+ * an error), and trailers may not carry Content-Length or
+ * Transfer-Encoding (RFC 9110 6.5.1). */
 int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used,
                   const char **err);
 

@@ -787,7 +787,12 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		if (nl < 0)
 			goto rewrite_failed;
 	}
-	http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked);
+	if (http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked) == -1) {
+		/* chunks that came with the head are malformed: refused
+		 * before any byte of the request leaves */
+		http_req_error(s, 400, 'P');
+		return 0;
+	}
 	if (mf & H1_F_EXPECT_100)
 		txn->flags |= TX_F_WAIT_100;
 	else if (s->be->retry_on & PR_RE_L7)
@@ -977,8 +982,13 @@ static int http_process_res_head(struct stream *s, int hlen)
 			return 0;
 		}
 	}
+	if (http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked) == -1) {
+		/* chunks that came with the head are malformed: nothing of
+		 * the response left yet, the client gets a 502 (PH) */
+		http_res_failed(s, 'P');
+		return 0;
+	}
 	http_count_status(s, status, 1);
-	http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked);
 	return 0;
 }
 
@@ -1159,10 +1169,18 @@ again:
 	if (txn->req_st == HTTP_MSG_BODY && txn->req_chunked && !(txn->flags & TX_F_LOCAL)) {
 		int c = http_chunked_step(&s->req, &txn->req_ck);
 
-		if (c == 1)
+		if (c == 1) {
 			txn->req_st = HTTP_MSG_DONE;
-		else if (c == -1)
+		} else if (c == -1 && (txn->res_st != HTTP_MSG_IDLE || txn->res_bytes)) {
+			/* bad framing once the response began: no 400 can
+			 * be sent any more, and nothing more is forwarded */
+			s->fe->fe_counters.failed_req++;
+			s->li->counters.failed_req++;
+			stream_close(s, 'P', 'D');
+			return -1;
+		} else if (c == -1) {
 			http_req_error(s, 400, 'P');
+		}
 	} else if (txn->req_st == HTTP_MSG_BODY && (txn->flags & TX_F_LOCAL)) {
 		/* the body of a request answered here is not read further */
 	}
@@ -1220,12 +1238,18 @@ again:
 		} else if (txn->res_chunked) {
 			int c = http_chunked_step(&s->res, &txn->res_ck);
 
-			if (c == 1)
+			if (c == 1) {
 				txn->res_st = HTTP_MSG_DONE;
-			else if (c == -1 && txn->res_bytes == 0)
+			} else if (c == -1 && txn->res_bytes == 0) {
 				http_res_failed(s, 'P');
-			else if (c == -1) {
-				stream_close(s, 'S', 'D');
+			} else if (c == -1) {
+				/* the response began: cut it (PD, as HAProxy
+				 * names bad chunks after the head), the framing
+				 * that follows is never forwarded */
+				s->be->be_counters.failed_resp++;
+				if (s->target)
+					s->target->counters.failed_resp++;
+				stream_close(s, 'P', 'D');
 				return -1;
 			}
 		}

@@ -547,6 +547,28 @@ static int hexdigit(char c)
 	return -1;
 }
 
+/* Trailer field names that would frame the message again (RFC 9110
+ * 6.5.1): one bit per name in h1_chunk.trl while the name may still be it. */
+static const char *const ck_framing_names[] = { "content-length", "transfer-encoding" };
+
+/* Advances the trailer name match by byte <c> at index <i> of the name;
+ * returns -1 when <c> is the ':' ending a framing field's name. */
+static int ck_trailer_name(struct h1_chunk *ck, char c, uint32_t i)
+{
+	for (unsigned k = 0; k < ARRAY_SIZE(ck_framing_names); k++) {
+		const char *n = ck_framing_names[k];
+		size_t nl = strlen(n);
+
+		if (!(ck->trl & (1u << k)))
+			continue;
+		if (c == ':' && i == nl)
+			return -1;
+		if (i >= nl || (c | 0x20) != n[i])
+			ck->trl &= ~(1u << k);
+	}
+	return 0;
+}
+
 int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used,
                   const char **err)
 {
@@ -581,8 +603,12 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 		case H1_CK_EXT:
 			if (ck->cr && c != '\n')
 				return ck_fail(err, "bare CR in chunk size line");
-			ck->cr = 0;
 			if (c == '\n') {
+				/* A bare LF is refused: a backend that only
+				 * honours CRLF would read another body. */
+				if (!ck->cr)
+					return ck_fail(err, "bare LF ending a chunk size line");
+				ck->cr = 0;
 				if (ck->sub == CK_EXT_SEMI || ck->sub == CK_EXT_EQ ||
 				    ck->sub == CK_EXT_QUOTED || ck->sub == CK_EXT_QESC)
 					return ck_fail(err, "truncated chunk extension");
@@ -610,12 +636,10 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 				return ck_fail(err, "invalid chunk size or extension");
 			break;
 		case H1_CK_DATA_CR:
-			if (c == '\r') {
-				ck->state = H1_CK_DATA_LF;
-				break;
-			}
-			/* a bare LF is accepted */
-			__attribute__((fallthrough));
+			if (c != '\r')
+				return ck_fail(err, "missing CRLF after chunk data");
+			ck->state = H1_CK_DATA_LF;
+			break;
 		case H1_CK_DATA_LF:
 			if (c != '\n')
 				return ck_fail(err, "missing CRLF after chunk data");
@@ -624,8 +648,10 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 		case H1_CK_TRAILER:
 			if (ck->cr && c != '\n')
 				return ck_fail(err, "bare CR in trailer");
-			ck->cr = 0;
 			if (c == '\n') {
+				if (!ck->cr)
+					return ck_fail(err, "bare LF in trailer section");
+				ck->cr = 0;
 				if (ck->linelen == 0) {
 					ck->state = H1_CK_DONE;
 					*used = i + 1;
@@ -643,9 +669,13 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 			if (++ck->linelen > H1_CHUNK_LINE_MAX)
 				return ck_fail(err, "trailer line too long");
 			/* field-line: token ":" value without control characters */
-			if (ck->linelen == 1)
+			if (ck->linelen == 1) {
 				ck->sub = 0;
+				ck->trl = (1u << ARRAY_SIZE(ck_framing_names)) - 1;
+			}
 			if (ck->sub == 0) {
+				if (ck->trl && ck_trailer_name(ck, c, ck->linelen - 1) == -1)
+					return ck_fail(err, "Content-Length or Transfer-Encoding in trailers");
 				if (c == ':' && ck->linelen > 1)
 					ck->sub = 1;
 				else if (!h1_tchar[(unsigned char)c])

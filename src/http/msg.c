@@ -91,16 +91,27 @@ int http_req_conn_hdr(struct stream *s, struct http_head *h, unsigned mflags)
 	return 0;
 }
 
-void http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
-                            enum http_msg_state *st, struct h1_chunk *ck, int *chunked)
+int http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
+                    enum http_msg_state *st, struct h1_chunk *ck, int *chunked)
 {
+	uint64_t before = ch->to_forward;
+
+	ch->reserve = 0;
 	ch->to_forward += (uint64_t)hlen;
 	if (m->flags & H1_F_NO_BODY) {
 		*st = HTTP_MSG_DONE;
 	} else if (m->flags & H1_F_CHUNKED) {
+		int r;
+
 		memset(ck, 0, sizeof(*ck));
 		*chunked = 1;
 		*st = HTTP_MSG_BODY;
+		/* The chunks that came with the head are checked before the
+		 * head leaves, so that bad framing is answered, not cut. */
+		if ((r = http_chunked_step(ch, ck)) == -1)
+			goto refuse;
+		if (r == 1)
+			*st = HTTP_MSG_DONE;
 	} else if (m->flags & H1_F_CLEN) {
 		ch->to_forward += m->clen;
 		*st = HTTP_MSG_DONE;
@@ -110,7 +121,10 @@ void http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
 	} else {
 		*st = HTTP_MSG_DONE;
 	}
-	ch->reserve = 0;
+	return 0;
+refuse:
+	ch->to_forward = before;
+	return -1;
 }
 
 int http_chunked_step(struct channel *ch, struct h1_chunk *ck)

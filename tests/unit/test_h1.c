@@ -756,8 +756,18 @@ static struct ck_row ck_rows[] = {
 	{ .name = "ck_extensions",
 	  CB("5;name=val\r\nhello\r\n6 ; a=\"b c\" ;x\r\n world\r\n0;last=1\r\n\r\n"), .ret = 1, .total = 11 },
 	{ .name = "ck_trailers", CB("3\r\nabc\r\n0\r\nX-Sum: 1\r\nY: 2\r\n\r\n"), .ret = 1, .total = 3 },
-	{ .name = "ck_bare_lf", CB("3\nabc\n0\nX: 1\n\n"), .ret = 1, .total = 3 },
-	{ .name = "ck_mixed_eol", CB("3\r\nabc\n0\n\r\n"), .ret = 1, .total = 3 },
+	/* Every line ends with CRLF: a bare LF is read differently by a
+	 * backend that only honours CRLF, and the bytes are forwarded as
+	 * they are. */
+	{ .name = "ck_bare_lf", CB("3\nabc\n0\nX: 1\n\n"), .ret = -1 },
+	{ .name = "ck_mixed_eol", CB("3\r\nabc\n0\n\r\n"), .ret = -1 },
+	{ .name = "ck_bare_lf_size_line", CB("5\nhello\r\n0\r\n\r\n"), .ret = -1 },
+	{ .name = "ck_bare_lf_after_extension", CB("5;a=b\nhello\r\n0\r\n\r\n"), .ret = -1 },
+	{ .name = "ck_bare_lf_after_data", CB("5\r\nhello\n0\r\n\r\n"), .ret = -1 },
+	{ .name = "ck_bare_lf_last_chunk", CB("5\r\nhello\r\n0\n\r\n"), .ret = -1 },
+	{ .name = "ck_bare_lf_trailer", CB("0\r\nX: 1\n\r\n"), .ret = -1 },
+	{ .name = "ck_bare_lf_final_line", CB("0\r\nX: 1\r\n\n"), .ret = -1 },
+	{ .name = "ck_bare_lf_empty_body", CB("0\r\n\n"), .ret = -1 },
 	{ .name = "ck_hex_case",
 	  CB("a\r\n0123456789\r\nA\r\n0123456789\r\n1f\r\n" D31 "\r\n1F\r\n" D31 "\r\n0\r\n\r\n"),
 	  .ret = 1, .total = 82 },
@@ -767,7 +777,7 @@ static struct ck_row ck_rows[] = {
 	{ .name = "ck_pipelined_request", CBP("4\r\nwiki\r\n0\r\n\r\n", "GET / HTTP/1.1\r\n\r\n"), .ret = 1, .total = 4 },
 	{ .name = "ck_pipelined_after_trailer", CBP("1\r\nx\r\n0\r\nT: v\r\n\r\n", "HTTP/1.1 200 OK\r\n"),
 	  .ret = 1, .total = 1 },
-	{ .name = "ck_pipelined_bare_lf", CBP("0\n\n", "\n\n0\r\n"), .ret = 1, .total = 0 },
+	{ .name = "ck_pipelined_lfs_after", CBP("0\r\n\r\n", "\n\n0\r\n"), .ret = 1, .total = 0 },
 	{ .name = "ck_incomplete_data", CB("5\r\nhel"), .ret = 0, .total = 5 },
 	{ .name = "ck_incomplete_size", CB("5"), .ret = 0, .total = 0 },
 	{ .name = "ck_incomplete_trailer", CB("0\r\nX: a\r\n"), .ret = 0, .total = 0 },
@@ -801,6 +811,15 @@ static struct ck_row ck_rows[] = {
 	{ .name = "ck_ext_empty_name", CB("5;=b\r\nhello\r\n0\r\n\r\n"), .ret = -1 },
 	{ .name = "ck_ext_unterminated_quote", CB("5;a=\"b\r\nhello\r\n0\r\n\r\n"), .ret = -1 },
 	{ .name = "ck_trailer_without_colon", CB("0\r\nX-Trailer\r\n\r\n"), .ret = -1 },
+	/* trailers may not frame the message again (RFC 9110 6.5.1) */
+	{ .name = "ck_trailer_content_length", CB("0\r\nContent-Length: 5\r\n\r\n"), .ret = -1 },
+	{ .name = "ck_trailer_transfer_encoding", CB("0\r\ntransfer-ENCODING: chunked\r\n\r\n"), .ret = -1 },
+	{ .name = "ck_trailer_content_length_second",
+	  CB("1\r\nx\r\n0\r\nX: 1\r\ncontent-length:0\r\n\r\n"), .ret = -1 },
+	{ .name = "ck_trailer_name_longer", CB("0\r\nContent-Lengths: 5\r\n\r\n"), .ret = 1, .total = 0 },
+	{ .name = "ck_trailer_name_shorter", CB("0\r\nContent-Lengt: 5\r\nTransfer-Encodin: x\r\n\r\n"),
+	  .ret = 1, .total = 0 },
+	{ .name = "ck_trailer_value_mentions", CB("0\r\nX: content-length: 5\r\n\r\n"), .ret = 1, .total = 0 },
 };
 
 /* Generated rows: extension and trailer lines at and over H1_CHUNK_LINE_MAX. */
