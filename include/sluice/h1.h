@@ -43,6 +43,10 @@ enum h1_target { H1_T_ORIGIN, H1_T_ABSOLUTE, H1_T_AUTHORITY, H1_T_ASTERISK };
 #define H1_F_BODY_CLOSE  0x2000  /* response body ends at connection close */
 #define H1_F_NO_BODY     0x4000  /* the message has no body */
 
+/* The largest Content-Length accepted: far from 2^64, so that adding a
+ * head and a few buffers to it can never wrap. */
+#define H1_CLEN_MAX (1ULL << 62)
+
 struct h1_msg {
 	unsigned        flags;       /* H1_F_* */
 	/* start line */
@@ -56,7 +60,7 @@ struct h1_msg {
 	struct h1_hdr  *hdrs;
 	int             maxhdr;
 	int             nhdrs;
-	uint64_t        clen;        /* with H1_F_CLEN */
+	uint64_t        clen;        /* with H1_F_CLEN, at most H1_CLEN_MAX */
 	uint32_t        head_len;    /* start line + headers + empty line, bytes */
 	uint32_t        skip;        /* leading empty lines ignored before the start line */
 	uint32_t        scanned;     /* resume point of the end-of-head search */
@@ -106,14 +110,15 @@ struct h1_chunk {
 };
 
 #define H1_CHUNK_LINE_MAX 4096   /* longest chunk-size or trailer line */
+#define H1_CHUNK_DIGITS_MAX 15   /* hex digits of a chunk size: below 2^60 */
 
 /* Follows chunked framing over buf[0..len). Sets <used> to the number of
  * bytes that belong to the body (all of them unless it ended). Returns 1
  * when the body ended (the last byte is at used-1), 0 when more bytes are
  * needed, or -1 on a framing error with <err> set. Strict, because the
  * bytes are forwarded as they are: every line ends with CRLF (a bare LF is
- * an error), and trailers may not carry Content-Length or
- * Transfer-Encoding (RFC 9110 6.5.1). */
+ * an error), a size has at most H1_CHUNK_DIGITS_MAX digits, and trailers
+ * may not carry Content-Length or Transfer-Encoding (RFC 9110 6.5.1). */
 int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used,
                   const char **err);
 

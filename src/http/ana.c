@@ -928,7 +928,10 @@ static int http_process_res_head(struct stream *s, int hlen)
 		}
 		/* An interim response (100, 103): passed on as it is, then the
 		 * final one is awaited. */
-		s->res.to_forward += (uint64_t)hlen;
+		if (http_grant(&s->res, (uint64_t)hlen) == -1) {
+			http_res_failed(s, 'P');
+			return 0;
+		}
 		h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
 		txn->flags &= ~TX_F_WAIT_100;
 		return 0;

@@ -200,7 +200,9 @@ static int h1_parse_status_line(const char *buf, uint32_t p, uint32_t eol, struc
 }
 
 /* Parses a decimal Content-Length value, accepting a list of identical
- * values ("5, 5"). Returns 0 or -1. */
+ * values ("5, 5"). Returns 0, -1 when invalid, or -2 when above
+ * H1_CLEN_MAX: a length that large is no real body, only a way to make
+ * offsets wrap. */
 static int h1_parse_clen(const char *buf, const struct h1_hdr *h, uint64_t *out)
 {
 	uint32_t p = h->value.off, end = h->value.off + h->value.len;
@@ -220,6 +222,8 @@ static int h1_parse_clen(const char *buf, const struct h1_hdr *h, uint64_t *out)
 		}
 		if (p == s || (seen && v != *out))
 			return -1;
+		if (v > H1_CLEN_MAX)
+			return -2;
 		*out = v;
 		seen = 1;
 		while (p < end && (buf[p] == ' ' || buf[p] == '\t'))
@@ -300,8 +304,11 @@ static int h1_analyse_header(const char *buf, const struct h1_hdr *h, struct h1_
 	if (h1_hdr_is(buf, h, "content-length")) {
 		uint64_t v = 0;
 
-		if (h1_parse_clen(buf, h, &v) == -1)
-			return h1_fail(m, 400, h->value.off, "invalid Content-Length");
+		int r = h1_parse_clen(buf, h, &v);
+
+		if (r < 0)
+			return h1_fail(m, 400, h->value.off, r == -2 ? "Content-Length too large"
+								      : "invalid Content-Length");
 		if ((m->flags & H1_F_CLEN) && v != m->clen)
 			return h1_fail(m, 400, h->value.off, "conflicting Content-Length values");
 		m->flags |= H1_F_CLEN;
@@ -590,7 +597,10 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 		}
 		case H1_CK_SIZE:
 			if ((d = hexdigit(c)) >= 0) {
-				if (ck->digits == 16)
+				/* 15 digits keep the size below 2^60: nothing a
+				 * byte count can overflow on, however many
+				 * chunks follow */
+				if (ck->digits == H1_CHUNK_DIGITS_MAX)
 					return ck_fail(err, "chunk size too large");
 				ck->size = ck->size * 16 + (uint64_t)d;
 				ck->digits++;
@@ -619,6 +629,8 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 					ck->last = 1;
 					ck->state = H1_CK_TRAILER;
 				} else {
+					if (ck->size > UINT64_MAX - ck->total)
+						return ck_fail(err, "chunked body too large");
 					ck->left = ck->size;
 					ck->total += ck->size;
 					ck->size = 0;

@@ -91,13 +91,23 @@ int http_req_conn_hdr(struct stream *s, struct http_head *h, unsigned mflags)
 	return 0;
 }
 
+int http_grant(struct channel *ch, uint64_t n)
+{
+	/* CHN_INFINITE means "no limit": a sum reaching it would be one */
+	if (ch->to_forward == CHN_INFINITE || n >= CHN_INFINITE - ch->to_forward)
+		return -1;
+	ch->to_forward += n;
+	return 0;
+}
+
 int http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
                     enum http_msg_state *st, struct h1_chunk *ck, int *chunked)
 {
 	uint64_t before = ch->to_forward;
 
 	ch->reserve = 0;
-	ch->to_forward += (uint64_t)hlen;
+	if (http_grant(ch, (uint64_t)hlen) == -1)
+		goto refuse;
 	if (m->flags & H1_F_NO_BODY) {
 		*st = HTTP_MSG_DONE;
 	} else if (m->flags & H1_F_CHUNKED) {
@@ -113,7 +123,8 @@ int http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
 		if (r == 1)
 			*st = HTTP_MSG_DONE;
 	} else if (m->flags & H1_F_CLEN) {
-		ch->to_forward += m->clen;
+		if (http_grant(ch, m->clen) == -1)
+			goto refuse;
 		*st = HTTP_MSG_DONE;
 	} else if (m->flags & H1_F_BODY_CLOSE) {
 		ch->to_forward = CHN_INFINITE;
@@ -138,12 +149,12 @@ int http_chunked_step(struct channel *ch, struct h1_chunk *ck)
 
 	if (b && b->data > granted) {
 		r = h1_chunk_scan(ck, b->area + b->head + granted, b->data - granted, &used, &err);
-		if (r == -1)
+		if (r == -1 || http_grant(ch, used) == -1)
 			return -1;
-		ch->to_forward += used;
 	}
 	if (r == 0 && ck->state == H1_CK_DATA && ck->left) {
-		ch->to_forward += ck->left;
+		if (http_grant(ch, ck->left) == -1)
+			return -1;
 		ck->left = 0;
 		ck->state = H1_CK_DATA_CR;
 	}
