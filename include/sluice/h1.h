@@ -65,7 +65,7 @@ struct h1_msg {
 	uint32_t        skip;        /* leading empty lines ignored before the start line */
 	uint32_t        scanned;     /* resume point of the end-of-head search */
 	/* error, when h1_parse() returned -1 */
-	int             err_status;  /* 400, 414, 431, 501, 505; 502 for responses */
+	int             err_status;  /* 400, 414, 431, 505; 502 for responses */
 	uint32_t        err_pos;     /* offset of the offending byte */
 	const char     *err_msg;
 };

@@ -275,27 +275,40 @@ static int h1_conn_token(const char *buf, uint32_t off, uint32_t len, struct h1_
 	return 0;
 }
 
+/* One coding of a Transfer-Encoding list. A request may only say
+ * "chunked", once: a smuggler's favourite field gets no reading two parsers
+ * could disagree on (HAProxy answers 400 too). A response may list codings
+ * before a final "chunked" (they are end-to-end and pass through), but
+ * "chunked" itself takes no parameters and must be the last coding. */
 static int h1_te_token(const char *buf, uint32_t off, uint32_t len, struct h1_msg *m)
 {
 	static const char *const known[] = { "gzip", "x-gzip", "deflate", "compress", "x-compress" };
-	uint32_t l = len;
+	uint32_t l = len, i;
 
-	/* Parameters (";q=...") are not part of the coding name. */
-	for (uint32_t i = 0; i < len; i++)
+	/* The coding name ends at BWS or ";", and only parameters follow. */
+	for (i = 0; i < len; i++)
 		if (buf[off + i] == ';' || buf[off + i] == ' ' || buf[off + i] == '\t') {
 			l = i;
 			break;
 		}
+	while (i < len && (buf[off + i] == ' ' || buf[off + i] == '\t'))
+		i++;
+	if (i < len && buf[off + i] != ';')
+		return h1_fail(m, 400, off + i, "Transfer-Encoding: invalid coding");
 	if (m->flags & H1_F_CHUNKED)
 		return h1_fail(m, 400, off, "Transfer-Encoding: a coding follows 'chunked'");
 	if (slice_is(buf, off, l, "chunked")) {
+		if (l != len)
+			return h1_fail(m, 400, off + l, "Transfer-Encoding: parameters on 'chunked'");
 		m->flags |= H1_F_CHUNKED;
 		return 0;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-		if (slice_is(buf, off, l, known[i]))
+	if (!(m->flags & H1_F_RESP))
+		return h1_fail(m, 400, off, "Transfer-Encoding of a request other than 'chunked'");
+	for (size_t k = 0; k < ARRAY_SIZE(known); k++)
+		if (slice_is(buf, off, l, known[k]))
 			return 0;
-	return h1_fail(m, 501, off, "unknown transfer coding");
+	return h1_fail(m, 502, off, "unknown transfer coding");
 }
 
 /* Header semantics that decide framing and connection handling. */
