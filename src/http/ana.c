@@ -926,6 +926,13 @@ static int http_process_res_head(struct stream *s, int hlen)
 			s->res.reserve = s->req.reserve = 0;
 			return 0;
 		}
+		if (status == 101) {
+			/* A 101 the request did not ask for would switch a
+			 * connection the client still reads as HTTP (HAProxy:
+			 * 502). */
+			http_res_failed(s, 'P');
+			return 0;
+		}
 		/* An interim response (100, 103): passed on as it is, then the
 		 * final one is awaited. */
 		if (http_grant(&s->res, (uint64_t)hlen) == -1) {
