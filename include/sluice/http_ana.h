@@ -79,6 +79,9 @@ enum http_msg_state {
 #define TX_F_TIMED       0x1000  /* its latencies went to the histograms */
 #define TX_F_NO_L7_RETRY 0x2000  /* http-request disable-l7-retry */
 
+/* Interim (1xx) responses one exchange may receive: beyond, a 502. */
+#define HTTP_MAX_INTERIM 100
+
 /* One request/response exchange of a stream. */
 struct http_txn {
 	unsigned            flags;       /* TX_F_* */
@@ -86,6 +89,7 @@ struct http_txn {
 	struct h1_msg       req, res;    /* parser state */
 	struct h1_chunk     req_ck, res_ck;
 	int                 req_chunked, res_chunked;
+	int                 n_interim;   /* interim (1xx) responses received */
 	enum h1_meth        meth;
 	int                 status;      /* of the response, -1 before */
 	int                 req_ver11;   /* the client speaks HTTP/1.1 */

@@ -926,10 +926,11 @@ static int http_process_res_head(struct stream *s, int hlen)
 			s->res.reserve = s->req.reserve = 0;
 			return 0;
 		}
-		if (status == 101) {
+		if (status == 101 || ++txn->n_interim > HTTP_MAX_INTERIM) {
 			/* A 101 the request did not ask for would switch a
 			 * connection the client still reads as HTTP (HAProxy:
-			 * 502). */
+			 * 502); endless interim responses would hold the
+			 * stream: both are refused. */
 			http_res_failed(s, 'P');
 			return 0;
 		}
@@ -1225,10 +1226,15 @@ again:
 	if (s->state == ST_HREQ && s->kept_srv)
 		http_check_kept(s);
 	/* Interim responses may precede the final one in the same read: each
-	 * leaves before the next head is looked at. */
-	for (int i = 0; i < 8 && s->state == ST_EST && txn->res_st == HTTP_MSG_IDLE &&
-	     !(txn->flags & TX_F_LOCAL); i++) {
+	 * leaves before the next head is looked at, until a head lacks bytes
+	 * (the server's next read wakes us), the client stops taking them
+	 * (its EV_WRITE does), or the final head was taken. No turn cap: every
+	 * turn consumes a head, and a transaction takes at most
+	 * HTTP_MAX_INTERIM interim ones. */
+	while (s->state == ST_EST && txn->res_st == HTTP_MSG_IDLE && !(txn->flags & TX_F_LOCAL)) {
 		http_wait_res(s);
+		if (!s->res.to_forward)
+			break;   /* no head was granted: waiting for bytes */
 		/* The head just granted leaves now, with what follows of the
 		 * body, rather than after another trip through epoll. */
 		if (chan_pending(&s->res) &&
