@@ -61,6 +61,8 @@ struct h1_msg {
 	int             maxhdr;
 	int             nhdrs;
 	uint64_t        clen;        /* with H1_F_CLEN, at most H1_CLEN_MAX */
+	struct h1_slice authority;   /* H1_T_ABSOLUTE: the target's host[:port] */
+	struct h1_slice host;        /* with H1_F_HOST: the Host field's value */
 	uint32_t        head_len;    /* start line + headers + empty line, bytes */
 	uint32_t        skip;        /* leading empty lines ignored before the start line */
 	uint32_t        scanned;     /* resume point of the end-of-head search */
@@ -78,7 +80,11 @@ void h1_msg_init(struct h1_msg *m, struct h1_hdr *hdrs, int maxhdr, int is_resp,
 
 /* Parses the head in buf[0..len). <limit> is the largest head accepted (the
  * buffer size less tune.maxrewrite). May rewrite obs-fold bytes to spaces in
- * place; never reads past buf[len-1].
+ * place; never reads past buf[len-1]. Framing fields are held to what two
+ * parsers cannot read differently: Content-Length at most H1_CLEN_MAX; in
+ * a request Transfer-Encoding is exactly "chunked" (in a response, codings
+ * may precede a final bare "chunked"); an absolute-form target's authority
+ * must match Host (default ports aside) and carry no userinfo.
  * Returns head_len (> 0) once the head is complete and valid, 0 when more
  * bytes are needed, or -1 when it is invalid (m->err_* say why and where). */
 int h1_parse(char *buf, size_t len, size_t limit, struct h1_msg *m);

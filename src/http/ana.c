@@ -691,6 +691,17 @@ static int http_process_req_head(struct stream *s, int hlen)
 		txn->reqline_len = txn->reqline ? (uint32_t)strlen(txn->reqline) : 0;
 	}
 	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
+	/* An HTTP/1.0 absolute-form request without Host: the target's
+	 * authority becomes its Host (RFC 9112 3.2.2), so that rules reading
+	 * Host and the server reading the target see the same host (h1.c
+	 * refuses a Host that differs from it). */
+	if (m->target == H1_T_ABSOLUTE && !(mf & H1_F_HOST) &&
+	    http_head_add(&h, "host", 4, base + m->authority.off, m->authority.len) == -1) {
+		s->fe->fe_counters.failed_rewrites++;
+		b->head += (uint32_t)hlen;
+		b->data -= (uint32_t)hlen;
+		return http_reply(s, 500, NULL, NULL, 'P', 'R');
+	}
 	txn->req_head = &h;
 	http_capture_head(s, &h, 0);
 	if (tcp_rules_has(s->fe, TCP_RS_REQ)) {

@@ -169,6 +169,18 @@ static int h1_parse_request_line(const char *buf, uint32_t p, uint32_t eol, stru
 		if (q == u || q + 3 > p || memcmp(buf + q, "://", 3) != 0)
 			return h1_fail(m, 400, u, "invalid request target");
 		m->target = H1_T_ABSOLUTE;
+		/* authority: up to the path, query or fragment */
+		q += 3;
+		m->authority.off = q;
+		while (q < p && buf[q] != '/' && buf[q] != '?' && buf[q] != '#')
+			q++;
+		m->authority.len = q - m->authority.off;
+		if (!m->authority.len)
+			return h1_fail(m, 400, q, "request target without a host");
+		/* RFC 9110 4.2.4: userinfo in an http(s) target is an error; it
+		 * would also hide the host from a Host comparison. */
+		if (memchr(buf + m->authority.off, '@', m->authority.len))
+			return h1_fail(m, 400, m->authority.off, "userinfo in the request target");
 	}
 	return 0;
 }
@@ -338,6 +350,7 @@ static int h1_analyse_header(const char *buf, const struct h1_hdr *h, struct h1_
 		if (m->flags & H1_F_HOST)
 			return h1_fail(m, 400, h->name.off, "several Host headers");
 		m->flags |= H1_F_HOST;
+		m->host = h->value;
 	} else if (h1_hdr_is(buf, h, "upgrade")) {
 		m->flags |= H1_F_UPGRADE;
 	} else if (h1_hdr_is(buf, h, "expect")) {
@@ -347,8 +360,37 @@ static int h1_analyse_header(const char *buf, const struct h1_hdr *h, struct h1_
 	return 0;
 }
 
+/* Length of host[:port] buf[off..off+len) without a port that is the
+ * default one of scheme buf[soff..soff+slen) (or empty), so that
+ * "a:80" and "a" compare equal for http. */
+static uint32_t h1_host_len(const char *buf, uint32_t off, uint32_t len, uint32_t soff,
+                            uint32_t slen)
+{
+	const char *dp = slice_is(buf, soff, slen, "http") ? ":80" :
+			 slice_is(buf, soff, slen, "https") ? ":443" : NULL;
+	size_t dl = dp ? strlen(dp) : 0;
+
+	if (dp && len > dl && memcmp(buf + off + len - dl, dp, dl) == 0)
+		return len - (uint32_t)dl;
+	if (len > 1 && buf[off + len - 1] == ':')
+		return len - 1;
+	return len;
+}
+
+/* Whether the Host field names the authority of the absolute-form target:
+ * a rule reading Host and a server routing by the target must see the
+ * same host (RFC 9112 3.2.2). Case-insensitive, default ports aside. */
+static int h1_host_matches(const char *buf, const struct h1_msg *m)
+{
+	uint32_t soff = m->uri.off, slen = m->authority.off - 3 - soff;
+	uint32_t al = h1_host_len(buf, m->authority.off, m->authority.len, soff, slen);
+	uint32_t hl = h1_host_len(buf, m->host.off, m->host.len, soff, slen);
+
+	return al == hl && strncasecmp(buf + m->authority.off, buf + m->host.off, al) == 0;
+}
+
 /* Decides how the body is framed once all headers are known. */
-static int h1_framing(struct h1_msg *m)
+static int h1_framing(const char *buf, struct h1_msg *m)
 {
 	if (m->flags & H1_F_TE) {
 		if (m->flags & H1_F_CLEN) {
@@ -372,6 +414,10 @@ static int h1_framing(struct h1_msg *m)
 	} else {
 		if ((m->flags & H1_F_VER_11) && !(m->flags & H1_F_HOST))
 			return h1_fail(m, 400, 0, "HTTP/1.1 request without Host");
+		/* An HTTP/1.0 absolute-form request without Host gets the
+		 * target's authority as Host (ana.c), as RFC 9112 3.2.2 asks. */
+		if (m->target == H1_T_ABSOLUTE && (m->flags & H1_F_HOST) && !h1_host_matches(buf, m))
+			return h1_fail(m, 400, m->host.off, "Host differs from the request target's authority");
 		if (!(m->flags & (H1_F_CHUNKED | H1_F_CLEN)) || ((m->flags & H1_F_CLEN) && !m->clen))
 			m->flags |= H1_F_NO_BODY;
 	}
@@ -470,7 +516,7 @@ int h1_parse(char *buf, size_t len, size_t limit, struct h1_msg *m)
 		if (!p)
 			return -1;
 	}
-	if (h1_framing(m) == -1)
+	if (h1_framing(buf, m) == -1)
 		return -1;
 	m->head_len = (uint32_t)end;
 	return (int)end;
