@@ -43,6 +43,10 @@ enum h1_target { H1_T_ORIGIN, H1_T_ABSOLUTE, H1_T_AUTHORITY, H1_T_ASTERISK };
 #define H1_F_BODY_CLOSE  0x2000  /* response body ends at connection close */
 #define H1_F_NO_BODY     0x4000  /* the message has no body */
 
+/* The largest Content-Length accepted: far from 2^64, so that adding a
+ * head and a few buffers to it can never wrap. */
+#define H1_CLEN_MAX (1ULL << 62)
+
 struct h1_msg {
 	unsigned        flags;       /* H1_F_* */
 	/* start line */
@@ -56,12 +60,14 @@ struct h1_msg {
 	struct h1_hdr  *hdrs;
 	int             maxhdr;
 	int             nhdrs;
-	uint64_t        clen;        /* with H1_F_CLEN */
+	uint64_t        clen;        /* with H1_F_CLEN, at most H1_CLEN_MAX */
+	struct h1_slice authority;   /* H1_T_ABSOLUTE: the target's host[:port] */
+	struct h1_slice host;        /* with H1_F_HOST: the Host field's value */
 	uint32_t        head_len;    /* start line + headers + empty line, bytes */
 	uint32_t        skip;        /* leading empty lines ignored before the start line */
 	uint32_t        scanned;     /* resume point of the end-of-head search */
 	/* error, when h1_parse() returned -1 */
-	int             err_status;  /* 400, 414, 431, 501, 505; 502 for responses */
+	int             err_status;  /* 400, 414, 431, 505; 502 for responses */
 	uint32_t        err_pos;     /* offset of the offending byte */
 	const char     *err_msg;
 };
@@ -74,7 +80,11 @@ void h1_msg_init(struct h1_msg *m, struct h1_hdr *hdrs, int maxhdr, int is_resp,
 
 /* Parses the head in buf[0..len). <limit> is the largest head accepted (the
  * buffer size less tune.maxrewrite). May rewrite obs-fold bytes to spaces in
- * place; never reads past buf[len-1].
+ * place; never reads past buf[len-1]. Framing fields are held to what two
+ * parsers cannot read differently: Content-Length at most H1_CLEN_MAX; in
+ * a request Transfer-Encoding is exactly "chunked" (in a response, codings
+ * may precede a final bare "chunked"); an absolute-form target's authority
+ * must match Host (default ports aside) and carry no userinfo.
  * Returns head_len (> 0) once the head is complete and valid, 0 when more
  * bytes are needed, or -1 when it is invalid (m->err_* say why and where). */
 int h1_parse(char *buf, size_t len, size_t limit, struct h1_msg *m);
@@ -101,15 +111,20 @@ struct h1_chunk {
 	int              last;      /* the zero-size chunk was seen */
 	int              cr;        /* a CR was seen: the next byte must be LF */
 	int              sub;       /* position inside an extension or trailer line */
+	unsigned         trl;       /* trailer name: which framing field it may still be */
 	uint64_t         total;     /* payload bytes seen */
 };
 
 #define H1_CHUNK_LINE_MAX 4096   /* longest chunk-size or trailer line */
+#define H1_CHUNK_DIGITS_MAX 15   /* hex digits of a chunk size: below 2^60 */
 
 /* Follows chunked framing over buf[0..len). Sets <used> to the number of
  * bytes that belong to the body (all of them unless it ended). Returns 1
  * when the body ended (the last byte is at used-1), 0 when more bytes are
- * needed, or -1 on a framing error with <err> set. */
+ * needed, or -1 on a framing error with <err> set. Strict, because the
+ * bytes are forwarded as they are: every line ends with CRLF (a bare LF is
+ * an error), a size has at most H1_CHUNK_DIGITS_MAX digits, and trailers
+ * may not carry Content-Length or Transfer-Encoding (RFC 9110 6.5.1). */
 int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used,
                   const char **err);
 

@@ -81,6 +81,9 @@ enum http_msg_state {
 #define TX_F_REUSE_RETRIED 0x4000 /* sent again after a reused connection failed */
 #define TX_F_SENT_100    0x8000  /* "100 Continue" answered here (http-buffer-request) */
 
+/* Interim (1xx) responses one exchange may receive: beyond, a 502. */
+#define HTTP_MAX_INTERIM 100
+
 /* One request/response exchange of a stream. */
 struct http_txn {
 	unsigned            flags;       /* TX_F_* */
@@ -88,6 +91,7 @@ struct http_txn {
 	struct h1_msg       req, res;    /* parser state */
 	struct h1_chunk     req_ck, res_ck;
 	int                 req_chunked, res_chunked;
+	int                 n_interim;   /* interim (1xx) responses received */
 	enum h1_meth        meth;
 	int                 status;      /* of the response, -1 before */
 	int                 req_ver11;   /* the client speaks HTTP/1.1 */

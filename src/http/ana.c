@@ -676,6 +676,17 @@ static int http_process_req_head(struct stream *s, int hlen)
 		txn->reqline_len = txn->reqline ? (uint32_t)strlen(txn->reqline) : 0;
 	}
 	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
+	/* An HTTP/1.0 absolute-form request without Host: the target's
+	 * authority becomes its Host (RFC 9112 3.2.2), so that rules reading
+	 * Host and the server reading the target see the same host (h1.c
+	 * refuses a Host that differs from it). */
+	if (m->target == H1_T_ABSOLUTE && !(mf & H1_F_HOST) &&
+	    http_head_add(&h, "host", 4, base + m->authority.off, m->authority.len) == -1) {
+		s->fe->fe_counters.failed_rewrites++;
+		b->head += (uint32_t)hlen;
+		b->data -= (uint32_t)hlen;
+		return http_reply(s, 500, NULL, NULL, 'P', 'R');
+	}
 	txn->req_head = &h;
 	http_capture_head(s, &h, 0);
 	if (tcp_rules_has(s->fe, TCP_RS_REQ)) {
@@ -774,7 +785,12 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		if (nl < 0)
 			goto rewrite_failed;
 	}
-	http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked);
+	if (http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked) == -1) {
+		/* chunks that came with the head are malformed: refused
+		 * before any byte of the request leaves */
+		http_req_error(s, 400, 'P');
+		return 0;
+	}
 	if (mf & H1_F_EXPECT_100) {
 		if (!(txn->flags & TX_F_SENT_100))
 			txn->flags |= TX_F_WAIT_100;
@@ -946,9 +962,20 @@ static int http_process_res_head(struct stream *s, int hlen)
 			s->res.reserve = s->req.reserve = 0;
 			return 0;
 		}
+		if (status == 101 || ++txn->n_interim > HTTP_MAX_INTERIM) {
+			/* A 101 the request did not ask for would switch a
+			 * connection the client still reads as HTTP (HAProxy:
+			 * 502); endless interim responses would hold the
+			 * stream: both are refused. */
+			http_res_failed(s, 'P');
+			return 0;
+		}
 		/* An interim response (100, 103): passed on as it is, then the
 		 * final one is awaited. */
-		s->res.to_forward += (uint64_t)hlen;
+		if (http_grant(&s->res, (uint64_t)hlen) == -1) {
+			http_res_failed(s, 'P');
+			return 0;
+		}
 		h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
 		txn->flags &= ~TX_F_WAIT_100;
 		return 0;
@@ -1002,8 +1029,13 @@ static int http_process_res_head(struct stream *s, int hlen)
 			return 0;
 		}
 	}
+	if (http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked) == -1) {
+		/* chunks that came with the head are malformed: nothing of
+		 * the response left yet, the client gets a 502 (PH) */
+		http_res_failed(s, 'P');
+		return 0;
+	}
 	http_count_status(s, status, 1);
-	http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked);
 	return 0;
 }
 
@@ -1203,10 +1235,18 @@ again:
 	if (txn->req_st == HTTP_MSG_BODY && txn->req_chunked && !(txn->flags & TX_F_LOCAL)) {
 		int c = http_chunked_step(&s->req, &txn->req_ck);
 
-		if (c == 1)
+		if (c == 1) {
 			txn->req_st = HTTP_MSG_DONE;
-		else if (c == -1)
+		} else if (c == -1 && (txn->res_st != HTTP_MSG_IDLE || txn->res_bytes)) {
+			/* bad framing once the response began: no 400 can
+			 * be sent any more, and nothing more is forwarded */
+			s->fe->fe_counters.failed_req++;
+			s->li->counters.failed_req++;
+			stream_close(s, 'P', 'D');
+			return -1;
+		} else if (c == -1) {
 			http_req_error(s, 400, 'P');
+		}
 	} else if (txn->req_st == HTTP_MSG_BODY && (txn->flags & TX_F_LOCAL)) {
 		/* the body of a request answered here is not read further */
 	}
@@ -1241,10 +1281,15 @@ again:
 	if (s->ss.st == SS_KEPT)
 		http_check_kept(s);
 	/* Interim responses may precede the final one in the same read: each
-	 * leaves before the next head is looked at. */
-	for (int i = 0; i < 8 && s->ss.st == SS_EST && txn->res_st == HTTP_MSG_IDLE &&
-	     !(txn->flags & TX_F_LOCAL); i++) {
+	 * leaves before the next head is looked at, until a head lacks bytes
+	 * (the server's next read wakes us), the client stops taking them
+	 * (its EV_WRITE does), or the final head was taken. No turn cap: every
+	 * turn consumes a head, and a transaction takes at most
+	 * HTTP_MAX_INTERIM interim ones. */
+	while (s->ss.st == SS_EST && txn->res_st == HTTP_MSG_IDLE && !(txn->flags & TX_F_LOCAL)) {
 		http_wait_res(s);
+		if (!s->res.to_forward)
+			break;   /* no head was granted: waiting for bytes */
 		/* The head just granted leaves now, with what follows of the
 		 * body, rather than after another trip through epoll. */
 		if (chan_pending(&s->res) &&
@@ -1264,12 +1309,18 @@ again:
 		} else if (txn->res_chunked) {
 			int c = http_chunked_step(&s->res, &txn->res_ck);
 
-			if (c == 1)
+			if (c == 1) {
 				txn->res_st = HTTP_MSG_DONE;
-			else if (c == -1 && txn->res_bytes == 0)
+			} else if (c == -1 && txn->res_bytes == 0) {
 				http_res_failed(s, 'P');
-			else if (c == -1) {
-				stream_close(s, 'S', 'D');
+			} else if (c == -1) {
+				/* the response began: cut it (PD, as HAProxy
+				 * names bad chunks after the head), the framing
+				 * that follows is never forwarded */
+				s->be->be_counters.failed_resp++;
+				if (s->ss.target)
+					s->ss.target->counters.failed_resp++;
+				stream_close(s, 'P', 'D');
 				return -1;
 			}
 		}

@@ -61,10 +61,18 @@ int http_add_fwd_headers(struct stream *s, struct http_head *h);
 /* Sets the Connection field of a request to the server. */
 int http_req_conn_hdr(struct stream *s, struct http_head *h, unsigned mflags);
 
-/* Grants the body of a message whose head (now <hlen> bytes) is at the
- * start of <ch>. */
-void http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
-                            enum http_msg_state *st, struct h1_chunk *ck, int *chunked);
+/* Adds <n> bytes to what <ch> may forward. Returns 0, or -1 (nothing
+ * added) when the sum cannot be represented: it would wrap, or reach
+ * CHN_INFINITE. Every grant goes through here. */
+int http_grant(struct channel *ch, uint64_t n);
+
+/* Grants the head (now <hlen> bytes, at the start of <ch>) and the body of
+ * a message by its framing; a chunked body's chunks already buffered are
+ * checked (and granted) at once. Returns 0, or -1 when the framing cannot
+ * be forwarded safely (a length that overflows, bad chunks): nothing is
+ * granted then, and the message must be refused (400 / 502). */
+int http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
+                    enum http_msg_state *st, struct h1_chunk *ck, int *chunked);
 
 /* Follows chunked framing over the buffered bytes not yet granted, and
  * grants them; chunk data beyond the buffer is granted ahead so that it

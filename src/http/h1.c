@@ -169,6 +169,18 @@ static int h1_parse_request_line(const char *buf, uint32_t p, uint32_t eol, stru
 		if (q == u || q + 3 > p || memcmp(buf + q, "://", 3) != 0)
 			return h1_fail(m, 400, u, "invalid request target");
 		m->target = H1_T_ABSOLUTE;
+		/* authority: up to the path, query or fragment */
+		q += 3;
+		m->authority.off = q;
+		while (q < p && buf[q] != '/' && buf[q] != '?' && buf[q] != '#')
+			q++;
+		m->authority.len = q - m->authority.off;
+		if (!m->authority.len)
+			return h1_fail(m, 400, q, "request target without a host");
+		/* RFC 9110 4.2.4: userinfo in an http(s) target is an error; it
+		 * would also hide the host from a Host comparison. */
+		if (memchr(buf + m->authority.off, '@', m->authority.len))
+			return h1_fail(m, 400, m->authority.off, "userinfo in the request target");
 	}
 	return 0;
 }
@@ -200,7 +212,9 @@ static int h1_parse_status_line(const char *buf, uint32_t p, uint32_t eol, struc
 }
 
 /* Parses a decimal Content-Length value, accepting a list of identical
- * values ("5, 5"). Returns 0 or -1. */
+ * values ("5, 5"). Returns 0, -1 when invalid, or -2 when above
+ * H1_CLEN_MAX: a length that large is no real body, only a way to make
+ * offsets wrap. */
 static int h1_parse_clen(const char *buf, const struct h1_hdr *h, uint64_t *out)
 {
 	uint32_t p = h->value.off, end = h->value.off + h->value.len;
@@ -220,6 +234,8 @@ static int h1_parse_clen(const char *buf, const struct h1_hdr *h, uint64_t *out)
 		}
 		if (p == s || (seen && v != *out))
 			return -1;
+		if (v > H1_CLEN_MAX)
+			return -2;
 		*out = v;
 		seen = 1;
 		while (p < end && (buf[p] == ' ' || buf[p] == '\t'))
@@ -271,27 +287,40 @@ static int h1_conn_token(const char *buf, uint32_t off, uint32_t len, struct h1_
 	return 0;
 }
 
+/* One coding of a Transfer-Encoding list. A request may only say
+ * "chunked", once: a smuggler's favourite field gets no reading two parsers
+ * could disagree on (HAProxy answers 400 too). A response may list codings
+ * before a final "chunked" (they are end-to-end and pass through), but
+ * "chunked" itself takes no parameters and must be the last coding. */
 static int h1_te_token(const char *buf, uint32_t off, uint32_t len, struct h1_msg *m)
 {
 	static const char *const known[] = { "gzip", "x-gzip", "deflate", "compress", "x-compress" };
-	uint32_t l = len;
+	uint32_t l = len, i;
 
-	/* Parameters (";q=...") are not part of the coding name. */
-	for (uint32_t i = 0; i < len; i++)
+	/* The coding name ends at BWS or ";", and only parameters follow. */
+	for (i = 0; i < len; i++)
 		if (buf[off + i] == ';' || buf[off + i] == ' ' || buf[off + i] == '\t') {
 			l = i;
 			break;
 		}
+	while (i < len && (buf[off + i] == ' ' || buf[off + i] == '\t'))
+		i++;
+	if (i < len && buf[off + i] != ';')
+		return h1_fail(m, 400, off + i, "Transfer-Encoding: invalid coding");
 	if (m->flags & H1_F_CHUNKED)
 		return h1_fail(m, 400, off, "Transfer-Encoding: a coding follows 'chunked'");
 	if (slice_is(buf, off, l, "chunked")) {
+		if (l != len)
+			return h1_fail(m, 400, off + l, "Transfer-Encoding: parameters on 'chunked'");
 		m->flags |= H1_F_CHUNKED;
 		return 0;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-		if (slice_is(buf, off, l, known[i]))
+	if (!(m->flags & H1_F_RESP))
+		return h1_fail(m, 400, off, "Transfer-Encoding of a request other than 'chunked'");
+	for (size_t k = 0; k < ARRAY_SIZE(known); k++)
+		if (slice_is(buf, off, l, known[k]))
 			return 0;
-	return h1_fail(m, 501, off, "unknown transfer coding");
+	return h1_fail(m, 502, off, "unknown transfer coding");
 }
 
 /* Header semantics that decide framing and connection handling. */
@@ -300,8 +329,11 @@ static int h1_analyse_header(const char *buf, const struct h1_hdr *h, struct h1_
 	if (h1_hdr_is(buf, h, "content-length")) {
 		uint64_t v = 0;
 
-		if (h1_parse_clen(buf, h, &v) == -1)
-			return h1_fail(m, 400, h->value.off, "invalid Content-Length");
+		int r = h1_parse_clen(buf, h, &v);
+
+		if (r < 0)
+			return h1_fail(m, 400, h->value.off, r == -2 ? "Content-Length too large"
+								      : "invalid Content-Length");
 		if ((m->flags & H1_F_CLEN) && v != m->clen)
 			return h1_fail(m, 400, h->value.off, "conflicting Content-Length values");
 		m->flags |= H1_F_CLEN;
@@ -318,6 +350,7 @@ static int h1_analyse_header(const char *buf, const struct h1_hdr *h, struct h1_
 		if (m->flags & H1_F_HOST)
 			return h1_fail(m, 400, h->name.off, "several Host headers");
 		m->flags |= H1_F_HOST;
+		m->host = h->value;
 	} else if (h1_hdr_is(buf, h, "upgrade")) {
 		m->flags |= H1_F_UPGRADE;
 	} else if (h1_hdr_is(buf, h, "expect")) {
@@ -327,8 +360,37 @@ static int h1_analyse_header(const char *buf, const struct h1_hdr *h, struct h1_
 	return 0;
 }
 
+/* Length of host[:port] buf[off..off+len) without a port that is the
+ * default one of scheme buf[soff..soff+slen) (or empty), so that
+ * "a:80" and "a" compare equal for http. */
+static uint32_t h1_host_len(const char *buf, uint32_t off, uint32_t len, uint32_t soff,
+                            uint32_t slen)
+{
+	const char *dp = slice_is(buf, soff, slen, "http") ? ":80" :
+			 slice_is(buf, soff, slen, "https") ? ":443" : NULL;
+	size_t dl = dp ? strlen(dp) : 0;
+
+	if (dp && len > dl && memcmp(buf + off + len - dl, dp, dl) == 0)
+		return len - (uint32_t)dl;
+	if (len > 1 && buf[off + len - 1] == ':')
+		return len - 1;
+	return len;
+}
+
+/* Whether the Host field names the authority of the absolute-form target:
+ * a rule reading Host and a server routing by the target must see the
+ * same host (RFC 9112 3.2.2). Case-insensitive, default ports aside. */
+static int h1_host_matches(const char *buf, const struct h1_msg *m)
+{
+	uint32_t soff = m->uri.off, slen = m->authority.off - 3 - soff;
+	uint32_t al = h1_host_len(buf, m->authority.off, m->authority.len, soff, slen);
+	uint32_t hl = h1_host_len(buf, m->host.off, m->host.len, soff, slen);
+
+	return al == hl && strncasecmp(buf + m->authority.off, buf + m->host.off, al) == 0;
+}
+
 /* Decides how the body is framed once all headers are known. */
-static int h1_framing(struct h1_msg *m)
+static int h1_framing(const char *buf, struct h1_msg *m)
 {
 	if (m->flags & H1_F_TE) {
 		if (m->flags & H1_F_CLEN) {
@@ -352,6 +414,10 @@ static int h1_framing(struct h1_msg *m)
 	} else {
 		if ((m->flags & H1_F_VER_11) && !(m->flags & H1_F_HOST))
 			return h1_fail(m, 400, 0, "HTTP/1.1 request without Host");
+		/* An HTTP/1.0 absolute-form request without Host gets the
+		 * target's authority as Host (ana.c), as RFC 9112 3.2.2 asks. */
+		if (m->target == H1_T_ABSOLUTE && (m->flags & H1_F_HOST) && !h1_host_matches(buf, m))
+			return h1_fail(m, 400, m->host.off, "Host differs from the request target's authority");
 		if (!(m->flags & (H1_F_CHUNKED | H1_F_CLEN)) || ((m->flags & H1_F_CLEN) && !m->clen))
 			m->flags |= H1_F_NO_BODY;
 	}
@@ -450,7 +516,7 @@ int h1_parse(char *buf, size_t len, size_t limit, struct h1_msg *m)
 		if (!p)
 			return -1;
 	}
-	if (h1_framing(m) == -1)
+	if (h1_framing(buf, m) == -1)
 		return -1;
 	m->head_len = (uint32_t)end;
 	return (int)end;
@@ -547,6 +613,28 @@ static int hexdigit(char c)
 	return -1;
 }
 
+/* Trailer field names that would frame the message again (RFC 9110
+ * 6.5.1): one bit per name in h1_chunk.trl while the name may still be it. */
+static const char *const ck_framing_names[] = { "content-length", "transfer-encoding" };
+
+/* Advances the trailer name match by byte <c> at index <i> of the name;
+ * returns -1 when <c> is the ':' ending a framing field's name. */
+static int ck_trailer_name(struct h1_chunk *ck, char c, uint32_t i)
+{
+	for (unsigned k = 0; k < ARRAY_SIZE(ck_framing_names); k++) {
+		const char *n = ck_framing_names[k];
+		size_t nl = strlen(n);
+
+		if (!(ck->trl & (1u << k)))
+			continue;
+		if (c == ':' && i == nl)
+			return -1;
+		if (i >= nl || (c | 0x20) != n[i])
+			ck->trl &= ~(1u << k);
+	}
+	return 0;
+}
+
 int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used,
                   const char **err)
 {
@@ -568,7 +656,10 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 		}
 		case H1_CK_SIZE:
 			if ((d = hexdigit(c)) >= 0) {
-				if (ck->digits == 16)
+				/* 15 digits keep the size below 2^60: nothing a
+				 * byte count can overflow on, however many
+				 * chunks follow */
+				if (ck->digits == H1_CHUNK_DIGITS_MAX)
 					return ck_fail(err, "chunk size too large");
 				ck->size = ck->size * 16 + (uint64_t)d;
 				ck->digits++;
@@ -581,8 +672,12 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 		case H1_CK_EXT:
 			if (ck->cr && c != '\n')
 				return ck_fail(err, "bare CR in chunk size line");
-			ck->cr = 0;
 			if (c == '\n') {
+				/* A bare LF is refused: a backend that only
+				 * honours CRLF would read another body. */
+				if (!ck->cr)
+					return ck_fail(err, "bare LF ending a chunk size line");
+				ck->cr = 0;
 				if (ck->sub == CK_EXT_SEMI || ck->sub == CK_EXT_EQ ||
 				    ck->sub == CK_EXT_QUOTED || ck->sub == CK_EXT_QESC)
 					return ck_fail(err, "truncated chunk extension");
@@ -593,6 +688,8 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 					ck->last = 1;
 					ck->state = H1_CK_TRAILER;
 				} else {
+					if (ck->size > UINT64_MAX - ck->total)
+						return ck_fail(err, "chunked body too large");
 					ck->left = ck->size;
 					ck->total += ck->size;
 					ck->size = 0;
@@ -610,12 +707,10 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 				return ck_fail(err, "invalid chunk size or extension");
 			break;
 		case H1_CK_DATA_CR:
-			if (c == '\r') {
-				ck->state = H1_CK_DATA_LF;
-				break;
-			}
-			/* a bare LF is accepted */
-			__attribute__((fallthrough));
+			if (c != '\r')
+				return ck_fail(err, "missing CRLF after chunk data");
+			ck->state = H1_CK_DATA_LF;
+			break;
 		case H1_CK_DATA_LF:
 			if (c != '\n')
 				return ck_fail(err, "missing CRLF after chunk data");
@@ -624,8 +719,10 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 		case H1_CK_TRAILER:
 			if (ck->cr && c != '\n')
 				return ck_fail(err, "bare CR in trailer");
-			ck->cr = 0;
 			if (c == '\n') {
+				if (!ck->cr)
+					return ck_fail(err, "bare LF in trailer section");
+				ck->cr = 0;
 				if (ck->linelen == 0) {
 					ck->state = H1_CK_DONE;
 					*used = i + 1;
@@ -643,9 +740,13 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 			if (++ck->linelen > H1_CHUNK_LINE_MAX)
 				return ck_fail(err, "trailer line too long");
 			/* field-line: token ":" value without control characters */
-			if (ck->linelen == 1)
+			if (ck->linelen == 1) {
 				ck->sub = 0;
+				ck->trl = (1u << ARRAY_SIZE(ck_framing_names)) - 1;
+			}
 			if (ck->sub == 0) {
+				if (ck->trl && ck_trailer_name(ck, c, ck->linelen - 1) == -1)
+					return ck_fail(err, "Content-Length or Transfer-Encoding in trailers");
 				if (c == ':' && ck->linelen > 1)
 					ck->sub = 1;
 				else if (!h1_tchar[(unsigned char)c])

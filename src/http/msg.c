@@ -91,18 +91,40 @@ int http_req_conn_hdr(struct stream *s, struct http_head *h, unsigned mflags)
 	return 0;
 }
 
-void http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
-                            enum http_msg_state *st, struct h1_chunk *ck, int *chunked)
+int http_grant(struct channel *ch, uint64_t n)
 {
-	ch->to_forward += (uint64_t)hlen;
+	/* CHN_INFINITE means "no limit": a sum reaching it would be one */
+	if (ch->to_forward == CHN_INFINITE || n >= CHN_INFINITE - ch->to_forward)
+		return -1;
+	ch->to_forward += n;
+	return 0;
+}
+
+int http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
+                    enum http_msg_state *st, struct h1_chunk *ck, int *chunked)
+{
+	uint64_t before = ch->to_forward;
+
+	ch->reserve = 0;
+	if (http_grant(ch, (uint64_t)hlen) == -1)
+		goto refuse;
 	if (m->flags & H1_F_NO_BODY) {
 		*st = HTTP_MSG_DONE;
 	} else if (m->flags & H1_F_CHUNKED) {
+		int r;
+
 		memset(ck, 0, sizeof(*ck));
 		*chunked = 1;
 		*st = HTTP_MSG_BODY;
+		/* The chunks that came with the head are checked before the
+		 * head leaves, so that bad framing is answered, not cut. */
+		if ((r = http_chunked_step(ch, ck)) == -1)
+			goto refuse;
+		if (r == 1)
+			*st = HTTP_MSG_DONE;
 	} else if (m->flags & H1_F_CLEN) {
-		ch->to_forward += m->clen;
+		if (http_grant(ch, m->clen) == -1)
+			goto refuse;
 		*st = HTTP_MSG_DONE;
 	} else if (m->flags & H1_F_BODY_CLOSE) {
 		ch->to_forward = CHN_INFINITE;
@@ -110,7 +132,10 @@ void http_grant_body(struct channel *ch, const struct h1_msg *m, long hlen,
 	} else {
 		*st = HTTP_MSG_DONE;
 	}
-	ch->reserve = 0;
+	return 0;
+refuse:
+	ch->to_forward = before;
+	return -1;
 }
 
 int http_chunked_step(struct channel *ch, struct h1_chunk *ck)
@@ -124,12 +149,12 @@ int http_chunked_step(struct channel *ch, struct h1_chunk *ck)
 
 	if (b && b->data > granted) {
 		r = h1_chunk_scan(ck, b->area + b->head + granted, b->data - granted, &used, &err);
-		if (r == -1)
+		if (r == -1 || http_grant(ch, used) == -1)
 			return -1;
-		ch->to_forward += used;
 	}
 	if (r == 0 && ck->state == H1_CK_DATA && ck->left) {
-		ch->to_forward += ck->left;
+		if (http_grant(ch, ck->left) == -1)
+			return -1;
 		ck->left = 0;
 		ck->state = H1_CK_DATA_CR;
 	}

@@ -110,6 +110,7 @@ static void check_msg(const struct parsed *p, size_t limit, int resp)
 
 	/* framing */
 	CHECK(!((f & H1_F_CLEN) && (f & H1_F_CHUNKED)));
+	CHECK(!(f & H1_F_CLEN) || m->clen <= H1_CLEN_MAX);
 	if (f & H1_F_CHUNKED)
 		CHECK(f & H1_F_TE);
 	if (f & H1_F_TE)

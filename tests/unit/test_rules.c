@@ -264,27 +264,27 @@ static void test_replace_value(void **state)
 static void test_set_path_query_uri(void **state)
 {
 	static const char org[] = "GET /a/b?x=1 HTTP/1.1\r\nHost: h\r\n\r\n";
-	static const char abs[] = "GET http://h.example:8080/a/b?x=1 HTTP/1.1\r\nHost: h\r\n\r\n";
+	static const char abs[] = "GET http://h.example:8080/a/b?x=1 HTTP/1.1\r\nHost: h.example:8080\r\n\r\n";
 	static const char noq[] = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
-	static const char bare[] = "GET http://h.example HTTP/1.1\r\nHost: h\r\n\r\n";
+	static const char bare[] = "GET http://h.example HTTP/1.1\r\nHost: h.example\r\n\r\n";
 
 	check_req_rule("set-path /new", org, "GET /new?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
 	check_req_rule("set-path /new", abs,
-		       "GET http://h.example:8080/new?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
-	check_req_rule("set-path /p", bare, "GET http://h.example/p HTTP/1.1\r\nHost: h\r\n\r\n");
+		       "GET http://h.example:8080/new?x=1 HTTP/1.1\r\nHost: h.example:8080\r\n\r\n");
+	check_req_rule("set-path /p", bare, "GET http://h.example/p HTTP/1.1\r\nHost: h.example\r\n\r\n");
 	check_req_rule("set-path \"\"", org, "GET /?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
 	check_req_rule("set-pathq /p?q=2", org, "GET /p?q=2 HTTP/1.1\r\nHost: h\r\n\r\n");
 	check_req_rule("set-pathq /p?q=2", abs,
-		       "GET http://h.example:8080/p?q=2 HTTP/1.1\r\nHost: h\r\n\r\n");
+		       "GET http://h.example:8080/p?q=2 HTTP/1.1\r\nHost: h.example:8080\r\n\r\n");
 	check_req_rule("set-query y=2", org, "GET /a/b?y=2 HTTP/1.1\r\nHost: h\r\n\r\n");
 	check_req_rule("set-query y=2", abs,
-		       "GET http://h.example:8080/a/b?y=2 HTTP/1.1\r\nHost: h\r\n\r\n");
+		       "GET http://h.example:8080/a/b?y=2 HTTP/1.1\r\nHost: h.example:8080\r\n\r\n");
 	check_req_rule("set-query y=2", noq, "GET /a?y=2 HTTP/1.1\r\nHost: h\r\n\r\n");
-	check_req_rule("set-query k", bare, "GET http://h.example?k HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-query k", bare, "GET http://h.example?k HTTP/1.1\r\nHost: h.example\r\n\r\n");
 	/* An existing '?' stays, none is added for an empty query. */
 	check_req_rule("set-query \"\"", org, "GET /a/b? HTTP/1.1\r\nHost: h\r\n\r\n");
 	check_req_rule("set-query \"\"", noq, "GET /a HTTP/1.1\r\nHost: h\r\n\r\n");
-	check_req_rule("set-uri /u?v", abs, "GET /u?v HTTP/1.1\r\nHost: h\r\n\r\n");
+	check_req_rule("set-uri /u?v", abs, "GET /u?v HTTP/1.1\r\nHost: h.example:8080\r\n\r\n");
 	check_req_rule("set-uri http://o.example/z", org,
 		       "GET http://o.example/z HTTP/1.1\r\nHost: h\r\n\r\n");
 	check_req_rule("set-path /ip/%ci", org, "GET /ip/192.0.2.7?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
@@ -438,7 +438,7 @@ static void test_deny_tarpit_return_allow(void **state)
 
 static void test_redirect_rules(void **state)
 {
-	static const char absreq[] = "GET http://a.example/x/y?z=1 HTTP/1.1\r\nHost: a\r\n\r\n";
+	static const char absreq[] = "GET http://a.example/x/y?z=1 HTTP/1.1\r\nHost: a.example\r\n\r\n";
 	static const char star[] = "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n";
 	static const char nohost[] = "GET /p HTTP/1.0\r\n\r\n";
 	struct http_act_out out;
@@ -455,7 +455,7 @@ static void test_redirect_rules(void **state)
 	check_redirect("scheme https code 308 drop-query", req1, 308, "https://www.example.com/a/b");
 	check_redirect("scheme https", star, 302, "https://h/");
 	check_redirect("scheme https", nohost, 302, "https:///p");
-	check_redirect("scheme https", absreq, 302, "https://a/x/y?z=1");
+	check_redirect("scheme https", absreq, 302, "https://a.example/x/y?z=1");
 
 	PARSE_FRESH("frontend fe\n"
 		    "    http-request redirect location / set-cookie SEEN=1\n", 0);
