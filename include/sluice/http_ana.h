@@ -112,10 +112,6 @@ struct http_txn {
 	int                 tarpit_status;
 	const struct http_reply *tarpit_reply;
 	struct var_store   *vars;        /* txn, req and res variables, NULL when none */
-	/* balance uri/url_param/hdr: hash of the request element, taken
-	 * while the head was editable (lb_http_hash()) */
-	uint32_t            lb_hash;
-	int                 lb_hashed;
 	/* cookie persistence (persist.c) */
 	struct server      *persist_srv; /* the server the request's cookie names */
 	char                ck_req, ck_res; /* log: cookie state chars, '-' if none */
@@ -126,43 +122,13 @@ struct http_txn {
 	struct buf         *retry_buf;
 };
 
-/* ---- hooks run by stream.c for mode http streams ---- */
-
-/* Prepares a new stream of an HTTP frontend; its transaction is created
- * when the first request begins. Returns 0. */
-int http_stream_init(struct stream *s);
+/* ---- the HTTP/1 stream protocol (stream_proto, registered for mode
+ * http frontends); its hooks are private to ana.c ---- */
 
 /* Creates the transaction of <s> when its request begins (an idle client
  * connection has none). Returns it, or NULL when memory is exhausted. */
 struct http_txn *http_txn_new(struct stream *s);
 
-/* Runs both directions and the analysers. Returns 0, or -1 once <s> was
- * closed (freed). */
-int http_process(struct stream *s);
-
-/* An error (<t0><t1> termination flags) ends the exchange: answers it with
- * 502/503/504/408 when nothing of the response was sent yet and returns 0,
- * or returns -1 for the caller to close the stream. */
-int http_fail(struct stream *s, char t0, char t1);
-
-/* The stream closes: logs an unfinished exchange, gives a clean server
- * connection to the idle pool, frees the transaction. */
-void http_stream_release(struct stream *s);
-
-/* Deadline of the HTTP-specific waits (http-request, http-keep-alive,
- * tarpit), 0 if none applies; <which> is set to 'h', 'k' or 'P'. */
-ev_tstamp http_deadline(const struct stream *s, char *which);
-
-/* One of those deadlines expired. */
-void http_timeout(struct stream *s, char which);
-
-/* Whether the client (resp. server) is being waited for, so that its
- * inactivity timeout runs. */
-int http_cli_waiting(const struct stream *s, int cev);
-int http_srv_waiting(const struct stream *s);
-
-/* Whether <s> waits for a next request and has received none of it. */
-int http_txn_idle(const struct stream *s);
 
 /* Accounts bytes for the log line of the current exchange. */
 void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out);

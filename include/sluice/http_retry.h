@@ -5,26 +5,11 @@
 #ifndef SLUICE_HTTP_RETRY_H
 #define SLUICE_HTTP_RETRY_H
 
+#include <sluice/proxy.h>
+
 struct stream;
 
-#define PR_RE_CONN_FAILED  0x0001  /* connect failed: the request was never sent */
-#define PR_RE_EMPTY        0x0002  /* the server closed with nothing answered */
-#define PR_RE_JUNK         0x0004  /* a partial or invalid response head */
-#define PR_RE_TIMEOUT      0x0008  /* timeout server before the response head */
-#define PR_RE_0RTT         0x0010  /* early data rejected (no TLS 0-RTT here: never) */
-#define PR_RE_401          0x0020
-#define PR_RE_403          0x0040
-#define PR_RE_404          0x0080
-#define PR_RE_408          0x0100
-#define PR_RE_425          0x0200
-#define PR_RE_500          0x0400
-#define PR_RE_501          0x0800
-#define PR_RE_502          0x1000
-#define PR_RE_503          0x2000
-#define PR_RE_504          0x4000
-#define PR_RE_STATUS       0x7fe0  /* any of the statuses */
-/* the conditions that need the request kept until the response head */
-#define PR_RE_L7           (PR_RE_EMPTY | PR_RE_JUNK | PR_RE_TIMEOUT | PR_RE_STATUS)
+/* The PR_RE_* conditions are a backend setting: proxy.h. */
 
 /* The request head (and its body) just granted to leave is complete in
  * the request buffer, and the backend has L7 retry conditions: keeps a

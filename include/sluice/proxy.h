@@ -29,6 +29,28 @@ struct httpchk_px;
 
 enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 
+/* "retry-on" conditions (struct proxy.retry_on): the connection failure is
+ * played by the stream's server side, the others by HTTP (http_retry.h). */
+#define PR_RE_CONN_FAILED  0x0001  /* connect failed: the request was never sent */
+#define PR_RE_EMPTY        0x0002  /* the server closed with nothing answered */
+#define PR_RE_JUNK         0x0004  /* a partial or invalid response head */
+#define PR_RE_TIMEOUT      0x0008  /* timeout server before the response head */
+#define PR_RE_0RTT         0x0010  /* early data rejected (no TLS 0-RTT here: never) */
+#define PR_RE_401          0x0020
+#define PR_RE_403          0x0040
+#define PR_RE_404          0x0080
+#define PR_RE_408          0x0100
+#define PR_RE_425          0x0200
+#define PR_RE_500          0x0400
+#define PR_RE_501          0x0800
+#define PR_RE_502          0x1000
+#define PR_RE_503          0x2000
+#define PR_RE_504          0x4000
+#define PR_RE_STATUS       0x7fe0  /* any of the statuses */
+/* the conditions that need the request kept until the response head */
+#define PR_RE_L7           (PR_RE_EMPTY | PR_RE_JUNK | PR_RE_TIMEOUT | PR_RE_STATUS)
+
+
 /* Option flags (struct proxy.options), one per "option" keyword. */
 #define PR_O_SPLICE_REQ   0x0001ULL  /* splice client->server */
 #define PR_O_SPLICE_RSP   0x0002ULL  /* splice server->client */

@@ -40,6 +40,10 @@ struct srv_side {
 	/* per exchange */
 	int              retries;    /* connect (and L7) retries done */
 	int              redispatched;
+	/* balance uri/url_param/hdr: the hash of the request element, taken
+	 * by the protocol while it could see the request (lb_http_hash()) */
+	uint32_t         lb_hash;
+	int              lb_hashed;
 };
 
 /* Name of a state for "show sess" and assertion messages. */

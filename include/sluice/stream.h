@@ -40,6 +40,71 @@ enum stream_state {
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
 
+/* What a stream's timer waits for. */
+enum strm_timer {
+	STRM_T_NONE,
+	STRM_T_CLI,        /* the client: timeout client (client-fin, tunnel) */
+	STRM_T_SRV,        /* the server: timeout server (server-fin) */
+	STRM_T_CONNECT,    /* timeout connect */
+	STRM_T_TURNAROUND, /* the pause before retrying a refused connect */
+	STRM_T_QUEUE,      /* timeout queue */
+	STRM_T_INSPECT,    /* the end of an inspect-delay (tcp-request/response content) */
+	STRM_T_PROTO,      /* a deadline of the protocol's own (stream_proto.deadline) */
+};
+
+/* A stream's protocol: what runs between the client and the server once
+ * the stream has started. stream.c knows protocols only through these
+ * hooks, chosen once at accept from the frontend's mode (a module
+ * registers its protocol with stream_proto_register()). An implementation
+ * may carry several exchanges one after another on the stream (HTTP/1
+ * keep-alive); a multiplexed protocol (HTTP/2) will own the client
+ * connection and give each of its streams this interface, with the server
+ * side of each stream unchanged (srv_side.h). */
+struct stream_proto {
+	const char *name;
+	/* At accept, the stream counted: prepares the protocol. Returns 0,
+	 * or -1 once <s> was closed (freed). */
+	int (*init)(struct stream *s);
+	/* The client is known (PROXY header read, TLS done): the exchange
+	 * starts. Returns 0, or -1 once <s> was closed (freed). */
+	int (*start)(struct stream *s);
+	/* Something happened on a side (or a wake-up): runs both directions
+	 * and the analysers, updates the watchers. Returns 0 or -1 (closed). */
+	int (*process)(struct stream *s);
+	/* The server connection is up (NULL: nothing to do). */
+	void (*connected)(struct stream *s);
+	/* The protocol's own deadline (0: none), which then takes precedence
+	 * over the stream's I/O timeouts; <kind> is the protocol's code for
+	 * it, handed back to timeout(). NULL: none ever. */
+	ev_tstamp (*deadline)(const struct stream *s, int *kind);
+	void (*timeout)(struct stream *s, int kind);
+	/* The server side failed (termination flags <t0><t1>): returns 0 when
+	 * the protocol answered and the stream lives on, -1 for the caller to
+	 * close it. NULL: always closed. */
+	int (*fail)(struct stream *s, char t0, char t1);
+	/* The stream closes: the protocol logs and releases what it holds. */
+	void (*release)(struct stream *s);
+	/* Whether it waits, idle, for a next exchange (closed by a soft
+	 * stop). NULL: never. */
+	int (*idle)(const struct stream *s);
+	/* Whether the client is waited for (its timeout runs), <cev> being
+	 * the events watched on it; whether the established server is. */
+	int (*cli_waiting)(const struct stream *s, int cev);
+	int (*srv_waiting)(const struct stream *s);
+	/* Whether raw bytes flow both ways (the tunnel timeout applies). */
+	int (*tunnel)(const struct stream *s);
+	/* <in> bytes received and <out> sent on the request (<is_req>) or
+	 * response channel, for the protocol's own counts (NULL: none). */
+	void (*count_bytes)(struct stream *s, int is_req, uint64_t in, uint64_t out);
+};
+
+/* Makes <sp> the protocol of the streams of frontends in mode <mode>
+ * (enum pr_mode). Called by the module that implements it, at start-up. */
+void stream_proto_register(int mode, const struct stream_proto *sp);
+
+/* The protocol of mode <mode> streams (NULL: none registered). */
+const struct stream_proto *stream_proto_of(int mode);
+
 /* A tracked counter (track-sc0..2): an entry of a stick table (stktable.h). */
 #define STK_CTR_SLOTS 3
 struct stk_ctr {
@@ -75,7 +140,7 @@ struct stream {
 	struct http_txn  *txn;          /* mode http: the exchange in progress, NULL when idle */
 	uint32_t          nreq;         /* mode http: requests received on this connection */
 	ev_tstamp         t_idle;       /* mode http: start of the wait for the next request */
-	int               is_http;      /* the frontend is in mode http */
+	const struct stream_proto *proto; /* what runs between the sides (mode tcp, HTTP/1) */
 	struct var_store *vars;         /* sess variables, NULL when none */
 	unsigned          tcp_flags;    /* STRM_F_* */
 	int               tcp_pos;      /* tcp rules: the rule to resume from (tcp_rules.h) */

@@ -37,6 +37,9 @@
 
 #include "ana_int.h"
 
+static int http_process(struct stream *s);
+static int http_fail(struct stream *s, char t0, char t1);
+
 #define HTTP_EXTRA_FIELDS 32      /* room for fields added by rules */
 /* tune.http.maxhdr counts the start line too, as in HAProxy */
 #define HTTP_MAXFIELDS    (global.maxhdr > 1 ? global.maxhdr - 1 : 1)
@@ -118,6 +121,7 @@ static void http_wait_next(struct stream *s)
 	s->term[0] = s->term[1] = '-';
 	s->ss.retries = 0;
 	s->ss.redispatched = 0;
+	s->ss.lb_hashed = 0;
 	s->srv_qpos = s->be_qpos = 0;
 	s->tw = 0;
 	s->t_queue = s->t_conn = s->t_est = 0;
@@ -137,7 +141,7 @@ struct http_txn *http_txn_new(struct stream *s)
 	return txn;
 }
 
-int http_stream_init(struct stream *s)
+static int http_stream_init(struct stream *s)
 {
 	http_scratch_init();
 	http_wait_next(s);
@@ -553,8 +557,8 @@ static int http_req_server_prep(struct stream *s, struct http_head *h)
 
 	if (!(s->be->cap & PR_CAP_BE))
 		return 0;
-	txn->lb_hashed = lb_http_hash(s->be, h, &txn->lb_hash) ||
-			 lb_http_hash_post(s->be, &txn->req, s->req.buf, &txn->lb_hash);
+	s->ss.lb_hashed = lb_http_hash(s->be, h, &s->ss.lb_hash) ||
+			  lb_http_hash_post(s->be, &txn->req, s->req.buf, &s->ss.lb_hash);
 	return persist_req(s, h, &txn->persist_srv);
 }
 
@@ -1180,7 +1184,7 @@ static int http_process_idle(struct stream *s)
 	return 0;
 }
 
-int http_process(struct stream *s)
+static int http_process(struct stream *s)
 {
 	struct http_txn *txn;
 	enum chan_res r;
@@ -1363,7 +1367,7 @@ again:
 	return 0;
 }
 
-int http_fail(struct stream *s, char t0, char t1)
+static int http_fail(struct stream *s, char t0, char t1)
 {
 	struct http_txn *txn = s->txn;
 
@@ -1396,7 +1400,7 @@ int http_fail(struct stream *s, char t0, char t1)
 	return 0;
 }
 
-void http_stream_release(struct stream *s)
+static void http_stream_release(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
 
@@ -1413,7 +1417,9 @@ void http_stream_release(struct stream *s)
 	}
 }
 
-ev_tstamp http_deadline(const struct stream *s, char *which)
+/* Deadline of the HTTP-specific waits (http-request, http-keep-alive,
+ * tarpit), 0 if none applies; <which> is set to 'h', 'k' or 'P'. */
+static ev_tstamp http_deadline(const struct stream *s, int *which)
 {
 	const struct http_txn *txn = s->txn;
 	uint32_t t;
@@ -1439,7 +1445,8 @@ ev_tstamp http_deadline(const struct stream *s, char *which)
 	return t ? base + t / 1000.0 : 0;
 }
 
-void http_timeout(struct stream *s, char which)
+/* One of those deadlines expired. */
+static void http_timeout(struct stream *s, int which)
 {
 	struct http_txn *txn = s->txn;
 
@@ -1470,12 +1477,13 @@ void http_timeout(struct stream *s, char which)
 	http_process(s);
 }
 
-int http_txn_idle(const struct stream *s)
+static int http_txn_idle(const struct stream *s)
 {
 	return !s->txn && http_srv_idle(s) && !(s->req.buf && s->req.buf->data);
 }
 
-int http_cli_waiting(const struct stream *s, int cev)
+/* Whether the client is waited for (its inactivity timeout runs). */
+static int http_cli_waiting(const struct stream *s, int cev)
 {
 	const struct http_txn *txn = s->txn;
 
@@ -1483,7 +1491,48 @@ int http_cli_waiting(const struct stream *s, int cev)
 					     txn->req_st == HTTP_MSG_TUNNEL));
 }
 
-int http_srv_waiting(const struct stream *s)
+static int http_srv_waiting(const struct stream *s)
 {
 	return s->txn && s->txn->res_st != HTTP_MSG_DONE && !(s->txn->flags & TX_F_LOCAL);
+}
+
+/* ---- the HTTP/1 stream protocol ---- */
+
+/* The client is known: a request comes first, the server is chosen for it. */
+static int http_stream_start(struct stream *s)
+{
+	s->state = ST_HTTP;
+	return http_process(s);
+}
+
+static int http_tunnel(const struct stream *s)
+{
+	return s->txn && s->txn->req_st == HTTP_MSG_TUNNEL;
+}
+
+static void http_stream_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out)
+{
+	if (s->txn)
+		http_count_bytes(s, is_req, in, out);
+}
+
+static const struct stream_proto h1_proto = {
+	.name        = "http/1",
+	.init        = http_stream_init,
+	.start       = http_stream_start,
+	.process     = http_process,
+	.deadline    = http_deadline,
+	.timeout     = http_timeout,
+	.fail        = http_fail,
+	.release     = http_stream_release,
+	.idle        = http_txn_idle,
+	.cli_waiting = http_cli_waiting,
+	.srv_waiting = http_srv_waiting,
+	.tunnel      = http_tunnel,
+	.count_bytes = http_stream_count_bytes,
+};
+
+SLUICE_INIT(http_stream_proto_register)
+{
+	stream_proto_register(PR_MODE_HTTP, &h1_proto);
 }

@@ -18,8 +18,6 @@
 #include <sluice/cli.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
-#include <sluice/http_ana.h>
-#include <sluice/http_retry.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/logformat.h>
@@ -47,13 +45,24 @@ static struct {
 	uint64_t       next_id;
 	void         (*idle_cb)(void);
 	int            killing;   /* stream_kill_all() runs: no new work */
+	const struct stream_proto *protos[PR_MODE_HTTP + 1];   /* by frontend mode */
 } strm;
+
+void stream_proto_register(int mode, const struct stream_proto *sp)
+{
+	BUG_ON(mode < 0 || mode > PR_MODE_HTTP, "stream protocol for an unknown mode");
+	strm.protos[mode] = sp;
+}
+
+const struct stream_proto *stream_proto_of(int mode)
+{
+	return mode >= 0 && mode <= PR_MODE_HTTP ? strm.protos[mode] : NULL;
+}
 
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 static int stream_read_proxy(struct stream *s);
 static void stream_fail(struct stream *s, char t0, char t1);
-static int stream_inspect(struct stream *s);
 static int stream_start(struct stream *s);
 static int stream_ssl_handshake(struct stream *s, struct conn *c);
 static int stream_read_proxy_exact(struct stream *s);
@@ -81,19 +90,20 @@ static ev_tstamp side_deadline(ev_tstamp last, uint32_t tmo_ms)
 }
 
 /* Earliest deadline of <s> but the inspect-delay's, 0 if none. <which>
- * tells what expires then: 'c' client, 's' server, 'C' connect, 'T'
- * turn-around. */
-static ev_tstamp stream_deadline_io(const struct stream *s, char *which)
+ * tells what expires then; for the protocol's own, <kind> its code. */
+static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *which, int *kind)
 {
 	const struct proxy_timeouts *fe = &s->fe->timeout, *be = &s->be->timeout;
 	ev_tstamp d = 0, x;
 	uint32_t ct, st;
 
-	*which = 0;
-	if (s->is_http && (d = http_deadline(s, which)))
+	*which = STRM_T_NONE;
+	if (s->proto->deadline && (d = s->proto->deadline(s, kind))) {
+		*which = STRM_T_PROTO;
 		return d;
+	}
 	if (s->ss.st == SS_TAR) {
-		*which = 'T';
+		*which = STRM_T_TURNAROUND;
 		return s->t_tar;
 	}
 	if (s->ss.st == SS_QUEUED) {
@@ -102,22 +112,22 @@ static ev_tstamp stream_deadline_io(const struct stream *s, char *which)
 
 		if (q && (x = side_deadline(s->t_queue, q))) {
 			d = x;
-			*which = 'Q';
+			*which = STRM_T_QUEUE;
 		}
 	}
 	/* The tunnel timeout covers both sides, until one half-closes and a
 	 * client-fin/server-fin timeout takes over, as in HAProxy. */
 	if (s->ss.st == SS_EST && be->tunnel &&
-	    (!s->is_http || (s->txn && s->txn->req_st == HTTP_MSG_TUNNEL)) &&
+	    s->proto->tunnel(s) &&
 	    !(((s->req.flags | s->res.flags) & (CH_F_SHUTR | CH_F_SHUTW)) &&
 	      (fe->client_fin || be->server_fin))) {
 		x = side_deadline(MAX(s->cli.last_act, s->srv.last_act), be->tunnel);
-		*which = 'c';
+		*which = STRM_T_CLI;
 		return x;
 	}
 	if (s->ss.st == SS_CONN && (x = side_deadline(s->t_conn, be->connect))) {
 		d = x;
-		*which = 'C';
+		*which = STRM_T_CONNECT;
 	}
 	/* A side's timeout runs only while we wait for that side: a peer
 	 * stalled because the other one is slow is not to blame. */
@@ -126,28 +136,28 @@ static ev_tstamp stream_deadline_io(const struct stream *s, char *which)
 	if ((s->cli.flags & CO_F_WAITING) && (x = side_deadline(s->cli.last_act, ct)) &&
 	    (!d || x < d)) {
 		d = x;
-		*which = 'c';
+		*which = STRM_T_CLI;
 	}
 	if (s->ss.st == SS_EST && (s->srv.flags & CO_F_WAITING)) {
 		st = ((s->res.flags & CH_F_SHUTR) || (s->req.flags & CH_F_SHUTW)) && be->server_fin ?
 		     be->server_fin : be->server;
 		if ((x = side_deadline(s->srv.last_act, st)) && (!d || x < d)) {
 			d = x;
-			*which = 's';
+			*which = STRM_T_SRV;
 		}
 	}
 	return d;
 }
 
-/* Earliest deadline of <s>, 0 if none; 'I' in <which> for the end of an
- * inspect-delay (tcp-request or tcp-response content rules waiting). */
-static ev_tstamp stream_deadline(const struct stream *s, char *which)
+/* Earliest deadline of <s>, 0 if none, and what expires then (<kind>: the
+ * protocol's code when STRM_T_PROTO). */
+static ev_tstamp stream_deadline(const struct stream *s, enum strm_timer *which, int *kind)
 {
-	ev_tstamp d = stream_deadline_io(s, which);
+	ev_tstamp d = stream_deadline_io(s, which, kind);
 
 	if (s->inspect_end && (s->state == ST_INSPECT || (s->tcp_flags & STRM_F_RES_INSPECT)) &&
 	    (!d || s->inspect_end < d)) {
-		*which = 'I';
+		*which = STRM_T_INSPECT;
 		return s->inspect_end;
 	}
 	return d;
@@ -157,8 +167,9 @@ static ev_tstamp stream_deadline(const struct stream *s, char *which)
  * found when the early timer fires (libev's "be smart about timeouts"). */
 static void stream_arm(struct stream *s)
 {
-	char which;
-	ev_tstamp d = stream_deadline(s, &which);
+	enum strm_timer which;
+	int kind;
+	ev_tstamp d = stream_deadline(s, &which, &kind);
 
 	if (!d) {
 		if (s->armed) {
@@ -200,8 +211,8 @@ int stream_pick_server(struct stream *s, int how)
 		stk_stick_store(s, 0);
 		return 0;
 	}
-	if (s->txn && s->txn->lb_hashed) {
-		key.hash = s->txn->lb_hash;
+	if (s->ss.lb_hashed) {
+		key.hash = s->ss.lb_hash;
 		key.has_hash = 1;
 	}
 	/* On redispatch, try not to land on the server that just failed. */
@@ -445,15 +456,8 @@ static int stream_established(struct stream *s)
 
 	s->srv.flags |= CO_F_CONNECTED;
 	srv_observe(s->ss.target, SRV_OBS_L4_OK);
-	if (!s->is_http && tcp_rules_has(s->be, TCP_RS_RES)) {
-		/* tcp-response content rules see the response before it leaves */
-		uint32_t delay = tcp_inspect_delay(s->be, TCP_RS_RES);
-
-		s->tcp_flags |= STRM_F_RES_INSPECT;
-		s->res.to_forward = 0;
-		s->tcp_pos = 0;
-		s->inspect_end = delay ? ev_now(global.loop) + delay / 1000.0 : 0;
-	}
+	if (s->proto->connected)
+		s->proto->connected(s);
 	if (pp && !(s->srv.flags & CO_F_SSL_HS) && !s->srv.ssl) {
 		char hdr[256];
 		size_t len = pp_build(pp == SRV_F_SEND_PROXY ? 1 : 2, &s->cli_addr, stream_dst(s),
@@ -549,121 +553,17 @@ uint64_t stream_next_id(void)
 	return strm.next_id++;
 }
 
-/* The end-of-connection line of a TCP stream, in the frontend's format
- * (option tcplog, or a log-format). */
-static void stream_log(struct stream *s)
-{
-	struct proxy *fe = s->fe;
-	struct lf_ctx c;
-	char line[2048];
-	size_t n;
-
-	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global))
-		return;
-	if (((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0) || s->state == ST_SSL)
-		return;
-	stream_fill_lf_ctx(s, &c, fe->logformat->needs);
-	c.log = 1;
-	n = lf_render(fe->logformat, &c, line, sizeof(line));
-	log_send(&fe->loggers, LOG_L_INFO, line, n);
-}
-
-/* Fills what a TCP stream's formats use; <needs> (LF_N_*) asks for the
- * costly parts (the frontend address is a getsockname() call). */
-void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
-{
-	struct proxy *fe = s->fe;
-	struct lf_ctx c;
-	ev_tstamp now = ev_now(global.loop);
-
-	memset(&c, 0, sizeof(c));
-	c.cli = &s->cli_addr;
-	c.fe_addr = (needs & LF_N_FEADDR) || s->dst ? stream_dst(s) : NULL;
-	c.srv_addr = s->ss.target ? &s->ss.target->addr : NULL;
-	c.accept_date = c.req_date = s->accept_date;
-	c.fe_name = c.fe_name_transport = fe->name;
-#ifdef USE_OPENSSL
-	if (s->cli.ssl) {
-		c.fe_name_transport = ssl_bind_ft(s->li->bc);
-		c.ssl_ciphers = ssl_sock_cipher(&s->cli);
-		c.ssl_version = ssl_sock_version(&s->cli);
-	}
-#endif
-	c.be_name = s->be->name;
-	c.srv_name = s->ss.target ? s->ss.target->name : "<NOSRV>";
-	c.Tw = s->t_queue || s->ss.target ? s->tw : -1;
-	c.Tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
-	c.Tt = (long)((now - s->t_accept) * 1000);
-	c.TR = c.Tr = c.Ta = c.Tq = c.Td = -1;
-	c.Th = c.Ti = 0;
-	c.status = 0;   /* HAProxy prints 0 for %ST in mode tcp */
-	c.bytes_out = s->res.total;
-	c.bytes_in = s->req.total;
-	memcpy(c.term, (char[4]){ s->term[0], s->term[1], '-', '-' }, 4);
-	c.actconn = global.curconn;
-	c.feconn = fe->feconn;
-	c.beconn = s->be->beconn;
-	c.srvconn = s->ss.target ? (int)s->ss.target->counters.cur_sess : 0;
-	c.retries = s->ss.retries;
-	c.redispatched = s->ss.redispatched;
-	c.srv_queue = s->srv_qpos;
-	c.be_queue = s->be_qpos;
-	c.req_cookie = c.res_cookie = "-";
-	c.uniq_num = s->uniq_id;
-	c.hostname = global.node;
-	c.pid = (int)global.pid;
-	c.strm = s;
-	*c_ = c;
-}
-
-static void stream_log_connect(struct stream *s)
-{
-	char line[512], src[64], dst[64];
-	int n;
-
-	if (!s->fe->loggers.head && !s->fe->loggers.use_global)
-		return;
-	if (s->fe->logformat)
-		return;
-	n = snprintf(line, sizeof(line), "Connect from %s to %s (%s/%s)",
-		     addr_to_str(&s->cli_addr, src, sizeof(src)),
-		     addr_to_str(stream_dst(s), dst, sizeof(dst)), s->fe->name, "TCP");
-	if (n > 0)
-		log_send(&s->fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
-}
-
 /* An error ended the exchange: mode http answers it (503, 504...) when the
  * response has not started; otherwise the stream closes. */
 static void stream_fail(struct stream *s, char t0, char t1)
 {
-	if (s->is_http) {
+	if (s->proto->fail) {
 		if (s->ss.st == SS_QUEUED)
 			ss_dequeue(s, 0);
-		if (http_fail(s, t0, t1) == 0)
+		if (s->proto->fail(s, t0, t1) == 0)
 			return;
 	}
 	stream_close(s, t0, t1);
-}
-
-/* The latency histograms of a TCP stream that ends (mode http streams
- * record theirs per request): queue and connect times when it went that
- * far, the session's total time always. */
-static void stream_count_lat(struct stream *s)
-{
-	ev_tstamp now = ev_now(global.loop);
-	int64_t tw = s->t_queue || s->ss.target ? (int64_t)s->tw * 1000 : -1;
-	int64_t tc = s->t_est ? (int64_t)((s->t_est - s->t_conn) * 1e6) : -1;
-	int64_t tt = (int64_t)((now - s->t_accept) * 1e6);
-
-	if (tc < -1)
-		tc = 0;
-	if (tt < 0)
-		tt = 0;
-	counters_lat(&s->fe->fe_counters, tw, tc, -1, tt);
-	if (s->be->cap & PR_CAP_BE)
-		counters_lat(&s->be->be_counters, tw, tc, -1, tt);
-	if (s->ss.target)
-		counters_lat(&s->ss.target->counters, tw, tc, -1, tt);
 }
 
 void stream_close(struct stream *s, char t0, char t1)
@@ -685,10 +585,7 @@ void stream_close(struct stream *s, char t0, char t1)
 		if (s->ss.target)
 			s->ss.target->counters.srv_aborts++;
 	}
-	if (s->is_http)
-		http_stream_release(s);
-	else if (!(s->tcp_flags & STRM_F_NOLOG))
-		stream_log(s);
+	s->proto->release(s);
 	stk_stream_end(s);
 	{
 		long tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
@@ -697,15 +594,13 @@ void stream_close(struct stream *s, char t0, char t1)
 		counters_sess_times(&s->be->be_counters, tc, tt);
 		if (s->ss.target)
 			counters_sess_times(&s->ss.target->counters, tc, tt);
-		if (!s->is_http)
-			stream_count_lat(s);
 	}
 
 	ev_timer_stop(global.loop, &s->timer);
 	if (s->tcp_flags & STRM_F_DROP)
 		conn_set_rst(&s->cli);
 	conn_close(&s->cli);
-	/* an event fed to a stopped watcher (http_process()) must not outlive it */
+	/* an event fed to a stopped watcher (a protocol's process) must not outlive it */
 	ev_clear_pending(global.loop, &s->cli.io);
 	freed = ss_release(s);
 	chan_release(&s->req);
@@ -775,7 +670,7 @@ void stream_update(struct stream *s)
 	conn_want(&s->cli, cev);
 	/* mode http: a client with its request sent is not waited for. */
 	stream_mark_wait(&s->cli, s->state == ST_SSL ||
-			 (s->is_http ? http_cli_waiting(s, cev) : cev != 0));
+			 s->proto->cli_waiting(s, cev));
 	if (s->srv.fd >= 0) {
 		if (s->ss.st == SS_CONN) {
 			sev = EV_WRITE;
@@ -789,7 +684,7 @@ void stream_update(struct stream *s)
 			sev = stream_ssl_events(&s->srv, sev);
 		conn_want(&s->srv, sev);
 		stream_mark_wait(&s->srv, s->ss.st == SS_EST && sev != 0 &&
-				 (!s->is_http || http_srv_waiting(s)));
+				 s->proto->srv_waiting(s));
 	}
 	stream_arm(s);
 }
@@ -867,142 +762,29 @@ enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *
 		dst->last_act = now;
 	if (in || (is_req && s->req.total != s->srv_bin_mark))
 		stream_count_bytes(s, is_req, in);
-	if (s->txn)
-		http_count_bytes(s, is_req, in, out);
+	if (s->proto->count_bytes)
+		s->proto->count_bytes(s, is_req, in, out);
 	return r;
 }
 
-/* Runs the tcp-response content rules of the backend on the response data
- * held (res.to_forward is 0 meanwhile). Returns 0 (still waiting, or
- * accepted: the flag is gone and the data may leave), or -1 when the
- * stream was closed. */
-static int stream_inspect_res(struct stream *s)
-{
-	int partial = s->inspect_end && !(s->res.flags & CH_F_SHUTR) && chan_has_room(&s->res);
-	enum tcp_verdict v = tcp_rules_exec(s->be, TCP_RS_RES, s, &s->tcp_pos, partial);
-
-	switch (v) {
-	case TCP_V_WAIT:
-		return 0;
-	case TCP_V_ACCEPT:
-		s->tcp_flags &= ~STRM_F_RES_INSPECT;
-		s->inspect_end = 0;
-		s->res.to_forward = CHN_INFINITE;
-		return 0;
-	case TCP_V_CLOSE:
-		stream_close(s, '-', '-');
-		return -1;
-	default:
-		s->be->be_counters.denied_resp++;
-		s->fe->fe_counters.denied_resp++;
-		s->li->counters.denied_resp++;
-		if (s->ss.target)
-			s->ss.target->counters.denied_resp++;
-		stream_close(s, 'P', 'D');
-		return -1;
-	}
-}
-
-/* ST_INSPECT (mode tcp): runs the frontend's tcp-request content rules,
- * then picks the backend (use_backend) and runs its rules, each with its
- * own inspect-delay, then connects. Returns 0 (waiting, or moved on), or
- * -1 when the stream was closed. */
-static int stream_inspect(struct stream *s)
-{
-	for (;;) {
-		struct proxy *px = (s->tcp_flags & STRM_F_BE_RULES) ? s->be : s->fe;
-
-		if (tcp_rules_has(px, TCP_RS_REQ)) {
-			int partial = s->inspect_end && !(s->req.flags & CH_F_SHUTR) &&
-				      chan_has_room(&s->req);
-			enum tcp_verdict v = tcp_rules_exec(px, TCP_RS_REQ, s, &s->tcp_pos, partial);
-
-			if (v == TCP_V_WAIT) {
-				s->state = ST_INSPECT;
-				stream_update(s);
-				return 0;
-			}
-			if (v != TCP_V_ACCEPT) {
-				s->fe->fe_counters.denied_req++;
-				if (px != s->fe)
-					px->be_counters.denied_req++;
-				s->li->counters.denied_req++;
-				if (px == s->fe)
-					stream_set_backend(s, s->fe);   /* none chosen yet: logged as fe/<NOSRV> */
-				stream_close(s, 'P', 'R');
-				return -1;
-			}
-		}
-		if (s->tcp_flags & STRM_F_BE_RULES)
-			break;
-		s->tcp_flags |= STRM_F_BE_RULES;
-		stream_set_backend(s, use_backend_select(s->fe, s));
-		if (s->be == s->fe || !tcp_rules_has(s->be, TCP_RS_REQ))
-			break;
-		s->tcp_pos = 0;
-		s->inspect_end = tcp_inspect_delay(s->be, TCP_RS_REQ) ?
-				 ev_now(global.loop) + tcp_inspect_delay(s->be, TCP_RS_REQ) / 1000.0 : 0;
-	}
-	s->inspect_end = 0;
-	s->state = ST_FWD;
-	if (s->be->disabled) {
-		stream_close(s, 'S', 'C');
-		return -1;
-	}
-	return stream_connect(s);
-}
-
-/* Runs both directions; closes the stream when both are done or on error. */
+/* Runs the stream after an event: the PROXY header first, then its
+ * protocol. */
 static void stream_process(struct stream *s)
 {
 	enum chan_res r;
-	int est = s->ss.st == SS_EST;
 
-	if (s->is_http && s->state != ST_PROXY) {
-		http_process(s);
+	if (likely(s->state != ST_PROXY)) {
+		s->proto->process(s);
 		return;
 	}
-	r = stream_forward(s, &s->req, &s->cli, est ? &s->srv : NULL, 1);
+	r = stream_forward(s, &s->req, &s->cli, NULL, 1);
 	if (r != CHN_OK) {
-		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', est ? 'D' :
-			     s->state == ST_PROXY || s->state == ST_INSPECT ? 'R' : 'C');
+		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', 'R');
 		return;
 	}
-	if (s->state == ST_INSPECT) {
-		if (stream_inspect(s) == -1 || s->ss.st != SS_EST)
-			return;  /* closed, waiting or connecting: watchers already set */
-		est = 1;
-	}
-	if (s->state == ST_PROXY) {
-		if (stream_read_proxy(s) == -1 || s->is_http || s->ss.st != SS_EST)
-			return;  /* closed, or connecting: watchers already set */
-		est = 1;
-	}
-	if (est) {
-		r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
-		if (r == CHN_OK && (s->tcp_flags & STRM_F_RES_INSPECT)) {
-			if (stream_inspect_res(s) == -1)
-				return;
-			if (!(s->tcp_flags & STRM_F_RES_INSPECT))   /* accepted: send what waited */
-				r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
-		}
-		if (r != CHN_OK) {
-			stream_close(s, r == CHN_SRC_ERR ? 'S' : 'C', 'D');
-			return;
-		}
-		/* Both directions done: close() sends the FINs, no shutdown()
-		 * needed (every byte was read to EOF, so no RST either). */
-		if (((s->req.flags & CH_F_SHUTW) || chan_shutw_due(&s->req)) &&
-		    ((s->res.flags & CH_F_SHUTW) || chan_shutw_due(&s->res))) {
-			stream_close(s, '-', '-');
-			return;
-		}
-		if (chan_shutw_due(&s->req))
-			chan_shutw(&s->req, &s->srv);
-		if (chan_shutw_due(&s->res))
-			chan_shutw(&s->res, &s->cli);
-	}
-	stream_update(s);
+	if (stream_read_proxy(s) == -1 || s->state == ST_PROXY || s->ss.st != SS_EST)
+		return;  /* closed, waiting or connecting: watchers already set */
+	s->proto->process(s);   /* connected at once: what came may leave */
 }
 
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -1095,36 +877,34 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c)
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct stream *s = container_of(w, struct stream, timer);
-	char which;
+	enum strm_timer which;
+	int kind = 0;
 	ev_tstamp d;
 
 	s->armed = 0;
-	d = stream_deadline(s, &which);
+	d = stream_deadline(s, &which, &kind);
 	if (!d || d > ev_now(loop) + 0.0005) {
 		stream_arm(s);
 		return;
 	}
 	switch (which) {
-	case 'I':
+	case STRM_T_INSPECT:
 		/* the inspect-delay ran out: the rules decide on what is there */
 		s->inspect_end = 0;
-		if (s->state == ST_INSPECT)
-			stream_inspect(s);
-		else
-			stream_process(s);
+		stream_process(s);
 		return;
-	case 'T':
+	case STRM_T_TURNAROUND:
 		stream_connect(s);
 		return;
-	case 'C':
+	case STRM_T_CONNECT:
 		stream_conn_failed(s, 1);
 		return;
-	case 'Q':
+	case STRM_T_QUEUE:
 		/* Waited too long for a slot: 503 in mode http, else a close. */
 		s->be->be_counters.failed_conns++;
 		stream_fail(s, 's', 'Q');
 		return;
-	case 'c':
+	case STRM_T_CLI:
 		if (s->state == ST_SSL) {
 			stream_ssl_failed(s, "timeout");
 			return;
@@ -1132,17 +912,18 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		stream_fail(s, 'c', s->ss.st == SS_EST ? 'D' :
 			    s->state == ST_PROXY || s->state == ST_INSPECT ? 'R' : 'C');
 		return;
-	case 'h': case 'k': case 'P':
-		http_timeout(s, which);
+	case STRM_T_PROTO:
+		s->proto->timeout(s, kind);
 		return;
-	default:
+	case STRM_T_SRV:
+	case STRM_T_NONE:
 		stream_fail(s, 's', 'D');
 		return;
 	}
 }
 
-/* The client is known: log it, choose the forwarding method, connect.
- * Returns 0, or -1 when the stream was closed. */
+/* The client is known: tcp-request session rules, the forwarding method,
+ * then the protocol starts. Returns 0, or -1 when the stream was closed. */
 static int stream_start(struct stream *s)
 {
 	uint64_t opts = s->fe->options | s->be->options;
@@ -1158,8 +939,6 @@ static int stream_start(struct stream *s)
 			return -1;
 		}
 	}
-	if (!s->is_http)
-		stream_log_connect(s);
 	if (opts & PR_O_SPLICE_AUTO) {
 		s->req.flags |= CH_F_SPLICE_AUTO;
 		s->res.flags |= CH_F_SPLICE_AUTO;
@@ -1168,16 +947,7 @@ static int stream_start(struct stream *s)
 		s->req.flags |= CH_F_SPLICE;
 	if (opts & PR_O_SPLICE_RSP)
 		s->res.flags |= CH_F_SPLICE;
-	if (s->is_http) {
-		/* A request comes first: the server is chosen for it. */
-		s->state = ST_HTTP;
-		return http_process(s);
-	}
-	/* mode tcp: content rules and use_backend choose where it goes */
-	s->tcp_pos = 0;
-	s->inspect_end = tcp_inspect_delay(s->fe, TCP_RS_REQ) && tcp_rules_has(s->fe, TCP_RS_REQ) ?
-			 ev_now(global.loop) + tcp_inspect_delay(s->fe, TCP_RS_REQ) / 1000.0 : 0;
-	return stream_inspect(s);
+	return s->proto->start(s);
 }
 
 /* ST_PROXY: looks for the PROXY header in what the client sent. Returns 0
@@ -1328,6 +1098,8 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		return;
 	}
 	memset(s, 0, sizeof(*s));
+	s->proto = strm.protos[fe->mode];
+	BUG_ON(!s->proto, "no stream protocol registered for the frontend's mode");
 	s->uniq_id = stream_next_id();
 	s->fe = fe;
 	s->li = li;
@@ -1364,29 +1136,10 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	counters_sess_start(&fe->fe_counters, sec, wall);
 	counters_sess_start(&li->counters, sec, wall);
 
-	if ((!s->be || s->be->disabled) && fe->mode != PR_MODE_HTTP &&
-	    !(fe->acl && fe->acl->use_be)) {
-		/* No backend to send to (none, or disabled): close at once. */
-		stream_log_connect(s);
-		s->be = s->be ? s->be : fe;
-		s->be->beconn++;
-		s->be->be_counters.cur_sess++;
-		s->tcp_flags |= STRM_F_BE_SESS;
-		stream_close(s, 'S', 'C');
-		return;
-	}
 	if (!s->be)
-		s->be = fe;   /* mode http: requests get a 503 */
-
-	if (fe->mode == PR_MODE_HTTP) {
-		/* each request counts as a session of the backend it goes to */
-		s->is_http = 1;
-		http_stream_init(s);
-	} else {
-		/* mode tcp: a tunnel, every byte may leave unanalysed. */
-		stream_be_count(s);
-		s->req.to_forward = s->res.to_forward = CHN_INFINITE;
-	}
+		s->be = fe;
+	if (s->proto->init(s) == -1)
+		return;
 	if (unlikely(ssl_bind_enabled(li->bc)) && !(li->flags & LI_F_ACCEPT_PROXY) &&
 	    !(s->tcp_flags & STRM_F_EXPECT_PROXY)) {
 		stream_ssl_begin(s);
@@ -1426,7 +1179,7 @@ void stream_close_idle(void)
 
 	for (; s; s = next) {
 		next = s->next;
-		if (s->is_http && http_txn_idle(s)) {
+		if (s->proto->idle && s->proto->idle(s)) {
 			stream_close(s, '-', '-');
 			/* a close may dequeue others, which stay in the list */
 			next = strm.list;

@@ -9,6 +9,7 @@
 #include <sluice/buf.h>
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
+#include <sluice/proxy.h>
 #include <sluice/sample.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -263,7 +264,7 @@ static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct 
 	int r;
 
 	smp->type = SMP_T_BOOL;
-	if (s->is_http || s->txn) {
+	if (s->fe->mode == PR_MODE_HTTP || s->txn) {
 		/* mode http: whether a request head is under analysis */
 		smp->u.sint = s->txn && s->txn->req_head;
 		return 1;

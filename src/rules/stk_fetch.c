@@ -75,7 +75,7 @@ void stk_http_status(struct stream *s, int status)
 
 void stk_count_bytes(struct stream *s, int is_req, uint64_t n)
 {
-	if (s->is_http)
+	if (s->fe->mode == PR_MODE_HTTP)
 		return;   /* counted when the transaction ends */
 	if (is_req)
 		stk_count(s, STK_DT_BYTES_IN_CNT, STK_DT_BYTES_IN_RATE, n);

@@ -197,7 +197,7 @@ static void exec_capture(const struct tcp_rule *r, struct stream *s)
 	struct sample smp = { 0 };
 	char *v;
 
-	if (s->is_http || !smp_expr_eval(r->expr, s, &smp))
+	if (s->fe->mode == PR_MODE_HTTP || !smp_expr_eval(r->expr, s, &smp))
 		return;
 	if (!s->tcp_cap) {
 		if (!cap_pool)

@@ -1,6 +1,6 @@
 /* Helpers shared by the rules-engine unit tests (test_sample.c,
  * test_acl.c, test_rules.c): a stream from client 192.0.2.7:40000 to
- * 198.51.100.1:80 made by http_stream_init(), request/response heads parsed
+ * 198.51.100.1:80 made by the HTTP/1 stream protocol's init, request/response heads parsed
  * from raw text (and, for msg_load(), published in its transaction as during
  * the rules), and the group setup/teardown and per-test reset() that go with
  * them. Include after <cmocka.h>. */
@@ -32,7 +32,7 @@ static inline void strm_end(void)
 {
 	if (strm_live) {
 		strm.txn->req_head = strm.txn->res_head = NULL;
-		http_stream_release(&strm);
+		strm.proto->release(&strm);
 	}
 	strm_live = 0;
 }
@@ -54,7 +54,8 @@ static inline struct stream *strm_new(struct proxy *px)
 	dst->sin_port = htons(80);
 	assert_int_equal(inet_pton(AF_INET, "198.51.100.1", &dst->sin_addr), 1);
 	strm.dst = &dst_ss;   /* known, as after a PROXY header */
-	assert_int_equal(http_stream_init(&strm), 0);
+	strm.proto = stream_proto_of(PR_MODE_HTTP);
+	assert_int_equal(strm.proto->init(&strm), 0);
 	assert_non_null(http_txn_new(&strm));
 	assert_non_null(strm.txn);
 	strm_live = 1;

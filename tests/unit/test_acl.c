@@ -486,6 +486,7 @@ static void test_tristate(void **state)
 	/* mode tcp (no transaction): req.proto_http reads the data */
 	txn = strm.txn;
 	strm.txn = NULL;
+	strm.fe->mode = PR_MODE_TCP;
 	assert_false(truth("if { req.proto_http }"));
 	memcpy(b->area, "GET / HTTP/1.1\r\n", 16);
 	b->data = 16;
@@ -496,6 +497,7 @@ static void test_tristate(void **state)
 	assert_int_equal(tri("if { req.proto_http }"), ACL_TEST_MISS);
 	strm.smp_partial = 0;
 	assert_false(truth("if { req.proto_http }"));
+	strm.fe->mode = PR_MODE_HTTP;
 	strm.txn = txn;
 	strm.req.buf = NULL;
 	free(b);
