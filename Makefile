@@ -177,8 +177,8 @@ define run_tls
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tls:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
-# The runtime API checks varnishtest cannot express (failed reloads, long
-# pipelined input), a few seconds: also under
+# The runtime API checks varnishtest cannot express (descriptors run out,
+# failed reloads, long pipelined input), a few seconds: also under
 # SANITIZE=1. They record their own PASS/FAIL lines; a crash or a timeout of
 # the script is one more FAIL.
 define run_cli

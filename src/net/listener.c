@@ -160,8 +160,10 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 	bc->conf_file = xstrdup(ctx->file);
 	bc->conf_line = ctx->line;
 	bc->level = 2; /* stats sockets default to "operator", as in HAProxy */
-	if (cli)
+	if (cli) {
 		bc->maxconn = LI_CLI_MAXCONN;
+		bc->flags |= LI_F_CLI;
+	}
 	for (i = 1; i < argc; ) {
 		const char *sug;
 		const struct bind_kw *kw = bind_find_kw(argv[i], cli, &sug);
@@ -599,6 +601,48 @@ int listener_enable_all(struct listener *list)
 	return n;
 }
 
+/* Opens the reserve descriptor again if a stats socket used it (or none
+ * could be opened yet), now that a descriptor may have been freed. */
+static void listener_spare_refill(void)
+{
+	if (lis.spare_wanted && lis.spare < 0)
+		lis.spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* Every descriptor (or kernel memory) is taken: <li> stops watching its
+ * socket, which would otherwise wake us up for nothing in a loop, until a
+ * connection of ours ends (listener_release()) or, for descriptors freed
+ * elsewhere, the next short retry. Reported once in a while, not per try. */
+static void listener_no_resources(struct listener *li, int err)
+{
+	uint64_t now = now_ms();
+
+	if (!lis.res_logged || now - lis.res_logged >= 10000) {
+		char more[64] = "";
+
+		if (lis.res_hits)
+			snprintf(more, sizeof(more), " (%u more time(s) since the last message)",
+				 lis.res_hits);
+		log_warning("accept() on '%s': %s; accepting again once a descriptor is freed%s",
+			    li->addr_str, strerror(err), more);
+		lis.res_logged = now ? now : 1;
+		lis.res_hits = 0;
+	} else {
+		lis.res_hits++;
+	}
+	listener_pause(li);
+	if (!ev_is_active(&lis.res_retry)) {
+		ev_timer_set(&lis.res_retry, 0.1, 0.);
+		ev_timer_start(global.loop, &lis.res_retry);
+	}
+}
+
+static void listener_res_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	listener_spare_refill();
+	listener_resume_ready();
+}
+
 static void listener_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	listener_resume_ready();
@@ -613,6 +657,8 @@ void listener_release(struct listener *li)
 {
 	BUG_ON(li->nbconn <= 0, "listener connection count underflow");
 	li->nbconn--;
+	/* its descriptor is closed: the reserve first, then whoever waits */
+	listener_spare_refill();
 	if (lis.paused)
 		listener_resume_ready();
 }
@@ -644,14 +690,18 @@ static void listener_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 			case ECONNABORTED:
 			case EINTR:
 				continue;
-			case EMFILE: case ENFILE: case ENOBUFS: case ENOMEM:
-				/* Out of resources: wait a little instead of spinning. */
-				log_warning("accept() on '%s': %s; pausing for 100ms",
-					    li->addr_str, strerror(errno));
-				listener_pause(li);
-				ev_timer_stop(loop, &lis.retry);
-				ev_timer_set(&lis.retry, 0.1, 0.);
-				ev_timer_start(loop, &lis.retry);
+			case EMFILE: case ENFILE:
+				if ((li->flags & LI_F_CLI) && lis.spare >= 0) {
+					/* The reserve is for this: the operator gets in
+					 * even when traffic took every descriptor. */
+					close(lis.spare);
+					lis.spare = -1;
+					continue;
+				}
+				listener_no_resources(li, errno);
+				return;
+			case ENOBUFS: case ENOMEM:
+				listener_no_resources(li, errno);
 				return;
 			default:
 				log_warning("accept() on '%s': %s", li->addr_str, strerror(errno));
@@ -667,11 +717,17 @@ void listener_start_all(struct listener *list, listener_accept_fn fn)
 {
 	if (!lis.retry_init) {
 		ev_timer_init(&lis.retry, listener_retry_cb, 0.1, 0.);
+		ev_timer_init(&lis.res_retry, listener_res_retry_cb, 0.1, 0.);
 		lis.retry_init = 1;
 	}
 	for (struct listener *li = list; li; li = li->next) {
 		if (li->fd < 0)
 			continue;
+		if (li->flags & LI_F_CLI) {
+			/* one descriptor kept free for the runtime API */
+			lis.spare_wanted = 1;
+			listener_spare_refill();
+		}
 		li->accept = fn;
 		ev_io_init(&li->io, listener_accept_cb, li->fd, EV_READ);
 		ev_io_start(global.loop, &li->io);
