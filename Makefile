@@ -177,6 +177,15 @@ define run_tls
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tls:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# The runtime API checks varnishtest cannot express (descriptors run out,
+# failed reloads, long pipelined input), a few seconds: also under
+# SANITIZE=1. They record their own PASS/FAIL lines; a crash or a timeout of
+# the script is one more FAIL.
+define run_cli
+	@RESULTS=$(BUILD)/results.txt timeout 120 tests/cli/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL cli:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # The benchmark scripts must at least compile (they are not run by `make
 # test`: they take minutes and need a quiet machine). compile(), as
 # py_compile does, without leaving __pycache__ behind.
@@ -197,6 +206,7 @@ test: deps deps-clients
 	@RESULTS=$(BUILD)/results.txt tests/run-unit $(UNIT_BINS) || true
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
 	$(run_tls)
+	$(run_cli)
 	$(run_clients)
 	$(check_bench_scripts)
 	@tests/summarize $(BUILD)/results.txt

@@ -219,6 +219,16 @@ static void cleanup(void)
 	pool_flush_all();
 }
 
+/* A start that failed after binding: the paths and the pid file go back
+ * to what they held, everything opened is closed. Returns the exit status. */
+static int start_failed(void)
+{
+	listener_unix_unpublish();
+	process_forget_pidfile();
+	cleanup();
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct cmdline cl = { .old_sig = SIGUSR1 };
@@ -267,23 +277,26 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	buf_init(global.bufsize);
-	if (start_listeners() == -1 || open_loggers() == -1) {
-		cleanup();
-		return 1;
-	}
+	if (start_listeners() == -1 || open_loggers() == -1)
+		return start_failed();
 	/* Everything that can fail is done while the terminal still shows the
-	 * error: pid file, chroot and privileges come before detaching. */
-	if (process_open_pidfile() == -1 || process_drop_privileges() == -1) {
-		cleanup();
-		return 1;
-	}
+	 * error: pid file, chroot and privileges come before detaching. Nothing
+	 * the process being replaced uses (pid file contents, unix socket
+	 * paths) changes before the start is known to succeed. */
+	if (process_open_pidfile() == -1 || process_check_privileges() == -1 ||
+	    listener_unix_publish() == -1)
+		return start_failed();
+	if (!(global.flags & GLB_F_DAEMON) && process_write_pidfile(getpid()) == -1)
+		return start_failed();
+	/* Removing the sockets the paths held needs the privileges dropped
+	 * just after (proved to work by process_check_privileges()). */
+	listener_unix_settle();
+	if (process_drop_privileges() == -1)
+		return start_failed();
 	if (global.flags & GLB_F_DAEMON) {
 		if (process_daemonize() == -1)
-			return 1;
+			return start_failed();
 		global.pid = getpid();
-	} else if (process_write_pidfile(getpid()) == -1) {
-		cleanup();
-		return 1;
 	}
 	if (cl.nold)
 		process_signal_old(cl.old_pids, cl.nold, cl.old_sig);

@@ -26,6 +26,14 @@ struct ssl_bind_opts;
 #define LI_F_ACCEPT_PROXY 0x0200  /* connections start with a PROXY header */
 #define LI_F_DISABLED   0x0400  /* "disable frontend": not accepting until enabled */
 
+#define LI_F_CLI        0x0800  /* a stats socket: may use the reserve descriptor */
+
+/* Where a unix socket of ours is during start-up (listener.ux_state). */
+#define LI_UX_NONE      0       /* not ours on disk (inherited, published or closed) */
+#define LI_UX_TEMP      1       /* bound at <path>.<pid>.tmp */
+#define LI_UX_PUBLISHED 2       /* renamed to <path> */
+#define LI_UX_BACKUP    3       /* renamed to <path>, what was there kept at <path>.<pid>.bak */
+
 /* Options shared by every listener of one bind line. */
 struct bind_conf {
 	int      backlog;
@@ -59,6 +67,11 @@ struct listener {
 	int                     nbconn;
 	int                     id;
 	ino_t                   ux_ino;      /* inode of the unix socket we created */
+	/* Start-up of a unix socket, bound under a temporary name until every
+	 * other step succeeded (listener_unix_publish()): */
+	struct listener        *ux_next;     /* in the list of sockets being published */
+	int                     ux_dir;      /* its directory (survives chroot), or -1 */
+	int                     ux_state;    /* LI_UX_* */
 	listener_accept_fn      accept;
 	struct counters         counters;
 };
@@ -72,6 +85,23 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 /* Binds (or adopts) every listener of <list>. Returns 0 or -1 (alerts are
  * printed naming the address). */
 int listener_bind_all(struct listener *list);
+
+/* A start must not take a unix socket path from the process it replaces
+ * until it knows it will run: listener_bind_all() binds unix sockets under
+ * <path>.<pid>.tmp. listener_unix_publish() renames every one over its path
+ * (atomically: a client always finds a socket there), keeping what the path
+ * held as <path>.<pid>.bak. Returns 0, or -1 after an alert, the paths then
+ * being as before. Called as the last step that needs the privileges the
+ * configuration drops. */
+int listener_unix_publish(void);
+
+/* The start failed after listener_unix_publish(): gives every path back
+ * what it held before (the old process' socket, or nothing). Works after a
+ * chroot; after setuid only where the new user may write. */
+void listener_unix_unpublish(void);
+
+/* The start succeeded: removes the backups, forgets the directories. */
+void listener_unix_settle(void);
 
 /* Starts watching all bound listeners of <list> with <fn>. */
 void listener_start_all(struct listener *list, listener_accept_fn fn);

@@ -20,6 +20,17 @@ int process_daemonize(void);
  * Returns 0 or -1. */
 int process_write_pidfile(pid_t pid);
 
+/* The start failed: closes the pid file, and removes it if it did not exist
+ * before (one that existed keeps the old process' pid: it is only
+ * truncated when written). */
+void process_forget_pidfile(void);
+
+/* Whether process_drop_privileges() will succeed, tried in a child process
+ * that exits at once (nothing to do without chroot, user or group). Lets a
+ * start fail before it takes anything from the process it replaces.
+ * Returns 0 or -1 (the alert is printed by the child). */
+int process_check_privileges(void);
+
 /* chroot, then group and user switch. Returns 0 or -1 (alert printed). */
 int process_drop_privileges(void);
 

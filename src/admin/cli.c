@@ -18,6 +18,7 @@
 
 #define CLI_IN_MAX  16384          /* longest accepted command line */
 #define CLI_OUT_MAX (64 << 20)     /* a client that reads nothing can't grow us past this */
+#define CLI_OUT_PAUSE (256 << 10)  /* pipelined lines wait while this much output is unsent */
 
 struct cli_kw_table {
 	struct cli_kw       *kws;
@@ -35,6 +36,7 @@ struct cli_client {
 	struct cli_ctx     ctx;
 	size_t             inlen;
 	int                closing;    /* close once the output is sent */
+	int                ran_all;    /* not interactive, every line received ran */
 	char              *pending;    /* a command ending in "<<": waits for its payload */
 	struct dstr        payload;    /* the payload lines received so far */
 	char               in[CLI_IN_MAX];
@@ -314,6 +316,7 @@ static int cli_flush(struct cli_client *c)
 			return -1;
 		}
 		dstr_consume(&c->ctx.out, (size_t)n);
+		ev_timer_again(global.loop, &c->timer);   /* a slow reader is not idle */
 	}
 	return 0;
 }
@@ -360,11 +363,24 @@ static int cli_payload_line(struct cli_client *c, const char *l, size_t len)
 	return 1;
 }
 
+/* Whether a complete line waits in the input buffer. */
+static int cli_line_ready(const struct cli_client *c)
+{
+	return c->inlen && memchr(c->in, '\n', c->inlen) != NULL;
+}
+
+/* Runs the complete lines received, in order. Without "prompt", every line
+ * the client sent before waiting for answers is a command (pipelining, as
+ * HAProxy): the connection closes once the last of them ran and nothing else
+ * is buffered, or after "quit". Stops while the output backs up, so that a
+ * client pipelining commands without reading cannot make us build every
+ * answer at once; the rest runs as the output drains. */
 static void cli_process_input(struct cli_client *c)
 {
 	char *nl;
 
-	while (!c->closing && (nl = memchr(c->in, '\n', c->inlen))) {
+	while (!c->closing && c->ctx.out.len < CLI_OUT_PAUSE &&
+	       (nl = memchr(c->in, '\n', c->inlen))) {
 		size_t len = (size_t)(nl - c->in), l = len;
 		ssize_t plen;
 
@@ -396,54 +412,104 @@ static void cli_process_input(struct cli_client *c)
 			ev_timer_again(global.loop, &c->timer);
 			c->ctx.timeout_ms = 0;
 		}
-		if (c->ctx.quit || !c->ctx.interactive)
+		if (c->ctx.quit)
 			c->closing = 1;
-		else
+		else if (c->ctx.interactive)
 			dstr_printf(&c->ctx.out, "> ");
+		else if (!c->inlen)
+			c->ran_all = 1;   /* maybe the last line sent: cli_io_cb() tells */
 	}
+}
+
+/* The client closed its side: an unterminated last line still runs, and a
+ * payload ends with the input. Only called with no complete line left. */
+static void cli_input_end(struct cli_client *c)
+{
+	if (c->inlen) {
+		if (c->pending)
+			cli_payload_line(c, c->in, c->inlen);
+		else
+			cli_exec_line(&c->ctx, c->in, c->inlen);
+		c->inlen = 0;
+	}
+	if (c->pending)
+		cli_payload_line(c, "", 0);
+	c->closing = 1;
+}
+
+/* Reads what the client sent into the free room. Returns the bytes read, 0
+ * at the end of the input, -1 when nothing is there yet, -2 on error. */
+static ssize_t cli_recv(struct cli_client *c)
+{
+	ssize_t n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
+
+	if (n > 0) {
+		c->inlen += (size_t)n;
+		ev_timer_again(global.loop, &c->timer);
+		return n;
+	}
+	if (n == 0)
+		return 0;
+	return errno == EAGAIN || errno == EINTR ? -1 : -2;
 }
 
 static void cli_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct cli_client *c = w->data;
 
-	if ((revents & EV_READ) && !c->closing) {
-		ssize_t n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, 0);
+	if ((revents & EV_READ) && !c->closing && c->inlen < sizeof(c->in)) {
+		ssize_t n = cli_recv(c);
 
-		if (n == 0) {
-			/* End of input: run an unterminated last line, then close. */
-			if (c->inlen && !memchr(c->in, '\n', c->inlen)) {
-				if (c->pending)
-					cli_payload_line(c, c->in, c->inlen);
-				else
-					cli_exec_line(&c->ctx, c->in, c->inlen);
-				c->inlen = 0;
-			}
-			/* a payload ends with the input too */
-			if (c->pending)
-				cli_payload_line(c, "", 0);
-			c->closing = 1;
-		} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+		if (n == 0)
+			cli_input_end(c);
+		else if (n == -2) {
 			cli_client_free(c);
 			return;
-		} else if (n > 0) {
-			c->inlen += (size_t)n;
-			ev_timer_again(loop, &c->timer);
-			cli_process_input(c);
-			if (!c->closing && c->inlen == sizeof(c->in)) {
-				dstr_printf(&c->ctx.out, "Command line too long (max %d bytes).\n\n",
-					    CLI_IN_MAX - 1);
-				c->closing = 1;
-			}
 		}
 	}
-	if (cli_flush(c) == -1 || (c->closing && !c->ctx.out.len) || c->ctx.out.len > CLI_OUT_MAX) {
-		if (c->closing && !c->ctx.out.len)
-			shutdown(c->fd, SHUT_WR);
+	/* Run what can run, send it, and go on while lines wait and the
+	 * output drained (each round runs at least one line or reads more
+	 * input: no endless loop). */
+	for (;;) {
+		cli_process_input(c);
+		if (!c->closing && c->inlen == sizeof(c->in) && !cli_line_ready(c)) {
+			dstr_printf(&c->ctx.out, "Command line too long (max %d bytes).\n\n",
+				    CLI_IN_MAX - 1);
+			c->closing = 1;
+		}
+		if (c->ran_all && !c->closing) {
+			/* Without "prompt", the lines sent together all run, but
+			 * they may not all have fit in the buffer: the rest is in
+			 * the socket now. Nothing there: the client waits for the
+			 * answers, and the connection ends after them. */
+			ssize_t n = cli_recv(c);
+
+			c->ran_all = 0;
+			if (n == -2) {
+				cli_client_free(c);
+				return;
+			}
+			if (n == 0)
+				cli_input_end(c);
+			else if (n == -1)
+				c->closing = 1;
+		}
+		if (cli_flush(c) == -1 || c->ctx.out.len > CLI_OUT_MAX) {
+			cli_client_free(c);
+			return;
+		}
+		if (c->closing || c->ctx.out.len || !cli_line_ready(c))
+			break;
+	}
+	if (c->closing && !c->ctx.out.len) {
+		shutdown(c->fd, SHUT_WR);
 		cli_client_free(c);
 		return;
 	}
-	cli_want(c, (c->closing ? 0 : EV_READ) | (c->ctx.out.len ? EV_WRITE : 0));
+	/* Read more only once every buffered line ran (so that the end of the
+	 * input is only seen after them) and the output is not backed up. */
+	cli_want(c, (!c->closing && c->ctx.out.len < CLI_OUT_PAUSE && !cli_line_ready(c) ?
+		     EV_READ : 0) | (c->ctx.out.len ? EV_WRITE : 0));
 }
 
 static void cli_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)

@@ -25,6 +25,9 @@
 #define LI_MAX_ACCEPT   64     /* connections accepted per wake-up */
 #define LI_MAX_TOTAL    100000 /* listeners a configuration may declare */
 #define LI_CLI_MAXCONN  10     /* default for stats sockets, like HAProxy */
+/* longest unix socket path: room is left for ".<pid>.tmp" with the largest
+ * pid Linux gives (4194304), so that a path valid today is valid at reload */
+#define LI_UX_PATH_MAX  ((int)sizeof(((struct sockaddr_un *)0)->sun_path) - 1 - 12)
 
 struct bind_kw_table {
 	struct bind_kw       *kws;
@@ -34,11 +37,18 @@ struct bind_kw_table {
 
 static struct {
 	struct bind_kw_table *kws;
+	struct listener      *ux;         /* unix sockets not published or settled yet */
+	pid_t                 ux_pid;     /* in their temporary names */
 	int                   declared;   /* listeners created by the configuration */
 	struct listener      *paused;     /* listeners waiting for a free slot */
-	ev_timer              retry;      /* resumes after EMFILE/ENOMEM */
+	ev_timer              retry;      /* resumes when the connection rate allows */
+	ev_timer              res_retry;  /* resumes after EMFILE/ENFILE/ENOMEM */
 	int                   retry_init;
-} lis;
+	int                   spare;      /* the reserve descriptor (/dev/null), or -1 */
+	int                   spare_wanted; /* some stats socket may need it */
+	uint64_t              res_logged; /* when a shortage was last reported (ms) */
+	unsigned              res_hits;   /* shortages not reported since then */
+} lis = { .spare = -1 };
 
 void bind_register_keywords(struct bind_kw *kws, size_t n)
 {
@@ -74,6 +84,7 @@ static struct listener *listener_new(struct bind_conf *bc, struct proxy *px, con
 	li->bc = bc;
 	li->px = px;
 	li->fd = -1;
+	li->ux_dir = -1;
 	li->addr_str = xstrdup(str);
 	li->flags = bc->flags;
 	return li;
@@ -89,6 +100,13 @@ static int listener_add_addr(struct cfg_ctx *ctx, struct bind_conf *bc, struct p
 	if (addr_parse(item, &as, ADDR_F_UNIX_OK | ADDR_F_FD_OK | ADDR_F_RANGE_OK, &err) == -1) {
 		cfg_alert(ctx, "%s", err);
 		free(err);
+		return -1;
+	}
+	if (as.kind == ADDR_K_UNIX &&
+	    strlen(((struct sockaddr_un *)&as.ss)->sun_path) > LI_UX_PATH_MAX) {
+		cfg_alert(ctx, "'%s': a unix socket path may have at most %d characters here "
+			  "(it is first bound under a temporary name, '<path>.<pid>.tmp')",
+			  item, LI_UX_PATH_MAX);
 		return -1;
 	}
 	if (as.kind == ADDR_K_INET && as.port_lo == 0) {
@@ -142,8 +160,10 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 	bc->conf_file = xstrdup(ctx->file);
 	bc->conf_line = ctx->line;
 	bc->level = 2; /* stats sockets default to "operator", as in HAProxy */
-	if (cli)
+	if (cli) {
 		bc->maxconn = LI_CLI_MAXCONN;
+		bc->flags |= LI_F_CLI;
+	}
 	for (i = 1; i < argc; ) {
 		const char *sug;
 		const struct bind_kw *kw = bind_find_kw(argv[i], cli, &sug);
@@ -232,31 +252,210 @@ static int listener_adopt(struct listener *li)
 	return 0;
 }
 
-static int listener_bind_unix(struct listener *li)
+/* ---- unix sockets: bound aside, published once the start cannot fail ---- */
+
+static const char *ux_path(const struct listener *li)
 {
-	struct sockaddr_un *sun = (struct sockaddr_un *)&li->addr;
+	return ((const struct sockaddr_un *)&li->addr)->sun_path;
+}
+
+/* The last component of the path: what the *at() calls take with ux_dir. */
+static const char *ux_base(const struct listener *li)
+{
+	const char *slash = strrchr(ux_path(li), '/');
+
+	return slash ? slash + 1 : ux_path(li);
+}
+
+/* "<base>.<pid>.<ext>" into <out> (it fits: the full temporary path did). */
+static const char *ux_side(const struct listener *li, const char *ext, char *out, size_t size)
+{
+	snprintf(out, size, "%s.%d.%s", ux_base(li), (int)lis.ux_pid, ext);
+	return out;
+}
+
+/* Whether <name> in <li>'s directory is a socket, and ours when <ours>. */
+static int ux_is_socket(const struct listener *li, const char *name, int ours)
+{
 	struct stat st;
 
-	/* A stale socket from a previous run would make bind() fail; any
-	 * other file there is not ours to remove. */
-	if (lstat(sun->sun_path, &st) == 0) {
+	if (fstatat(li->ux_dir, name, &st, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISSOCK(st.st_mode))
+		return 0;
+	return !ours || st.st_ino == li->ux_ino;
+}
+
+/* Undoes what the start did on disk for <li>: the temporary socket goes, a
+ * published one gives the path back to what it held (the backup, or
+ * nothing). */
+static void ux_restore(struct listener *li)
+{
+	char side[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+
+	switch (li->ux_state) {
+	case LI_UX_TEMP:
+		if (ux_is_socket(li, ux_side(li, "tmp", side, sizeof(side)), 1))
+			unlinkat(li->ux_dir, side, 0);
+		break;
+	case LI_UX_BACKUP:
+		if (renameat(li->ux_dir, ux_side(li, "bak", side, sizeof(side)),
+			     li->ux_dir, ux_base(li)) == -1)
+			log_alert("cannot give '%s' back to the socket it had (kept as '%s'): %s",
+				  ux_path(li), side, strerror(errno));
+		break;
+	case LI_UX_PUBLISHED:
+		if (ux_is_socket(li, ux_base(li), 1))
+			unlinkat(li->ux_dir, ux_base(li), 0);
+		break;
+	}
+	li->ux_state = LI_UX_NONE;
+}
+
+/* Takes <li> off the list of sockets being published. */
+static void ux_forget(struct listener *li)
+{
+	struct listener **pp;
+
+	if (li->ux_dir >= 0)
+		close(li->ux_dir);
+	li->ux_dir = -1;
+	for (pp = &lis.ux; *pp; pp = &(*pp)->ux_next)
+		if (*pp == li) {
+			*pp = li->ux_next;
+			break;
+		}
+	li->ux_next = NULL;
+}
+
+/* Binds <li> at "<path>.<pid>.tmp" in the directory of <path>: until
+ * listener_unix_publish(), <path> (maybe the stats socket of the process
+ * being replaced) is not touched, so a start that fails leaves it alone. */
+static int listener_bind_unix(struct listener *li)
+{
+	struct sockaddr_un tmp = { .sun_family = AF_UNIX };
+	const char *path = ux_path(li), *base = ux_base(li);
+	char dir[sizeof(tmp.sun_path)];
+	struct stat st;
+	int n;
+
+	for (struct listener *o = lis.ux; o; o = o->ux_next)
+		if (strcmp(ux_path(o), path) == 0) {
+			log_alert("%s:%d: cannot bind unix socket '%s': %s:%d binds the same path",
+				  li->bc->conf_file, li->bc->conf_line, li->addr_str,
+				  o->bc->conf_file, o->bc->conf_line);
+			close(li->fd);
+			li->fd = -1;
+			return -1;
+		}
+	/* any other file there is not ours to replace */
+	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		errno = EEXIST;
+		return listener_fail(li, "bind unix socket (a file that is not a socket is in the way)");
+	}
+	if (!lis.ux_pid)
+		lis.ux_pid = getpid();
+	n = snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%s.%d.tmp", path, (int)lis.ux_pid);
+	if (n < 0 || (size_t)n >= sizeof(tmp.sun_path)) {
+		/* not for paths the configuration accepted (LI_UX_PATH_MAX) */
+		errno = ENAMETOOLONG;
+		return listener_fail(li, "bind unix socket under a temporary name");
+	}
+	if (lstat(tmp.sun_path, &st) == 0) {
+		/* left by a start with our pid that died before publishing */
 		if (!S_ISSOCK(st.st_mode)) {
 			errno = EEXIST;
-			return listener_fail(li, "bind unix socket (a file that is not a socket "
-					     "is in the way)");
+			return listener_fail(li, "bind unix socket (a file that is not a socket has "
+					     "its temporary name)");
 		}
-		unlink(sun->sun_path);
+		unlink(tmp.sun_path);
 	}
-	if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
+	if (base == path)
+		strcpy(dir, ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", base - path > 1 ? (int)(base - path - 1) : 1, path);
+	li->ux_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (li->ux_dir == -1)
+		return listener_fail(li, "open the directory of unix socket");
+	if (bind(li->fd, (struct sockaddr *)&tmp, sizeof(tmp)) == -1) {
+		close(li->ux_dir);
+		li->ux_dir = -1;
 		return listener_fail(li, "bind unix socket");
-	if (stat(sun->sun_path, &st) == 0)
+	}
+	li->ux_state = LI_UX_TEMP;
+	li->ux_next = lis.ux;
+	lis.ux = li;
+	if (stat(tmp.sun_path, &st) == 0)
 		li->ux_ino = st.st_ino;
-	if (li->bc->ux_mode && chmod(sun->sun_path, li->bc->ux_mode) == -1)
-		return listener_fail(li, "chmod unix socket");
-	if ((li->bc->ux_uid >= 0 || li->bc->ux_gid >= 0) &&
-	    chown(sun->sun_path, (uid_t)li->bc->ux_uid, (gid_t)li->bc->ux_gid) == -1)
-		return listener_fail(li, "chown unix socket");
+	if ((li->bc->ux_mode && chmod(tmp.sun_path, li->bc->ux_mode) == -1) ||
+	    ((li->bc->ux_uid >= 0 || li->bc->ux_gid >= 0) &&
+	     chown(tmp.sun_path, (uid_t)li->bc->ux_uid, (gid_t)li->bc->ux_gid) == -1)) {
+		int e = errno;
+
+		ux_restore(li);
+		ux_forget(li);
+		errno = e;
+		return listener_fail(li, li->bc->ux_mode ? "set the mode or owner of unix socket" :
+				     "set the owner of unix socket");
+	}
 	return 0;
+}
+
+int listener_unix_publish(void)
+{
+	char tmp[sizeof(((struct sockaddr_un *)0)->sun_path) + 16], bak[sizeof(tmp)];
+
+	for (struct listener *li = lis.ux; li; li = li->ux_next) {
+		int backup = 0;
+
+		if (li->ux_state != LI_UX_TEMP)
+			continue;
+		ux_side(li, "tmp", tmp, sizeof(tmp));
+		ux_side(li, "bak", bak, sizeof(bak));
+		if (ux_is_socket(li, bak, 0))
+			unlinkat(li->ux_dir, bak, 0);   /* a dead start's */
+		/* the socket there (the old process') gets a second name, to be
+		 * given back if this start fails from here on */
+		if (linkat(li->ux_dir, ux_base(li), li->ux_dir, bak, 0) == 0)
+			backup = 1;
+		else if (errno != ENOENT)
+			log_warning("cannot keep '%s' as '%s' (%s): if this start fails from here on, "
+				    "the process using it will lose its path", ux_path(li), bak,
+				    strerror(errno));
+		if (renameat(li->ux_dir, tmp, li->ux_dir, ux_base(li)) == -1) {
+			log_alert("%s:%d: cannot move unix socket '%s' from its temporary name: %s",
+				  li->bc->conf_file, li->bc->conf_line, li->addr_str, strerror(errno));
+			if (backup)
+				unlinkat(li->ux_dir, bak, 0);
+			listener_unix_unpublish();
+			return -1;
+		}
+		li->ux_state = backup ? LI_UX_BACKUP : LI_UX_PUBLISHED;
+	}
+	return 0;
+}
+
+void listener_unix_unpublish(void)
+{
+	for (struct listener *li = lis.ux; li; li = li->ux_next)
+		if (li->ux_state == LI_UX_PUBLISHED || li->ux_state == LI_UX_BACKUP)
+			ux_restore(li);
+}
+
+void listener_unix_settle(void)
+{
+	char bak[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+
+	while (lis.ux) {
+		struct listener *li = lis.ux;
+
+		if (li->ux_state == LI_UX_BACKUP && ux_is_socket(li, ux_side(li, "bak", bak,
+								      sizeof(bak)), 0))
+			unlinkat(li->ux_dir, bak, 0);
+		lis.ux = li->ux_next;
+		li->ux_next = NULL;
+		li->ux_state = LI_UX_NONE;
+		close(li->ux_dir);
+		li->ux_dir = -1;
+	}
 }
 
 static int listener_bind_one(struct listener *li)
@@ -402,6 +601,48 @@ int listener_enable_all(struct listener *list)
 	return n;
 }
 
+/* Opens the reserve descriptor again if a stats socket used it (or none
+ * could be opened yet), now that a descriptor may have been freed. */
+static void listener_spare_refill(void)
+{
+	if (lis.spare_wanted && lis.spare < 0)
+		lis.spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* Every descriptor (or kernel memory) is taken: <li> stops watching its
+ * socket, which would otherwise wake us up for nothing in a loop, until a
+ * connection of ours ends (listener_release()) or, for descriptors freed
+ * elsewhere, the next short retry. Reported once in a while, not per try. */
+static void listener_no_resources(struct listener *li, int err)
+{
+	uint64_t now = now_ms();
+
+	if (!lis.res_logged || now - lis.res_logged >= 10000) {
+		char more[64] = "";
+
+		if (lis.res_hits)
+			snprintf(more, sizeof(more), " (%u more time(s) since the last message)",
+				 lis.res_hits);
+		log_warning("accept() on '%s': %s; accepting again once a descriptor is freed%s",
+			    li->addr_str, strerror(err), more);
+		lis.res_logged = now ? now : 1;
+		lis.res_hits = 0;
+	} else {
+		lis.res_hits++;
+	}
+	listener_pause(li);
+	if (!ev_is_active(&lis.res_retry)) {
+		ev_timer_set(&lis.res_retry, 0.1, 0.);
+		ev_timer_start(global.loop, &lis.res_retry);
+	}
+}
+
+static void listener_res_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	listener_spare_refill();
+	listener_resume_ready();
+}
+
 static void listener_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	listener_resume_ready();
@@ -416,6 +657,8 @@ void listener_release(struct listener *li)
 {
 	BUG_ON(li->nbconn <= 0, "listener connection count underflow");
 	li->nbconn--;
+	/* its descriptor is closed: the reserve first, then whoever waits */
+	listener_spare_refill();
 	if (lis.paused)
 		listener_resume_ready();
 }
@@ -447,14 +690,18 @@ static void listener_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 			case ECONNABORTED:
 			case EINTR:
 				continue;
-			case EMFILE: case ENFILE: case ENOBUFS: case ENOMEM:
-				/* Out of resources: wait a little instead of spinning. */
-				log_warning("accept() on '%s': %s; pausing for 100ms",
-					    li->addr_str, strerror(errno));
-				listener_pause(li);
-				ev_timer_stop(loop, &lis.retry);
-				ev_timer_set(&lis.retry, 0.1, 0.);
-				ev_timer_start(loop, &lis.retry);
+			case EMFILE: case ENFILE:
+				if ((li->flags & LI_F_CLI) && lis.spare >= 0) {
+					/* The reserve is for this: the operator gets in
+					 * even when traffic took every descriptor. */
+					close(lis.spare);
+					lis.spare = -1;
+					continue;
+				}
+				listener_no_resources(li, errno);
+				return;
+			case ENOBUFS: case ENOMEM:
+				listener_no_resources(li, errno);
 				return;
 			default:
 				log_warning("accept() on '%s': %s", li->addr_str, strerror(errno));
@@ -470,11 +717,17 @@ void listener_start_all(struct listener *list, listener_accept_fn fn)
 {
 	if (!lis.retry_init) {
 		ev_timer_init(&lis.retry, listener_retry_cb, 0.1, 0.);
+		ev_timer_init(&lis.res_retry, listener_res_retry_cb, 0.1, 0.);
 		lis.retry_init = 1;
 	}
 	for (struct listener *li = list; li; li = li->next) {
 		if (li->fd < 0)
 			continue;
+		if (li->flags & LI_F_CLI) {
+			/* one descriptor kept free for the runtime API */
+			lis.spare_wanted = 1;
+			listener_spare_refill();
+		}
 		li->accept = fn;
 		ev_io_init(&li->io, listener_accept_cb, li->fd, EV_READ);
 		ev_io_start(global.loop, &li->io);
@@ -502,13 +755,17 @@ void listener_close_all(struct listener *list)
 			global.jobs--;
 			global.listeners--;
 		}
-		if ((li->flags & LI_F_UNIX) && !(li->flags & LI_F_INHERITED)) {
-			const char *path = ((struct sockaddr_un *)&li->addr)->sun_path;
+		if (li->ux_dir >= 0) {
+			/* the start failed: put the paths back as they were */
+			ux_restore(li);
+			ux_forget(li);
+		} else if ((li->flags & LI_F_UNIX) && !(li->flags & LI_F_INHERITED)) {
+			const char *path = ux_path(li);
 			struct stat st;
 
 			/* After a reload (-sf) the path belongs to the new process:
 			 * remove it only if it is still the socket we created. */
-			if (lstat(path, &st) == 0 && st.st_ino == li->ux_ino)
+			if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == li->ux_ino)
 				unlink(path);
 		}
 		close(li->fd);

@@ -185,6 +185,28 @@ static int srv_init_addr(struct server *srv, const char *addr, char **err)
 	return -1;
 }
 
+/* What "add server" cannot take, checked before <srv> joins <px>. Returns 1
+ * with <err> allocated, or 0. At start-up the post-parse checks report the
+ * same cases with the file and line. */
+static int srv_runtime_refused(const struct proxy *px, const struct server *srv, char **err)
+{
+	for (const struct server *q = px->servers; q && srv->id; q = q->next)
+		if (q->id == srv->id) {
+			/* two servers with one id would make "show stat", the
+			 * server-state file and stick tables mix them up */
+			*err = str_fmt("id %d is taken by server '%s/%s': a backend's server "
+				       "ids must be unique.", srv->id, px->name, q->name);
+			return 1;
+		}
+	if (srv->track_name) {
+		/* tracking is resolved at start-up only: it would be ignored */
+		*err = str_fmt("'track' is not supported by 'add server' (declare the "
+			       "server in the configuration).");
+		return 1;
+	}
+	return 0;
+}
+
 /* Creates server <name> at <addr> in <px>, from its default-server
  * template, then applies the options. Returns the server (appended to <px>),
  * or NULL with <err> allocated. <config>: at start-up, host names may be
@@ -237,14 +259,10 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	} else {
 		check_init(&srv->check, srv);
 	}
-	if (srv_apply_options(srv, argc, argv, err) == -1 && !config) {
-		free(srv->name);
-		free(srv->addr_str);
-		free(srv->track_name);
-		ssl_srv_free(srv);
-		free(srv);
-		return NULL;
-	}
+	if (srv_apply_options(srv, argc, argv, err) == -1 && !config)
+		goto discard;
+	if (!config && srv_runtime_refused(px, srv, err))
+		goto discard;
 	if (aerr && !*err && srv_init_addr(srv, addr, err) == 0) {
 		char text[80];
 
@@ -259,6 +277,15 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	*tail = srv;
 	px->nsrv++;
 	return srv;
+
+discard:
+	/* nothing refers to it yet: the backend is left as it was */
+	free(srv->name);
+	free(srv->addr_str);
+	free(srv->track_name);
+	ssl_srv_free(srv);
+	free(srv);
+	return NULL;
 }
 
 /* server NAME ADDR[:PORT] [options] */

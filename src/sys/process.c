@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -254,12 +255,19 @@ int process_set_limits(void)
 }
 
 static int pidfile_fd = -1;
+static int pidfile_created;   /* it did not exist: a failed start removes it */
 
 int process_open_pidfile(void)
 {
 	if (!global.pidfile)
 		return 0;
-	pidfile_fd = open(global.pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Not truncated here: until this start succeeds, the file keeps the
+	 * pid of the process it replaces (the next reload's -sf needs it). */
+	pidfile_fd = open(global.pidfile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (pidfile_fd >= 0)
+		pidfile_created = 1;
+	else if (errno == EEXIST)
+		pidfile_fd = open(global.pidfile, O_WRONLY | O_CLOEXEC);
 	if (pidfile_fd == -1) {
 		log_alert("cannot create pid file '%s': %s", global.pidfile, strerror(errno));
 		return -1;
@@ -275,13 +283,23 @@ int process_write_pidfile(pid_t pid)
 	if (pidfile_fd < 0)
 		return 0;
 	n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
-	if (write(pidfile_fd, buf, (size_t)n) != n) {
+	if (ftruncate(pidfile_fd, 0) == -1 || pwrite(pidfile_fd, buf, (size_t)n, 0) != n) {
 		log_alert("cannot write pid file '%s': %s", global.pidfile, strerror(errno));
 		ret = -1;
 	}
 	close(pidfile_fd);
 	pidfile_fd = -1;
 	return ret;
+}
+
+void process_forget_pidfile(void)
+{
+	if (pidfile_fd < 0)
+		return;
+	close(pidfile_fd);
+	pidfile_fd = -1;
+	if (pidfile_created)
+		unlink(global.pidfile);
 }
 
 int process_daemonize(void)
@@ -336,6 +354,28 @@ int process_drop_privileges(void)
 		return -1;
 	}
 	return 0;
+}
+
+int process_check_privileges(void)
+{
+	pid_t pid;
+	int st = 0;
+
+	if (!global.chroot && global.uid < 0 && global.gid < 0)
+		return 0;
+	pid = fork();
+	if (pid == -1) {
+		log_alert("cannot fork to try chroot/user/group: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0)
+		_exit(process_drop_privileges() == 0 ? 0 : 1);  /* it printed why */
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR) {
+			log_alert("cannot wait for the chroot/user/group trial: %s", strerror(errno));
+			return -1;
+		}
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
 void process_signal_old(const pid_t *pids, int n, int sig)
