@@ -31,6 +31,7 @@ struct ssl_srv;
 #define SRV_F_AGENT   0x2000 /* agent-check (srv_agent.c) */
 #define SRV_F_AGENT_OFF  0x4000 /* "disable agent": the agent is not asked */
 #define SRV_F_AGENT_DOWN 0x8000 /* the agent said down/fail/stopped */
+#define SRV_F_KILL_SOON  0x10000 /* its sessions are to be shut down (stream_kill_server_soon) */
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };
@@ -45,6 +46,7 @@ struct server {
 	struct sockaddr_storage addr;
 	socklen_t               addrlen;
 	unsigned                flags;      /* SRV_F_* */
+	struct server          *kill_next;  /* SRV_F_KILL_SOON: the next one to do */
 	int                     weight;     /* configured (0..256) */
 	int                     uweight;    /* user weight (runtime) */
 	int                     maxconn;

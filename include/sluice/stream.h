@@ -244,6 +244,14 @@ int stream_count(void);
  * Returns how many were closed. */
 int stream_kill_server(struct server *srv);
 
+/* The same, at the start of the next loop iteration: for a state change
+ * decided while a stream of <srv> runs (a health check fed by that very
+ * stream's traffic, "observe"), which must not free it under its caller. */
+void stream_kill_server_soon(struct server *srv);
+
+/* <srv> goes away (del server): no shutdown is pending for it any more. */
+void stream_kill_server_cancel(struct server *srv);
+
 /* Closes the HTTP client connections that wait, idle, for their next
  * request (soft stop). */
 void stream_close_idle(void);

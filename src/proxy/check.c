@@ -228,7 +228,7 @@ static void server_set_down(struct server *srv, const struct server *via,
 		check_log_no_server(px);
 	}
 	if (srv->flags & SRV_F_DOWN_KILL)
-		stream_kill_server(srv);
+		stream_kill_server_soon(srv);   /* maybe from one of its streams (observe) */
 	stream_srv_state_changed(srv);
 	check_track_sync(srv);
 }
@@ -258,7 +258,7 @@ static void server_set_up(struct server *srv, const struct server *via, const st
 	if ((srv->flags & SRV_F_UP_KILL_BACKUP) && !(srv->flags & SRV_F_BACKUP))
 		for (struct server *b = px->servers; b; b = b->next)
 			if (b->flags & SRV_F_BACKUP)
-				stream_kill_server(b);
+				stream_kill_server_soon(b);
 	stream_srv_state_changed(srv);
 	check_track_sync(srv);
 }

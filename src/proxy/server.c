@@ -1113,6 +1113,7 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 		ev_timer_stop(global.loop, &srv->ss_timer);
 	check_stop_server(srv);
 	srv_idle_purge(srv, 0);
+	stream_kill_server_cancel(srv);
 	for (pp = &px->servers; *pp != srv; pp = &(*pp)->next)
 		;
 	*pp = srv->next;

@@ -46,6 +46,8 @@ static struct {
 	void         (*idle_cb)(void);
 	int            killing;   /* stream_kill_all() runs: no new work */
 	const struct stream_proto *protos[PR_MODE_HTTP + 1];   /* by frontend mode */
+	struct server *kill_list;   /* servers whose sessions are to be shut down */
+	ev_timer       kill_timer;  /* runs those shutdowns at the next iteration */
 } strm;
 
 void stream_proto_register(int mode, const struct stream_proto *sp)
@@ -62,7 +64,7 @@ const struct stream_proto *stream_proto_of(int mode)
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 static int stream_read_proxy(struct stream *s);
-static void stream_fail(struct stream *s, char t0, char t1);
+static int stream_fail(struct stream *s, char t0, char t1);
 static int stream_start(struct stream *s);
 static int stream_ssl_handshake(struct stream *s, struct conn *c);
 static int stream_read_proxy_exact(struct stream *s);
@@ -317,6 +319,9 @@ void stream_srv_state_changed(struct server *srv)
 	for (q = srv->queue_head; q; q = next) {
 		next = q->ss.q_next;
 		ss_dequeue(q, 0);
+		/* load balancing only: a stick entry or use-server rule would
+		 * bind it to this very server again */
+		stream_pick_server(q, STREAM_PICK_LB);
 		stream_connect(q);   /* load balancing: a slot, or the backend's queue */
 	}
 }
@@ -341,8 +346,7 @@ static int queue_on_server(struct stream *s, struct server *srv)
 	if (s->be->options & PR_O_REDISPATCH)
 		return 1;
 	s->be->be_counters.failed_conns++;
-	stream_fail(s, 's', 'Q');
-	return -1;
+	return stream_fail(s, 's', 'Q');
 }
 
 int stream_redispatch_due(const struct proxy *be, int retry)
@@ -370,6 +374,8 @@ int stream_retry_redispatch(struct stream *s, int refused)
 	be->be_counters.redispatches++;
 	srv->counters.redispatches++;
 	stream_pick_server(s, STREAM_PICK_AVOID);
+	if (s->ss.target != srv)
+		stream_srv_freed(srv);   /* the slot it left goes to a waiter */
 	return 1;
 }
 
@@ -387,8 +393,7 @@ static int stream_conn_failed(struct stream *s, int timeout)
 	if (s->ss.retries >= s->be->retries || !(s->be->retry_on & PR_RE_CONN_FAILED)) {
 		s->be->be_counters.failed_conns++;
 		srv->counters.failed_conns++;
-		stream_fail(s, timeout ? 's' : 'S', 'C');
-		return -1;
+		return stream_fail(s, timeout ? 's' : 'S', 'C');
 	}
 	s->ss.retries++;
 	s->be->be_counters.retries++;
@@ -511,8 +516,7 @@ int stream_connect(struct stream *s)
 		}
 		/* No usable server: nothing will ever answer. */
 		s->be->be_counters.failed_conns++;
-		stream_fail(s, 'S', 'C');
-		return -1;
+		return stream_fail(s, 'S', 'C');
 	}
 	srv = s->ss.target;
 	addr = srv->addr;
@@ -553,17 +557,19 @@ uint64_t stream_next_id(void)
 	return strm.next_id++;
 }
 
-/* An error ended the exchange: mode http answers it (503, 504...) when the
- * response has not started; otherwise the stream closes. */
-static void stream_fail(struct stream *s, char t0, char t1)
+/* An error ended the exchange: the protocol may answer it (mode http: 503,
+ * 504... when the response has not started); otherwise the stream closes.
+ * Returns 0 when the stream lives on, -1 once it was closed (freed). */
+static int stream_fail(struct stream *s, char t0, char t1)
 {
 	if (s->proto->fail) {
 		if (s->ss.st == SS_QUEUED)
 			ss_dequeue(s, 0);
 		if (s->proto->fail(s, t0, t1) == 0)
-			return;
+			return 0;
 	}
 	stream_close(s, t0, t1);
+	return -1;
 }
 
 void stream_close(struct stream *s, char t0, char t1)
@@ -1160,7 +1166,11 @@ int stream_kill_server(struct server *srv)
 	int n = 0;
 
 	while (s) {
-		if (s->ss.target != srv) {
+		/* its sessions: connecting to it, connected, or about to retry
+		 * it (an exchange already answered here only keeps the server
+		 * for its log line) */
+		if (s->ss.target != srv ||
+		    (s->ss.st != SS_CONN && s->ss.st != SS_EST && s->ss.st != SS_TAR)) {
 			s = s->next;
 			continue;
 		}
@@ -1171,6 +1181,43 @@ int stream_kill_server(struct server *srv)
 		s = strm.list;
 	}
 	return n;
+}
+
+static void stream_kill_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct server *srv;
+
+	while ((srv = strm.kill_list)) {
+		strm.kill_list = srv->kill_next;
+		srv->kill_next = NULL;
+		srv->flags &= ~SRV_F_KILL_SOON;
+		stream_kill_server(srv);
+	}
+}
+
+void stream_kill_server_soon(struct server *srv)
+{
+	if (srv->flags & SRV_F_KILL_SOON)
+		return;
+	srv->flags |= SRV_F_KILL_SOON;
+	srv->kill_next = strm.kill_list;
+	strm.kill_list = srv;
+	if (!ev_is_active(&strm.kill_timer)) {
+		ev_timer_init(&strm.kill_timer, stream_kill_cb, 0., 0.);
+		ev_timer_start(global.loop, &strm.kill_timer);
+	}
+}
+
+void stream_kill_server_cancel(struct server *srv)
+{
+	for (struct server **p = &strm.kill_list; *p; p = &(*p)->kill_next) {
+		if (*p == srv) {
+			*p = srv->kill_next;
+			break;
+		}
+	}
+	srv->kill_next = NULL;
+	srv->flags &= ~SRV_F_KILL_SOON;
 }
 
 void stream_close_idle(void)
