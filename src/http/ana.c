@@ -199,44 +199,6 @@ static int http_put_msg(struct channel *ch, const struct http_head *h, const cha
 
 /* ---- local replies ---- */
 
-/* No server side is busy with an exchange: none chosen, or only a
- * connection kept from the previous one. */
-static int http_srv_idle(const struct stream *s)
-{
-	return s->ss.st == SS_NONE || s->ss.st == SS_KEPT;
-}
-
-/* Connection <fd> (<ssl>) to <srv>, done with its exchange, goes to the
- * server's idle pool (its backend's http-reuse permitting; else closed). */
-static void http_pool_conn(struct server *srv, int fd, struct ssl_st *ssl)
-{
-	if (http_px_of(srv->px)->reuse == HTTP_REUSE_NEVER)
-		srv_idle_close(fd, ssl);
-	else
-		srv_idle_put(srv, fd, ssl, 1);
-}
-
-/* The connection kept between requests goes to its server's idle pool
- * (the http-reuse policy permitting; else it is closed). */
-static void http_pool_kept(struct stream *s)
-{
-	struct server *srv;
-	struct ssl_st *ssl;
-	int fd = ss_unkeep(s, &srv, &ssl);
-
-	http_pool_conn(srv, fd, ssl);
-}
-
-/* The exchange is answered here: whatever the server side was doing stops
- * (a kept connection is pooled, any other closed). */
-static void http_srv_abort(struct stream *s)
-{
-	if (s->ss.st == SS_KEPT)
-		http_pool_kept(s);
-	else
-		ss_abort(s);
-}
-
 /* Runs the http-after-response rules (backend, then frontend) on a
  * response head. */
 static enum http_act_ret http_after_rules(struct stream *s, struct http_head *h)
@@ -544,92 +506,6 @@ static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *
 		return 1;
 	svc = http_service_match(px, h);
 	return svc ? (http_serve(s, svc, px, h), 1) : 0;
-}
-
-/* What the server choice needs from the request head <h> while it is still
- * editable (after the rules, before it is written): the server a
- * persistence cookie names (the cookie then removed or unprefixed as the
- * mode asks) and the hash of balance uri/url_param/hdr. Returns 0, or -1
- * when a rewrite failed. */
-static int http_req_server_prep(struct stream *s, struct http_head *h)
-{
-	struct http_txn *txn = s->txn;
-
-	if (!(s->be->cap & PR_CAP_BE))
-		return 0;
-	s->ss.lb_hashed = lb_http_hash(s->be, h, &s->ss.lb_hash) ||
-			  lb_http_hash_post(s->be, &txn->req, s->req.buf, &s->ss.lb_hash);
-	return persist_req(s, h, &txn->persist_srv);
-}
-
-/* The server of the request: the one its persistence cookie names when it
- * has a free slot, else load balancing. Returns 0, -1 when no server is
- * usable now, or 1 when the server the request is bound to (cookie,
- * use-server, stick match) is full: stream_connect() then queues on it
- * (maxqueue and redispatch permitting). */
-static int http_pick_server(struct stream *s)
-{
-	struct server *srv = s->txn->persist_srv;
-
-	if (srv && persist_srv_ready(srv)) {
-		ss_assign(s, srv);
-		return 0;
-	}
-	if (srv && srv->maxconn) {
-		ss_want(s, srv);
-		return 1;
-	}
-	return stream_pick_server(s, STREAM_PICK_ANY);
-}
-
-/* Takes an established connection to the target for the request: <fd>
- * (<ssl>) kept from the previous request, or from the idle pool. */
-static void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl)
-{
-	stream_attach_srv(s, fd, ssl, 1);
-	s->txn->flags |= TX_F_REUSED;
-	s->be->be_counters.reuse++;
-	s->ss.target->counters.reuse++;
-}
-
-/* Connects the request to a server: the connection kept from the previous
- * request when load balancing picks the same server, else an idle one the
- * http-reuse policy allows, else a new one. Returns 0 or -1 (closed). */
-static int http_connect(struct stream *s)
-{
-	const enum http_reuse reuse = http_px_of(s->be)->reuse;
-	struct server *srv, *kept = NULL;
-	struct ssl_st *ssl = NULL, *kept_ssl = NULL;
-	int fd, kept_fd = -1;
-
-	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	s->req.flags &= ~CH_F_SHUTW;
-	/* The kept connection leaves the server side while the server is
-	 * chosen: it is taken again if the same server is picked. */
-	if (s->ss.st == SS_KEPT)
-		kept_fd = ss_unkeep(s, &kept, &kept_ssl);
-	if (!(s->be->cap & PR_CAP_BE) || http_pick_server(s) != 0) {
-		if (kept_fd >= 0)
-			http_pool_conn(kept, kept_fd, kept_ssl);
-		return stream_connect(s);   /* queues, or answers 503 */
-	}
-	srv = s->ss.target;
-	if (kept_fd >= 0 && kept == srv) {
-		http_reuse_conn(s, kept_fd, kept_ssl);
-		return 0;
-	}
-	if (kept_fd >= 0)
-		http_pool_conn(kept, kept_fd, kept_ssl);
-	fd = -1;
-	if (reuse == HTTP_REUSE_ALWAYS || (reuse != HTTP_REUSE_NEVER && s->nreq > 1))
-		fd = srv_idle_get(srv, 0, &ssl);
-	else if (reuse == HTTP_REUSE_AGGRESSIVE)
-		fd = srv_idle_get(srv, 1, &ssl);
-	if (fd >= 0) {
-		http_reuse_conn(s, fd, ssl);
-		return 0;
-	}
-	return stream_connect(s);
 }
 
 static void http_req_error(struct stream *s, int status, char t0)

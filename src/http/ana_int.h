@@ -40,6 +40,38 @@ void http_count_lat(struct stream *s);
  * server when it came from the server (<to_server>). */
 void http_count_status(struct stream *s, int status, int to_server);
 
+/* ---- srv_conn.c: the server side of an exchange ---- */
+
+struct server;
+struct ssl_st;
+
+/* No server side is busy with an exchange: none chosen, or only a
+ * connection kept from the previous one. */
+int http_srv_idle(const struct stream *s);
+
+/* Connection <fd> (<ssl>) to <srv>, done with its exchange, goes to the
+ * server's idle pool (its backend's http-reuse permitting; else closed). */
+void http_pool_conn(struct server *srv, int fd, struct ssl_st *ssl);
+
+/* The connection kept between requests goes to its server's idle pool. */
+void http_pool_kept(struct stream *s);
+
+/* The exchange is answered here: whatever the server side was doing stops
+ * (a kept connection is pooled, any other closed). */
+void http_srv_abort(struct stream *s);
+
+/* What the server choice needs from the editable request head <h>: the
+ * server a persistence cookie names, the balance hash. 0, or -1 when a
+ * rewrite failed. */
+int http_req_server_prep(struct stream *s, struct http_head *h);
+
+/* Takes an established connection <fd> (<ssl>) to the target for the
+ * request (kept, or from an idle pool), counted as a reuse. */
+void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl);
+
+/* Connects the request to a server. Returns 0 or -1 (closed). */
+int http_connect(struct stream *s);
+
 /* ---- msg.c ---- */
 
 struct channel;

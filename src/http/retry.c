@@ -16,6 +16,8 @@
 #include <sluice/srv_observe.h>
 #include <sluice/stream.h>
 
+#include "ana_int.h"
+
 static const struct {
 	const char *word;
 	unsigned    bits;
@@ -194,10 +196,7 @@ int http_retry_try(struct stream *s, unsigned cond)
 	 * after the first one of a client would take it (http-reuse) */
 	if (s->ss.target && http_px_of(be)->reuse != HTTP_REUSE_NEVER &&
 	    (fd = srv_idle_get(s->ss.target, 0, &ssl)) >= 0) {
-		stream_attach_srv(s, fd, ssl, 1);
-		txn->flags |= TX_F_REUSED;
-		be->be_counters.reuse++;
-		s->ss.target->counters.reuse++;
+		http_reuse_conn(s, fd, ssl);
 		stream_update(s);
 		return 1;
 	}

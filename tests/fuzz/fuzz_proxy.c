@@ -25,7 +25,8 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Mode http with the usual rules, a reuse-always backend, a server-close
+/* Mode http with the usual rules, a reuse-always backend with retries,
+ * redispatch and small server queues, a server-close
  * one, a frontend buffering request bodies (sluice takes
  * http-buffer-request in frontends only), and a mode tcp frontend. */
 static const char cfg[] =
@@ -58,8 +59,12 @@ static const char cfg[] =
 	"backend be_main\n"
 	"  balance roundrobin\n"
 	"  http-reuse always\n"
-	"  server s1 @DIR@/s1.sock\n"
-	"  server s2 @DIR@/s2.sock\n"
+	"  retries 2\n"
+	"  option redispatch\n"
+	"  retry-on conn-failure empty-response junk-response response-timeout 503\n"
+	"  timeout queue 2s\n"
+	"  server s1 @DIR@/s1.sock maxconn 2 maxqueue 2\n"
+	"  server s2 @DIR@/s2.sock maxconn 1\n"
 	"frontend fe_buf\n"
 	"  bind @DIR@/fe_buf.sock\n"
 	"  option http-buffer-request\n"
