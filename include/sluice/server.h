@@ -32,6 +32,7 @@ struct ssl_srv;
 #define SRV_F_AGENT_OFF  0x4000 /* "disable agent": the agent is not asked */
 #define SRV_F_AGENT_DOWN 0x8000 /* the agent said down/fail/stopped */
 #define SRV_F_KILL_SOON  0x10000 /* its sessions are to be shut down (stream_kill_server_soon) */
+#define SRV_F_DEQUEUING  0x20000 /* its freed slots are being handed to waiters */
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };

@@ -287,12 +287,18 @@ static int srv_has_slot(const struct server *srv)
  * its backend's takes it. */
 static void queue_dequeue(struct server *srv)
 {
+	/* A waiter that fails at once frees the slot again and would call
+	 * back in here, one level deeper per waiter: the running loop takes
+	 * that slot instead. */
+	if (srv->flags & SRV_F_DEQUEUING)
+		return;
+	srv->flags |= SRV_F_DEQUEUING;
 	while (!strm.killing && server_usable(srv) && srv_has_slot(srv)) {
 		struct stream *a = srv->queue_head, *b = srv->px->queue_head, *q;
 
 		q = !a ? b : !b ? a : b->t_queue < a->t_queue ? b : a;
 		if (!q)
-			return;
+			break;
 		ss_dequeue(q, 1);
 		ss_assign(q, srv);
 		stk_stick_store(q, 0);   /* "stick on": the server it waited for */
@@ -301,6 +307,7 @@ static void queue_dequeue(struct server *srv)
 		srv->px->be_counters.cum_lbconn++;
 		stream_connect(q);
 	}
+	srv->flags &= ~SRV_F_DEQUEUING;
 }
 
 void stream_srv_state_changed(struct server *srv)
