@@ -40,6 +40,39 @@ enum stream_state {
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
 
+/* Why a stream (or one of its exchanges) ended: the first letter of the
+ * log line's termination state (strm_err_char()). */
+enum strm_err {
+	SE_NONE,        /* '-': a normal end */
+	SE_CLI_ABORT,   /* 'C': the client aborted (or left) */
+	SE_SRV_ABORT,   /* 'S': the server aborted, refused or sent nothing */
+	SE_PROXY,       /* 'P': the proxy refused it (rules, invalid message) */
+	SE_LOCAL,       /* 'L': answered here (return, redirect, stats...) */
+	SE_RESOURCE,    /* 'R': a resource ran out (memory, sockets) */
+	SE_INTERNAL,    /* 'I': an internal error */
+	SE_DOWN,        /* 'D': its server went down */
+	SE_KILLED,      /* 'K': shut down by the administrator or a check */
+	SE_UPGRADE,     /* 'U' */
+	SE_CLI_TO,      /* 'c': timeout client (or http-request) */
+	SE_SRV_TO,      /* 's': timeout server, connect or queue */
+};
+
+/* Where it was then: the second letter (strm_fin_char()). */
+enum strm_fin {
+	SF_NONE,        /* '-' */
+	SF_REQ,         /* 'R': waiting for (or analysing) the request */
+	SF_QUEUE,       /* 'Q': waiting in a queue */
+	SF_CONN,        /* 'C': connecting to the server */
+	SF_HDRS,        /* 'H': waiting for the response head */
+	SF_DATA,        /* 'D': moving data */
+	SF_LAST,        /* 'L': sending the last data */
+	SF_TARPIT,      /* 'T': tarpitted */
+};
+
+/* The log letters of a termination cause and state. */
+char strm_err_char(enum strm_err e);
+char strm_fin_char(enum strm_fin f);
+
 /* What a stream's timer waits for. */
 enum strm_timer {
 	STRM_T_NONE,
@@ -81,7 +114,7 @@ struct stream_proto {
 	/* The server side failed (termination flags <t0><t1>): returns 0 when
 	 * the protocol answered and the stream lives on, -1 for the caller to
 	 * close it. NULL: always closed. */
-	int (*fail)(struct stream *s, char t0, char t1);
+	int (*fail)(struct stream *s, enum strm_err t0, enum strm_fin t1);
 	/* The stream closes: the protocol logs and releases what it holds. */
 	void (*release)(struct stream *s);
 	/* Whether it waits, idle, for a next exchange (closed by a soft
@@ -136,7 +169,8 @@ struct stream {
 	struct sockaddr_storage cli_addr;   /* the client (from PROXY if any) */
 	struct sockaddr_storage *dst;   /* where it connected (PROXY header, else asked
 	                                   once when needed), pooled; NULL until known */
-	char              term[2];      /* termination flags of the log line */
+	enum strm_err     term_err;     /* why it ended (log: termination state) */
+	enum strm_fin     term_fin;     /* where it was then */
 	struct http_txn  *txn;          /* mode http: the exchange in progress, NULL when idle */
 	uint32_t          nreq;         /* mode http: requests received on this connection */
 	ev_tstamp         t_idle;       /* mode http: start of the wait for the next request */
@@ -156,7 +190,7 @@ struct stream {
 void stream_update(struct stream *s);
 
 /* Ends <s> with termination flags <t0><t1>: logs, counts, frees. */
-void stream_close(struct stream *s, char t0, char t1);
+void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1);
 
 /* Connects to the stream's server (chosen first by load balancing if none
  * is set; queued when all are full). Returns 0, or -1 when <s> was closed. */

@@ -38,7 +38,7 @@
 #include "ana_int.h"
 
 static int http_process(struct stream *s);
-static int http_fail(struct stream *s, char t0, char t1);
+static int http_fail(struct stream *s, enum strm_err t0, enum strm_fin t1);
 
 #define HTTP_EXTRA_FIELDS 32      /* room for fields added by rules */
 /* tune.http.maxhdr counts the start line too, as in HAProxy */
@@ -118,7 +118,8 @@ static void http_wait_next(struct stream *s)
 	s->res.to_forward = 0;
 	s->req.reserve = global.maxrewrite;
 	s->res.reserve = global.maxrewrite;
-	s->term[0] = s->term[1] = '-';
+	s->term_err = SE_NONE;
+	s->term_fin = SF_NONE;
 	s->ss.retries = 0;
 	s->ss.redispatched = 0;
 	s->ss.lb_hashed = 0;
@@ -233,7 +234,7 @@ static int http_res_conn_hdr(struct stream *s, struct http_head *h)
  * of "http-request auth" added to the page). The server side is let go.
  * <t0><t1> are the termination flags for the log. Returns 0. */
 static int http_reply(struct stream *s, int status, const struct http_reply *r,
-                      const struct http_act_out *out, char t0, char t1)
+                      const struct http_act_out *out, enum strm_err t0, enum strm_fin t1)
 {
 	struct http_txn *txn = s->txn;
 	struct http_head h;
@@ -250,8 +251,8 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 	if (txn->res_head)
 		http_log_snapshot(s, 1);
 	http_srv_abort(s);
-	s->term[0] = t0;
-	s->term[1] = t1;
+	s->term_err = t0;
+	s->term_fin = t1;
 	txn->status = status;
 	txn->flags |= TX_F_LOCAL;
 	txn->flags &= ~TX_F_TARPIT;
@@ -411,12 +412,12 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 			dstr_free(d);
 			free(d);
 		}
-		return http_reply(s, 500, NULL, NULL, 'P', 'R');
+		return http_reply(s, 500, NULL, NULL, SE_PROXY, SF_REQ);
 	}
 	http_srv_abort(s);
 	s->fe->fe_counters.intercepted++;
-	s->term[0] = 'L';
-	s->term[1] = 'R';
+	s->term_err = SE_LOCAL;
+	s->term_fin = SF_REQ;
 	txn->status = status;
 	txn->flags |= TX_F_LOCAL;
 	chan_release(&s->res);
@@ -453,7 +454,7 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 		s->li->counters.denied_req++;
 		txn->flags |= TX_F_DENIED;
 		stk_http_err(s);
-		http_reply(s, o->status ? o->status : 403, o->reply, NULL, 'P', 'R');
+		http_reply(s, o->status ? o->status : 403, o->reply, NULL, SE_PROXY, SF_REQ);
 		return 1;
 	case HTTP_ACT_TARPIT:
 		http_log_snapshot(s, 0);
@@ -472,11 +473,11 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 		}
 		s->fe->fe_counters.intercepted++;
 		http_reply(s, o->status ? o->status : 200, o->reply,
-			   o->location.p || o->www_auth.p ? o : NULL, 'L', 'R');
+			   o->location.p || o->www_auth.p ? o : NULL, SE_LOCAL, SF_REQ);
 		return 1;
 	case HTTP_ACT_ERR:
 		s->fe->fe_counters.failed_rewrites++;
-		http_reply(s, 500, NULL, NULL, 'P', 'R');
+		http_reply(s, 500, NULL, NULL, SE_PROXY, SF_REQ);
 		return 1;
 	default:
 		return 0;
@@ -508,7 +509,7 @@ static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *
 	return svc ? (http_serve(s, svc, px, h), 1) : 0;
 }
 
-static void http_req_error(struct stream *s, int status, char t0)
+static void http_req_error(struct stream *s, int status, enum strm_err t0)
 {
 	/* 414 and 431 have no page of their own in HAProxy: a too large
 	 * request gets its 400 */
@@ -517,9 +518,9 @@ static void http_req_error(struct stream *s, int status, char t0)
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
 	stk_http_err(s);
-	if (t0 == 'P')
+	if (t0 == SE_PROXY)
 		errors_capture(s, 1);   /* "show errors" */
-	http_reply(s, status, NULL, NULL, t0, 'R');
+	http_reply(s, status, NULL, NULL, t0, SF_REQ);
 }
 
 /* A complete request head of <hlen> bytes is at the start of the request
@@ -565,7 +566,7 @@ static int http_process_req_head(struct stream *s, int hlen)
 		s->fe->fe_counters.failed_rewrites++;
 		b->head += (uint32_t)hlen;
 		b->data -= (uint32_t)hlen;
-		return http_reply(s, 500, NULL, NULL, 'P', 'R');
+		return http_reply(s, 500, NULL, NULL, SE_PROXY, SF_REQ);
 	}
 	txn->req_head = &h;
 	http_capture_head(s, &h, 0);
@@ -577,7 +578,7 @@ static int http_process_req_head(struct stream *s, int hlen)
 			txn->req_head = NULL;
 			s->fe->fe_counters.denied_req++;
 			s->li->counters.denied_req++;
-			stream_close(s, 'P', 'R');
+			stream_close(s, SE_PROXY, SF_REQ);
 			return -1;
 		}
 	}
@@ -619,7 +620,7 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		txn->req_st = (mf & H1_F_NO_BODY) || ((mf & H1_F_CLEN) && !m->clen) ?
 			      HTTP_MSG_DONE : HTTP_MSG_BODY;
 		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
-		return http_reply(s, 200, NULL, NULL, 'L', 'R');
+		return http_reply(s, 200, NULL, NULL, SE_LOCAL, SF_REQ);
 	}
 	answered = http_req_rules(s, s->fe, h) ||
 		   (stream_set_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
@@ -668,7 +669,7 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	if (http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked) == -1) {
 		/* chunks that came with the head are malformed: refused
 		 * before any byte of the request leaves */
-		http_req_error(s, 400, 'P');
+		http_req_error(s, 400, SE_PROXY);
 		return 0;
 	}
 	if (mf & H1_F_EXPECT_100) {
@@ -690,7 +691,7 @@ rewrite_failed:
 	s->fe->fe_counters.failed_rewrites++;
 	b->head += (uint32_t)hlen;
 	b->data -= (uint32_t)hlen;
-	return http_reply(s, 500, NULL, NULL, 'P', 'R');
+	return http_reply(s, 500, NULL, NULL, SE_PROXY, SF_REQ);
 }
 
 /* option http-buffer-request on a request whose client waits for "100
@@ -734,7 +735,7 @@ static int http_wait_req(struct stream *s)
 		    (s->fe->options & PR_O_DONTLOGNULL))
 			txn->flags |= TX_F_LOGGED;
 		txn->status = 400;
-		stream_close(s, 'C', 'R');
+		stream_close(s, SE_CLI_ABORT, SF_REQ);
 		return -1;
 	}
 	if (!(txn->flags & TX_F_REQ_SEEN)) {
@@ -760,12 +761,12 @@ static int http_wait_req(struct stream *s)
 	if (n > 0)
 		return http_process_req_head(s, n);
 	if (n < 0) {
-		http_req_error(s, txn->req.err_status, 'P');
+		http_req_error(s, txn->req.err_status, SE_PROXY);
 		return 0;
 	}
 	if (s->req.flags & CH_F_SHUTR) {
 		/* Gone in the middle of a request head. */
-		http_req_error(s, 400, 'C');
+		http_req_error(s, 400, SE_CLI_ABORT);
 		return 0;
 	}
 	return 0;
@@ -773,14 +774,14 @@ static int http_wait_req(struct stream *s)
 
 /* ---- responses ---- */
 
-static void http_res_failed(struct stream *s, char t0)
+static void http_res_failed(struct stream *s, enum strm_err t0)
 {
 	s->be->be_counters.failed_resp++;
 	if (s->ss.target)
 		s->ss.target->counters.failed_resp++;
-	if (t0 == 'P')
+	if (t0 == SE_PROXY)
 		errors_capture(s, 0);   /* "show errors" */
-	http_reply(s, 502, NULL, NULL, t0, 'H');
+	http_reply(s, 502, NULL, NULL, t0, SF_HDRS);
 }
 
 /* Runs the response rules: backend's http-response, then frontend's, then
@@ -801,18 +802,18 @@ static int http_res_rules(struct stream *s, struct http_head *h)
 		if (s->ss.target)
 			s->ss.target->counters.denied_resp++;
 		s->txn->flags |= TX_F_CLI_CLOSE;
-		http_reply(s, 502, out.reply, NULL, 'P', 'H');
+		http_reply(s, 502, out.reply, NULL, SE_PROXY, SF_HDRS);
 		return 1;
 	}
 	if (r == HTTP_ACT_REPLY) {
 		s->txn->flags |= TX_F_CLI_CLOSE;
-		http_reply(s, out.status, out.reply, out.location.p ? &out : NULL, 'L', 'H');
+		http_reply(s, out.status, out.reply, out.location.p ? &out : NULL, SE_LOCAL, SF_HDRS);
 		return 1;
 	}
 	if (r == HTTP_ACT_ERR) {
 		s->fe->fe_counters.failed_rewrites++;
 		s->txn->flags |= TX_F_CLI_CLOSE;
-		http_reply(s, 502, NULL, NULL, 'P', 'H');
+		http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
 		return 1;
 	}
 	http_after_rules(s, h);
@@ -847,13 +848,13 @@ static int http_process_res_head(struct stream *s, int hlen)
 			 * connection the client still reads as HTTP (HAProxy:
 			 * 502); endless interim responses would hold the
 			 * stream: both are refused. */
-			http_res_failed(s, 'P');
+			http_res_failed(s, SE_PROXY);
 			return 0;
 		}
 		/* An interim response (100, 103): passed on as it is, then the
 		 * final one is awaited. */
 		if (http_grant(&s->res, (uint64_t)hlen) == -1) {
-			http_res_failed(s, 'P');
+			http_res_failed(s, SE_PROXY);
 			return 0;
 		}
 		h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
@@ -893,26 +894,26 @@ static int http_process_res_head(struct stream *s, int hlen)
 		http_head_del(&h, "content-length", 14);
 	if (persist_res(s, &h) == -1) {
 		s->fe->fe_counters.failed_rewrites++;
-		http_res_failed(s, 'P');
+		http_res_failed(s, SE_PROXY);
 		return 0;
 	}
 	if (http_res_conn_hdr(s, &h) == -1 ||
 	    (!(mf & H1_F_CLEN_DROPPED) && http_head_normalize(&h, m, (uint32_t)hlen) == -1)) {
-		http_res_failed(s, 'P');
+		http_res_failed(s, SE_PROXY);
 		return 0;
 	}
 	if (h.flags & HTTP_HEAD_F_CHANGED) {
 		nl = http_head_replace(&s->res, &h, (uint32_t)hlen);
 		if (nl < 0) {
 			s->fe->fe_counters.failed_rewrites++;
-			http_res_failed(s, 'P');
+			http_res_failed(s, SE_PROXY);
 			return 0;
 		}
 	}
 	if (http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked) == -1) {
 		/* chunks that came with the head are malformed: nothing of
 		 * the response left yet, the client gets a 502 (PH) */
-		http_res_failed(s, 'P');
+		http_res_failed(s, SE_PROXY);
 		return 0;
 	}
 	http_count_status(s, status, 1);
@@ -932,7 +933,7 @@ static int http_wait_res(struct stream *s)
 				if (http_srv_failed(s, PR_RE_EMPTY))
 					return 0;
 				s->be->be_counters.srv_aborts++;
-				http_res_failed(s, 'S');
+				http_res_failed(s, SE_SRV_ABORT);
 			}
 			return 0;
 		}
@@ -949,7 +950,7 @@ static int http_wait_res(struct stream *s)
 		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
 		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
 			if (!http_srv_failed(s, PR_RE_JUNK))
-				http_res_failed(s, n < 0 ? 'P' : 'S');
+				http_res_failed(s, n < 0 ? SE_PROXY : SE_SRV_ABORT);
 			return 0;
 		}
 		if (n == 0)
@@ -1007,7 +1008,7 @@ static int http_end_txn(struct stream *s)
 	else
 		freed = ss_release(s);
 	if ((txn->flags & TX_F_CLI_CLOSE) || (s->req.flags & CH_F_SHUTR)) {
-		stream_close(s, s->term[0], s->term[1]);
+		stream_close(s, s->term_err, s->term_fin);
 		stream_srv_freed(freed);
 		return -1;
 	}
@@ -1039,7 +1040,7 @@ static int http_process_idle(struct stream *s)
 	if ((s->req.buf && s->req.buf->data) || ((s->req.flags & CH_F_SHUTR) && !s->nreq)) {
 		txn = http_txn_new(s);
 		if (!txn) {
-			stream_close(s, 'R', 'R');
+			stream_close(s, SE_RESOURCE, SF_REQ);
 			return -1;
 		}
 		txn->req_bytes = s->req.buf ? s->req.buf->data : 0;
@@ -1047,7 +1048,7 @@ static int http_process_idle(struct stream *s)
 	}
 	if (s->req.flags & CH_F_SHUTR) {
 		/* the client left between requests: a normal end */
-		stream_close(s, 'C', 'R');
+		stream_close(s, SE_CLI_ABORT, SF_REQ);
 		return -1;
 	}
 	if (s->ss.st == SS_KEPT) {
@@ -1077,7 +1078,7 @@ again:
 	r = stream_forward(s, &s->req, &s->cli, s->ss.st == SS_EST ? &s->srv : NULL, 1);
 	txn = s->txn;
 	if (r == CHN_SRC_ERR) {
-		stream_close(s, 'C', !txn || txn->req_st == HTTP_MSG_IDLE ? 'R' : 'D');
+		stream_close(s, SE_CLI_ABORT, !txn || txn->req_st == HTTP_MSG_IDLE ? SF_REQ : SF_DATA);
 		return -1;
 	}
 	if (!txn) {
@@ -1088,8 +1089,8 @@ again:
 		txn = s->txn;
 	}
 	if (r == CHN_DST_ERR) {
-		if (http_fail(s, 'S', 'D') == -1) {
-			stream_close(s, 'S', 'D');
+		if (http_fail(s, SE_SRV_ABORT, SF_DATA) == -1) {
+			stream_close(s, SE_SRV_ABORT, SF_DATA);
 			return -1;
 		}
 	}
@@ -1097,13 +1098,13 @@ again:
 	    txn->req_st == HTTP_MSG_DONE && txn->res_st == HTTP_MSG_IDLE &&
 	    !(txn->flags & TX_F_LOCAL) && (s->ss.st != SS_EST || !chan_pending(&s->req))) {
 		/* option abortonclose: nobody waits for the answer any more */
-		stream_close(s, 'C', s->ss.st == SS_QUEUED ? 'Q' : s->ss.st == SS_EST ? 'H' : 'C');
+		stream_close(s, SE_CLI_ABORT, s->ss.st == SS_QUEUED ? SF_QUEUE : s->ss.st == SS_EST ? SF_HDRS : SF_CONN);
 		return -1;
 	}
 	if (http_msg_truncated(&s->req, txn->req_st, 0) && txn->res_st != HTTP_MSG_DONE &&
 	    !(txn->flags & TX_F_LOCAL)) {
 		/* the client left before the end of its Content-Length body */
-		stream_close(s, 'C', s->ss.st == SS_EST ? 'D' : s->ss.st == SS_QUEUED ? 'Q' : 'C');
+		stream_close(s, SE_CLI_ABORT, s->ss.st == SS_EST ? SF_DATA : s->ss.st == SS_QUEUED ? SF_QUEUE : SF_CONN);
 		return -1;
 	}
 	if (http_srv_idle(s) && txn->req_st == HTTP_MSG_IDLE && !(txn->flags & (TX_F_LOCAL | TX_F_TARPIT))) {
@@ -1122,10 +1123,10 @@ again:
 			 * be sent any more, and nothing more is forwarded */
 			s->fe->fe_counters.failed_req++;
 			s->li->counters.failed_req++;
-			stream_close(s, 'P', 'D');
+			stream_close(s, SE_PROXY, SF_DATA);
 			return -1;
 		} else if (c == -1) {
-			http_req_error(s, 400, 'P');
+			http_req_error(s, 400, SE_PROXY);
 		}
 	} else if (txn->req_st == HTTP_MSG_BODY && (txn->flags & TX_F_LOCAL)) {
 		/* the body of a request answered here is not read further */
@@ -1136,14 +1137,14 @@ again:
 		http_svc_refill(s);
 	r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
 	if (r == CHN_DST_ERR) {
-		stream_close(s, 'C', 'D');
+		stream_close(s, SE_CLI_ABORT, SF_DATA);
 		return -1;
 	}
 	if (r == CHN_SRC_ERR) {
 		if (s->ss.st == SS_KEPT) {
 			ss_release(s);
-		} else if (http_fail(s, 'S', txn->res_st == HTTP_MSG_IDLE ? 'H' : 'D') == -1) {
-			stream_close(s, 'S', 'D');
+		} else if (http_fail(s, SE_SRV_ABORT, txn->res_st == HTTP_MSG_IDLE ? SF_HDRS : SF_DATA) == -1) {
+			stream_close(s, SE_SRV_ABORT, SF_DATA);
 			return -1;
 		}
 	}
@@ -1154,7 +1155,7 @@ again:
 			break;
 		r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
 		if (r == CHN_DST_ERR) {
-			stream_close(s, 'C', 'D');
+			stream_close(s, SE_CLI_ABORT, SF_DATA);
 			return -1;
 		}
 	}
@@ -1174,7 +1175,7 @@ again:
 		 * body, rather than after another trip through epoll. */
 		if (chan_pending(&s->res) &&
 		    stream_forward(s, &s->res, &s->srv, &s->cli, 0) == CHN_DST_ERR) {
-			stream_close(s, 'C', 'D');
+			stream_close(s, SE_CLI_ABORT, SF_DATA);
 			return -1;
 		}
 		if (s->res.to_forward || !s->res.buf || !s->res.buf->data)
@@ -1192,7 +1193,7 @@ again:
 			if (c == 1) {
 				txn->res_st = HTTP_MSG_DONE;
 			} else if (c == -1 && txn->res_bytes == 0) {
-				http_res_failed(s, 'P');
+				http_res_failed(s, SE_PROXY);
 			} else if (c == -1) {
 				/* the response began: cut it (PD, as HAProxy
 				 * names bad chunks after the head), the framing
@@ -1200,7 +1201,7 @@ again:
 				s->be->be_counters.failed_resp++;
 				if (s->ss.target)
 					s->ss.target->counters.failed_resp++;
-				stream_close(s, 'P', 'D');
+				stream_close(s, SE_PROXY, SF_DATA);
 				return -1;
 			}
 		}
@@ -1208,7 +1209,7 @@ again:
 	if (http_msg_truncated(&s->res, txn->res_st, txn->flags & TX_F_RES_CLOSE_DELIM) &&
 	    !(txn->flags & TX_F_LOCAL)) {
 		/* the server left in the middle of the body */
-		stream_close(s, 'S', 'D');
+		stream_close(s, SE_SRV_ABORT, SF_DATA);
 		return -1;
 	}
 	if (txn->req_st == HTTP_MSG_TUNNEL) {
@@ -1216,7 +1217,7 @@ again:
 		if (((s->req.flags & CH_F_SHUTW) || chan_shutw_due(&s->req)) &&
 		    ((s->res.flags & CH_F_SHUTW) || chan_shutw_due(&s->res))) {
 			http_log(s);
-			stream_close(s, '-', '-');
+			stream_close(s, SE_NONE, SF_NONE);
 			return -1;
 		}
 		if (chan_shutw_due(&s->req) && s->srv.fd >= 0)
@@ -1243,35 +1244,36 @@ again:
 	return 0;
 }
 
-static int http_fail(struct stream *s, char t0, char t1)
+static int http_fail(struct stream *s, enum strm_err t0, enum strm_fin t1)
 {
 	struct http_txn *txn = s->txn;
 
 	if (!txn || txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL) || txn->res_bytes)
 		return -1;
 	txn->flags |= TX_F_BE_SET;
-	if (t0 == 'C' || t0 == 'c') {
+	if (t0 == SE_CLI_ABORT || t0 == SE_CLI_TO) {
 		if (txn->req_st == HTTP_MSG_IDLE || txn->req_st == HTTP_MSG_BODY) {
-			http_reply(s, 408, NULL, NULL, t0, txn->req_st == HTTP_MSG_IDLE ? 'R' : 'D');
+			http_reply(s, 408, NULL, NULL, t0, txn->req_st == HTTP_MSG_IDLE ? SF_REQ : SF_DATA);
 			return 0;
 		}
 		return -1;
 	}
-	if (t1 == 'D' && s->ss.st == SS_EST)
-		t1 = 'H';   /* no response yet: waiting for its head */
+	if (t1 == SF_DATA && s->ss.st == SS_EST)
+		t1 = SF_HDRS;   /* no response yet: waiting for its head */
 	/* retry-on: a timeout, or a server that failed before answering */
-	if (t1 == 'H' && s->ss.st == SS_EST &&
-	    http_srv_failed(s, t0 == 's' ? PR_RE_TIMEOUT :
+	if (t1 == SF_HDRS && s->ss.st == SS_EST &&
+	    http_srv_failed(s, t0 == SE_SRV_TO ? PR_RE_TIMEOUT :
 			    s->res.buf && s->res.buf->data ? PR_RE_JUNK : PR_RE_EMPTY))
 		return 0;
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	if (t0 == 's' && t1 == 'H') {
+	if (t0 == SE_SRV_TO && t1 == SF_HDRS) {
 		s->be->be_counters.failed_resp++;
 		if (s->ss.target)
 			s->ss.target->counters.failed_resp++;
 	}
-	http_reply(s, t1 == 'C' || t1 == 'Q' ? 503 : t0 == 's' ? 504 : 502, NULL, NULL, t0, t1);
+	http_reply(s, t1 == SF_CONN || t1 == SF_QUEUE ? 503 : t0 == SE_SRV_TO ? 504 : 502, NULL, NULL,
+		   t0, t1);
 	stream_update(s);
 	return 0;
 }
@@ -1293,8 +1295,15 @@ static void http_stream_release(struct stream *s)
 	}
 }
 
+/* The HTTP/1 protocol's own timers (stream_proto.deadline's kind). */
+enum http_timer {
+	HTTP_T_REQUEST,     /* timeout http-request: the request head */
+	HTTP_T_KEEPALIVE,   /* timeout http-keep-alive: idle between requests */
+	HTTP_T_TARPIT,      /* the end of a tarpit */
+};
+
 /* Deadline of the HTTP-specific waits (http-request, http-keep-alive,
- * tarpit), 0 if none applies; <which> is set to 'h', 'k' or 'P'. */
+ * tarpit), 0 if none applies; <which> is set to an enum http_timer. */
 static ev_tstamp http_deadline(const struct stream *s, int *which)
 {
 	const struct http_txn *txn = s->txn;
@@ -1302,7 +1311,7 @@ static ev_tstamp http_deadline(const struct stream *s, int *which)
 	ev_tstamp base;
 
 	if (txn && (txn->flags & TX_F_TARPIT)) {
-		*which = 'P';
+		*which = HTTP_T_TARPIT;
 		return txn->t_tarpit;
 	}
 	if (!http_srv_idle(s) || (txn && (txn->req_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))))
@@ -1311,11 +1320,11 @@ static ev_tstamp http_deadline(const struct stream *s, int *which)
 		/* idle between requests */
 		t = s->fe->timeout.http_keep_alive ? s->fe->timeout.http_keep_alive :
 		    s->fe->timeout.http_request ? s->fe->timeout.http_request : s->fe->timeout.client;
-		*which = 'k';
+		*which = HTTP_T_KEEPALIVE;
 		base = s->t_idle;
 	} else {
 		t = s->fe->timeout.http_request ? s->fe->timeout.http_request : s->fe->timeout.client;
-		*which = 'h';
+		*which = HTTP_T_REQUEST;
 		base = s->nreq && txn ? txn->t_req : s->t_accept;
 	}
 	return t ? base + t / 1000.0 : 0;
@@ -1326,28 +1335,28 @@ static void http_timeout(struct stream *s, int which)
 {
 	struct http_txn *txn = s->txn;
 
-	if (which == 'k' || (!txn && (s->fe->options & PR_O_IGNORE_PROBES))) {
+	if (which == HTTP_T_KEEPALIVE || (!txn && (s->fe->options & PR_O_IGNORE_PROBES))) {
 		/* idle too long between requests, or a probe: no word, no log */
-		stream_close(s, 'c', 'R');
+		stream_close(s, SE_CLI_TO, SF_REQ);
 		return;
 	}
 	if (!txn && !(txn = http_txn_new(s))) {
-		stream_close(s, 'R', 'R');
+		stream_close(s, SE_RESOURCE, SF_REQ);
 		return;
 	}
 	switch (which) {
-	case 'P':
+	case HTTP_T_TARPIT:
 		txn->flags &= ~TX_F_TARPIT;
-		http_reply(s, txn->tarpit_status, txn->tarpit_reply, NULL, 'P', 'T');
+		http_reply(s, txn->tarpit_status, txn->tarpit_reply, NULL, SE_PROXY, SF_TARPIT);
 		break;
 	default:
 		if (!(txn->flags & TX_F_REQ_SEEN) && (s->fe->options & PR_O_IGNORE_PROBES)) {
 			txn->flags |= TX_F_LOGGED;
-			stream_close(s, 'c', 'R');
+			stream_close(s, SE_CLI_TO, SF_REQ);
 			return;
 		}
 		s->fe->fe_counters.failed_req++;
-		http_reply(s, 408, NULL, NULL, 'c', 'R');
+		http_reply(s, 408, NULL, NULL, SE_CLI_TO, SF_REQ);
 		break;
 	}
 	http_process(s);

@@ -190,8 +190,8 @@ void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)
 	c->status = txn->status;
 	c->bytes_out = txn->res_bytes;
 	c->bytes_in = txn->req_bytes;
-	c->term[0] = s->term[0];
-	c->term[1] = s->term[1];
+	c->term[0] = strm_err_char(s->term_err);
+	c->term[1] = strm_fin_char(s->term_fin);
 	c->term[2] = txn && txn->ck_req ? txn->ck_req : '-';   /* persistence cookie */
 	c->term[3] = txn && txn->ck_res ? txn->ck_res : '-';
 	c->actconn = global.curconn;
@@ -246,7 +246,7 @@ void http_log(struct stream *s)
 	txn->flags |= TX_F_LOGGED;
 	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global))
 		return;
-	err = s->term[0] != '-' || txn->status >= 500 || txn->status < 0 || s->ss.retries ||
+	err = s->term_err != SE_NONE || txn->status >= 500 || txn->status < 0 || s->ss.retries ||
 	      s->ss.redispatched;
 	if (!err && (fe->options & PR_O_DONTLOG_NORMAL))
 		return;

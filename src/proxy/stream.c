@@ -56,6 +56,20 @@ void stream_proto_register(int mode, const struct stream_proto *sp)
 	strm.protos[mode] = sp;
 }
 
+char strm_err_char(enum strm_err e)
+{
+	static const char c[] = "-CSPLRIDKUcs";
+
+	return (unsigned)e < sizeof(c) - 1 ? c[e] : '?';
+}
+
+char strm_fin_char(enum strm_fin f)
+{
+	static const char c[] = "-RQCHDLT";
+
+	return (unsigned)f < sizeof(c) - 1 ? c[f] : '?';
+}
+
 const struct stream_proto *stream_proto_of(int mode)
 {
 	return mode >= 0 && mode <= PR_MODE_HTTP ? strm.protos[mode] : NULL;
@@ -64,7 +78,7 @@ const struct stream_proto *stream_proto_of(int mode)
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 static int stream_read_proxy(struct stream *s);
-static int stream_fail(struct stream *s, char t0, char t1);
+static int stream_fail(struct stream *s, enum strm_err t0, enum strm_fin t1);
 static int stream_start(struct stream *s);
 static int stream_ssl_handshake(struct stream *s, struct conn *c);
 static int stream_read_proxy_exact(struct stream *s);
@@ -353,7 +367,7 @@ static int queue_on_server(struct stream *s, struct server *srv)
 	if (s->be->options & PR_O_REDISPATCH)
 		return 1;
 	s->be->be_counters.failed_conns++;
-	return stream_fail(s, 's', 'Q');
+	return stream_fail(s, SE_SRV_TO, SF_QUEUE);
 }
 
 int stream_redispatch_due(const struct proxy *be, int retry)
@@ -400,7 +414,7 @@ static int stream_conn_failed(struct stream *s, int timeout)
 	if (s->ss.retries >= s->be->retries || !(s->be->retry_on & PR_RE_CONN_FAILED)) {
 		s->be->be_counters.failed_conns++;
 		srv->counters.failed_conns++;
-		return stream_fail(s, timeout ? 's' : 'S', 'C');
+		return stream_fail(s, timeout ? SE_SRV_TO : SE_SRV_ABORT, SF_CONN);
 	}
 	s->ss.retries++;
 	s->be->be_counters.retries++;
@@ -523,7 +537,7 @@ int stream_connect(struct stream *s)
 		}
 		/* No usable server: nothing will ever answer. */
 		s->be->be_counters.failed_conns++;
-		return stream_fail(s, 'S', 'C');
+		return stream_fail(s, SE_SRV_ABORT, SF_CONN);
 	}
 	srv = s->ss.target;
 	addr = srv->addr;
@@ -567,7 +581,7 @@ uint64_t stream_next_id(void)
 /* An error ended the exchange: the protocol may answer it (mode http: 503,
  * 504... when the response has not started); otherwise the stream closes.
  * Returns 0 when the stream lives on, -1 once it was closed (freed). */
-static int stream_fail(struct stream *s, char t0, char t1)
+static int stream_fail(struct stream *s, enum strm_err t0, enum strm_fin t1)
 {
 	if (s->proto->fail) {
 		if (s->ss.st == SS_QUEUED)
@@ -579,21 +593,21 @@ static int stream_fail(struct stream *s, char t0, char t1)
 	return -1;
 }
 
-void stream_close(struct stream *s, char t0, char t1)
+void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 {
 	struct server *freed;
 
 	ss_check(s);
 	if (s->ss.st == SS_QUEUED)
 		ss_dequeue(s, 0);   /* first: the log line reports the time queued */
-	s->term[0] = t0;
-	s->term[1] = t1;
-	if (t0 == 'C' || t0 == 'c') {
+	s->term_err = t0;
+	s->term_fin = t1;
+	if (t0 == SE_CLI_ABORT || t0 == SE_CLI_TO) {
 		s->fe->fe_counters.cli_aborts++;
 		s->be->be_counters.cli_aborts++;
 		if (s->ss.target)
 			s->ss.target->counters.cli_aborts++;
-	} else if ((t0 == 'S' || t0 == 's') && t1 == 'D') {
+	} else if ((t0 == SE_SRV_ABORT || t0 == SE_SRV_TO) && t1 == SF_DATA) {
 		s->be->be_counters.srv_aborts++;
 		if (s->ss.target)
 			s->ss.target->counters.srv_aborts++;
@@ -792,7 +806,7 @@ static void stream_process(struct stream *s)
 	}
 	r = stream_forward(s, &s->req, &s->cli, NULL, 1);
 	if (r != CHN_OK) {
-		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', 'R');
+		stream_close(s, r == CHN_SRC_ERR ? SE_CLI_ABORT : SE_SRV_ABORT, SF_REQ);
 		return;
 	}
 	if (stream_read_proxy(s) == -1 || s->state == ST_PROXY || s->ss.st != SS_EST)
@@ -851,7 +865,7 @@ static void stream_ssl_failed(struct stream *s, const char *reason)
 	}
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
-	stream_close(s, 'C', 'R');
+	stream_close(s, SE_CLI_ABORT, SF_REQ);
 }
 
 /* Advances the TLS handshake of side <c>. Returns 0 when it is complete and
@@ -915,22 +929,22 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	case STRM_T_QUEUE:
 		/* Waited too long for a slot: 503 in mode http, else a close. */
 		s->be->be_counters.failed_conns++;
-		stream_fail(s, 's', 'Q');
+		stream_fail(s, SE_SRV_TO, SF_QUEUE);
 		return;
 	case STRM_T_CLI:
 		if (s->state == ST_SSL) {
 			stream_ssl_failed(s, "timeout");
 			return;
 		}
-		stream_fail(s, 'c', s->ss.st == SS_EST ? 'D' :
-			    s->state == ST_PROXY || s->state == ST_INSPECT ? 'R' : 'C');
+		stream_fail(s, SE_CLI_TO, s->ss.st == SS_EST ? SF_DATA :
+			    s->state == ST_PROXY || s->state == ST_INSPECT ? SF_REQ : SF_CONN);
 		return;
 	case STRM_T_PROTO:
 		s->proto->timeout(s, kind);
 		return;
 	case STRM_T_SRV:
 	case STRM_T_NONE:
-		stream_fail(s, 's', 'D');
+		stream_fail(s, SE_SRV_TO, SF_DATA);
 		return;
 	}
 }
@@ -948,7 +962,7 @@ static int stream_start(struct stream *s)
 			s->fe->fe_counters.denied_sess++;
 			s->li->counters.denied_sess++;
 			s->tcp_flags |= STRM_F_NOLOG;
-			stream_close(s, 'P', 'R');
+			stream_close(s, SE_PROXY, SF_REQ);
 			return -1;
 		}
 	}
@@ -970,7 +984,7 @@ static int stream_proxy_failed(struct stream *s)
 {
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
-	stream_close(s, 'P', 'R');
+	stream_close(s, SE_PROXY, SF_REQ);
 	return -1;
 }
 
@@ -1040,7 +1054,7 @@ static int stream_ssl_begin(struct stream *s)
 	s->res.flags |= CH_F_NOSPLICE;
 	s->state = ST_SSL;
 	if (ssl_sock_accept(&s->cli, s->li->bc) == -1) {
-		stream_close(s, 'R', 'R');
+		stream_close(s, SE_RESOURCE, SF_REQ);
 		return -1;
 	}
 	stream_update(s);
@@ -1181,7 +1195,7 @@ int stream_kill_server(struct server *srv)
 			s = s->next;
 			continue;
 		}
-		stream_close(s, 'K', s->ss.st == SS_EST ? 'D' : 'C');
+		stream_close(s, SE_KILLED, s->ss.st == SS_EST ? SF_DATA : SF_CONN);
 		n++;
 		/* A close can hand a slot to a queued stream, which may change the
 		 * list around us: start over (closed streams are gone from it). */
@@ -1234,7 +1248,7 @@ void stream_close_idle(void)
 	for (; s; s = next) {
 		next = s->next;
 		if (s->proto->idle && s->proto->idle(s)) {
-			stream_close(s, '-', '-');
+			stream_close(s, SE_NONE, SF_NONE);
 			/* a close may dequeue others, which stay in the list */
 			next = strm.list;
 		}
@@ -1246,5 +1260,5 @@ void stream_kill_all(void)
 	strm.idle_cb = NULL;
 	strm.killing = 1;
 	while (strm.list)
-		stream_close(strm.list, 'K', strm.list->ss.st == SS_EST ? 'D' : 'C');
+		stream_close(strm.list, SE_KILLED, strm.list->ss.st == SS_EST ? SF_DATA : SF_CONN);
 }

@@ -168,7 +168,7 @@ static int cli_shutdown_session(struct cli_ctx *ctx, int argc, char **argv)
 		dstr_printf(&ctx->out, "No such session (use 'show sess').\n");
 		return -1;
 	}
-	stream_close(s, 'K', s->ss.st == SS_EST ? 'D' : 'C');
+	stream_close(s, SE_KILLED, s->ss.st == SS_EST ? SF_DATA : SF_CONN);
 	return 0;
 }
 

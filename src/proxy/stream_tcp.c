@@ -68,7 +68,8 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
 	c.status = 0;   /* HAProxy prints 0 for %ST in mode tcp */
 	c.bytes_out = s->res.total;
 	c.bytes_in = s->req.total;
-	memcpy(c.term, (char[4]){ s->term[0], s->term[1], '-', '-' }, 4);
+	memcpy(c.term, (char[4]){ strm_err_char(s->term_err), strm_fin_char(s->term_fin), '-', '-' },
+	       4);
 	c.actconn = global.curconn;
 	c.feconn = fe->feconn;
 	c.beconn = s->be->beconn;
@@ -140,7 +141,7 @@ static int tcp_inspect_res(struct stream *s)
 		s->res.to_forward = CHN_INFINITE;
 		return 0;
 	case TCP_V_CLOSE:
-		stream_close(s, '-', '-');
+		stream_close(s, SE_NONE, SF_NONE);
 		return -1;
 	default:
 		s->be->be_counters.denied_resp++;
@@ -148,7 +149,7 @@ static int tcp_inspect_res(struct stream *s)
 		s->li->counters.denied_resp++;
 		if (s->ss.target)
 			s->ss.target->counters.denied_resp++;
-		stream_close(s, 'P', 'D');
+		stream_close(s, SE_PROXY, SF_DATA);
 		return -1;
 	}
 }
@@ -179,7 +180,7 @@ static int tcp_inspect(struct stream *s)
 				s->li->counters.denied_req++;
 				if (px == s->fe)
 					stream_set_backend(s, s->fe);   /* none chosen yet: logged as fe/<NOSRV> */
-				stream_close(s, 'P', 'R');
+				stream_close(s, SE_PROXY, SF_REQ);
 				return -1;
 			}
 		}
@@ -196,7 +197,7 @@ static int tcp_inspect(struct stream *s)
 	s->inspect_end = 0;
 	s->state = ST_FWD;
 	if (s->be->disabled) {
-		stream_close(s, 'S', 'C');
+		stream_close(s, SE_SRV_ABORT, SF_CONN);
 		return -1;
 	}
 	return stream_connect(s);
@@ -211,8 +212,8 @@ static int tcp_process(struct stream *s)
 
 	r = stream_forward(s, &s->req, &s->cli, est ? &s->srv : NULL, 1);
 	if (r != CHN_OK) {
-		stream_close(s, r == CHN_SRC_ERR ? 'C' : 'S', est ? 'D' :
-			     s->state == ST_INSPECT ? 'R' : 'C');
+		stream_close(s, r == CHN_SRC_ERR ? SE_CLI_ABORT : SE_SRV_ABORT, est ? SF_DATA :
+			     s->state == ST_INSPECT ? SF_REQ : SF_CONN);
 		return -1;
 	}
 	if (s->state == ST_INSPECT) {
@@ -231,14 +232,14 @@ static int tcp_process(struct stream *s)
 				r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
 		}
 		if (r != CHN_OK) {
-			stream_close(s, r == CHN_SRC_ERR ? 'S' : 'C', 'D');
+			stream_close(s, r == CHN_SRC_ERR ? SE_SRV_ABORT : SE_CLI_ABORT, SF_DATA);
 			return -1;
 		}
 		/* Both directions done: close() sends the FINs, no shutdown()
 		 * needed (every byte was read to EOF, so no RST either). */
 		if (((s->req.flags & CH_F_SHUTW) || chan_shutw_due(&s->req)) &&
 		    ((s->res.flags & CH_F_SHUTW) || chan_shutw_due(&s->res))) {
-			stream_close(s, '-', '-');
+			stream_close(s, SE_NONE, SF_NONE);
 			return -1;
 		}
 		if (chan_shutw_due(&s->req))
@@ -263,7 +264,7 @@ static int tcp_init(struct stream *s)
 		s->be->beconn++;
 		s->be->be_counters.cur_sess++;
 		s->tcp_flags |= STRM_F_BE_SESS;
-		stream_close(s, 'S', 'C');
+		stream_close(s, SE_SRV_ABORT, SF_CONN);
 		return -1;
 	}
 	stream_set_backend(s, s->be);
