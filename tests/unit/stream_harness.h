@@ -570,8 +570,12 @@ static inline int h_server_accept_on(int sock)
 	if (fd == -1)
 		return -1;
 	if (h.nsrv == H_MAX_CONN) {
+		/* a script may make the proxy open more (one per request with
+		 * server-close, retries): the extra ones are refused, as by a
+		 * server at its own limit */
 		close(fd);
-		H_FAIL("too many server connections");
+		h_step();
+		return -1;
 	}
 	h.srv[h.nsrv] = (struct h_conn){ .fd = fd, .sock = sock };
 	h.cur_srv = h.nsrv++;
