@@ -131,4 +131,8 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 /* Case-insensitive comparison of header name <h> (in <buf>) with <name>. */
 int h1_hdr_is(const char *buf, const struct h1_hdr *h, const char *name);
 
+/* Whether the <len> bytes at <s> are a non-empty RFC 9110 token (tchar
+ * only: a method, a field name). */
+int h1_is_token(const char *s, size_t len);
+
 #endif

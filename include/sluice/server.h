@@ -126,6 +126,11 @@ void srv_slowstart_begin(struct server *srv);
  * is over or whose server stopped being usable. */
 void srv_update_eweight(struct server *srv);
 
+/* A backend's full load: its fullconn, else a tenth of the maxconn of the
+ * frontends that lead to it (at least 1), as HAProxy computes it (the
+ * stats' backend slim too). */
+int backend_fullconn(const struct proxy *be);
+
 /* The connection limit of <srv> now: maxconn, or with minconn and the
  * backend's fullconn, max(minconn, maxconn x backend load / fullconn) as
  * HAProxy documents it. 0: unlimited. */

@@ -323,20 +323,6 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 	setu(r, ST_F_UWEIGHT, (unsigned)srv->uweight);
 }
 
-/* Backend session limit: fullconn, or 10% of the frontends' maxconn that
- * can reach it, as HAProxy computes it. */
-static int backend_slim(const struct proxy *be)
-{
-	long sum = 0;
-
-	if (be->fullconn)
-		return be->fullconn;
-	for (const struct proxy *fe = global.proxies; fe; fe = fe->next)
-		if ((fe->cap & PR_CAP_FE) && fe->defbe == be)
-			sum += proxy_fe_maxconn(fe);
-	return sum / 10 > 0 ? (int)(sum / 10) : 1;
-}
-
 static void row_backend(struct stats_row *r, const struct proxy *px)
 {
 	int act = 0, bck = 0, weight = 0;
@@ -361,7 +347,7 @@ static void row_backend(struct stats_row *r, const struct proxy *px)
 	}
 	setu(r, ST_F_QCUR, (unsigned)px->nbpend);
 	setu(r, ST_F_QMAX, (unsigned)px->max_nbpend);
-	setu(r, ST_F_SLIM, (unsigned)backend_slim(px));
+	setu(r, ST_F_SLIM, (unsigned)backend_fullconn(px));
 	setu(r, ST_F_DREQ, px->be_counters.denied_req);
 	/* HAProxy: a backend with no server at all (a listen section that
 	 * answers itself) is UP, not DOWN. */

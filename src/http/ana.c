@@ -12,6 +12,7 @@
 #include <sluice/acl_px.h>
 #include <sluice/addr.h>
 #include <sluice/buf.h>
+#include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/errors.h>
 #include <sluice/global.h>
@@ -57,17 +58,25 @@ static struct {
 	uint32_t           size;
 } ha;
 
-static void http_scratch_init(void)
+/* Post-parse: the scratch space sized by the configuration (tune.bufsize,
+ * tune.http.maxhdr), made again when a new configuration changed them. */
+static int http_scratch_init(void)
 {
-	if (ha.txn_pool)
-		return;
-	ha.txn_pool = pool_create("http_txn", sizeof(struct http_txn));
+	if (!ha.txn_pool)
+		ha.txn_pool = pool_create("http_txn", sizeof(struct http_txn));
+	if (ha.hdrs && ha.maxf == global.maxhdr + HTTP_EXTRA_FIELDS && ha.size == global.bufsize)
+		return 0;
+	free(ha.hdrs);
+	free(ha.fields);
+	free(ha.arena);
+	free(ha.out);
 	ha.hdrs = xcalloc((size_t)global.maxhdr, sizeof(*ha.hdrs));
 	ha.maxf = global.maxhdr + HTTP_EXTRA_FIELDS;
 	ha.fields = xcalloc((size_t)ha.maxf, sizeof(*ha.fields));
 	ha.size = global.bufsize;
 	ha.arena = xcalloc(1, ha.size);
 	ha.out = xcalloc(1, ha.size);
+	return 0;
 }
 
 static ev_tstamp now(void)
@@ -144,7 +153,7 @@ struct http_txn *http_txn_new(struct stream *s)
 
 static int http_stream_init(struct stream *s)
 {
-	http_scratch_init();
+	BUG_ON(!ha.hdrs, "HTTP stream before the configuration's post-parse");
 	http_wait_next(s);
 	s->t_idle = s->t_accept;
 	if (!s->fe->logformat && (s->fe->loggers.head || s->fe->loggers.use_global)) {
@@ -622,9 +631,13 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
 		return http_reply(s, 200, NULL, NULL, SE_LOCAL, SF_REQ);
 	}
-	answered = http_req_rules(s, s->fe, h) ||
-		   (stream_set_backend(s, use_backend_select(s->fe, s)), txn->flags |= TX_F_BE_SET,
-		    s->be != s->fe && http_req_rules(s, s->be, h));
+	answered = http_req_rules(s, s->fe, h);
+	if (!answered) {
+		/* the frontend let it through: its backend's rules come next */
+		stream_set_backend(s, use_backend_select(s->fe, s));
+		txn->flags |= TX_F_BE_SET;
+		answered = s->be != s->fe && http_req_rules(s, s->be, h);
+	}
 	if (!answered)
 		http_log_snapshot(s, 0);   /* an answer made here took it already */
 	if (answered) {
@@ -1420,4 +1433,5 @@ static const struct stream_proto h1_proto = {
 SLUICE_INIT(http_stream_proto_register)
 {
 	stream_proto_register(PR_MODE_HTTP, &h1_proto);
+	cfg_register_postparse(http_scratch_init, 5);
 }

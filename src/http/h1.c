@@ -23,6 +23,16 @@ static const unsigned char h1_tchar[256] = {
 	['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
+int h1_is_token(const char *s, size_t len)
+{
+	if (!len)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!h1_tchar[(unsigned char)s[i]])
+			return 0;
+	return 1;
+}
+
 void h1_msg_init(struct h1_msg *m, struct h1_hdr *hdrs, int maxhdr, int is_resp,
                  enum h1_meth req_meth)
 {

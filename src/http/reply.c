@@ -503,18 +503,6 @@ static int status_parse(const char *s, int min, int max)
 	return (int)v;
 }
 
-/* Whether <s> is a non-empty RFC 9110 token (a valid field name). */
-static int is_token(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr("!#$%&'*+-.^_`|~", *s)))
-			return 0;
-	return 1;
-}
-
 /* The payload arguments of a reply and what their argument is called. */
 static const struct {
 	const char *kw;
@@ -533,7 +521,7 @@ static int reply_parse_hdr(struct cfg_ctx *ctx, struct http_reply *r, const char
 	struct lf_expr *lf = NULL;
 	char *name, *err = NULL;
 
-	if (!is_token(n)) {
+	if (!h1_is_token(n, strlen(n))) {
 		cfg_alert(ctx, "'hdr': invalid header name '%s'", n);
 		return -1;
 	}

@@ -21,6 +21,7 @@
 #include <sluice/http_ana.h>
 #include <sluice/http_head.h>
 #include <sluice/http_reply.h>
+#include <sluice/h1.h>
 #include <sluice/http_rules.h>
 #include <sluice/http_service.h>
 #include <sluice/lexer.h>
@@ -219,12 +220,7 @@ int http_rule_need(struct http_rule_parse *p, int n)
 
 static int hdr_name_ok(const char *s)
 {
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("!#$%&'*+-.^_`|~", *s))
-			return 0;
-	return 1;
+	return h1_is_token(s, strlen(s));
 }
 
 static int p_hdr_name(struct http_rule_parse *p, const char *name)

@@ -502,12 +502,7 @@ static int take_arg(struct cfg_ctx *ctx, int argc, char **argv, int *i, char **o
 
 static int is_token(const char *s)
 {
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("!#$%&'*+-.^_`|~", *s))
-			return 0;
-	return 1;
+	return h1_is_token(s, strlen(s));
 }
 
 /* http-check send [meth M] [uri U] [ver V] [hdr N V]* [body S] [comment C] */

@@ -604,8 +604,7 @@ void srv_update_eweight(struct server *srv)
 
 /* ---- minconn / fullconn ---- */
 
-/* fullconn, else 10% of the maxconn of the frontends that lead to <be>. */
-static int srv_be_fullconn(const struct proxy *be)
+int backend_fullconn(const struct proxy *be)
 {
 	long sum = 0;
 
@@ -624,7 +623,7 @@ int srv_dynamic_maxconn(const struct server *srv)
 
 	if (!srv->maxconn || !srv->minconn || srv->minconn >= srv->maxconn)
 		return srv->maxconn;
-	full = srv_be_fullconn(be);
+	full = backend_fullconn(be);
 	if (be->beconn >= full)
 		return srv->maxconn;
 	dyn = (int)((int64_t)srv->maxconn * be->beconn / full);

@@ -111,7 +111,11 @@ static inline int group_setup(void **state)
 	/* The analyser reads the loop's clock (transaction times). */
 	global.loop = ev_loop_new(EVFLAG_AUTO);
 	assert_non_null(global.loop);
+	postparse();   /* what start-up sets up once (the HTTP scratch space) */
 	pristine = global;
+	restore_global();   /* what post-parse allocated in struct global */
+	pristine.pidfile = pristine.chroot = pristine.node = pristine.desc = NULL;
+	global = pristine;
 	return 0;
 }
 
