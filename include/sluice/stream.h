@@ -148,10 +148,6 @@ struct stk_ctr {
 
 struct stream {
 	struct stream    *prev, *next;  /* all live streams */
-	struct stream    *q_prev, *q_next; /* in a queue (ST_QUEUE) */
-	struct server    *q_srv;        /* whose queue it waits in; NULL: the backend's */
-	struct server    *want_srv;     /* server persistence asks for (may be full) */
-	uint64_t          q_idx;        /* that queue's queue_idx when it joined */
 	int               srv_qpos, be_qpos; /* %sq %bq: served before it while queued */
 	uint64_t          uniq_id;
 	struct conn       cli, srv;
@@ -208,8 +204,8 @@ void stream_srv_state_changed(struct server *srv);
 
 /* Chooses a server (<how>: STREAM_PICK_*) and makes it the target. Returns
  * 0; -1 when no server can take it now; 1 when a use-server rule or a stick
- * match binds the stream to a full server: s->want_srv names it and
- * stream_connect() queues the stream there (maxqueue, redispatch). */
+ * match binds the stream to a full server: s->ss.want names it (SS_WANT)
+ * and stream_connect() queues the stream there (maxqueue, redispatch). */
 int stream_pick_server(struct stream *s, int how);
 
 /* Whether retry number <retry> (1 for the first) of a connection to <be>
