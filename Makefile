@@ -198,6 +198,12 @@ define check_bench_scripts
 	else echo "FAIL bench:scripts-compile" >> $(BUILD)/results.txt; fi
 endef
 
+# Includes must point down the layers (tests/check-layers, doc/design.md).
+define check_layers
+	@if tests/check-layers; then echo "PASS layers:check-layers" >> $(BUILD)/results.txt; \
+	else echo "FAIL layers:check-layers" >> $(BUILD)/results.txt; fi
+endef
+
 # Unit tests, then reg-tests; tests/summarize prints the single closing
 # line "N passed, N failed" and fails when anything failed.
 test: deps deps-clients
@@ -209,6 +215,7 @@ test: deps deps-clients
 	$(run_cli)
 	$(run_clients)
 	$(check_bench_scripts)
+	$(check_layers)
 	@tests/summarize $(BUILD)/results.txt
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, libFuzzer, ASan

@@ -20,12 +20,6 @@
 #define CLI_OUT_MAX (64 << 20)     /* a client that reads nothing can't grow us past this */
 #define CLI_OUT_PAUSE (256 << 10)  /* pipelined lines wait while this much output is unsent */
 
-struct cli_kw_table {
-	struct cli_kw       *kws;
-	size_t               n;
-	struct cli_kw_table *next;
-};
-
 struct cli_client {
 	struct cli_client *prev, *next;
 	struct listener   *li;
@@ -43,20 +37,8 @@ struct cli_client {
 };
 
 static struct {
-	struct cli_kw_table *kws;
 	struct cli_client   *clients;
 } cli;
-
-void cli_register(struct cli_kw *kws, size_t n)
-{
-	struct cli_kw_table *t = xcalloc(1, sizeof(*t)), **tail = &cli.kws;
-
-	t->kws = kws;
-	t->n = n;
-	while (*tail)
-		tail = &(*tail)->next;
-	*tail = t;
-}
 
 /* Splits <cmd> in place into words (spaces separate, backslash escapes).
  * Returns the number of words or -1 when there are too many. */
@@ -85,34 +67,18 @@ static int cli_split(char *cmd, char **argv)
 	return argc;
 }
 
-static const struct cli_kw *cli_find(int argc, char **argv, int *nwords)
+static void cli_help_row(const struct cli_kw *kw, void *arg)
 {
-	const struct cli_kw *best = NULL;
-	int bestw = 0;
+	struct cli_ctx *ctx = arg;
 
-	for (struct cli_kw_table *t = cli.kws; t; t = t->next)
-		for (size_t i = 0; i < t->n; i++) {
-			const struct cli_kw *kw = &t->kws[i];
-			int w = 0;
-
-			while (w < argc && kw->words[w] && strcmp(kw->words[w], argv[w]) == 0)
-				w++;
-			if (!kw->words[w] && w > bestw) {
-				best = kw;
-				bestw = w;
-			}
-		}
-	*nwords = bestw;
-	return best;
+	if (kw->level <= ctx->level && kw->usage)
+		dstr_printf(&ctx->out, "  %-40s: %s\n", kw->usage, kw->help);
 }
 
 static void cli_print_help(struct cli_ctx *ctx)
 {
 	dstr_printf(&ctx->out, "The following commands are valid at this level:\n");
-	for (struct cli_kw_table *t = cli.kws; t; t = t->next)
-		for (size_t i = 0; i < t->n; i++)
-			if (t->kws[i].level <= ctx->level && t->kws[i].usage)
-				dstr_printf(&ctx->out, "  %-40s: %s\n", t->kws[i].usage, t->kws[i].help);
+	cli_cmd_foreach(cli_help_row, ctx);
 }
 
 static void cli_exec_one(struct cli_ctx *ctx, char *cmd)
@@ -127,7 +93,7 @@ static void cli_exec_one(struct cli_ctx *ctx, char *cmd)
 	}
 	if (argc == 0)
 		return;
-	kw = cli_find(argc, argv, &nw);
+	kw = cli_cmd_find(argc, argv, &nw);
 	if (!kw || kw->level > ctx->level) {
 		if (kw) {
 			dstr_printf(&ctx->out, "Permission denied\n\n");

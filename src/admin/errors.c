@@ -9,7 +9,7 @@
 
 #include <sluice/addr.h>
 #include <sluice/buf.h>
-#include <sluice/cli.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/errors.h>
 #include <sluice/global.h>

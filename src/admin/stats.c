@@ -10,7 +10,7 @@
 
 #include <sluice/addr.h>
 #include <sluice/check.h>
-#include <sluice/cli.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/hist.h>

@@ -15,7 +15,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
-#include <sluice/cli.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/ssl.h>
 #include <sluice/str.h>

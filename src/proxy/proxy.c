@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include <sluice/cfg.h>
-#include <sluice/cli.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>

@@ -14,7 +14,7 @@
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/check.h>
-#include <sluice/cli.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>

@@ -15,7 +15,6 @@
 #include <sluice/acl_px.h>
 #include <sluice/addr.h>
 #include <sluice/buf.h>
-#include <sluice/cli.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>

@@ -14,7 +14,7 @@
 #include <sluice/acl_px.h>
 #include <sluice/addr.h>
 #include <sluice/buf.h>
-#include <sluice/cli.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>

@@ -10,7 +10,7 @@
 
 #include <sluice/action.h>
 #include <sluice/cfg.h>
-#include <sluice/cli.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/logformat.h>
 #include <sluice/map.h>

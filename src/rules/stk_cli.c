@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sluice/cli.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/str.h>

@@ -22,7 +22,7 @@
 #endif
 
 #include <sluice/cfg.h>
-#include <sluice/cli.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/listener.h>
 #include <sluice/common.h>
 #include <sluice/global.h>

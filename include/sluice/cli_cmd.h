@@ -1,0 +1,48 @@
+/* The registry of runtime-API commands (rows only): the row and context types
+ * and cli_register(). A module registers its commands with this header alone;
+ * the stats socket server that reads and dispatches lines is admin/cli.c (cli.h). */
+#ifndef SLUICE_CLI_CMD_H
+#define SLUICE_CLI_CMD_H
+
+#include <stddef.h>
+
+#include <sluice/str.h>
+
+/* Access levels, as in HAProxy's "level" option. */
+#define CLI_LVL_USER     1
+#define CLI_LVL_OPERATOR 2
+#define CLI_LVL_ADMIN    3
+
+struct cli_ctx {
+	struct dstr out;        /* response text being built */
+	int         level;      /* CLI_LVL_* of this connection */
+	int         interactive;/* "prompt" mode */
+	int         quit;       /* "quit" was asked */
+	unsigned    timeout_ms; /* "set timeout cli": new idle timeout, 0 = none asked */
+	const char *payload;    /* "<cmd> <<" then lines up to an empty one: the lines
+	                           (each ending in '\n'), NULL when the command has none */
+	size_t      payload_len;
+};
+
+struct cli_kw {
+	const char *words[5];   /* command words, NULL-terminated, e.g. {"show","stat"} */
+	const char *usage;      /* shown by help: "show stat [<iid> <type> <sid>]" */
+	const char *help;       /* one line */
+	int         level;      /* minimum CLI_LVL_* */
+	/* Runs the command; <argv> holds every word of it (argv[0] is the first
+	 * command word). Writes its output to ctx->out. Returns 0, or -1 after
+	 * writing an error message (nothing was changed). */
+	int       (*fn)(struct cli_ctx *ctx, int argc, char **argv);
+};
+
+/* Registers <n> command rows; tables must outlive the process' use. */
+void cli_register(struct cli_kw *kws, size_t n);
+
+/* Returns the row whose words are the longest prefix of <argv> (<argc> words),
+ * or NULL when none matches; *nwords gets the number of words matched. */
+const struct cli_kw *cli_cmd_find(int argc, char **argv, int *nwords);
+
+/* Calls <fn> on every registered row, in registration order. */
+void cli_cmd_foreach(void (*fn)(const struct cli_kw *kw, void *arg), void *arg);
+
+#endif
