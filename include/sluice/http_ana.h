@@ -113,7 +113,6 @@ struct http_txn {
 	const struct http_reply *tarpit_reply;
 	struct var_store   *vars;        /* txn, req and res variables, NULL when none */
 	/* cookie persistence (persist.c) */
-	struct server      *persist_srv; /* the server the request's cookie names */
 	char                ck_req, ck_res; /* log: cookie state chars, '-' if none */
 	int                 persist_ign; /* ignore-persist matched: no cookie inserted */
 	uint32_t            ck_first, ck_last; /* dates of a valid cookie with maxidle/maxlife */

@@ -44,6 +44,7 @@ struct srv_side {
 	 * by the protocol while it could see the request (lb_http_hash()) */
 	uint32_t         lb_hash;
 	int              lb_hashed;
+	struct server   *persist;    /* the server a persistence cookie names, or NULL */
 };
 
 /* Name of a state for "show sess" and assertion messages. */

@@ -192,26 +192,6 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1);
  * is set; queued when all are full). Returns 0, or -1 when <s> was closed. */
 int stream_connect(struct stream *s);
 
-/* <srv> changed state (health, maintenance, drain, weight): when usable,
- * it takes waiting requests from its queue and its backend's; when not,
- * with "option redispatch" its own queue goes back to load balancing. */
-void stream_srv_state_changed(struct server *srv);
-
-/* How stream_pick_server() chooses. */
-#define STREAM_PICK_ANY   0  /* use-server, stick match, then load balancing */
-#define STREAM_PICK_AVOID 1  /* load balancing, avoiding the current target (retry) */
-#define STREAM_PICK_LB    2  /* load balancing only (redispatch from a full bound server) */
-
-/* Chooses a server (<how>: STREAM_PICK_*) and makes it the target. Returns
- * 0; -1 when no server can take it now; 1 when a use-server rule or a stick
- * match binds the stream to a full server: s->ss.want names it (SS_WANT)
- * and stream_connect() queues the stream there (maxqueue, redispatch). */
-int stream_pick_server(struct stream *s, int how);
-
-/* Whether retry number <retry> (1 for the first) of a connection to <be>
- * goes to another server ("option redispatch [<interval>]"). */
-int stream_redispatch_due(const struct proxy *be, int retry);
-
 /* Makes <be> the stream's backend (NULL: the frontend's default_backend,
  * else the frontend itself), where it counts as a session (each HTTP
  * request counts as one, as each is a stream in HAProxy). */
@@ -222,16 +202,8 @@ void stream_set_backend(struct stream *s, struct proxy *be);
  * request chooses. */
 void stream_end_backend(struct stream *s);
 
-/* A retry of the exchange is about to be made: it goes to another server
- * (counted as a redispatch, picked by load balancing) when "option
- * redispatch" allows one and either its interval is due, the target is no
- * longer usable, or <refused> (the connect was refused at once) while
- * another server is usable. Returns 1 when it redispatched, else 0. */
-int stream_retry_redispatch(struct stream *s, int refused);
-
-/* <srv> (NULL: none) got a slot back (ss_release(), ss_keep()): the oldest
- * stream queued for it takes it. Call once the stream is consistent. */
-void stream_srv_freed(struct server *srv);
+/* Whether stream_kill_all() runs: no new work is started. */
+int stream_killing(void);
 
 /* Runs one direction (client->server when <is_req>) and records activity. */
 enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,

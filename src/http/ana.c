@@ -11,6 +11,7 @@
 
 #include <sluice/acl_px.h>
 #include <sluice/addr.h>
+#include <sluice/backend.h>
 #include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
@@ -132,6 +133,7 @@ static void http_wait_next(struct stream *s)
 	s->ss.retries = 0;
 	s->ss.redispatched = 0;
 	s->ss.lb_hashed = 0;
+	s->ss.persist = NULL;
 	s->srv_qpos = s->be_qpos = 0;
 	s->tw = 0;
 	s->t_queue = s->t_conn = s->t_est = 0;
@@ -1022,13 +1024,13 @@ static int http_end_txn(struct stream *s)
 		freed = ss_release(s);
 	if ((txn->flags & TX_F_CLI_CLOSE) || (s->req.flags & CH_F_SHUTR)) {
 		stream_close(s, s->term_err, s->term_fin);
-		stream_srv_freed(freed);
+		backend_srv_freed(freed);
 		return -1;
 	}
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	http_wait_next(s);
-	stream_srv_freed(freed);
+	backend_srv_freed(freed);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <sluice/action.h>
+#include <sluice/backend.h>
 #include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
@@ -184,14 +185,14 @@ int http_retry_try(struct stream *s, unsigned cond)
 		/* on a new connection: another idle one may be as stale */
 		txn->flags |= TX_F_REUSE_RETRIED;
 		if (!server_usable(srv))
-			stream_retry_redispatch(s, 1);
+			backend_retry_redispatch(s, 1);
 		stream_connect(s);
 		return 1;
 	}
 	s->ss.retries++;
 	be->be_counters.retries++;
 	srv->counters.retries++;
-	stream_retry_redispatch(s, 0);
+	backend_retry_redispatch(s, 0);
 	/* an idle connection to the server chosen goes first, as a request
 	 * after the first one of a client would take it (http-reuse) */
 	if (s->ss.target && http_px_of(be)->reuse != HTTP_REUSE_NEVER &&

@@ -3,6 +3,7 @@
  * connection it uses (the one kept from the previous request, an idle one
  * the http-reuse policy allows, or a new one) and where a connection goes
  * when its exchange is over. */
+#include <sluice/backend.h>
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
 #include <sluice/lb.h>
@@ -65,27 +66,7 @@ int http_req_server_prep(struct stream *s, struct http_head *h)
 		return 0;
 	s->ss.lb_hashed = lb_http_hash(s->be, h, &s->ss.lb_hash) ||
 			  lb_http_hash_post(s->be, &txn->req, s->req.buf, &s->ss.lb_hash);
-	return persist_req(s, h, &txn->persist_srv);
-}
-
-/* The server of the request: the one its persistence cookie names when it
- * has a free slot, else load balancing. Returns 0, -1 when no server is
- * usable now, or 1 when the server the request is bound to (cookie,
- * use-server, stick match) is full: stream_connect() then queues on it
- * (maxqueue and redispatch permitting). */
-static int http_pick_server(struct stream *s)
-{
-	struct server *srv = s->txn->persist_srv;
-
-	if (srv && persist_srv_ready(srv)) {
-		ss_assign(s, srv);
-		return 0;
-	}
-	if (srv && srv->maxconn) {
-		ss_want(s, srv);
-		return 1;
-	}
-	return stream_pick_server(s, STREAM_PICK_ANY);
+	return persist_req(s, h, &s->ss.persist);
 }
 
 /* Takes an established connection to the target for the request: <fd>
@@ -114,7 +95,7 @@ int http_connect(struct stream *s)
 	 * chosen: it is taken again if the same server is picked. */
 	if (s->ss.st == SS_KEPT)
 		kept_fd = ss_unkeep(s, &kept, &kept_ssl);
-	if (!(s->be->cap & PR_CAP_BE) || http_pick_server(s) != 0) {
+	if (!(s->be->cap & PR_CAP_BE) || backend_assign_server(s, BE_PICK_ANY) != BE_ASSIGNED) {
 		if (kept_fd >= 0)
 			http_pool_conn(kept, kept_fd, kept_ssl);
 		return stream_connect(s);   /* queues, or answers 503 */

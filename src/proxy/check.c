@@ -13,6 +13,7 @@
 #include <sluice/cfg.h>
 #include <sluice/check.h>
 #include <sluice/srv_agent.h>
+#include <sluice/backend.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
@@ -229,7 +230,7 @@ static void server_set_down(struct server *srv, const struct server *via,
 	}
 	if (srv->flags & SRV_F_DOWN_KILL)
 		stream_kill_server_soon(srv);   /* maybe from one of its streams (observe) */
-	stream_srv_state_changed(srv);
+	backend_srv_state_changed(srv);
 	check_track_sync(srv);
 }
 
@@ -259,7 +260,7 @@ static void server_set_up(struct server *srv, const struct server *via, const st
 		for (struct server *b = px->servers; b; b = b->next)
 			if (b->flags & SRV_F_BACKUP)
 				stream_kill_server_soon(b);
-	stream_srv_state_changed(srv);
+	backend_srv_state_changed(srv);
 	check_track_sync(srv);
 }
 

@@ -337,7 +337,7 @@ int persist_res(struct stream *s, struct http_head *h)
 	if (!pp || !pp->name[0] || !txn->ck_req)
 		return 0;
 	nl = strlen(pp->name);
-	direct = txn->persist_srv && srv == txn->persist_srv;
+	direct = s->ss.persist && srv == s->ss.persist;
 	for (int idx = http_head_find(h, "set-cookie", 10, 0); idx >= 0; ) {
 		const char *v = h->f[idx].v.p, *semi;
 		size_t len = h->f[idx].v.len, vend;

@@ -6,6 +6,7 @@
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/cli_cmd.h>
+#include <sluice/backend.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>
@@ -841,7 +842,7 @@ static void server_admin_log(struct server *srv, const char *what)
 	if (!px->srv_act && !px->srv_bck)
 		log_event(LOG_L_ALERT, "backend '%s' has no server available!", srv->px->name);
 	if (global.loop)
-		stream_srv_state_changed(srv);
+		backend_srv_state_changed(srv);
 }
 
 static void server_set_admin(struct server *srv, unsigned flag, int on)

@@ -14,6 +14,7 @@
 
 #include <sluice/acl_px.h>
 #include <sluice/addr.h>
+#include <sluice/backend.h>
 #include <sluice/buf.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
@@ -67,6 +68,11 @@ char strm_fin_char(enum strm_fin f)
 	static const char c[] = "-RQCHDLT";
 
 	return (unsigned)f < sizeof(c) - 1 ? c[f] : '?';
+}
+
+int stream_killing(void)
+{
+	return strm.killing;
 }
 
 const struct stream_proto *stream_proto_of(int mode)
@@ -203,52 +209,6 @@ static void stream_arm(struct stream *s)
 
 /* ---- connecting ---- */
 
-static int srv_has_slot(const struct server *srv);
-
-/* <srv> binds the stream (use-server, stick match) but is full: the stream
- * waits for it (stream_connect() queues it there). Returns 1. */
-static int stream_want(struct stream *s, struct server *srv)
-{
-	ss_want(s, srv);
-	return 1;
-}
-
-int stream_pick_server(struct stream *s, int how)
-{
-	struct lb_key key = { .src = &s->cli_addr };
-	struct server *prev = s->ss.target, *srv;
-	const int avoid_current = how == STREAM_PICK_AVOID;
-
-	if (!how && (srv = use_server_select(s->be, s))) {
-		if (!srv_has_slot(srv))
-			return stream_want(s, srv);   /* full: wait in its queue */
-		ss_assign(s, srv);   /* use-server: no load balancing */
-		stk_stick_store(s, 0);
-		return 0;
-	}
-	if (s->ss.lb_hashed) {
-		key.hash = s->ss.lb_hash;
-		key.has_hash = 1;
-	}
-	/* On redispatch, try not to land on the server that just failed. */
-	if (avoid_current && prev)
-		prev->flags |= SRV_F_AVOID;
-	srv = how ? NULL : stk_stick_match(s);
-	if (srv && !srv_has_slot(srv))
-		return stream_want(s, srv);   /* stuck to a full server: wait for it */
-	if (!srv)
-		srv = lb_pick(s->be, &key);
-	if (prev)
-		prev->flags &= ~SRV_F_AVOID;
-	for (int i = 0; avoid_current && srv == prev && i < s->be->nsrv; i++)
-		srv = lb_pick(s->be, NULL);
-	if (!srv && avoid_current && prev)
-		return 0;       /* every other server is full: retry the same one */
-	ss_assign(s, srv);
-	stk_stick_store(s, 0);
-	return srv ? 0 : -1;
-}
-
 /* The stream counts as a session of its backend (beconn, scur, stot). */
 static void stream_be_count(struct stream *s)
 {
@@ -285,73 +245,6 @@ void stream_end_backend(struct stream *s)
 	s->be = s->fe->defbe ? s->fe->defbe : s->fe;
 }
 
-/* ---- queues (srv_side.c holds them): a freed slot goes to the older of
- * the heads of the server's queue and its backend's, as HAProxy compares
- * entry ages ---- */
-
-static int srv_has_slot(const struct server *srv)
-{
-	int max = srv_dynamic_maxconn(srv);
-
-	return !max || srv->counters.cur_sess < (uint32_t)max;
-}
-
-/* <srv> just freed a slot: the oldest of the heads of its own queue and of
- * its backend's takes it. */
-static void queue_dequeue(struct server *srv)
-{
-	/* A waiter that fails at once frees the slot again and would call
-	 * back in here, one level deeper per waiter: the running loop takes
-	 * that slot instead. */
-	if (srv->flags & SRV_F_DEQUEUING)
-		return;
-	srv->flags |= SRV_F_DEQUEUING;
-	while (!strm.killing && server_usable(srv) && srv_has_slot(srv)) {
-		struct stream *a = srv->queue_head, *b = srv->px->queue_head, *q;
-
-		q = !a ? b : !b ? a : b->t_queue < a->t_queue ? b : a;
-		if (!q)
-			break;
-		ss_dequeue(q, 1);
-		ss_assign(q, srv);
-		stk_stick_store(q, 0);   /* "stick on": the server it waited for */
-		/* Chosen without lb_pick(): count the pick as it would. */
-		srv->counters.cum_lbconn++;
-		srv->px->be_counters.cum_lbconn++;
-		stream_connect(q);
-	}
-	srv->flags &= ~SRV_F_DEQUEUING;
-}
-
-void stream_srv_state_changed(struct server *srv)
-{
-	struct stream *q, *next;
-
-	if (server_usable(srv)) {
-		queue_dequeue(srv);   /* back, or more room: take from the queues */
-		return;
-	}
-	/* Gone: with "option redispatch" (and not "option persist") the
-	 * requests waiting for this very server go back to load balancing,
-	 * as HAProxy redistributes them; else they wait for its return. */
-	if ((srv->px->options & (PR_O_REDISPATCH | PR_O_PERSIST)) != PR_O_REDISPATCH)
-		return;
-	for (q = srv->queue_head; q; q = next) {
-		next = q->ss.q_next;
-		ss_dequeue(q, 0);
-		/* load balancing only: a stick entry or use-server rule would
-		 * bind it to this very server again */
-		stream_pick_server(q, STREAM_PICK_LB);
-		stream_connect(q);   /* load balancing: a slot, or the backend's queue */
-	}
-}
-
-void stream_srv_freed(struct server *srv)
-{
-	if (srv)
-		queue_dequeue(srv);
-}
-
 /* The stream asks for <srv> (persistence) and it is full: waits in its
  * queue unless maxqueue is reached; then with "option redispatch" load
  * balancing decides (returns 1), else it fails. Returns 0 (queued), 1, or
@@ -367,36 +260,6 @@ static int queue_on_server(struct stream *s, struct server *srv)
 		return 1;
 	s->be->be_counters.failed_conns++;
 	return stream_fail(s, SE_SRV_TO, SF_QUEUE);
-}
-
-int stream_redispatch_due(const struct proxy *be, int retry)
-{
-	int every = be->redispatch_every;
-
-	if (!(be->options & PR_O_REDISPATCH) || !every)
-		return 0;
-	if (every > 0)
-		return retry % every == 0;
-	return retry == be->retries + every + 1;
-}
-
-int stream_retry_redispatch(struct stream *s, int refused)
-{
-	struct proxy *be = s->be;
-	struct server *srv = s->ss.target;
-
-	if (!(be->options & PR_O_REDISPATCH) || !be->redispatch_every || !srv ||
-	    !lb_usable_besides(be, srv))
-		return 0;
-	if (!stream_redispatch_due(be, s->ss.retries) && server_usable(srv) && !refused)
-		return 0;
-	s->ss.redispatched = 1;
-	be->be_counters.redispatches++;
-	srv->counters.redispatches++;
-	stream_pick_server(s, STREAM_PICK_AVOID);
-	if (s->ss.target != srv)
-		stream_srv_freed(srv);   /* the slot it left goes to a waiter */
-	return 1;
 }
 
 /* The connection to the target failed (<timeout>: connect timeout, else
@@ -418,7 +281,7 @@ static int stream_conn_failed(struct stream *s, int timeout)
 	s->ss.retries++;
 	s->be->be_counters.retries++;
 	srv->counters.retries++;
-	if (stream_retry_redispatch(s, !timeout) || timeout)
+	if (backend_retry_redispatch(s, !timeout) || timeout)
 		return stream_connect(s);
 	/* Refused at once and nowhere else to go: wait before trying the
 	 * same server again. */
@@ -510,33 +373,29 @@ int stream_connect(struct stream *s)
 	struct sockaddr_storage addr;
 	int fd;
 
-	if (s->ss.st == SS_NONE)
-		stream_pick_server(s, STREAM_PICK_ANY);   /* 1: bound to a full server */
-	if (s->ss.st == SS_WANT) {
-		struct server *want = s->ss.want;
+	if (s->ss.st == SS_NONE || s->ss.st == SS_WANT) {
+		enum be_assign a = backend_assign_server(s, BE_PICK_ANY);
 
-		if (srv_has_slot(want)) {
-			ss_assign(s, want);
-		} else {
-			int r = queue_on_server(s, want);
+		if (a == BE_FULL_SRV) {
+			int r = queue_on_server(s, s->ss.want);
 
 			if (r <= 0)
 				return r;
 			/* redispatched: load balancing only, lest the same
 			 * stick entry or use-server rule bind it there again */
-			stream_pick_server(s, STREAM_PICK_LB);
+			a = backend_assign_server(s, BE_PICK_LB);
 		}
-	}
-	if (!s->ss.target) {
-		if (lb_has_usable(s->be)) {
+		if (a == BE_ALL_FULL) {
 			/* Every usable server is full: wait for a slot. */
 			ss_enqueue(s, NULL);
 			stream_update(s);
 			return 0;
 		}
-		/* No usable server: nothing will ever answer. */
-		s->be->be_counters.failed_conns++;
-		return stream_fail(s, SE_SRV_ABORT, SF_CONN);
+		if (a == BE_NONE) {
+			/* No usable server: nothing will ever answer. */
+			s->be->be_counters.failed_conns++;
+			return stream_fail(s, SE_SRV_ABORT, SF_CONN);
+		}
 	}
 	srv = s->ss.target;
 	addr = srv->addr;
@@ -652,7 +511,7 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 	strm.count--;
 	listener_release(s->li);
 	pool_free(strm.pool, s);
-	stream_srv_freed(freed);   /* the slot it held goes to the oldest waiter */
+	backend_srv_freed(freed);   /* the slot it held goes to the oldest waiter */
 	if (!strm.count && strm.idle_cb)
 		strm.idle_cb();
 }

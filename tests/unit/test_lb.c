@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <sluice/backend.h>
 #include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/global.h>
@@ -495,21 +496,21 @@ static void test_redispatch_interval(void **state)
 	struct proxy *px = load("backend be\n  retries 5\n  option redispatch\n");
 
 	for (int r = 1; r <= 5; r++)
-		assert_int_equal(stream_redispatch_due(px, r), r == 5);
+		assert_int_equal(backend_redispatch_due(px, r), r == 5);
 	px = load("backend be\n  retries 5\n  option redispatch 2\n");
 	for (int r = 1; r <= 5; r++)
-		assert_int_equal(stream_redispatch_due(px, r), r % 2 == 0);
+		assert_int_equal(backend_redispatch_due(px, r), r % 2 == 0);
 	px = load("backend be\n  retries 5\n  option redispatch -3\n");
 	for (int r = 1; r <= 5; r++)
-		assert_int_equal(stream_redispatch_due(px, r), r == 3);
+		assert_int_equal(backend_redispatch_due(px, r), r == 3);
 	px = load("backend be\n  retries 5\n  option redispatch 0\n");
 	for (int r = 1; r <= 5; r++)
-		assert_int_equal(stream_redispatch_due(px, r), 0);
+		assert_int_equal(backend_redispatch_due(px, r), 0);
 	px = load("defaults\n  option redispatch 1\nbackend be\n  retries 3\n");
 	for (int r = 1; r <= 3; r++)
-		assert_int_equal(stream_redispatch_due(px, r), 1);
+		assert_int_equal(backend_redispatch_due(px, r), 1);
 	px = load("defaults\n  option redispatch 1\nbackend be\n  no option redispatch\n");
-	assert_int_equal(stream_redispatch_due(px, 3), 0);
+	assert_int_equal(backend_redispatch_due(px, 3), 0);
 	proxy_free_all();
 	assert_true(cfg_parse_text("lb.cfg", "backend be\n  option redispatch x\n", strlen("backend be\n  option redispatch x\n")) > 0);
 	proxy_free_all();

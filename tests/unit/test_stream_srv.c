@@ -15,6 +15,7 @@
 
 #define H_FAIL(...) fail_msg(__VA_ARGS__)
 #include "stream_harness.h"
+#include <sluice/backend.h>
 #include <sluice/common.h>
 #include <sluice/server.h>
 
@@ -151,7 +152,7 @@ static void test_drain_hands_queue_back(void **state)
 	assert_int_equal(s1->nbpend, 2);
 	s1->flags |= SRV_F_DRAIN;   /* what "set server be/s1 state drain" does */
 	alarm(10);                  /* a requeue loop would hang here */
-	stream_srv_state_changed(s1);
+	backend_srv_state_changed(s1);
 	alarm(0);
 	assert_int_equal(s1->nbpend, 0);
 	assert_true(h_server_accept_on(1) >= 0);
