@@ -223,7 +223,8 @@ void tcp_rules_stream_release(struct stream *s)
 /* capture.req.hdr(<slot>): a request capture: in mode http the slots of
  * "capture request header" and http-request capture, in mode tcp those of
  * tcp-request content capture. */
-static int fetch_capture_req(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_capture_req(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			     const void *priv)
 {
 	const char *v = NULL;
 	int64_t i = a[0].sint;
@@ -246,7 +247,7 @@ static int fetch_capture_req(const struct smp_arg *a, struct sample *smp, struct
 
 static const struct smp_fetch_kw tcp_fetches[] = {
 	{ "capture.req.hdr", fetch_capture_req, { ARGT_SINT, ARGT_STOP }, 1, SMP_T_STR,
-	  SMP_USE_L4, NULL },
+	  SMP_USE_L4, NULL, NULL },
 };
 
 /* set-src|set-dst|set-src-port|set-dst-port <expr>. As in HAProxy, an
