@@ -123,15 +123,18 @@ int listener_enable_all(struct listener *list);
  * a maxconn change). */
 void listener_recheck_limits(void);
 
-/* Bind option keyword: argv[0] is the keyword; returns words used or -1
- * with <err> allocated. */
+/* Bind option keyword: a row that carries its own value. With <parse>,
+ * argv[0] is the keyword; it returns words used or -1 with <err>
+ * allocated. Without, a flag row (<set> or <clr> non-zero: the option
+ * takes no argument and changes bind_conf.flags) or an integer option
+ * stored at <off> in struct bind_conf, bounded by <min>/<max>. */
 struct bind_kw {
 	const char *name;
-	/* NULL: an integer option stored at <off> in struct bind_conf */
 	int (*parse)(struct bind_conf *bc, int argc, char **argv, char **err);
 	int         cli_only;    /* only on stats sockets */
 	size_t      off;
 	long        min, max;
+	int         set, clr;    /* LI_F_* a flag row sets and clears */
 };
 
 void bind_register_keywords(struct bind_kw *kws, size_t n);

@@ -73,16 +73,21 @@ struct smp_arg {
 #define SMP_USE_CONST 0x08  /* constant, no stream needed */
 
 /* Fetch function: fills <smp> from <s> (may be NULL for SMP_USE_CONST).
- * Returns 1 when a value was produced, 0 when there is none. */
-typedef int (*smp_fetch_fn)(const struct smp_arg *args, struct sample *smp, struct stream *s);
+ * <priv> is the row's own value (struct smp_fetch_kw .priv): one function
+ * serves a family of rows (sc0_conn_cur, src_conn_cur...) and reads what
+ * differs from it, never from the keyword's name. Returns 1 when a value
+ * was produced, 0 when there is none. */
+typedef int (*smp_fetch_fn)(const struct smp_arg *args, struct sample *smp, struct stream *s,
+                            const void *priv);
 
-/* Converter function: transforms <smp> in place (already cast to <in>).
- * Returns 1, or 0 when the result does not exist (the sample is lost). */
-typedef int (*smp_conv_fn)(const struct smp_arg *args, struct sample *smp);
+/* Converter function: transforms <smp> in place (already cast to <in>);
+ * <priv> is the row's .priv, as for fetches. Returns 1, or 0 when the
+ * result does not exist (the sample is lost). */
+typedef int (*smp_conv_fn)(const struct smp_arg *args, struct sample *smp, const void *priv);
 
-/* Optional argument checker (run at parse time): returns 0, or -1 with an
- * allocated <err>. */
-typedef int (*smp_check_fn)(struct smp_arg *args, char **err);
+/* Optional argument checker (run at parse time); <priv> is the row's .priv.
+ * Returns 0, or -1 with an allocated <err>. */
+typedef int (*smp_check_fn)(struct smp_arg *args, char **err, const void *priv);
 
 struct smp_fetch_kw {
 	const char    *name;
@@ -92,6 +97,8 @@ struct smp_fetch_kw {
 	enum smp_type  out;
 	unsigned       use;                     /* SMP_USE_* */
 	smp_check_fn   check;
+	const void    *priv;                    /* passed to .fn: what this row of a family
+	                                           reads (slot, data type...); NULL if none */
 };
 
 struct smp_conv_kw {
@@ -101,6 +108,7 @@ struct smp_conv_kw {
 	uint8_t        nmin;
 	enum smp_type  in, out;
 	smp_check_fn   check;
+	const void    *priv;                    /* passed to .fn, as for fetches */
 };
 
 /* Registers <n> rows; the tables must stay valid for the life of the

@@ -136,15 +136,20 @@ int backend_fullconn(const struct proxy *be);
  * HAProxy documents it. 0: unlimited. */
 int srv_dynamic_maxconn(const struct server *srv);
 
-/* Server option keyword: parses argv[0..] (argv[0] is the keyword) and
- * returns the number of words used (>= 1), or -1 with a message in <err>
- * (allocated; the caller frees). */
+/* Server option keyword: a row that carries its own value, so that one
+ * parser serves several keywords without re-reading their names. */
 struct srv_kw {
 	const char *name;
-	/* NULL: an integer option stored at <off> in struct server */
-	int (*parse)(struct server *srv, int argc, char **argv, char **err);
-	size_t      off;
+	/* NULL: an integer option stored at <off> in struct server, bounded by
+	 * <min>/<max>. Else parses argv[0..] (argv[0] is the keyword) reading
+	 * what differs from its row <kw> (off, min, max, set, clr); returns the
+	 * number of words used (>= 1), or -1 with a message in <err>
+	 * (allocated; the caller frees). */
+	int (*parse)(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+	             char **err);
+	size_t      off;       /* a field, in the structure .parse says (struct server if none) */
 	long        min, max;
+	uint64_t    set, clr;  /* flag bits the keyword sets and clears */
 };
 
 void srv_register_keywords(struct srv_kw *kws, size_t n);

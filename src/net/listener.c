@@ -177,8 +177,15 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 			ret = -1;
 			break;
 		}
-		used = kw->parse ? kw->parse(bc, argc - i, argv + i, &err) :
-		       cfg_opt_int_at(bc, kw->off, kw->min, kw->max, argc - i, argv + i, &err);
+		if (kw->parse) {
+			used = kw->parse(bc, argc - i, argv + i, &err);
+		} else if (kw->set || kw->clr) {
+			bc->flags = (bc->flags & ~kw->clr) | kw->set;
+			used = 1;
+		} else {
+			used = cfg_opt_int_at(bc, kw->off, kw->min, kw->max, argc - i, argv + i,
+					      &err);
+		}
 		if (used < 0) {
 			cfg_alert(ctx, "option '%s': %s", argv[i], err ? err : "invalid value");
 			free(err);
@@ -787,25 +794,6 @@ static int bind_name(struct bind_conf *bc, int argc, char **argv, char **err)
 	return 2;
 }
 
-static int bind_flag(struct bind_conf *bc, int argc, char **argv, char **err)
-{
-	static const struct { const char *n; int f; } flags[] = {
-		{ "v4v6", LI_F_V4V6 }, { "v6only", LI_F_V6ONLY },
-		{ "defer-accept", LI_F_DEFER }, { "reuseport", LI_F_REUSEPORT },
-		{ "noreuseport", LI_F_NOREUSEPORT }, { "accept-proxy", LI_F_ACCEPT_PROXY },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
-		if (strcmp(argv[0], flags[i].n) == 0) {
-			bc->flags |= flags[i].f;
-			if (flags[i].f == LI_F_REUSEPORT)
-				bc->flags &= ~LI_F_NOREUSEPORT;
-			return 1;
-		}
-	*err = str_fmt("unknown flag");
-	return -1;
-}
-
 static int bind_mode(struct bind_conf *bc, int argc, char **argv, char **err)
 {
 	char *end;
@@ -819,39 +807,39 @@ static int bind_mode(struct bind_conf *bc, int argc, char **argv, char **err)
 	return 2;
 }
 
-static int bind_owner(struct bind_conf *bc, int argc, char **argv, char **err)
+/* user <name>: the owner of a UNIX socket (uid <n>: an integer row). */
+static int bind_user(struct bind_conf *bc, int argc, char **argv, char **err)
 {
-	int is_user = argv[0][0] == 'u';
-	long v;
+	struct passwd *pw;
 
 	if (argc < 2) {
 		*err = str_fmt("expects a value");
 		return -1;
 	}
-	if (strcmp(argv[0], "uid") == 0 || strcmp(argv[0], "gid") == 0) {
-		if (cfg_opt_int(argc, argv, 0, 0x7fffffff, &v, err) == -1)
-			return -1;
-	} else if (is_user) {
-		struct passwd *pw = getpwnam(argv[1]);
-
-		if (!pw) {
-			*err = str_fmt("unknown user '%s'", argv[1]);
-			return -1;
-		}
-		v = pw->pw_uid;
-	} else {
-		struct group *gr = getgrnam(argv[1]);
-
-		if (!gr) {
-			*err = str_fmt("unknown group '%s'", argv[1]);
-			return -1;
-		}
-		v = gr->gr_gid;
+	pw = getpwnam(argv[1]);
+	if (!pw) {
+		*err = str_fmt("unknown user '%s'", argv[1]);
+		return -1;
 	}
-	if (is_user)
-		bc->ux_uid = (int)v;
-	else
-		bc->ux_gid = (int)v;
+	bc->ux_uid = (int)pw->pw_uid;
+	return 2;
+}
+
+/* group <name>: the group of a UNIX socket (gid <n>: an integer row). */
+static int bind_group(struct bind_conf *bc, int argc, char **argv, char **err)
+{
+	struct group *gr;
+
+	if (argc < 2) {
+		*err = str_fmt("expects a value");
+		return -1;
+	}
+	gr = getgrnam(argv[1]);
+	if (!gr) {
+		*err = str_fmt("unknown group '%s'", argv[1]);
+		return -1;
+	}
+	bc->ux_gid = (int)gr->gr_gid;
 	return 2;
 }
 
@@ -860,17 +848,17 @@ static struct bind_kw listener_bind_kws[] = {
 	{ "maxconn", .off = offsetof(struct bind_conf, maxconn), .min = 0, .max = 1 << 24 },
 	{ "id", .off = offsetof(struct bind_conf, id), .min = 1, .max = 0x7fffffff },
 	{ "name", .parse = bind_name },
-	{ "v4v6", .parse = bind_flag },
-	{ "v6only", .parse = bind_flag },
-	{ "defer-accept", .parse = bind_flag },
-	{ "reuseport", .parse = bind_flag },
-	{ "noreuseport", .parse = bind_flag },
-	{ "accept-proxy", .parse = bind_flag },
+	{ "v4v6", .set = LI_F_V4V6 },
+	{ "v6only", .set = LI_F_V6ONLY },
+	{ "defer-accept", .set = LI_F_DEFER },
+	{ "reuseport", .set = LI_F_REUSEPORT, .clr = LI_F_NOREUSEPORT },
+	{ "noreuseport", .set = LI_F_NOREUSEPORT },
+	{ "accept-proxy", .set = LI_F_ACCEPT_PROXY },
 	{ "mode", .parse = bind_mode },
-	{ "user", .parse = bind_owner },
-	{ "group", .parse = bind_owner },
-	{ "uid", .parse = bind_owner },
-	{ "gid", .parse = bind_owner },
+	{ "user", .parse = bind_user },
+	{ "group", .parse = bind_group },
+	{ "uid", .off = offsetof(struct bind_conf, ux_uid), .min = 0, .max = 0x7fffffff },
+	{ "gid", .off = offsetof(struct bind_conf, ux_gid), .min = 0, .max = 0x7fffffff },
 };
 
 SLUICE_INIT(listener_register)

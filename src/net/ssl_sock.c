@@ -805,11 +805,11 @@ void ssl_bind_free(struct bind_conf *bc)
 	bc->ssl = NULL;
 }
 
-static int ssl_srv_kw(struct server *srv, int argc, char **argv, char **err)
+/* The TLS settings <srv> may change: created on first use, copied when
+ * still shared with the default-server they came from. */
+static struct ssl_srv *ssl_srv_own(struct server *srv)
 {
 	struct ssl_srv *x = srv->ssl;
-	const char *kw = argv[0];
-	unsigned bit;
 
 	if (!x) {
 		ssl_init_once();
@@ -819,50 +819,91 @@ static int ssl_srv_kw(struct server *srv, int argc, char **argv, char **err)
 	} else if (x->owner != srv) {
 		x = srv->ssl = ssl_srv_dup(x, srv);
 	}
-	if (strcmp(kw, "ssl") == 0) {
-		x->enabled = 1;
-		return 1;
-	}
-	if (strcmp(kw, "no-ssl-reuse") == 0) {
-		x->no_reuse = 1;
-		return 1;
-	}
-	if (strcmp(kw, "check-ssl") == 0) {
-		x->check_ssl = 1;
-		return 1;
-	}
-	if ((bit = ssl_no_ver_bit(kw))) {
-		x->no_ver |= bit;
-		return 1;
-	}
+	return x;
+}
+
+/* The field at the row's .off in <x>. */
+#define SSL_SRV_AT(x, kw, type) ((type *)((char *)(x) + (kw)->off))
+
+/* ssl, no-ssl-reuse, check-ssl: an int set to 1 at the row's .off. */
+static int ssl_srv_bool(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                        char **err)
+{
+	*SSL_SRV_AT(ssl_srv_own(srv), kw, int) = 1;
+	return 1;
+}
+
+/* no-tlsv10 ... no-tlsv13: the row's .set is the version's bit. */
+static int ssl_srv_no_ver(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                          char **err)
+{
+	ssl_srv_own(srv)->no_ver |= (unsigned)kw->set;
+	return 1;
+}
+
+/* ca-file, crl-file, crt, verifyhost, check-sni, ciphers, ciphersuites: a
+ * string at the row's .off. */
+static int ssl_srv_str(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                       char **err)
+{
+	struct ssl_srv *x = ssl_srv_own(srv);
+
 	if (ssl_need_arg(argc, argv, "an argument", err))
 		return -1;
-	if (strcmp(kw, "verify") == 0)
-		return ssl_parse_verify(argv[1], 1, &x->verify, err) ? -1 : 2;
-	if (strcmp(kw, "alpn") == 0)
-		return ssl_parse_alpn(argv[1], &x->alpn, &x->alpn_len, err) ? -1 : 2;
-	if (strcmp(kw, "ssl-min-ver") == 0 || strcmp(kw, "ssl-max-ver") == 0)
-		return ssl_parse_ver(kw, argv[1], kw[5] == 'i' ? &x->min_ver : &x->max_ver, err) ? -1 : 2;
-	if (strcmp(kw, "sni") == 0) {
-		if (x->sni) {
-			smp_expr_free(x->sni);
-			free(x->sni);
-		}
-		x->sni = xcalloc(1, sizeof(*x->sni));
-		if (smp_expr_parse(argv[1], x->sni, NULL, err) == -1) {
-			free(x->sni);
-			x->sni = NULL;
-			return -1;
-		}
-		ssl_set_str(&x->sni_str, argv[1]);
-		return 2;
+	ssl_set_str(SSL_SRV_AT(x, kw, char *), argv[1]);
+	return 2;
+}
+
+/* ssl-min-ver, ssl-max-ver: a version at the row's .off. */
+static int ssl_srv_ver(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                       char **err)
+{
+	struct ssl_srv *x = ssl_srv_own(srv);
+
+	if (ssl_need_arg(argc, argv, "an argument", err))
+		return -1;
+	return ssl_parse_ver(argv[0], argv[1], SSL_SRV_AT(x, kw, int), err) ? -1 : 2;
+}
+
+static int ssl_srv_verify(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                          char **err)
+{
+	struct ssl_srv *x = ssl_srv_own(srv);
+
+	if (ssl_need_arg(argc, argv, "an argument", err))
+		return -1;
+	return ssl_parse_verify(argv[1], 1, &x->verify, err) ? -1 : 2;
+}
+
+static int ssl_srv_alpn(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                        char **err)
+{
+	struct ssl_srv *x = ssl_srv_own(srv);
+
+	if (ssl_need_arg(argc, argv, "an argument", err))
+		return -1;
+	return ssl_parse_alpn(argv[1], &x->alpn, &x->alpn_len, err) ? -1 : 2;
+}
+
+/* sni <expr>: evaluated per connection. */
+static int ssl_srv_sni_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                          char **err)
+{
+	struct ssl_srv *x = ssl_srv_own(srv);
+
+	if (ssl_need_arg(argc, argv, "an argument", err))
+		return -1;
+	if (x->sni) {
+		smp_expr_free(x->sni);
+		free(x->sni);
 	}
-	ssl_set_str(strcmp(kw, "ca-file") == 0 ? &x->ca_file :
-		    strcmp(kw, "crl-file") == 0 ? &x->crl_file :
-		    strcmp(kw, "crt") == 0 ? &x->crt :
-		    strcmp(kw, "verifyhost") == 0 ? &x->verifyhost :
-		    strcmp(kw, "check-sni") == 0 ? &x->check_sni :
-		    strcmp(kw, "ciphers") == 0 ? &x->ciphers : &x->ciphersuites, argv[1]);
+	x->sni = xcalloc(1, sizeof(*x->sni));
+	if (smp_expr_parse(argv[1], x->sni, NULL, err) == -1) {
+		free(x->sni);
+		x->sni = NULL;
+		return -1;
+	}
+	ssl_set_str(&x->sni_str, argv[1]);
 	return 2;
 }
 
@@ -1117,46 +1158,48 @@ void ssl_sock_free(struct conn *c)
 /* ---- keywords ---- */
 
 static struct bind_kw ssl_bind_kws[] = {
-	{ "ssl", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "crt", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "crt-list", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "alpn", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "ciphers", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "ciphersuites", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "curves", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "ssl-min-ver", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "ssl-max-ver", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "no-tlsv10", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "no-tlsv11", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "no-tlsv12", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "no-tlsv13", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "ca-file", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "crl-file", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "verify", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "strict-sni", ssl_bind_kw, 0, 0, 0, 0 },
-	{ "tls-ticket-keys", ssl_bind_kw, 0, 0, 0, 0 },
+	{ "ssl", .parse = ssl_bind_kw },
+	{ "crt", .parse = ssl_bind_kw },
+	{ "crt-list", .parse = ssl_bind_kw },
+	{ "alpn", .parse = ssl_bind_kw },
+	{ "ciphers", .parse = ssl_bind_kw },
+	{ "ciphersuites", .parse = ssl_bind_kw },
+	{ "curves", .parse = ssl_bind_kw },
+	{ "ssl-min-ver", .parse = ssl_bind_kw },
+	{ "ssl-max-ver", .parse = ssl_bind_kw },
+	{ "no-tlsv10", .parse = ssl_bind_kw },
+	{ "no-tlsv11", .parse = ssl_bind_kw },
+	{ "no-tlsv12", .parse = ssl_bind_kw },
+	{ "no-tlsv13", .parse = ssl_bind_kw },
+	{ "ca-file", .parse = ssl_bind_kw },
+	{ "crl-file", .parse = ssl_bind_kw },
+	{ "verify", .parse = ssl_bind_kw },
+	{ "strict-sni", .parse = ssl_bind_kw },
+	{ "tls-ticket-keys", .parse = ssl_bind_kw },
 };
 
+#define SSL_SRV_OFF(field) .off = offsetof(struct ssl_srv, field)
+
 static struct srv_kw ssl_srv_kws[] = {
-	{ "ssl", ssl_srv_kw, 0, 0, 0 },
-	{ "verify", ssl_srv_kw, 0, 0, 0 },
-	{ "verifyhost", ssl_srv_kw, 0, 0, 0 },
-	{ "ca-file", ssl_srv_kw, 0, 0, 0 },
-	{ "crl-file", ssl_srv_kw, 0, 0, 0 },
-	{ "crt", ssl_srv_kw, 0, 0, 0 },
-	{ "sni", ssl_srv_kw, 0, 0, 0 },
-	{ "alpn", ssl_srv_kw, 0, 0, 0 },
-	{ "ciphers", ssl_srv_kw, 0, 0, 0 },
-	{ "ciphersuites", ssl_srv_kw, 0, 0, 0 },
-	{ "ssl-min-ver", ssl_srv_kw, 0, 0, 0 },
-	{ "ssl-max-ver", ssl_srv_kw, 0, 0, 0 },
-	{ "no-tlsv10", ssl_srv_kw, 0, 0, 0 },
-	{ "no-tlsv11", ssl_srv_kw, 0, 0, 0 },
-	{ "no-tlsv12", ssl_srv_kw, 0, 0, 0 },
-	{ "no-tlsv13", ssl_srv_kw, 0, 0, 0 },
-	{ "no-ssl-reuse", ssl_srv_kw, 0, 0, 0 },
-	{ "check-ssl", ssl_srv_kw, 0, 0, 0 },
-	{ "check-sni", ssl_srv_kw, 0, 0, 0 },
+	{ "ssl", .parse = ssl_srv_bool, SSL_SRV_OFF(enabled) },
+	{ "verify", .parse = ssl_srv_verify },
+	{ "verifyhost", .parse = ssl_srv_str, SSL_SRV_OFF(verifyhost) },
+	{ "ca-file", .parse = ssl_srv_str, SSL_SRV_OFF(ca_file) },
+	{ "crl-file", .parse = ssl_srv_str, SSL_SRV_OFF(crl_file) },
+	{ "crt", .parse = ssl_srv_str, SSL_SRV_OFF(crt) },
+	{ "sni", .parse = ssl_srv_sni_kw },
+	{ "alpn", .parse = ssl_srv_alpn },
+	{ "ciphers", .parse = ssl_srv_str, SSL_SRV_OFF(ciphers) },
+	{ "ciphersuites", .parse = ssl_srv_str, SSL_SRV_OFF(ciphersuites) },
+	{ "ssl-min-ver", .parse = ssl_srv_ver, SSL_SRV_OFF(min_ver) },
+	{ "ssl-max-ver", .parse = ssl_srv_ver, SSL_SRV_OFF(max_ver) },
+	{ "no-tlsv10", .parse = ssl_srv_no_ver, .set = SSL_BO_NO_TLS10 },
+	{ "no-tlsv11", .parse = ssl_srv_no_ver, .set = SSL_BO_NO_TLS11 },
+	{ "no-tlsv12", .parse = ssl_srv_no_ver, .set = SSL_BO_NO_TLS12 },
+	{ "no-tlsv13", .parse = ssl_srv_no_ver, .set = SSL_BO_NO_TLS13 },
+	{ "no-ssl-reuse", .parse = ssl_srv_bool, SSL_SRV_OFF(no_reuse) },
+	{ "check-ssl", .parse = ssl_srv_bool, SSL_SRV_OFF(check_ssl) },
+	{ "check-sni", .parse = ssl_srv_str, SSL_SRV_OFF(check_sni) },
 };
 
 /* ssl-default-bind-options / ssl-default-server-options: version limits. */

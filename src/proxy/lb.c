@@ -526,15 +526,81 @@ struct server *lb_pick(struct proxy *px, const struct lb_key *key)
 
 /* ---- keywords ---- */
 
-/* balance uri [len N] [depth N] [whole] [path-only] */
-static int kw_balance_uri(struct cfg_ctx *ctx, struct lb_conf *lb, int argc, char **argv)
+/* A "balance" algorithm: a row carrying what it sets, so that adding one
+ * touches this table only. <parse> reads the words after the algorithm
+ * (argv[0] is the algorithm as written) and <in>, the text after its "("
+ * (NULL without one); it returns 0, or -1 after cfg_alert(). */
+struct lb_algo_kw {
+	const char   *name;
+	enum lb_algo  algo;
+	int           paren;   /* LB_P_*: whether "<name>(...)" is expected */
+	int         (*parse)(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in, int argc,
+	                     char **argv);
+	const char   *usage;   /* as the list of known algorithms names it; NULL: not listed */
+};
+
+#define LB_P_NONE 0   /* "<name>" only */
+#define LB_P_OPT  1   /* "<name>" or "<name>(...)" */
+#define LB_P_REQ  2   /* "<name>(...)" only */
+
+/* roundrobin, static-rr, leastconn, first, source */
+static int lb_parse_noarg(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in, int argc,
+                          char **argv)
 {
+	if (argc > 1) {
+		cfg_alert(ctx, "'%s' takes no argument", argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* random, random(<draws>) */
+static int lb_parse_random(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in, int argc,
+                           char **argv)
+{
+	lb->draws = 2;
+	if (in) {
+		char *end;
+		long d = strtol(in, &end, 10);
+
+		if (end == in || strcmp(end, ")") != 0 || d < 1 || d > 100) {
+			cfg_alert(ctx, "'random(<draws>)' expects a number of draws from 1 to 100");
+			return -1;
+		}
+		lb->draws = (int)d;
+	}
+	return lb_parse_noarg(ctx, lb, in, argc, argv);
+}
+
+/* balance uri [len N] [depth N] [whole] [path-only] */
+static int lb_parse_uri(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in, int argc,
+                        char **argv)
+{
+	static const struct {
+		const char *name;
+		unsigned    flag;   /* set by the word alone */
+		size_t      off;    /* else an integer at <off> in struct lb_conf */
+	} opts[] = {
+		{ "whole", LB_F_WHOLE, 0 },
+		{ "path-only", LB_F_PATH_ONLY, 0 },
+		{ "len", 0, offsetof(struct lb_conf, uri_len) },
+		{ "depth", 0, offsetof(struct lb_conf, uri_depth) },
+	};
+
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "whole") == 0) {
-			lb->flags |= LB_F_WHOLE;
-		} else if (strcmp(argv[i], "path-only") == 0) {
-			lb->flags |= LB_F_PATH_ONLY;
-		} else if (strcmp(argv[i], "len") == 0 || strcmp(argv[i], "depth") == 0) {
+		size_t o;
+
+		for (o = 0; o < ARRAY_SIZE(opts); o++)
+			if (strcmp(argv[i], opts[o].name) == 0)
+				break;
+		if (o == ARRAY_SIZE(opts)) {
+			cfg_alert(ctx, "'balance uri' only accepts parameters 'len', 'depth', "
+				  "'path-only' and 'whole' (got '%s')", argv[i]);
+			return -1;
+		}
+		if (opts[o].flag) {
+			lb->flags |= opts[o].flag;
+		} else {
 			char *end;
 			long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
 
@@ -542,119 +608,154 @@ static int kw_balance_uri(struct cfg_ctx *ctx, struct lb_conf *lb, int argc, cha
 				cfg_alert(ctx, "'balance uri %s' expects a positive integer", argv[i]);
 				return -1;
 			}
-			if (argv[i][0] == 'l')
-				lb->uri_len = (int)v;
-			else
-				lb->uri_depth = (int)v;
+			*(int *)((char *)lb + opts[o].off) = (int)v;
 			i++;
-		} else {
-			cfg_alert(ctx, "'balance uri' only accepts parameters 'len', 'depth', "
-				  "'path-only' and 'whole' (got '%s')", argv[i]);
-			return -1;
 		}
 	}
 	return 0;
 }
 
+/* balance url_param <name> [check_post [<max_wait>]] */
+static int lb_parse_url_param(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in,
+                              int argc, char **argv)
+{
+	if (argc < 2 || !*argv[1] || strlen(argv[1]) >= sizeof(lb->arg)) {
+		cfg_alert(ctx, "'balance url_param' requires an URL parameter name "
+			  "(at most %zu characters)", sizeof(lb->arg) - 1);
+		return -1;
+	}
+	strcpy(lb->arg, argv[1]);
+	lb->flags &= ~LB_F_CHECK_POST;
+	if (argc > 2 && strcmp(argv[2], "check_post") == 0) {
+		/* an old <max_wait> is accepted and ignored, as in HAProxy */
+		char *end;
+
+		if (argc > 3)
+			(void)strtol(argv[3], &end, 10);
+		if (argc > 4 || (argc > 3 && (*end || !*argv[3]))) {
+			cfg_alert(ctx, "'balance url_param %s check_post' takes at most a "
+				  "number (<max_wait>, ignored)", argv[1]);
+			return -1;
+		}
+		lb->flags |= LB_F_CHECK_POST;
+		return 0;
+	}
+	if (argc > 2) {
+		cfg_alert(ctx, "'balance url_param' only accepts an option 'check_post' "
+			  "(got '%s')", argv[2]);
+		return -1;
+	}
+	return 0;
+}
+
+/* balance hdr(<name>) [use_domain_only] */
+static int lb_parse_hdr(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in, int argc,
+                        char **argv)
+{
+	size_t n = strlen(in);   /* "<name>)" */
+
+	if (n < 2 || in[n - 1] != ')' || n - 1 >= sizeof(lb->arg)) {
+		cfg_alert(ctx, "hdr requires an http header field name (at most %zu "
+			  "characters) between parentheses", sizeof(lb->arg) - 1);
+		return -1;
+	}
+	memcpy(lb->arg, in, n - 1);
+	lb->arg[n - 1] = '\0';
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "use_domain_only") != 0) {
+			cfg_alert(ctx, "'balance hdr(%s)' only accepts 'use_domain_only' (got '%s')",
+				  lb->arg, argv[i]);
+			return -1;
+		}
+		lb->flags |= LB_F_DOMAIN_ONLY;
+	}
+	return 0;
+}
+
+static int lb_parse_unsupported(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in,
+                                int argc, char **argv)
+{
+	cfg_alert(ctx, "algorithm '%s' is not supported yet by sluice", argv[0]);
+	return -1;
+}
+
+static const struct lb_algo_kw lb_algos[] = {
+	{ "roundrobin", LB_ROUNDROBIN, LB_P_NONE, lb_parse_noarg, "roundrobin" },
+	{ "static-rr", LB_STATIC_RR, LB_P_NONE, lb_parse_noarg, "static-rr" },
+	{ "leastconn", LB_LEASTCONN, LB_P_NONE, lb_parse_noarg, "leastconn" },
+	{ "first", LB_FIRST, LB_P_NONE, lb_parse_noarg, "first" },
+	{ "source", LB_SOURCE, LB_P_NONE, lb_parse_noarg, "source" },
+	{ "random", LB_RANDOM, LB_P_OPT, lb_parse_random, "random" },
+	{ "uri", LB_URI, LB_P_NONE, lb_parse_uri, "uri" },
+	{ "url_param", LB_URL_PARAM, LB_P_NONE, lb_parse_url_param, "url_param" },
+	{ "hdr", LB_HDR, LB_P_REQ, lb_parse_hdr, "hdr(<name>)" },
+	{ "rdp-cookie", LB_ROUNDROBIN /* refused */, LB_P_OPT, lb_parse_unsupported, NULL },
+};
+
+/* The row of algorithm <a> ("name" or "name(..."), NULL if none; <*in>
+ * gets the text after "(" (NULL without one). */
+static const struct lb_algo_kw *lb_algo_find(const char *a, const char **in)
+{
+	const char *paren = strchr(a, '(');
+	size_t len = paren ? (size_t)(paren - a) : strlen(a);
+
+	*in = paren ? paren + 1 : NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(lb_algos); i++) {
+		const struct lb_algo_kw *k = &lb_algos[i];
+
+		if (strlen(k->name) != len || strncmp(a, k->name, len) != 0)
+			continue;
+		if (paren ? k->paren == LB_P_NONE : k->paren == LB_P_REQ)
+			return NULL;
+		return k;
+	}
+	return NULL;
+}
+
+/* Reports unknown algorithm <a>, listing the known ones and suggesting the
+ * closest. */
+static void lb_algo_unknown(struct cfg_ctx *ctx, const char *a)
+{
+	const char *paren = strchr(a, '('), *sug;
+	char list[256] = "", base[64];
+	struct cfg_suggest sg;
+	size_t n = 0, last = 0;
+
+	snprintf(base, sizeof(base), "%.*s", (int)(paren ? (size_t)(paren - a) : strlen(a)), a);
+	cfg_suggest_init(&sg, base);
+	for (size_t i = 0; i < ARRAY_SIZE(lb_algos); i++)
+		if (lb_algos[i].usage) {
+			cfg_suggest_add(&sg, lb_algos[i].name);
+			last = i;
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(lb_algos) && n < sizeof(list); i++)
+		if (lb_algos[i].usage)
+			n += snprintf(list + n, sizeof(list) - n, "%s%s",
+				      !n ? "" : i == last ? " or " : ", ", lb_algos[i].usage);
+	sug = cfg_suggest_pick(&sg);
+	for (size_t i = 0; sug && i < ARRAY_SIZE(lb_algos); i++)
+		if (sug == lb_algos[i].name)
+			sug = lb_algos[i].usage;   /* hdr(<name>) */
+	cfg_alert(ctx, "unknown algorithm '%s' (expects %s)%s%s%s", a, list,
+		  sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+}
+
+/* balance <algorithm> [arguments]: see lb_algos[]. */
 static int kw_balance(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	static const struct { const char *name; enum lb_algo algo; } algos[] = {
-		{ "roundrobin", LB_ROUNDROBIN }, { "static-rr", LB_STATIC_RR },
-		{ "leastconn", LB_LEASTCONN }, { "first", LB_FIRST },
-		{ "source", LB_SOURCE }, { "random", LB_RANDOM },
-		{ "uri", LB_URI }, { "url_param", LB_URL_PARAM },
-	};
 	struct lb_conf *lb = &ctx->px->lb;
-	const char *a = argc ? argv[0] : "";
+	const char *a = argc ? argv[0] : "", *in;
+	const struct lb_algo_kw *k = lb_algo_find(a, &in);
 
 	lb->flags = 0;
 	lb->uri_len = lb->uri_depth = 0;
 	lb->arg[0] = '\0';
-	if (strncmp(a, "random(", 7) == 0) {
-		char *end;
-		long d = strtol(a + 7, &end, 10);
-
-		if (end == a + 7 || strcmp(end, ")") != 0 || d < 1 || d > 100) {
-			cfg_alert(ctx, "'random(<draws>)' expects a number of draws from 1 to 100");
-			return -1;
-		}
-		lb->algo = LB_RANDOM;
-		lb->draws = (int)d;
-	} else if (strncmp(a, "hdr(", 4) == 0) {
-		size_t n = strlen(a);
-
-		if (n < 6 || a[n - 1] != ')' || n - 5 >= sizeof(lb->arg)) {
-			cfg_alert(ctx, "hdr requires an http header field name (at most %zu "
-				  "characters) between parentheses", sizeof(lb->arg) - 1);
-			return -1;
-		}
-		memcpy(lb->arg, a + 4, n - 5);
-		lb->arg[n - 5] = '\0';
-		lb->algo = LB_HDR;
-		for (int i = 1; i < argc; i++) {
-			if (strcmp(argv[i], "use_domain_only") != 0) {
-				cfg_alert(ctx, "'balance hdr(%s)' only accepts 'use_domain_only' (got '%s')",
-					  lb->arg, argv[i]);
-				return -1;
-			}
-			lb->flags |= LB_F_DOMAIN_ONLY;
-		}
-		return 0;
-	} else {
-		size_t i;
-
-		for (i = 0; i < ARRAY_SIZE(algos); i++)
-			if (strcmp(a, algos[i].name) == 0)
-				break;
-		if (i == ARRAY_SIZE(algos)) {
-			if (strncmp(a, "rdp-cookie", 10) == 0) {
-				cfg_alert(ctx, "algorithm '%s' is not supported yet by sluice", a);
-				return -1;
-			}
-			cfg_alert(ctx, "unknown algorithm '%s' (expects roundrobin, static-rr, "
-				  "leastconn, first, source, random, uri, url_param or hdr(<name>))", a);
-			return -1;
-		}
-		lb->algo = algos[i].algo;
-		if (lb->algo == LB_RANDOM)
-			lb->draws = 2;
-		if (lb->algo == LB_URI)
-			return kw_balance_uri(ctx, lb, argc, argv);
-		if (lb->algo == LB_URL_PARAM) {
-			if (argc < 2 || !*argv[1] || strlen(argv[1]) >= sizeof(lb->arg)) {
-				cfg_alert(ctx, "'balance url_param' requires an URL parameter name "
-					  "(at most %zu characters)", sizeof(lb->arg) - 1);
-				return -1;
-			}
-			strcpy(lb->arg, argv[1]);
-			lb->flags &= ~LB_F_CHECK_POST;
-			if (argc > 2 && strcmp(argv[2], "check_post") == 0) {
-				/* an old <max_wait> is accepted and ignored, as in HAProxy */
-				char *end;
-
-				if (argc > 3)
-					(void)strtol(argv[3], &end, 10);
-				if (argc > 4 || (argc > 3 && (*end || !*argv[3]))) {
-					cfg_alert(ctx, "'balance url_param %s check_post' takes at most a "
-						  "number (<max_wait>, ignored)", argv[1]);
-					return -1;
-				}
-				lb->flags |= LB_F_CHECK_POST;
-				return 0;
-			}
-			if (argc > 2) {
-				cfg_alert(ctx, "'balance url_param' only accepts an option 'check_post' "
-					  "(got '%s')", argv[2]);
-				return -1;
-			}
-			return 0;
-		}
-	}
-	if (argc > 1) {
-		cfg_alert(ctx, "'%s' takes no argument", a);
+	if (!k) {   /* never for argc 0: no row has an empty name */
+		lb_algo_unknown(ctx, a);
 		return -1;
 	}
-	return 0;
+	lb->algo = k->algo;
+	return k->parse(ctx, lb, in, argc, argv);
 }
 
 /* hash-type map-based|consistent [sdbm|djb2|wt6|crc32] [avalanche] */

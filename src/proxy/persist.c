@@ -526,7 +526,8 @@ static int kw_persist_rule(struct cfg_ctx *ctx, void *target, int argc, char **a
 	return 0;
 }
 
-static int srv_kw_cookie(struct server *srv, int argc, char **argv, char **err)
+static int srv_kw_cookie(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			 char **err)
 {
 	if (argc < 2 || !*argv[1] || strlen(argv[1]) >= sizeof(srv->cookie) ||
 	    strpbrk(argv[1], "; ,~=")) {
@@ -605,7 +606,7 @@ static struct cfg_kw persist_kws[] = {
 };
 
 static struct srv_kw persist_srv_kws[] = {
-	{ "cookie", srv_kw_cookie, 0, 0, 0 },
+	{ "cookie", .parse = srv_kw_cookie },
 };
 
 static struct proxy_ext persist_ext = { persist_inherit, persist_release, NULL };

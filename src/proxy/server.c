@@ -69,7 +69,7 @@ static int srv_apply_options(struct server *srv, int argc, char **argv, char **e
 				       sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
 			return -1;
 		}
-		used = kw->parse ? kw->parse(srv, argc - i, argv + i, &e) :
+		used = kw->parse ? kw->parse(srv, kw, argc - i, argv + i, &e) :
 		       cfg_opt_int_at(srv, kw->off, kw->min, kw->max, argc - i, argv + i, &e);
 		if (used < 0) {
 			*err = str_fmt("option '%s': %s", argv[i], e ? e : "invalid value");
@@ -351,7 +351,8 @@ static int kw_server_template(struct cfg_ctx *ctx, void *target, int argc, char 
 	return 0;
 }
 
-static int srv_weight(struct server *srv, int argc, char **argv, char **err)
+static int srv_weight(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+		      char **err)
 {
 	long v;
 
@@ -361,53 +362,38 @@ static int srv_weight(struct server *srv, int argc, char **argv, char **err)
 	return 2;
 }
 
-/* on-marked-down shutdown-sessions | on-marked-up shutdown-backup-sessions */
-static int srv_on_marked(struct server *srv, int argc, char **argv, char **err)
+/* on-marked-down shutdown-sessions | on-marked-up shutdown-backup-sessions:
+ * the row's .set is the behaviour's flag. */
+static int srv_on_marked(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                         char **err)
 {
-	int down = strcmp(argv[0], "on-marked-down") == 0;
-	const char *want = down ? "shutdown-sessions" : "shutdown-backup-sessions";
+	const char *want = kw->set == SRV_F_DOWN_KILL ? "shutdown-sessions"
+						       : "shutdown-backup-sessions";
 
 	if (argc < 2 || strcmp(argv[1], want) != 0) {
 		*err = str_fmt("expects '%s'", want);
 		return -1;
 	}
-	srv->flags |= down ? SRV_F_DOWN_KILL : SRV_F_UP_KILL_BACKUP;
+	srv->flags |= (unsigned)kw->set;
 	return 2;
 }
 
-static int srv_flag(struct server *srv, int argc, char **argv, char **err)
+/* disabled, enabled, backup, check, send-proxy[-v2]: the row's flags. */
+static int srv_flag(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                    char **err)
 {
-	if (strcmp(argv[0], "disabled") == 0)
-		srv->flags |= SRV_F_MAINT;
-	else if (strcmp(argv[0], "enabled") == 0)
-		srv->flags &= ~SRV_F_MAINT;
-	else if (strcmp(argv[0], "backup") == 0)
-		srv->flags |= SRV_F_BACKUP;
-	else if (strcmp(argv[0], "check") == 0)
-		srv->flags |= SRV_F_CHECKED;
-	else if (strcmp(argv[0], "send-proxy") == 0)
-		srv->flags = (srv->flags & ~SRV_F_SEND_PROXY_V2) | SRV_F_SEND_PROXY;
-	else if (strcmp(argv[0], "send-proxy-v2") == 0)
-		srv->flags = (srv->flags & ~SRV_F_SEND_PROXY) | SRV_F_SEND_PROXY_V2;
+	srv->flags = (srv->flags & ~(unsigned)kw->clr) | (unsigned)kw->set;
 	return 1;
 }
 
-/* inter, fastinter, downinter <time>; rise, fall <count>. */
-static int srv_check_arg(struct server *srv, int argc, char **argv, char **err)
+/* inter, fastinter, downinter <time>: milliseconds at the row's .off in
+ * struct server (rise and fall are integer rows). */
+static int srv_check_time(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                          char **err)
 {
 	const char *e = "must not be zero";
 	uint32_t ms = 0;
-	long v;
 
-	if (strcmp(argv[0], "rise") == 0 || strcmp(argv[0], "fall") == 0) {
-		if (cfg_opt_int(argc, argv, 1, 1000000, &v, err) == -1)
-			return -1;
-		if (argv[0][0] == 'r')
-			srv->check.rise = (int)v;
-		else
-			srv->check.fall = (int)v;
-		return 2;
-	}
 	if (argc < 2) {
 		*err = str_fmt("expects a time");
 		return -1;
@@ -416,17 +402,13 @@ static int srv_check_arg(struct server *srv, int argc, char **argv, char **err)
 		*err = str_fmt("expects a time such as 2s, got '%s': %s", argv[1], e);
 		return -1;
 	}
-	if (strcmp(argv[0], "inter") == 0)
-		srv->check.inter = ms;
-	else if (strcmp(argv[0], "fastinter") == 0)
-		srv->check.fastinter = ms;
-	else
-		srv->check.downinter = ms;
+	*(uint32_t *)((char *)srv + kw->off) = ms;
 	return 2;
 }
 
 /* port <port>: where checks connect (the server's address, another port). */
-static int srv_check_port(struct server *srv, int argc, char **argv, char **err)
+static int srv_check_port(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			  char **err)
 {
 	long v;
 
@@ -437,7 +419,8 @@ static int srv_check_port(struct server *srv, int argc, char **argv, char **err)
 }
 
 /* addr <ip>: where checks connect instead of the server's address. */
-static int srv_check_addr(struct server *srv, int argc, char **argv, char **err)
+static int srv_check_addr(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			  char **err)
 {
 	struct addr_spec as;
 
@@ -456,7 +439,8 @@ static int srv_check_addr(struct server *srv, int argc, char **argv, char **err)
 }
 
 /* slowstart <time> */
-static int srv_slowstart_kw(struct server *srv, int argc, char **argv, char **err)
+static int srv_slowstart_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			    char **err)
 {
 	const char *e = "invalid";
 	uint32_t ms = 0;
@@ -471,7 +455,8 @@ static int srv_slowstart_kw(struct server *srv, int argc, char **argv, char **er
 }
 
 /* track [<backend>/]<server>: resolved at post-parse. */
-static int srv_track_kw(struct server *srv, int argc, char **argv, char **err)
+static int srv_track_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			char **err)
 {
 	if (argc < 2 || !*argv[1]) {
 		*err = str_fmt("expects [<backend>/]<server>");
@@ -488,7 +473,8 @@ static int srv_track_kw(struct server *srv, int argc, char **argv, char **err)
 
 /* init-addr {last|libc|none|<ip>}[,...]: how a host name gets its address
  * at start-up. */
-static int srv_init_addr_kw(struct server *srv, int argc, char **argv, char **err)
+static int srv_init_addr_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			    char **err)
 {
 	char list[256], *save = NULL, *w;
 	int n = 0;
@@ -527,7 +513,8 @@ static int srv_init_addr_kw(struct server *srv, int argc, char **argv, char **er
 }
 
 /* resolvers, resolve-prefer, resolve-opts, resolve-net: DNS at run time. */
-static int srv_resolvers_kw(struct server *srv, int argc, char **argv, char **err)
+static int srv_resolvers_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			    char **err)
 {
 	*err = str_fmt("not supported yet: sluice resolves server names once at start-up "
 		       "(use init-addr)");
@@ -644,19 +631,20 @@ static struct srv_kw server_kws[] = {
 	{ "weight", .parse = srv_weight },
 	{ "id", .off = offsetof(struct server, id), .min = 1, .max = 0x7fffffff },
 	{ "maxconn", .off = offsetof(struct server, maxconn), .min = 0, .max = 10000000 },
-	{ "on-marked-down", .parse = srv_on_marked },
-	{ "on-marked-up", .parse = srv_on_marked },
-	{ "disabled", .parse = srv_flag },
-	{ "enabled", .parse = srv_flag },
-	{ "backup", .parse = srv_flag },
-	{ "check", .parse = srv_flag },
-	{ "send-proxy", .parse = srv_flag },
-	{ "send-proxy-v2", .parse = srv_flag },
-	{ "inter", .parse = srv_check_arg },
-	{ "fastinter", .parse = srv_check_arg },
-	{ "downinter", .parse = srv_check_arg },
-	{ "rise", .parse = srv_check_arg },
-	{ "fall", .parse = srv_check_arg },
+	{ "on-marked-down", .parse = srv_on_marked, .set = SRV_F_DOWN_KILL },
+	{ "on-marked-up", .parse = srv_on_marked, .set = SRV_F_UP_KILL_BACKUP },
+	{ "disabled", .parse = srv_flag, .set = SRV_F_MAINT },
+	{ "enabled", .parse = srv_flag, .clr = SRV_F_MAINT },
+	{ "backup", .parse = srv_flag, .set = SRV_F_BACKUP },
+	{ "check", .parse = srv_flag, .set = SRV_F_CHECKED },
+	{ "send-proxy", .parse = srv_flag, .set = SRV_F_SEND_PROXY, .clr = SRV_F_SEND_PROXY_V2 },
+	{ "send-proxy-v2", .parse = srv_flag, .set = SRV_F_SEND_PROXY_V2,
+	  .clr = SRV_F_SEND_PROXY },
+	{ "inter", .parse = srv_check_time, .off = offsetof(struct server, check.inter) },
+	{ "fastinter", .parse = srv_check_time, .off = offsetof(struct server, check.fastinter) },
+	{ "downinter", .parse = srv_check_time, .off = offsetof(struct server, check.downinter) },
+	{ "rise", .off = offsetof(struct server, check.rise), .min = 1, .max = 1000000 },
+	{ "fall", .off = offsetof(struct server, check.fall), .min = 1, .max = 1000000 },
 	{ "port", .parse = srv_check_port },
 	{ "addr", .parse = srv_check_addr },
 };

@@ -294,72 +294,112 @@ void agent_stop_all(void)
 
 /* ---- server options ---- */
 
-static int srv_agent_kw(struct server *srv, int argc, char **argv, char **err)
+/* The agent of <srv>, with HAProxy's defaults (inter 2s, rise 2, fall 3)
+ * once any agent keyword is seen. */
+static struct check *srv_agent_of(struct server *srv)
 {
 	struct check *a = &srv->agent;
 
 	if (!a->inter) {
-		/* HAProxy's defaults: inter 2s, rise 2, fall 3 */
 		a->inter = 2000;
 		a->rise = 2;
 		a->fall = 3;
 		a->health = a->rise + a->fall - 1;
 	}
-	if (strcmp(argv[0], "agent-check") == 0) {
-		srv->flags |= SRV_F_AGENT;
-		return 1;
-	}
-	if (strcmp(argv[0], "no-agent-check") == 0) {
-		srv->flags &= ~SRV_F_AGENT;
-		return 1;
-	}
+	return a;
+}
+
+/* The agent of <srv> for a keyword that takes an argument, NULL (with
+ * <err>) when it is missing or empty. */
+static struct check *srv_agent_arg(struct server *srv, int argc, char **argv, char **err)
+{
+	struct check *a = srv_agent_of(srv);
+
 	if (argc < 2 || !*argv[1]) {
 		*err = str_fmt("expects an argument");
+		return NULL;
+	}
+	return a;
+}
+
+/* agent-check, no-agent-check: the row's flags. */
+static int srv_agent_flag(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                          char **err)
+{
+	srv_agent_of(srv);
+	srv->flags = (srv->flags & ~(unsigned)kw->clr) | (unsigned)kw->set;
+	return 1;
+}
+
+static int srv_agent_port(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                          char **err)
+{
+	struct check *a = srv_agent_arg(srv, argc, argv, err);
+	char *end;
+	long v;
+
+	if (!a)
+		return -1;
+	v = strtol(argv[1], &end, 10);
+	if (*end || v < 1 || v > 65535) {
+		*err = str_fmt("expects a port (1..65535)");
 		return -1;
 	}
-	if (strcmp(argv[0], "agent-port") == 0) {
-		char *end;
-		long v = strtol(argv[1], &end, 10);
+	a->port = (uint16_t)v;
+	return 2;
+}
 
-		if (*end || v < 1 || v > 65535) {
-			*err = str_fmt("expects a port (1..65535)");
-			return -1;
-		}
-		a->port = (uint16_t)v;
-	} else if (strcmp(argv[0], "agent-addr") == 0) {
-		struct addr_spec as;
+static int srv_agent_addr(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                          char **err)
+{
+	struct check *a = srv_agent_arg(srv, argc, argv, err);
+	struct addr_spec as;
 
-		if (addr_parse(argv[1], &as, ADDR_F_PORT_OPTIONAL, err) == -1)
-			return -1;
-		a->addr = as.ss;
-		a->addrlen = as.len;
-		a->has_addr = 1;
-	} else if (strcmp(argv[0], "agent-inter") == 0) {
-		uint32_t ms;
-		const char *e = NULL;
+	if (!a || addr_parse(argv[1], &as, ADDR_F_PORT_OPTIONAL, err) == -1)
+		return -1;
+	a->addr = as.ss;
+	a->addrlen = as.len;
+	a->has_addr = 1;
+	return 2;
+}
 
-		if (parse_time_ms(argv[1], 1, &ms, &e) == -1 || !ms) {
-			*err = str_fmt("expects a time, not zero");
-			return -1;
-		}
-		a->inter = ms;
-	} else {   /* agent-send */
-		if (strlen(argv[1]) >= sizeof(srv->agent_send)) {
-			*err = str_fmt("at most %zu characters", sizeof(srv->agent_send) - 1);
-			return -1;
-		}
-		strcpy(srv->agent_send, argv[1]);
+static int srv_agent_inter(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                           char **err)
+{
+	struct check *a = srv_agent_arg(srv, argc, argv, err);
+	const char *e = NULL;
+	uint32_t ms;
+
+	if (!a)
+		return -1;
+	if (parse_time_ms(argv[1], 1, &ms, &e) == -1 || !ms) {
+		*err = str_fmt("expects a time, not zero");
+		return -1;
 	}
+	a->inter = ms;
+	return 2;
+}
+
+static int srv_agent_send(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                          char **err)
+{
+	if (!srv_agent_arg(srv, argc, argv, err))
+		return -1;
+	if (strlen(argv[1]) >= sizeof(srv->agent_send)) {
+		*err = str_fmt("at most %zu characters", sizeof(srv->agent_send) - 1);
+		return -1;
+	}
+	strcpy(srv->agent_send, argv[1]);
 	return 2;
 }
 
 static struct srv_kw agent_kws[] = {
-	{ "agent-check", .parse = srv_agent_kw },
-	{ "no-agent-check", .parse = srv_agent_kw },
-	{ "agent-port", .parse = srv_agent_kw },
-	{ "agent-addr", .parse = srv_agent_kw },
-	{ "agent-inter", .parse = srv_agent_kw },
-	{ "agent-send", .parse = srv_agent_kw },
+	{ "agent-check", .parse = srv_agent_flag, .set = SRV_F_AGENT },
+	{ "no-agent-check", .parse = srv_agent_flag, .clr = SRV_F_AGENT },
+	{ "agent-port", .parse = srv_agent_port },
+	{ "agent-addr", .parse = srv_agent_addr },
+	{ "agent-inter", .parse = srv_agent_inter },
+	{ "agent-send", .parse = srv_agent_send },
 };
 
 /* agent-check needs a port: HAProxy's start-up error. */

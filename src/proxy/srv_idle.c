@@ -201,7 +201,8 @@ void srv_idle_close_all(void)
 			srv_idle_purge(srv, 0);
 }
 
-static int srv_kw_pool_purge_delay(struct server *srv, int argc, char **argv, char **err)
+static int srv_kw_pool_purge_delay(struct server *srv, const struct srv_kw *kw, int argc,
+				   char **argv, char **err)
 {
 	uint32_t ms;
 	const char *e;
@@ -219,8 +220,9 @@ static int srv_kw_pool_purge_delay(struct server *srv, int argc, char **argv, ch
 }
 
 static struct srv_kw srv_idle_kws[] = {
-	{ "pool-max-conn", NULL, offsetof(struct server, pool_max_conn), -1, 1 << 24 },
-	{ "pool-purge-delay", srv_kw_pool_purge_delay, 0, 0, 0 },
+	{ "pool-max-conn", .off = offsetof(struct server, pool_max_conn), .min = -1,
+	  .max = 1 << 24 },
+	{ "pool-purge-delay", .parse = srv_kw_pool_purge_delay },
 };
 
 SLUICE_INIT(srv_idle_register)

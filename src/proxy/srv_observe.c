@@ -46,7 +46,8 @@ void srv_observe(struct server *srv, enum srv_obs ev)
 }
 
 /* observe layer4|layer7 */
-static int srv_observe_kw(struct server *srv, int argc, char **argv, char **err)
+static int srv_observe_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			  char **err)
 {
 	if (argc < 2 || (strcmp(argv[1], "layer4") != 0 && strcmp(argv[1], "layer7") != 0)) {
 		*err = str_fmt("expects 'layer4' or 'layer7'");
@@ -57,7 +58,8 @@ static int srv_observe_kw(struct server *srv, int argc, char **argv, char **err)
 }
 
 /* on-error fastinter|fail-check|sudden-death|mark-down */
-static int srv_on_error_kw(struct server *srv, int argc, char **argv, char **err)
+static int srv_on_error_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			   char **err)
 {
 	static const char *const words[] = {
 		[CHK_OE_FASTINTER] = "fastinter", [CHK_OE_FAIL_CHECK] = "fail-check",

@@ -42,7 +42,7 @@ static int smp_out_int(struct sample *smp, int64_t v)
 	return 1;
 }
 
-static int conv_lower(const struct smp_arg *a, struct sample *smp)
+static int conv_lower(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	char *p = smp_make_rw(smp);
 
@@ -51,7 +51,7 @@ static int conv_lower(const struct smp_arg *a, struct sample *smp)
 	return 1;
 }
 
-static int conv_upper(const struct smp_arg *a, struct sample *smp)
+static int conv_upper(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	char *p = smp_make_rw(smp);
 
@@ -60,13 +60,13 @@ static int conv_upper(const struct smp_arg *a, struct sample *smp)
 	return 1;
 }
 
-static int conv_length(const struct smp_arg *a, struct sample *smp)
+static int conv_length(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return smp_out_int(smp, (int64_t)smp->u.str.len);
 }
 
 /* bytes(offset[,length]) */
-static int conv_bytes(const struct smp_arg *a, struct sample *smp)
+static int conv_bytes(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	size_t off = a[0].sint < 0 ? 0 : (size_t)a[0].sint;
 
@@ -81,7 +81,7 @@ static int conv_bytes(const struct smp_arg *a, struct sample *smp)
 	return 1;
 }
 
-static int conv_check_idx(struct smp_arg *a, char **err)
+static int conv_check_idx(struct smp_arg *a, char **err, const void *priv)
 {
 	if (a[0].sint == 0) {
 		*err = str_fmt("field index must not be 0 (1 is the first, -1 the last)");
@@ -132,17 +132,17 @@ static int conv_split(const struct smp_arg *a, struct sample *smp, int word)
 	return 1;
 }
 
-static int conv_field(const struct smp_arg *a, struct sample *smp)
+static int conv_field(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return conv_split(a, smp, 0);
 }
 
-static int conv_word(const struct smp_arg *a, struct sample *smp)
+static int conv_word(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return conv_split(a, smp, 1);
 }
 
-static int conv_hex(const struct smp_arg *a, struct sample *smp)
+static int conv_hex(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	static const char hx[] = "0123456789ABCDEF";
 	char *out = smp_scratch_get();
@@ -218,22 +218,22 @@ static int b64_decode(struct sample *smp, const char *abc, int pad)
 	return smp_out_str(smp, out, o, SMP_T_BIN);
 }
 
-static int conv_base64(const struct smp_arg *a, struct sample *smp)
+static int conv_base64(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return b64_encode(smp, b64_std, 1);
 }
 
-static int conv_b64dec(const struct smp_arg *a, struct sample *smp)
+static int conv_b64dec(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return b64_decode(smp, b64_std, 1);
 }
 
-static int conv_ub64enc(const struct smp_arg *a, struct sample *smp)
+static int conv_ub64enc(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return b64_encode(smp, b64_url, 0);
 }
 
-static int conv_ub64dec(const struct smp_arg *a, struct sample *smp)
+static int conv_ub64dec(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return b64_decode(smp, b64_url, 0);
 }
@@ -246,7 +246,7 @@ static int hexval(int c)
 
 /* url_dec([in_form]): %XX sequences, and '+' as a space when <in_form> is
  * 1 or when the string holds a query ('?' seen) and <in_form> is absent. */
-static int conv_url_dec(const struct smp_arg *a, struct sample *smp)
+static int conv_url_dec(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	const char *in = smp->u.str.p;
 	size_t len = smp->u.str.len, o = 0;
@@ -276,7 +276,7 @@ static int conv_url_dec(const struct smp_arg *a, struct sample *smp)
 }
 
 /* ipmask(mask4[,mask6]): the masks are parsed by the check into args. */
-static int conv_check_ipmask(struct smp_arg *a, char **err)
+static int conv_check_ipmask(struct smp_arg *a, char **err, const void *priv)
 {
 	for (int i = 0; i < 2; i++) {
 		char *e;
@@ -310,7 +310,7 @@ static int conv_check_ipmask(struct smp_arg *a, char **err)
 	return 0;
 }
 
-static int conv_ipmask(const struct smp_arg *a, struct sample *smp)
+static int conv_ipmask(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	if (smp->type == SMP_T_IPV4) {
 		int bits = (int)a[0].sint;
@@ -335,23 +335,23 @@ static int conv_ipmask(const struct smp_arg *a, struct sample *smp)
 	return 0;
 }
 
-static int conv_add(const struct smp_arg *a, struct sample *smp)
+static int conv_add(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return smp_out_int(smp, (int64_t)((uint64_t)smp->u.sint + (uint64_t)a[0].sint));
 }
 
-static int conv_sub(const struct smp_arg *a, struct sample *smp)
+static int conv_sub(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return smp_out_int(smp, (int64_t)((uint64_t)smp->u.sint - (uint64_t)a[0].sint));
 }
 
-static int conv_mul(const struct smp_arg *a, struct sample *smp)
+static int conv_mul(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return smp_out_int(smp, (int64_t)((uint64_t)smp->u.sint * (uint64_t)a[0].sint));
 }
 
 /* div/mod by 0 give the largest integer and 0, as HAProxy does. */
-static int conv_div(const struct smp_arg *a, struct sample *smp)
+static int conv_div(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	if (!a[0].sint)
 		return smp_out_int(smp, INT64_MAX);
@@ -360,29 +360,29 @@ static int conv_div(const struct smp_arg *a, struct sample *smp)
 	return smp_out_int(smp, smp->u.sint / a[0].sint);
 }
 
-static int conv_mod(const struct smp_arg *a, struct sample *smp)
+static int conv_mod(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	if (!a[0].sint || a[0].sint == -1)
 		return smp_out_int(smp, 0);
 	return smp_out_int(smp, smp->u.sint % a[0].sint);
 }
 
-static int conv_neg(const struct smp_arg *a, struct sample *smp)
+static int conv_neg(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return smp_out_int(smp, (int64_t)(0 - (uint64_t)smp->u.sint));
 }
 
-static int conv_and(const struct smp_arg *a, struct sample *smp)
+static int conv_and(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return smp_out_int(smp, smp->u.sint & a[0].sint);
 }
 
-static int conv_or(const struct smp_arg *a, struct sample *smp)
+static int conv_or(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return smp_out_int(smp, smp->u.sint | a[0].sint);
 }
 
-static int conv_xor(const struct smp_arg *a, struct sample *smp)
+static int conv_xor(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return smp_out_int(smp, smp->u.sint ^ a[0].sint);
 }
@@ -396,29 +396,29 @@ static int conv_hash(const struct smp_arg *a, struct sample *smp, enum lb_hash_f
 	return smp_out_int(smp, lb_hash(fn, avalanche, smp->u.str.p, smp->u.str.len));
 }
 
-static int conv_sdbm(const struct smp_arg *a, struct sample *smp)
+static int conv_sdbm(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return conv_hash(a, smp, LB_H_SDBM);
 }
 
-static int conv_djb2(const struct smp_arg *a, struct sample *smp)
+static int conv_djb2(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return conv_hash(a, smp, LB_H_DJB2);
 }
 
-static int conv_crc32(const struct smp_arg *a, struct sample *smp)
+static int conv_crc32(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return conv_hash(a, smp, LB_H_CRC32);
 }
 
-static int conv_wt6(const struct smp_arg *a, struct sample *smp)
+static int conv_wt6(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return conv_hash(a, smp, LB_H_WT6);
 }
 
 /* hex2i: "2a" -> 42; pairs of hex digits, signed 64 bits; anything that is
  * not hex gives 0, as HAProxy does. */
-static int conv_hex2i(const struct smp_arg *a, struct sample *smp)
+static int conv_hex2i(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	uint64_t v = 0;
 	size_t len = smp->u.str.len;
@@ -435,59 +435,59 @@ static int conv_hex2i(const struct smp_arg *a, struct sample *smp)
 	return smp_out_int(smp, (int64_t)v);
 }
 
-static int conv_bool(const struct smp_arg *a, struct sample *smp)
+static int conv_bool(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	smp->type = SMP_T_BOOL;
 	smp->u.sint = smp->u.sint != 0;
 	return 1;
 }
 
-static int conv_not(const struct smp_arg *a, struct sample *smp)
+static int conv_not(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	smp->type = SMP_T_BOOL;
 	smp->u.sint = smp->u.sint == 0;
 	return 1;
 }
 
-static int conv_cpl(const struct smp_arg *a, struct sample *smp)
+static int conv_cpl(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return smp_out_int(smp, ~smp->u.sint);
 }
 
 static const struct smp_conv_kw smp_convs[] = {
-	{ "lower",   conv_lower,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL },
-	{ "upper",   conv_upper,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL },
-	{ "length",  conv_length,  { 0 }, 0, SMP_T_STR, SMP_T_SINT, NULL },
-	{ "bytes",   conv_bytes,   { ARGT_SINT, ARGT_SINT }, 1, SMP_T_BIN, SMP_T_BIN, NULL },
+	{ "lower",   conv_lower,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL, NULL },
+	{ "upper",   conv_upper,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL, NULL },
+	{ "length",  conv_length,  { 0 }, 0, SMP_T_STR, SMP_T_SINT, NULL, NULL },
+	{ "bytes",   conv_bytes,   { ARGT_SINT, ARGT_SINT }, 1, SMP_T_BIN, SMP_T_BIN, NULL, NULL },
 	{ "field",   conv_field,   { ARGT_SINT, ARGT_STR, ARGT_SINT }, 2, SMP_T_STR, SMP_T_STR,
-	  conv_check_idx },
+	  conv_check_idx, NULL },
 	{ "word",    conv_word,    { ARGT_SINT, ARGT_STR, ARGT_SINT }, 2, SMP_T_STR, SMP_T_STR,
-	  conv_check_idx },
-	{ "hex",     conv_hex,     { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL },
-	{ "base64",  conv_base64,  { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL },
-	{ "b64dec",  conv_b64dec,  { 0 }, 0, SMP_T_STR, SMP_T_BIN, NULL },
-	{ "url_dec", conv_url_dec, { ARGT_SINT }, 0, SMP_T_STR, SMP_T_STR, NULL },
+	  conv_check_idx, NULL },
+	{ "hex",     conv_hex,     { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL, NULL },
+	{ "base64",  conv_base64,  { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL, NULL },
+	{ "b64dec",  conv_b64dec,  { 0 }, 0, SMP_T_STR, SMP_T_BIN, NULL, NULL },
+	{ "url_dec", conv_url_dec, { ARGT_SINT }, 0, SMP_T_STR, SMP_T_STR, NULL, NULL },
 	{ "ipmask",  conv_ipmask,  { ARGT_STR, ARGT_STR }, 1, SMP_T_ADDR, SMP_T_ADDR,
-	  conv_check_ipmask },
-	{ "add",     conv_add,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "sub",     conv_sub,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "mul",     conv_mul,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "div",     conv_div,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "mod",     conv_mod,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "neg",     conv_neg,     { 0 }, 0, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "and",     conv_and,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "or",      conv_or,      { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "xor",     conv_xor,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL },
-	{ "sdbm",    conv_sdbm,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
-	{ "djb2",    conv_djb2,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
-	{ "crc32",   conv_crc32,   { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
-	{ "wt6",     conv_wt6,     { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL },
-	{ "ub64enc", conv_ub64enc, { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL },
-	{ "ub64dec", conv_ub64dec, { 0 }, 0, SMP_T_STR, SMP_T_BIN, NULL },
-	{ "hex2i",   conv_hex2i,   { 0 }, 0, SMP_T_STR, SMP_T_SINT, NULL },
-	{ "bool",    conv_bool,    { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL },
-	{ "not",     conv_not,     { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL },
-	{ "cpl",     conv_cpl,     { 0 }, 0, SMP_T_SINT, SMP_T_SINT, NULL },
+	  conv_check_ipmask, NULL },
+	{ "add",     conv_add,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "sub",     conv_sub,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "mul",     conv_mul,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "div",     conv_div,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "mod",     conv_mod,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "neg",     conv_neg,     { 0 }, 0, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "and",     conv_and,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "or",      conv_or,      { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "xor",     conv_xor,     { ARGT_SINT }, 1, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "sdbm",    conv_sdbm,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL, NULL },
+	{ "djb2",    conv_djb2,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL, NULL },
+	{ "crc32",   conv_crc32,   { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL, NULL },
+	{ "wt6",     conv_wt6,     { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL, NULL },
+	{ "ub64enc", conv_ub64enc, { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL, NULL },
+	{ "ub64dec", conv_ub64dec, { 0 }, 0, SMP_T_STR, SMP_T_BIN, NULL, NULL },
+	{ "hex2i",   conv_hex2i,   { 0 }, 0, SMP_T_STR, SMP_T_SINT, NULL, NULL },
+	{ "bool",    conv_bool,    { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL, NULL },
+	{ "not",     conv_not,     { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL, NULL },
+	{ "cpl",     conv_cpl,     { 0 }, 0, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
 };
 
 SLUICE_INIT(conv_register)

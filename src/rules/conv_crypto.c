@@ -31,13 +31,13 @@ static int md_run(const EVP_MD *md, struct sample *smp)
 	return out_bin(smp, out, n);
 }
 
-static int conv_sha1(const struct smp_arg *a, struct sample *smp)
+static int conv_sha1(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return md_run(EVP_sha1(), smp);
 }
 
 /* sha2([bits]): 224, 256 (default), 384 or 512. */
-static int conv_check_sha2(struct smp_arg *a, char **err)
+static int conv_check_sha2(struct smp_arg *a, char **err, const void *priv)
 {
 	const EVP_MD *md;
 
@@ -55,14 +55,14 @@ static int conv_check_sha2(struct smp_arg *a, char **err)
 	return 0;
 }
 
-static int conv_sha2(const struct smp_arg *a, struct sample *smp)
+static int conv_sha2(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return md_run(a[0].ptr, smp);
 }
 
 /* digest(<algorithm>) and the first argument of hmac(): any digest name
  * OpenSSL knows ("sha256", "md5", "sha3-512"...). */
-static int conv_check_digest(struct smp_arg *a, char **err)
+static int conv_check_digest(struct smp_arg *a, char **err, const void *priv)
 {
 	const EVP_MD *md = EVP_get_digestbyname(a[0].str);
 
@@ -74,19 +74,19 @@ static int conv_check_digest(struct smp_arg *a, char **err)
 	return 0;
 }
 
-static int conv_digest(const struct smp_arg *a, struct sample *smp)
+static int conv_digest(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return md_run(a[0].ptr, smp);
 }
 
 /* hmac(<algorithm>,<key>): the key is given in base64, as in HAProxy;
  * it is decoded once here. */
-static int conv_check_hmac(struct smp_arg *a, char **err)
+static int conv_check_hmac(struct smp_arg *a, char **err, const void *priv)
 {
 	unsigned char *key;
 	int n;
 
-	if (conv_check_digest(a, err) == -1)
+	if (conv_check_digest(a, err, priv) == -1)
 		return -1;
 	key = xcalloc(1, a[1].len + 4);
 	n = a[1].len % 4 ? -1 : EVP_DecodeBlock(key, (const unsigned char *)a[1].str, (int)a[1].len);
@@ -104,7 +104,7 @@ static int conv_check_hmac(struct smp_arg *a, char **err)
 	return 0;
 }
 
-static int conv_hmac(const struct smp_arg *a, struct sample *smp)
+static int conv_hmac(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	unsigned char *out = (unsigned char *)smp_scratch_get();
 	unsigned int n = 0;
@@ -116,10 +116,11 @@ static int conv_hmac(const struct smp_arg *a, struct sample *smp)
 }
 
 static const struct smp_conv_kw crypto_convs[] = {
-	{ "sha1",   conv_sha1,   { 0 }, 0, SMP_T_BIN, SMP_T_BIN, NULL },
-	{ "sha2",   conv_sha2,   { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_BIN, conv_check_sha2 },
-	{ "digest", conv_digest, { ARGT_STR }, 1, SMP_T_BIN, SMP_T_BIN, conv_check_digest },
-	{ "hmac",   conv_hmac,   { ARGT_STR, ARGT_STR }, 2, SMP_T_BIN, SMP_T_BIN, conv_check_hmac },
+	{ "sha1",   conv_sha1,   { 0 }, 0, SMP_T_BIN, SMP_T_BIN, NULL, NULL },
+	{ "sha2",   conv_sha2,   { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_BIN, conv_check_sha2, NULL },
+	{ "digest", conv_digest, { ARGT_STR }, 1, SMP_T_BIN, SMP_T_BIN, conv_check_digest, NULL },
+	{ "hmac",   conv_hmac,   { ARGT_STR, ARGT_STR }, 2, SMP_T_BIN, SMP_T_BIN, conv_check_hmac,
+	  NULL },
 };
 
 SLUICE_INIT(conv_crypto_register)

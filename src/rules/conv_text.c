@@ -25,7 +25,7 @@ static int out_str(struct sample *smp, const char *p, size_t len)
 
 /* ---- url_enc ---- */
 
-static int conv_check_url_enc(struct smp_arg *a, char **err)
+static int conv_check_url_enc(struct smp_arg *a, char **err, const void *priv)
 {
 	if (a[0].type == ARGT_STR && strcmp(a[0].str, "query") != 0) {
 		*err = str_fmt("unknown encoding type '%s' (expects 'query')", a[0].str);
@@ -36,7 +36,7 @@ static int conv_check_url_enc(struct smp_arg *a, char **err)
 
 /* url_enc([query]): every byte but the unreserved characters of RFC 3986
  * (letters, digits, "-._~") as %XX. Fails when the result does not fit. */
-static int conv_url_enc(const struct smp_arg *a, struct sample *smp)
+static int conv_url_enc(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	static const char hx[] = "0123456789ABCDEF";
 	char *out = smp_scratch_get();
@@ -63,7 +63,7 @@ static int conv_url_enc(const struct smp_arg *a, struct sample *smp)
 
 enum json_in { JSON_ASCII, JSON_UTF8, JSON_UTF8S };
 
-static int conv_check_json(struct smp_arg *a, char **err)
+static int conv_check_json(struct smp_arg *a, char **err, const void *priv)
 {
 	static const char *const names[] = { "ascii", "utf8", "utf8s", "utf8p", "utf8ps" };
 	static const int modes[] = { JSON_ASCII, JSON_UTF8, JSON_UTF8S, JSON_UTF8, JSON_UTF8S };
@@ -121,7 +121,7 @@ static void json_u(char *out, size_t *o, uint32_t v)
  * anything beyond ASCII as \u escapes (surrogate pairs above U+FFFF).
  * "ascii" takes each byte as a character; "utf8" fails on invalid UTF-8,
  * "utf8s" skips it ("utf8p"/"utf8ps" behave as these two). */
-static int conv_json(const struct smp_arg *a, struct sample *smp)
+static int conv_json(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	const unsigned char *p = (const unsigned char *)smp->u.str.p;
 	size_t len = smp->u.str.len, o = 0, i = 0;
@@ -168,7 +168,7 @@ static int conv_json(const struct smp_arg *a, struct sample *smp)
 
 /* ---- ltrim, rtrim ---- */
 
-static int conv_ltrim(const struct smp_arg *a, struct sample *smp)
+static int conv_ltrim(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	while (smp->u.str.len && memchr(a[0].str, smp->u.str.p[0], a[0].len)) {
 		smp->u.str.p++;
@@ -177,7 +177,7 @@ static int conv_ltrim(const struct smp_arg *a, struct sample *smp)
 	return 1;
 }
 
-static int conv_rtrim(const struct smp_arg *a, struct sample *smp)
+static int conv_rtrim(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	while (smp->u.str.len && memchr(a[0].str, smp->u.str.p[smp->u.str.len - 1], a[0].len))
 		smp->u.str.len--;
@@ -187,7 +187,7 @@ static int conv_rtrim(const struct smp_arg *a, struct sample *smp)
 /* ---- iif ---- */
 
 /* iif(<true>,<false>): one of two strings by a boolean. */
-static int conv_iif(const struct smp_arg *a, struct sample *smp)
+static int conv_iif(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	const struct smp_arg *v = smp->u.sint ? &a[0] : &a[1];
 
@@ -215,7 +215,7 @@ static int date_of(const struct sample *smp, const struct smp_arg *off, int64_t 
 	return 1;
 }
 
-static int conv_check_http_date(struct smp_arg *a, char **err)
+static int conv_check_http_date(struct smp_arg *a, char **err, const void *priv)
 {
 	a[1].sint = 1;
 	if (a[1].type != ARGT_STR)
@@ -235,7 +235,7 @@ static int conv_check_http_date(struct smp_arg *a, char **err)
 
 /* http_date([offset[,unit]]): an IMF-fixdate ("Sat, 21 Nov 2026 10:00:00
  * GMT") from a date in seconds (or ms/us), plus <offset> seconds. */
-static int conv_http_date(const struct smp_arg *a, struct sample *smp)
+static int conv_http_date(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	static const char day[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
 	static const char mon[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -267,12 +267,12 @@ static int conv_time(const struct smp_arg *a, struct sample *smp, int local)
 	return out_str(smp, out, n);
 }
 
-static int conv_ltime(const struct smp_arg *a, struct sample *smp)
+static int conv_ltime(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return conv_time(a, smp, 1);
 }
 
-static int conv_utime(const struct smp_arg *a, struct sample *smp)
+static int conv_utime(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return conv_time(a, smp, 0);
 }
@@ -297,7 +297,7 @@ static void regsub_release(void *ptr)
 	free(rs);
 }
 
-static int conv_check_regsub(struct smp_arg *a, char **err)
+static int conv_check_regsub(struct smp_arg *a, char **err, const void *priv)
 {
 	uint32_t opts = 0;
 	struct regsub *rs;
@@ -343,7 +343,7 @@ static int put(char *out, size_t *o, const char *s, size_t len)
 
 /* regsub(<regex>,<subst>[,<flags>]): replaces the first match (every one
  * with "g"); "\1".."\9" in <subst> stand for the groups. */
-static int conv_regsub(const struct smp_arg *a, struct sample *smp)
+static int conv_regsub(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	const struct regsub *rs = a[0].ptr;
 	const char *in = smp->u.str.p, *sub = a[1].str;
@@ -387,18 +387,23 @@ static int conv_regsub(const struct smp_arg *a, struct sample *smp)
 #endif
 
 static const struct smp_conv_kw text_convs[] = {
-	{ "url_enc",   conv_url_enc,   { ARGT_STR }, 0, SMP_T_STR, SMP_T_STR, conv_check_url_enc },
-	{ "json",      conv_json,      { ARGT_STR }, 0, SMP_T_STR, SMP_T_STR, conv_check_json },
-	{ "ltrim",     conv_ltrim,     { ARGT_STR }, 1, SMP_T_STR, SMP_T_STR, NULL },
-	{ "rtrim",     conv_rtrim,     { ARGT_STR }, 1, SMP_T_STR, SMP_T_STR, NULL },
-	{ "iif",       conv_iif,       { ARGT_STR, ARGT_STR }, 2, SMP_T_BOOL, SMP_T_STR, NULL },
+	{ "url_enc",   conv_url_enc,   { ARGT_STR }, 0, SMP_T_STR, SMP_T_STR, conv_check_url_enc,
+	  NULL },
+	{ "json",      conv_json,      { ARGT_STR }, 0, SMP_T_STR, SMP_T_STR, conv_check_json,
+	  NULL },
+	{ "ltrim",     conv_ltrim,     { ARGT_STR }, 1, SMP_T_STR, SMP_T_STR, NULL, NULL },
+	{ "rtrim",     conv_rtrim,     { ARGT_STR }, 1, SMP_T_STR, SMP_T_STR, NULL, NULL },
+	{ "iif",       conv_iif,       { ARGT_STR, ARGT_STR }, 2, SMP_T_BOOL, SMP_T_STR, NULL,
+	  NULL },
 	{ "http_date", conv_http_date, { ARGT_SINT, ARGT_STR }, 0, SMP_T_SINT, SMP_T_STR,
-	  conv_check_http_date },
-	{ "ltime",     conv_ltime,     { ARGT_STR, ARGT_SINT }, 1, SMP_T_SINT, SMP_T_STR, NULL },
-	{ "utime",     conv_utime,     { ARGT_STR, ARGT_SINT }, 1, SMP_T_SINT, SMP_T_STR, NULL },
+	  conv_check_http_date, NULL },
+	{ "ltime",     conv_ltime,     { ARGT_STR, ARGT_SINT }, 1, SMP_T_SINT, SMP_T_STR, NULL,
+	  NULL },
+	{ "utime",     conv_utime,     { ARGT_STR, ARGT_SINT }, 1, SMP_T_SINT, SMP_T_STR, NULL,
+	  NULL },
 #ifdef USE_PCRE2
 	{ "regsub",    conv_regsub,    { ARGT_STR, ARGT_STR, ARGT_STR }, 2, SMP_T_STR, SMP_T_STR,
-	  conv_check_regsub },
+	  conv_check_regsub, NULL },
 #endif
 };
 

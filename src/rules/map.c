@@ -347,8 +347,16 @@ struct map_conv {
 	int             has_def;
 };
 
-static int map_conv_check(struct smp_arg *a, enum pat_match m, enum smp_type out, char **err)
+/* What a map converter row reads: its .priv. */
+struct map_sel {
+	enum pat_match m;     /* how keys match */
+	enum smp_type  out;   /* the type of the value returned */
+};
+
+static int map_conv_check(struct smp_arg *a, char **err, const void *priv)
 {
+	enum pat_match m = ((const struct map_sel *)priv)->m;
+	enum smp_type out = ((const struct map_sel *)priv)->out;
 	struct pat_ref *ref;
 	struct pat_set *ps;
 	char desc[512], *perr = NULL;
@@ -381,8 +389,9 @@ static int map_conv_check(struct smp_arg *a, enum pat_match m, enum smp_type out
 	return 0;
 }
 
-static int map_conv_exec(const struct smp_arg *a, struct sample *smp, enum smp_type out)
+static int map_conv_exec(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
+	enum smp_type out = ((const struct map_sel *)priv)->out;
 	const struct pat_ref_elt *e = NULL;
 	const char *v;
 
@@ -399,41 +408,24 @@ static int map_conv_exec(const struct smp_arg *a, struct sample *smp, enum smp_t
 	return out == SMP_T_STR ? 1 : smp_cast(smp, out);
 }
 
-#define MAP_CONV(fn, m, out) \
-	static int fn##_check(struct smp_arg *a, char **err) { return map_conv_check(a, m, out, err); } \
-	static int fn(const struct smp_arg *a, struct sample *smp) { return map_conv_exec(a, smp, out); }
-
-#define MAP_CONVS(pfx, m) \
-	MAP_CONV(pfx##_str, m, SMP_T_STR) MAP_CONV(pfx##_int, m, SMP_T_SINT) \
-	MAP_CONV(pfx##_ip, m, SMP_T_ADDR)
-
-MAP_CONVS(map_str, PAT_M_STR)
-MAP_CONVS(map_beg, PAT_M_BEG)
-MAP_CONVS(map_sub, PAT_M_SUB)
-MAP_CONVS(map_dir, PAT_M_DIR)
-MAP_CONVS(map_dom, PAT_M_DOM)
-MAP_CONVS(map_end, PAT_M_END)
-MAP_CONVS(map_reg, PAT_M_REG)
-MAP_CONVS(map_ip, PAT_M_IP)
-MAP_CONVS(map_int, PAT_M_INT)
-
-#define ROW(name, fn, in, out) \
-	{ name, fn, { ARGT_STR, ARGT_STR }, 1, in, out, fn##_check }
-#define ROWS(name, fn, in) \
-	ROW(name, fn##_str, in, SMP_T_STR), ROW(name "_str", fn##_str, in, SMP_T_STR), \
-	ROW(name "_int", fn##_int, in, SMP_T_SINT), ROW(name "_ip", fn##_ip, in, SMP_T_ADDR)
+#define ROW(name, m, in, out) \
+	{ name, map_conv_exec, { ARGT_STR, ARGT_STR }, 1, in, out, map_conv_check, \
+	  &(const struct map_sel){ m, out } }
+#define ROWS(name, m, in) \
+	ROW(name, m, in, SMP_T_STR), ROW(name "_str", m, in, SMP_T_STR), \
+	ROW(name "_int", m, in, SMP_T_SINT), ROW(name "_ip", m, in, SMP_T_ADDR)
 
 static const struct smp_conv_kw map_convs[] = {
-	ROW("map", map_str_str, SMP_T_STR, SMP_T_STR),
-	ROWS("map_str", map_str, SMP_T_STR),
-	ROWS("map_beg", map_beg, SMP_T_STR),
-	ROWS("map_sub", map_sub, SMP_T_STR),
-	ROWS("map_dir", map_dir, SMP_T_STR),
-	ROWS("map_dom", map_dom, SMP_T_STR),
-	ROWS("map_end", map_end, SMP_T_STR),
-	ROWS("map_reg", map_reg, SMP_T_STR),
-	ROWS("map_ip", map_ip, SMP_T_ADDR),
-	ROWS("map_int", map_int, SMP_T_SINT),
+	ROW("map", PAT_M_STR, SMP_T_STR, SMP_T_STR),
+	ROWS("map_str", PAT_M_STR, SMP_T_STR),
+	ROWS("map_beg", PAT_M_BEG, SMP_T_STR),
+	ROWS("map_sub", PAT_M_SUB, SMP_T_STR),
+	ROWS("map_dir", PAT_M_DIR, SMP_T_STR),
+	ROWS("map_dom", PAT_M_DOM, SMP_T_STR),
+	ROWS("map_end", PAT_M_END, SMP_T_STR),
+	ROWS("map_reg", PAT_M_REG, SMP_T_STR),
+	ROWS("map_ip", PAT_M_IP, SMP_T_ADDR),
+	ROWS("map_int", PAT_M_INT, SMP_T_SINT),
 };
 
 /* ------------------------------------------------------------------------

@@ -533,7 +533,7 @@ int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char *
 	if (smp_args_parse(f->name, f->argt, f->nmin, &p, *p == '(' ? (p++, 1) : 0, e->args,
 			   err) == -1)
 		goto fail;
-	if (f->check && f->check(e->args, err) == -1)
+	if (f->check && f->check(e->args, err, f->priv) == -1)
 		goto fail;
 	cur = f->out;
 	while (*p == ',') {
@@ -569,7 +569,7 @@ int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char *
 		if (smp_args_parse(c->name, c->argt, c->nmin, &p, *p == '(' ? (p++, 1) : 0,
 				   cv->args, err) == -1)
 			goto fail;
-		if (c->check && c->check(cv->args, err) == -1) {
+		if (c->check && c->check(cv->args, err, c->priv) == -1) {
 			char *m = *err;
 
 			*err = str_fmt("converter '%s': %s", c->name, m);
@@ -616,14 +616,14 @@ int smp_expr_eval(const struct smp_expr *e, struct stream *s, struct sample *smp
 	smp->strm = s;
 	if (!s && !(e->fetch->use & SMP_USE_CONST))
 		return 0;
-	if (!e->fetch->fn(e->args, smp, s))
+	if (!e->fetch->fn(e->args, smp, s, e->fetch->priv))
 		return 0;
 	for (int i = 0; i < e->nconv; i++) {
 		const struct smp_conv *c = &e->convs[i];
 
 		if (!smp_cast(smp, c->kw->in))
 			return 0;
-		if (!c->kw->fn(c->args, smp))
+		if (!c->kw->fn(c->args, smp, c->kw->priv))
 			return 0;
 	}
 	return 1;
@@ -682,64 +682,76 @@ int smp_set_str(struct sample *smp, const char *str)
 	return 1;
 }
 
-static int fetch_src(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_src(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		     const void *priv)
 {
 	return smp_set_addr(smp, &s->cli_addr, 0);
 }
 
-static int fetch_src_port(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_src_port(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	return smp_set_addr(smp, &s->cli_addr, 1);
 }
 
-static int fetch_dst(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_dst(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		     const void *priv)
 {
 	return smp_set_addr(smp, stream_dst(s), 0);
 }
 
-static int fetch_dst_port(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_dst_port(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	return smp_set_addr(smp, stream_dst(s), 1);
 }
 
-static int fetch_fe_name(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_fe_name(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	return s->fe ? smp_set_str(smp, s->fe->name) : 0;
 }
 
-static int fetch_fe_id(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_fe_id(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
 {
 	return s->fe ? smp_set_int(smp, s->fe->id) : 0;
 }
 
-static int fetch_be_name(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_be_name(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	return s->be ? smp_set_str(smp, s->be->name) : 0;
 }
 
-static int fetch_be_id(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_be_id(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
 {
 	return s->be ? smp_set_int(smp, s->be->id) : 0;
 }
 
-static int fetch_srv_name(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_srv_name(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	return s->ss.target ? smp_set_str(smp, s->ss.target->name) : 0;
 }
 
-static int fetch_srv_id(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_srv_id(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
 {
 	return s->ss.target ? smp_set_int(smp, s->ss.target->id) : 0;
 }
 
-static int fetch_true(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_true(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
 {
 	smp->type = SMP_T_BOOL;
 	smp->u.sint = 1;
 	return 1;
 }
 
-static int fetch_false(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_false(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
 {
 	smp->type = SMP_T_BOOL;
 	smp->u.sint = 0;
@@ -756,7 +768,8 @@ static struct proxy *smp_arg_px(const struct smp_arg *a, struct stream *s, int f
 	return s ? (fe ? s->fe : s->be) : NULL;
 }
 
-static int fetch_nbsrv(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_nbsrv(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
 
@@ -765,21 +778,24 @@ static int fetch_nbsrv(const struct smp_arg *a, struct sample *smp, struct strea
 	return smp_set_int(smp, px->srv_act ? px->srv_act : px->srv_bck);
 }
 
-static int fetch_be_conn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_be_conn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
 
 	return px ? smp_set_int(smp, px->beconn) : 0;
 }
 
-static int fetch_fe_conn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_fe_conn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	struct proxy *px = smp_arg_px(a, s, 1);
 
 	return px ? smp_set_int(smp, px->feconn) : 0;
 }
 
-static int fetch_srv_conn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_srv_conn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	const struct server *srv = a->ptr ? a->ptr : smp_arg_lookup(a);
 
@@ -796,7 +812,8 @@ static int64_t px_queued(const struct proxy *px)
 	return n;
 }
 
-static int fetch_queue(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_queue(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
 
@@ -805,7 +822,8 @@ static int fetch_queue(const struct smp_arg *a, struct sample *smp, struct strea
 
 /* avg_queue([backend]): the queued streams per usable server, rounded
  * up; twice the queue when no server is usable, as HAProxy documents. */
-static int fetch_avg_queue(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_avg_queue(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			   const void *priv)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
 	int64_t n = 0, q;
@@ -821,7 +839,8 @@ static int fetch_avg_queue(const struct smp_arg *a, struct sample *smp, struct s
 /* Free connection slots of the usable servers, plus their free queue
  * places (maxqueue); -1 when one of them has no maxconn or no maxqueue
  * (unlimited), as HAProxy says. */
-static int fetch_connslots(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_connslots(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			   const void *priv)
 {
 	struct proxy *px = smp_arg_px(a, s, 0);
 	int64_t n = 0;
@@ -843,17 +862,20 @@ static int fetch_connslots(const struct smp_arg *a, struct sample *smp, struct s
 	return smp_set_int(smp, n);
 }
 
-static int fetch_env(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_env(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		     const void *priv)
 {
 	return smp_set_str(smp, getenv(a[0].str));
 }
 
-static int fetch_date(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_date(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
 {
 	return smp_set_int(smp, (int64_t)time(NULL) + a[0].sint);
 }
 
-static int fetch_rand(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_rand(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
 {
 	uint64_t r = ((uint64_t)random() << 31) ^ (uint64_t)random();
 
@@ -862,12 +884,14 @@ static int fetch_rand(const struct smp_arg *a, struct sample *smp, struct stream
 	return smp_set_int(smp, (int64_t)(r & 0xffffffffULL));
 }
 
-static int fetch_int(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_int(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		     const void *priv)
 {
 	return smp_set_int(smp, a[0].sint);
 }
 
-static int fetch_str(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_str(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		     const void *priv)
 {
 	smp->type = SMP_T_STR;
 	smp->flags |= SMP_F_CONST;
@@ -876,7 +900,8 @@ static int fetch_str(const struct smp_arg *a, struct sample *smp, struct stream 
 	return 1;
 }
 
-static int fetch_bool(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_bool(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
 {
 	smp->type = SMP_T_BOOL;
 	smp->u.sint = a[0].sint != 0;
@@ -884,12 +909,12 @@ static int fetch_bool(const struct smp_arg *a, struct sample *smp, struct stream
 }
 
 /* ipv4(A)/ipv6(A): the address is parsed by the check into arg[1]. */
-static int fetch_ip(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ip(const struct smp_arg *a, struct sample *smp, struct stream *s, const void *priv)
 {
 	return smp_parse_ip(a[0].str, a[0].len, smp);
 }
 
-static int check_bool(struct smp_arg *a, char **err)
+static int check_bool(struct smp_arg *a, char **err, const void *priv)
 {
 	if (a[0].sint != 0 && a[0].sint != 1) {
 		*err = str_fmt("bool() expects 0 or 1");
@@ -898,7 +923,7 @@ static int check_bool(struct smp_arg *a, char **err)
 	return 0;
 }
 
-static int check_ipv4(struct smp_arg *a, char **err)
+static int check_ipv4(struct smp_arg *a, char **err, const void *priv)
 {
 	struct sample t;
 
@@ -909,7 +934,7 @@ static int check_ipv4(struct smp_arg *a, char **err)
 	return 0;
 }
 
-static int check_ipv6(struct smp_arg *a, char **err)
+static int check_ipv6(struct smp_arg *a, char **err, const void *priv)
 {
 	struct sample t;
 
@@ -920,7 +945,7 @@ static int check_ipv6(struct smp_arg *a, char **err)
 	return 0;
 }
 
-static int check_srv(struct smp_arg *a, char **err)
+static int check_srv(struct smp_arg *a, char **err, const void *priv)
 {
 	if (!a[0].str || !strchr(a[0].str, '/')) {
 		*err = str_fmt("expects 'backend/server' (got '%s')", a[0].str ? a[0].str : "");
@@ -933,33 +958,33 @@ static int check_srv(struct smp_arg *a, char **err)
 #define CST (SMP_USE_CONST | SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
 
 static const struct smp_fetch_kw smp_l4_fetches[] = {
-	{ "src",          fetch_src,       { 0 }, 0, SMP_T_ADDR, L4, NULL },
-	{ "src_port",     fetch_src_port,  { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "dst",          fetch_dst,       { 0 }, 0, SMP_T_ADDR, L4, NULL },
-	{ "dst_port",     fetch_dst_port,  { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "fe_name",      fetch_fe_name,   { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "fe_id",        fetch_fe_id,     { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "be_name",      fetch_be_name,   { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "be_id",        fetch_be_id,     { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "srv_name",     fetch_srv_name,  { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "srv_id",       fetch_srv_id,    { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "always_true",  fetch_true,      { 0 }, 0, SMP_T_BOOL, CST, NULL },
-	{ "always_false", fetch_false,     { 0 }, 0, SMP_T_BOOL, CST, NULL },
-	{ "nbsrv",        fetch_nbsrv,     { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
-	{ "be_conn",      fetch_be_conn,   { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
-	{ "fe_conn",      fetch_fe_conn,   { ARGT_FE }, 0, SMP_T_SINT, L4, NULL },
-	{ "srv_conn",     fetch_srv_conn,  { ARGT_SRV }, 1, SMP_T_SINT, L4, check_srv },
-	{ "connslots",    fetch_connslots, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
-	{ "queue",        fetch_queue,     { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
-	{ "avg_queue",    fetch_avg_queue, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL },
-	{ "env",          fetch_env,       { ARGT_STR }, 1, SMP_T_STR, CST, NULL },
-	{ "date",         fetch_date,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL },
-	{ "rand",         fetch_rand,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL },
-	{ "int",          fetch_int,       { ARGT_SINT }, 1, SMP_T_SINT, CST, NULL },
-	{ "str",          fetch_str,       { ARGT_STR }, 1, SMP_T_STR, CST, NULL },
-	{ "bool",         fetch_bool,      { ARGT_SINT }, 1, SMP_T_BOOL, CST, check_bool },
-	{ "ipv4",         fetch_ip,        { ARGT_STR }, 1, SMP_T_IPV4, CST, check_ipv4 },
-	{ "ipv6",         fetch_ip,        { ARGT_STR }, 1, SMP_T_IPV6, CST, check_ipv6 },
+	{ "src",          fetch_src,       { 0 }, 0, SMP_T_ADDR, L4, NULL, NULL },
+	{ "src_port",     fetch_src_port,  { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "dst",          fetch_dst,       { 0 }, 0, SMP_T_ADDR, L4, NULL, NULL },
+	{ "dst_port",     fetch_dst_port,  { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "fe_name",      fetch_fe_name,   { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "fe_id",        fetch_fe_id,     { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "be_name",      fetch_be_name,   { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "be_id",        fetch_be_id,     { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "srv_name",     fetch_srv_name,  { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "srv_id",       fetch_srv_id,    { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "always_true",  fetch_true,      { 0 }, 0, SMP_T_BOOL, CST, NULL, NULL },
+	{ "always_false", fetch_false,     { 0 }, 0, SMP_T_BOOL, CST, NULL, NULL },
+	{ "nbsrv",        fetch_nbsrv,     { ARGT_BE }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "be_conn",      fetch_be_conn,   { ARGT_BE }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "fe_conn",      fetch_fe_conn,   { ARGT_FE }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "srv_conn",     fetch_srv_conn,  { ARGT_SRV }, 1, SMP_T_SINT, L4, check_srv, NULL },
+	{ "connslots",    fetch_connslots, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "queue",        fetch_queue,     { ARGT_BE }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "avg_queue",    fetch_avg_queue, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "env",          fetch_env,       { ARGT_STR }, 1, SMP_T_STR, CST, NULL, NULL },
+	{ "date",         fetch_date,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL, NULL },
+	{ "rand",         fetch_rand,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL, NULL },
+	{ "int",          fetch_int,       { ARGT_SINT }, 1, SMP_T_SINT, CST, NULL, NULL },
+	{ "str",          fetch_str,       { ARGT_STR }, 1, SMP_T_STR, CST, NULL, NULL },
+	{ "bool",         fetch_bool,      { ARGT_SINT }, 1, SMP_T_BOOL, CST, check_bool, NULL },
+	{ "ipv4",         fetch_ip,        { ARGT_STR }, 1, SMP_T_IPV4, CST, check_ipv4, NULL },
+	{ "ipv6",         fetch_ip,        { ARGT_STR }, 1, SMP_T_IPV6, CST, check_ipv6, NULL },
 };
 
 SLUICE_INIT(smp_register_l4)

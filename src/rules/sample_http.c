@@ -62,14 +62,16 @@ static int uri_path(const char *u, size_t ul, int with_query, const char **p, si
 	return 1;
 }
 
-static int fetch_method(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_method(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
 {
 	const struct http_head *h = req_head(s);
 
 	return h ? smp_set_mem(smp, h->sl[HTTP_SL_METH].p, h->sl[HTTP_SL_METH].len) : 0;
 }
 
-static int fetch_url(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_url(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		     const void *priv)
 {
 	const struct http_head *h = req_head(s);
 
@@ -87,17 +89,20 @@ static int fetch_path_any(struct sample *smp, struct stream *s, int with_query)
 	return smp_set_mem(smp, p, l);
 }
 
-static int fetch_path(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_path(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
 {
 	return fetch_path_any(smp, s, 0);
 }
 
-static int fetch_pathq(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_pathq(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
 {
 	return fetch_path_any(smp, s, 1);
 }
 
-static int fetch_query(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_query(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
 {
 	const struct http_head *h = req_head(s);
 	const char *q;
@@ -121,7 +126,8 @@ static int ver_of(const struct http_head *h, int i, struct sample *smp)
 	return 0;
 }
 
-static int fetch_ver(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ver(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		     const void *priv)
 {
 	return ver_of(req_head(s), HTTP_SL_RQVER, smp);
 }
@@ -149,7 +155,8 @@ static int param_find(const char *p, const char *end, const char *delim,
 
 /* url_param(name[,delim]): the value of the first <name>=value of the query
  * string, parameters separated by '&' or the <delim> characters. */
-static int fetch_url_param(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_url_param(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			   const void *priv)
 {
 	const struct http_head *h = req_head(s);
 	const char *delim = a[1].str && a[1].len ? a[1].str : "&";
@@ -237,7 +244,8 @@ static const char *req_body(const struct stream *s, size_t *len)
 	return out;
 }
 
-static int fetch_req_body(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_req_body(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	size_t len;
 	const char *p = req_body(s, &len);
@@ -253,7 +261,8 @@ static int fetch_req_body(const struct smp_arg *a, struct sample *smp, struct st
 
 /* req.body_len: the body bytes buffered; req.body_size: the announced
  * Content-Length, or what a chunked body holds so far. */
-static int fetch_req_body_len(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_req_body_len(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			      const void *priv)
 {
 	size_t len;
 
@@ -264,9 +273,10 @@ static int fetch_req_body_len(const struct smp_arg *a, struct sample *smp, struc
 	return 1;
 }
 
-static int fetch_req_body_size(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_req_body_size(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			       const void *priv)
 {
-	if (!fetch_req_body_len(a, smp, s))
+	if (!fetch_req_body_len(a, smp, s, NULL))
 		return 0;
 	if ((s->txn->req.flags & H1_F_CLEN) && !(s->txn->req.flags & H1_F_CHUNKED))
 		smp->u.sint = (int64_t)s->txn->req.clen;
@@ -275,7 +285,8 @@ static int fetch_req_body_size(const struct smp_arg *a, struct sample *smp, stru
 
 /* req.body_param([name]): a parameter of an url-encoded body ('&'
  * separated); without a name, the whole body. */
-static int fetch_req_body_param(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_req_body_param(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
 {
 	size_t len;
 	const char *p = req_body(s, &len);
@@ -353,22 +364,26 @@ static int fetch_hdr_occ(const struct http_head *h, const struct smp_arg *a,
 	return smp_set_mem(smp, v.p, v.len);
 }
 
-static int fetch_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		     const void *priv)
 {
 	return fetch_hdr_occ(req_head(s), a, smp, 1);
 }
 
-static int fetch_fhdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_fhdr(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
 {
 	return fetch_hdr_occ(req_head(s), a, smp, 0);
 }
 
-static int fetch_res_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	return fetch_hdr_occ(res_head(s), a, smp, 1);
 }
 
-static int fetch_res_fhdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_fhdr(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	return fetch_hdr_occ(res_head(s), a, smp, 0);
 }
@@ -385,44 +400,51 @@ static int fetch_cnt(const struct http_head *h, const struct smp_arg *a, struct 
 	return 1;
 }
 
-static int fetch_hdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_hdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	return fetch_cnt(req_head(s), a, smp, 1);
 }
 
-static int fetch_fhdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_fhdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	return fetch_cnt(req_head(s), a, smp, 0);
 }
 
-static int fetch_res_hdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_hdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			     const void *priv)
 {
 	return fetch_cnt(res_head(s), a, smp, 1);
 }
 
-static int fetch_hdr_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_hdr_val(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
-	if (!fetch_hdr(a, smp, s))
+	if (!fetch_hdr(a, smp, s, NULL))
 		return 0;
 	return smp_cast(smp, SMP_T_SINT);
 }
 
-static int fetch_res_hdr_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_hdr_val(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			     const void *priv)
 {
-	if (!fetch_res_hdr(a, smp, s))
+	if (!fetch_res_hdr(a, smp, s, NULL))
 		return 0;
 	return smp_cast(smp, SMP_T_SINT);
 }
 
-static int fetch_hdr_ip(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_hdr_ip(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
 {
-	if (!fetch_hdr(a, smp, s))
+	if (!fetch_hdr(a, smp, s, NULL))
 		return 0;
 	return smp_parse_ip(smp->u.str.p, smp->u.str.len, smp);
 }
 
 /* req.hdrs: the header block as sent, with the final empty line. */
-static int fetch_hdrs(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_hdrs(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
 {
 	const struct http_head *h = req_head(s);
 	char *out = smp_scratch_get();
@@ -453,7 +475,8 @@ static int fetch_hdrs(const struct smp_arg *a, struct sample *smp, struct stream
 }
 
 /* base: the Host header followed by the path (no query string). */
-static int fetch_base(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_base(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
 {
 	const struct http_head *h = req_head(s);
 	char *out;
@@ -546,12 +569,14 @@ static int fetch_cook_any(const struct http_head *h, const char *hname, int set,
 	return smp_set_mem(smp, v.p, v.len);
 }
 
-static int fetch_cook(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_cook(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
 {
 	return fetch_cook_any(req_head(s), "cookie", 0, a, smp);
 }
 
-static int fetch_res_cook(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_cook(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	return fetch_cook_any(res_head(s), "set-cookie", 1, a, smp);
 }
@@ -569,14 +594,16 @@ static int cook_cnt(const struct http_head *h, const char *hname, int set,
 	return 1;
 }
 
-static int fetch_cook_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_cook_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	return cook_cnt(req_head(s), "cookie", 0, a, smp);
 }
 
 /* ---- the response ---- */
 
-static int fetch_status(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_status(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
 {
 	const struct http_head *h = res_head(s);
 	int64_t v = 0;
@@ -604,27 +631,32 @@ static int cook_val(int ret, struct sample *smp)
 	return 1;
 }
 
-static int fetch_cook_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_cook_val(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
-	return cook_val(fetch_cook(a, smp, s), smp);
+	return cook_val(fetch_cook(a, smp, s, NULL), smp);
 }
 
-static int fetch_urlp_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_urlp_val(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
-	return cook_val(fetch_url_param(a, smp, s), smp);
+	return cook_val(fetch_url_param(a, smp, s, NULL), smp);
 }
 
-static int fetch_res_cook_val(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_cook_val(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			      const void *priv)
 {
-	return cook_val(fetch_res_cook(a, smp, s), smp);
+	return cook_val(fetch_res_cook(a, smp, s, NULL), smp);
 }
 
-static int fetch_res_cook_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_cook_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			      const void *priv)
 {
 	return cook_cnt(res_head(s), "set-cookie", 1, a, smp);
 }
 
-static int fetch_res_ver(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_ver(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	return ver_of(res_head(s), HTTP_SL_RSVER, smp);
 }
@@ -632,9 +664,10 @@ static int fetch_res_ver(const struct smp_arg *a, struct sample *smp, struct str
 /* ---- derived from the URL ---- */
 
 /* base32: the SDBM hash of "base" with the full avalanche, 32 bits. */
-static int fetch_base32(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_base32(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
 {
-	if (!fetch_base(a, smp, s))
+	if (!fetch_base(a, smp, s, NULL))
 		return 0;
 	smp->type = SMP_T_SINT;
 	smp->u.sint = (uint32_t)lb_hash(LB_H_SDBM, 1, smp->u.str.p, smp->u.str.len);
@@ -643,13 +676,14 @@ static int fetch_base32(const struct smp_arg *a, struct sample *smp, struct stre
 
 /* base32+src: base32 in network order followed by the client address
  * (4 or 16 bytes), as binary: one key per URL and client. */
-static int fetch_base32_src(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_base32_src(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
 {
 	uint32_t h;
 	char *out;
 	size_t n = 4;
 
-	if (!fetch_base32(a, smp, s))
+	if (!fetch_base32(a, smp, s, NULL))
 		return 0;
 	h = htonl((uint32_t)smp->u.sint);
 	out = smp_scratch_get();
@@ -693,7 +727,8 @@ static int url_authority(const struct http_head *h, const char **host, size_t *h
 	return 1;
 }
 
-static int fetch_url_ip(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_url_ip(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
 {
 	const struct http_head *h = req_head(s);
 	const char *host;
@@ -703,7 +738,8 @@ static int fetch_url_ip(const struct smp_arg *a, struct sample *smp, struct stre
 	return h && url_authority(h, &host, &hl, &port) && smp_parse_ip(host, hl, smp);
 }
 
-static int fetch_url_port(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_url_port(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	const struct http_head *h = req_head(s);
 	const char *host;
@@ -737,17 +773,20 @@ static int capture_hdr(const struct smp_arg *a, struct sample *smp, struct strea
 	return smp_set_mem(smp, cap[a[0].sint], strlen(cap[a[0].sint]));
 }
 
-static int fetch_capture_req_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_capture_req_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				 const void *priv)
 {
 	return capture_hdr(a, smp, s, 1);
 }
 
-static int fetch_capture_res_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_capture_res_hdr(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				 const void *priv)
 {
 	return capture_hdr(a, smp, s, 0);
 }
 
-static int fetch_unique_id(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_unique_id(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			   const void *priv)
 {
 	const char *id = s && s->txn ? http_unique_id(s) : NULL;
 
@@ -755,7 +794,8 @@ static int fetch_unique_id(const struct smp_arg *a, struct sample *smp, struct s
 }
 
 /* http_first_req: true for the first request of a client connection. */
-static int fetch_http_first_req(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_http_first_req(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
 {
 	if (!s || !s->txn)
 		return 0;
@@ -768,63 +808,78 @@ static int fetch_http_first_req(const struct smp_arg *a, struct sample *smp, str
 #define RS SMP_USE_L7RES
 
 static const struct smp_fetch_kw smp_http_fetches[] = {
-	{ "method",        fetch_method,      { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "path",          fetch_path,        { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "pathq",         fetch_pathq,       { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "query",         fetch_query,       { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "url",           fetch_url,         { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "req.uri",       fetch_url,         { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "url_param",     fetch_url_param,   { ARGT_STR, ARGT_STR }, 1, SMP_T_STR, RQ, NULL },
-	{ "urlp",          fetch_url_param,   { ARGT_STR, ARGT_STR }, 1, SMP_T_STR, RQ, NULL },
-	{ "base",          fetch_base,        { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "req.ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "req_ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "hdr",           fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
-	{ "req.hdr",       fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
-	{ "fhdr",          fetch_fhdr,        { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
-	{ "req.fhdr",      fetch_fhdr,        { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL },
-	{ "hdr_cnt",       fetch_hdr_cnt,     { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL },
-	{ "req.hdr_cnt",   fetch_hdr_cnt,     { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL },
-	{ "fhdr_cnt",      fetch_fhdr_cnt,    { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL },
-	{ "req.fhdr_cnt",  fetch_fhdr_cnt,    { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL },
-	{ "hdr_val",       fetch_hdr_val,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RQ, NULL },
-	{ "req.hdr_val",   fetch_hdr_val,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RQ, NULL },
-	{ "hdr_ip",        fetch_hdr_ip,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_ADDR, RQ, NULL },
-	{ "req.hdr_ip",    fetch_hdr_ip,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_ADDR, RQ, NULL },
-	{ "req.hdrs",      fetch_hdrs,        { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "cook",          fetch_cook,        { ARGT_STR }, 1, SMP_T_STR, RQ, NULL },
-	{ "req.cook",      fetch_cook,        { ARGT_STR }, 1, SMP_T_STR, RQ, NULL },
-	{ "cook_cnt",      fetch_cook_cnt,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
-	{ "req.cook_cnt",  fetch_cook_cnt,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
-	{ "res.hdr",       fetch_res_hdr,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL },
-	{ "shdr",          fetch_res_hdr,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL },
-	{ "res.fhdr",      fetch_res_fhdr,    { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL },
-	{ "res.hdr_cnt",   fetch_res_hdr_cnt, { ARGT_STR }, 0, SMP_T_SINT, RS, NULL },
-	{ "res.hdr_val",   fetch_res_hdr_val, { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RS, NULL },
-	{ "status",        fetch_status,      { 0 }, 0, SMP_T_SINT, RS, NULL },
-	{ "res.cook",      fetch_res_cook,    { ARGT_STR }, 1, SMP_T_STR, RS, NULL },
-	{ "scook",         fetch_res_cook,    { ARGT_STR }, 1, SMP_T_STR, RS, NULL },
-	{ "req.cook_val",  fetch_cook_val,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
-	{ "cook_val",      fetch_cook_val,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
-	{ "res.cook_val",  fetch_res_cook_val, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL },
-	{ "scook_val",     fetch_res_cook_val, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL },
-	{ "res.cook_cnt",  fetch_res_cook_cnt, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL },
-	{ "scook_cnt",     fetch_res_cook_cnt, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL },
-	{ "req.body",      fetch_req_body,    { 0 }, 0, SMP_T_BIN, RQ, NULL },
-	{ "req.body_len",  fetch_req_body_len, { 0 }, 0, SMP_T_SINT, RQ, NULL },
-	{ "req.body_size", fetch_req_body_size, { 0 }, 0, SMP_T_SINT, RQ, NULL },
-	{ "req.body_param", fetch_req_body_param, { ARGT_STR }, 0, SMP_T_STR, RQ, NULL },
-	{ "urlp_val",      fetch_urlp_val,    { ARGT_STR, ARGT_STR }, 1, SMP_T_SINT, RQ, NULL },
-	{ "res.ver",       fetch_res_ver,     { 0 }, 0, SMP_T_STR, RS, NULL },
-	{ "resp_ver",      fetch_res_ver,     { 0 }, 0, SMP_T_STR, RS, NULL },
-	{ "base32",        fetch_base32,      { 0 }, 0, SMP_T_SINT, RQ, NULL },
-	{ "base32+src",    fetch_base32_src,  { 0 }, 0, SMP_T_BIN, RQ, NULL },
-	{ "url_ip",        fetch_url_ip,      { 0 }, 0, SMP_T_ADDR, RQ, NULL },
-	{ "url_port",      fetch_url_port,    { 0 }, 0, SMP_T_SINT, RQ, NULL },
-	{ "capture.req.hdr", fetch_capture_req_hdr, { ARGT_SINT }, 1, SMP_T_STR, RQ, NULL },
-	{ "capture.res.hdr", fetch_capture_res_hdr, { ARGT_SINT }, 1, SMP_T_STR, RS, NULL },
-	{ "unique-id",     fetch_unique_id,   { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "http_first_req", fetch_http_first_req, { 0 }, 0, SMP_T_BOOL, RQ, NULL },
+	{ "method",        fetch_method,      { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "path",          fetch_path,        { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "pathq",         fetch_pathq,       { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "query",         fetch_query,       { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "url",           fetch_url,         { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "req.uri",       fetch_url,         { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "url_param",     fetch_url_param,   { ARGT_STR, ARGT_STR }, 1, SMP_T_STR, RQ, NULL,
+	  NULL },
+	{ "urlp",          fetch_url_param,   { ARGT_STR, ARGT_STR }, 1, SMP_T_STR, RQ, NULL,
+	  NULL },
+	{ "base",          fetch_base,        { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "req.ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "req_ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "hdr",           fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL,
+	  NULL },
+	{ "req.hdr",       fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL,
+	  NULL },
+	{ "fhdr",          fetch_fhdr,        { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL,
+	  NULL },
+	{ "req.fhdr",      fetch_fhdr,        { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL,
+	  NULL },
+	{ "hdr_cnt",       fetch_hdr_cnt,     { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL, NULL },
+	{ "req.hdr_cnt",   fetch_hdr_cnt,     { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL, NULL },
+	{ "fhdr_cnt",      fetch_fhdr_cnt,    { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL, NULL },
+	{ "req.fhdr_cnt",  fetch_fhdr_cnt,    { ARGT_STR }, 0, SMP_T_SINT, RQ, NULL, NULL },
+	{ "hdr_val",       fetch_hdr_val,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RQ, NULL,
+	  NULL },
+	{ "req.hdr_val",   fetch_hdr_val,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RQ, NULL,
+	  NULL },
+	{ "hdr_ip",        fetch_hdr_ip,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_ADDR, RQ, NULL,
+	  NULL },
+	{ "req.hdr_ip",    fetch_hdr_ip,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_ADDR, RQ, NULL,
+	  NULL },
+	{ "req.hdrs",      fetch_hdrs,        { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "cook",          fetch_cook,        { ARGT_STR }, 1, SMP_T_STR, RQ, NULL, NULL },
+	{ "req.cook",      fetch_cook,        { ARGT_STR }, 1, SMP_T_STR, RQ, NULL, NULL },
+	{ "cook_cnt",      fetch_cook_cnt,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL, NULL },
+	{ "req.cook_cnt",  fetch_cook_cnt,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL, NULL },
+	{ "res.hdr",       fetch_res_hdr,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL,
+	  NULL },
+	{ "shdr",          fetch_res_hdr,     { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL,
+	  NULL },
+	{ "res.fhdr",      fetch_res_fhdr,    { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL,
+	  NULL },
+	{ "res.hdr_cnt",   fetch_res_hdr_cnt, { ARGT_STR }, 0, SMP_T_SINT, RS, NULL, NULL },
+	{ "res.hdr_val",   fetch_res_hdr_val, { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RS, NULL,
+	  NULL },
+	{ "status",        fetch_status,      { 0 }, 0, SMP_T_SINT, RS, NULL, NULL },
+	{ "res.cook",      fetch_res_cook,    { ARGT_STR }, 1, SMP_T_STR, RS, NULL, NULL },
+	{ "scook",         fetch_res_cook,    { ARGT_STR }, 1, SMP_T_STR, RS, NULL, NULL },
+	{ "req.cook_val",  fetch_cook_val,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL, NULL },
+	{ "cook_val",      fetch_cook_val,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL, NULL },
+	{ "res.cook_val",  fetch_res_cook_val, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL, NULL },
+	{ "scook_val",     fetch_res_cook_val, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL, NULL },
+	{ "res.cook_cnt",  fetch_res_cook_cnt, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL, NULL },
+	{ "scook_cnt",     fetch_res_cook_cnt, { ARGT_STR }, 1, SMP_T_SINT, RS, NULL, NULL },
+	{ "req.body",      fetch_req_body,    { 0 }, 0, SMP_T_BIN, RQ, NULL, NULL },
+	{ "req.body_len",  fetch_req_body_len, { 0 }, 0, SMP_T_SINT, RQ, NULL, NULL },
+	{ "req.body_size", fetch_req_body_size, { 0 }, 0, SMP_T_SINT, RQ, NULL, NULL },
+	{ "req.body_param", fetch_req_body_param, { ARGT_STR }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "urlp_val",      fetch_urlp_val,    { ARGT_STR, ARGT_STR }, 1, SMP_T_SINT, RQ, NULL,
+	  NULL },
+	{ "res.ver",       fetch_res_ver,     { 0 }, 0, SMP_T_STR, RS, NULL, NULL },
+	{ "resp_ver",      fetch_res_ver,     { 0 }, 0, SMP_T_STR, RS, NULL, NULL },
+	{ "base32",        fetch_base32,      { 0 }, 0, SMP_T_SINT, RQ, NULL, NULL },
+	{ "base32+src",    fetch_base32_src,  { 0 }, 0, SMP_T_BIN, RQ, NULL, NULL },
+	{ "url_ip",        fetch_url_ip,      { 0 }, 0, SMP_T_ADDR, RQ, NULL, NULL },
+	{ "url_port",      fetch_url_port,    { 0 }, 0, SMP_T_SINT, RQ, NULL, NULL },
+	{ "capture.req.hdr", fetch_capture_req_hdr, { ARGT_SINT }, 1, SMP_T_STR, RQ, NULL, NULL },
+	{ "capture.res.hdr", fetch_capture_res_hdr, { ARGT_SINT }, 1, SMP_T_STR, RS, NULL, NULL },
+	{ "unique-id",     fetch_unique_id,   { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "http_first_req", fetch_http_first_req, { 0 }, 0, SMP_T_BOOL, RQ, NULL, NULL },
 };
 
 SLUICE_INIT(smp_register_http)

@@ -61,12 +61,14 @@ static int pl_len(struct sample *smp, struct stream *s, int res)
 	return 1;
 }
 
-static int fetch_req_len(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_req_len(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	return pl_len(smp, s, 0);
 }
 
-static int fetch_res_len(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_len(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	return pl_len(smp, s, 1);
 }
@@ -82,12 +84,14 @@ static int pl_payload(const struct smp_arg *a, struct sample *smp, struct stream
 	return pl_set_bin(smp, p + off, n ? n : len - off);
 }
 
-static int fetch_req_payload(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_req_payload(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			     const void *priv)
 {
 	return pl_payload(a, smp, s, 0);
 }
 
-static int fetch_res_payload(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_payload(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			     const void *priv)
 {
 	return pl_payload(a, smp, s, 1);
 }
@@ -118,17 +122,19 @@ static int pl_payload_lv(const struct smp_arg *a, struct sample *smp, struct str
 	return pl_set_bin(smp, p + off2, blk);
 }
 
-static int fetch_req_payload_lv(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_req_payload_lv(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
 {
 	return pl_payload_lv(a, smp, s, 0);
 }
 
-static int fetch_res_payload_lv(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_res_payload_lv(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
 {
 	return pl_payload_lv(a, smp, s, 1);
 }
 
-static int check_payload(struct smp_arg *args, char **err)
+static int check_payload(struct smp_arg *args, char **err, const void *priv)
 {
 	if (args[0].sint < 0 || args[1].sint < 0) {
 		*err = xstrdup("offset and length must not be negative");
@@ -137,9 +143,9 @@ static int check_payload(struct smp_arg *args, char **err)
 	return 0;
 }
 
-static int check_payload_lv(struct smp_arg *args, char **err)
+static int check_payload_lv(struct smp_arg *args, char **err, const void *priv)
 {
-	if (check_payload(args, err) == -1)
+	if (check_payload(args, err, priv) == -1)
 		return -1;
 	if (args[1].sint < 1 || args[1].sint > 4) {
 		*err = xstrdup("the length field is 1 to 4 bytes long");
@@ -172,7 +178,8 @@ static int pl_hello(struct sample *smp, struct stream *s, struct tls_hello *h)
 	return r > 0;
 }
 
-static int fetch_ssl_sni(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_sni(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	struct tls_hello h;
 
@@ -186,7 +193,8 @@ static int fetch_ssl_sni(const struct smp_arg *a, struct sample *smp, struct str
 }
 
 /* The first protocol the client offers. */
-static int fetch_ssl_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	struct tls_hello h;
 
@@ -201,7 +209,8 @@ static int fetch_ssl_alpn(const struct smp_arg *a, struct sample *smp, struct st
 
 /* The record's version, major << 16 | minor (TLS 1.0: 0x30001), as soon as
  * a handshake record header is there. */
-static int fetch_ssl_ver(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_ver(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			 const void *priv)
 {
 	size_t len;
 	const uint8_t *p = pl_data(s, 0, &len);
@@ -216,7 +225,8 @@ static int fetch_ssl_ver(const struct smp_arg *a, struct sample *smp, struct str
 }
 
 /* The handshake type of a whole ClientHello (1), else no value. */
-static int fetch_ssl_hello_type(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_hello_type(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
 {
 	struct tls_hello h;
 
@@ -257,7 +267,8 @@ static int pl_http_line(const uint8_t *p, size_t len)
 	return i >= 8 && memcmp(p + i - 8, "HTTP/", 5) == 0 && p[i - 2] == '.' ? 1 : -1;
 }
 
-static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
 {
 	size_t len;
 	const uint8_t *p;
@@ -279,7 +290,8 @@ static int fetch_proto_http(const struct smp_arg *a, struct sample *smp, struct 
 
 /* True once the inspect-delay is over (or when not inspecting): a rule
  * "if WAIT_END" waits for the end of the delay. */
-static int fetch_wait_end(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_wait_end(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
 {
 	if (s->smp_partial) {
 		smp->flags |= SMP_F_MAY_CHANGE;
@@ -295,25 +307,29 @@ static int fetch_wait_end(const struct smp_arg *a, struct sample *smp, struct st
 #define LV_ARGS { ARGT_SINT, ARGT_SINT, ARGT_STR, ARGT_STOP }
 
 static const struct smp_fetch_kw payload_fetches[] = {
-	{ "req.len", fetch_req_len, { 0 }, 0, SMP_T_SINT, L4 | SMP_USE_L7REQ, NULL },
-	{ "req_len", fetch_req_len, { 0 }, 0, SMP_T_SINT, L4 | SMP_USE_L7REQ, NULL },
-	{ "res.len", fetch_res_len, { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "req.payload", fetch_req_payload, PL_ARGS, 2, SMP_T_BIN, L4, check_payload },
-	{ "payload", fetch_req_payload, PL_ARGS, 2, SMP_T_BIN, L4, check_payload },
-	{ "res.payload", fetch_res_payload, PL_ARGS, 2, SMP_T_BIN, L4, check_payload },
-	{ "req.payload_lv", fetch_req_payload_lv, LV_ARGS, 2, SMP_T_BIN, L4, check_payload_lv },
-	{ "payload_lv", fetch_req_payload_lv, LV_ARGS, 2, SMP_T_BIN, L4, check_payload_lv },
-	{ "res.payload_lv", fetch_res_payload_lv, LV_ARGS, 2, SMP_T_BIN, L4, check_payload_lv },
-	{ "req.ssl_sni", fetch_ssl_sni, { 0 }, 0, SMP_T_STR, L4, NULL },
-	{ "req_ssl_sni", fetch_ssl_sni, { 0 }, 0, SMP_T_STR, L4, NULL },
-	{ "req.ssl_alpn", fetch_ssl_alpn, { 0 }, 0, SMP_T_STR, L4, NULL },
-	{ "req.ssl_ver", fetch_ssl_ver, { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "req_ssl_ver", fetch_ssl_ver, { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "req.ssl_hello_type", fetch_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "req_ssl_hello_type", fetch_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "req.proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, L4 | SMP_USE_L7REQ, NULL },
-	{ "req_proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, L4 | SMP_USE_L7REQ, NULL },
-	{ "wait_end", fetch_wait_end, { 0 }, 0, SMP_T_BOOL, L4, NULL },
+	{ "req.len", fetch_req_len, { 0 }, 0, SMP_T_SINT, L4 | SMP_USE_L7REQ, NULL, NULL },
+	{ "req_len", fetch_req_len, { 0 }, 0, SMP_T_SINT, L4 | SMP_USE_L7REQ, NULL, NULL },
+	{ "res.len", fetch_res_len, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "req.payload", fetch_req_payload, PL_ARGS, 2, SMP_T_BIN, L4, check_payload, NULL },
+	{ "payload", fetch_req_payload, PL_ARGS, 2, SMP_T_BIN, L4, check_payload, NULL },
+	{ "res.payload", fetch_res_payload, PL_ARGS, 2, SMP_T_BIN, L4, check_payload, NULL },
+	{ "req.payload_lv", fetch_req_payload_lv, LV_ARGS, 2, SMP_T_BIN, L4, check_payload_lv,
+	  NULL },
+	{ "payload_lv", fetch_req_payload_lv, LV_ARGS, 2, SMP_T_BIN, L4, check_payload_lv, NULL },
+	{ "res.payload_lv", fetch_res_payload_lv, LV_ARGS, 2, SMP_T_BIN, L4, check_payload_lv,
+	  NULL },
+	{ "req.ssl_sni", fetch_ssl_sni, { 0 }, 0, SMP_T_STR, L4, NULL, NULL },
+	{ "req_ssl_sni", fetch_ssl_sni, { 0 }, 0, SMP_T_STR, L4, NULL, NULL },
+	{ "req.ssl_alpn", fetch_ssl_alpn, { 0 }, 0, SMP_T_STR, L4, NULL, NULL },
+	{ "req.ssl_ver", fetch_ssl_ver, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "req_ssl_ver", fetch_ssl_ver, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "req.ssl_hello_type", fetch_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "req_ssl_hello_type", fetch_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "req.proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, L4 | SMP_USE_L7REQ, NULL,
+	  NULL },
+	{ "req_proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, L4 | SMP_USE_L7REQ, NULL,
+	  NULL },
+	{ "wait_end", fetch_wait_end, { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
 };
 
 SLUICE_INIT(sample_payload_register)

@@ -19,23 +19,27 @@ static int smp_set_bool(struct sample *smp, int v)
 	return 1;
 }
 
-static int fetch_ssl_fc(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_fc(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
 {
 	return smp_set_bool(smp, s->cli.ssl != NULL);
 }
 
-static int fetch_ssl_bc(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_bc(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
 {
 	return smp_set_bool(smp, s->srv.fd >= 0 && s->srv.ssl != NULL);
 }
 
-static int fetch_ssl_fc_sni(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_fc_sni(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
 {
 	return s->cli.ssl ? smp_set_str(smp, SSL_get_servername(s->cli.ssl,
 								 TLSEXT_NAMETYPE_host_name)) : 0;
 }
 
-static int fetch_ssl_fc_has_sni(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_fc_has_sni(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
 {
 	return s->cli.ssl ? smp_set_bool(smp, SSL_get_servername(s->cli.ssl,
 								  TLSEXT_NAMETYPE_host_name) != NULL) : 0;
@@ -53,12 +57,14 @@ static int fetch_protocol(struct sample *smp, SSL *ssl)
 	return ssl ? smp_set_str(smp, SSL_get_version(ssl)) : 0;
 }
 
-static int fetch_ssl_fc_protocol(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_fc_protocol(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				 const void *priv)
 {
 	return fetch_protocol(smp, smp_ssl(s, 0));
 }
 
-static int fetch_ssl_bc_protocol(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_bc_protocol(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				 const void *priv)
 {
 	return fetch_protocol(smp, smp_ssl(s, 1));
 }
@@ -68,12 +74,14 @@ static int fetch_cipher(struct sample *smp, SSL *ssl)
 	return ssl ? smp_set_str(smp, SSL_get_cipher_name(ssl)) : 0;
 }
 
-static int fetch_ssl_fc_cipher(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_fc_cipher(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			       const void *priv)
 {
 	return fetch_cipher(smp, smp_ssl(s, 0));
 }
 
-static int fetch_ssl_bc_cipher(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_bc_cipher(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			       const void *priv)
 {
 	return fetch_cipher(smp, smp_ssl(s, 1));
 }
@@ -95,30 +103,34 @@ static int fetch_alpn(struct sample *smp, SSL *ssl)
 	return 1;
 }
 
-static int fetch_ssl_fc_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_fc_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			     const void *priv)
 {
 	return fetch_alpn(smp, smp_ssl(s, 0));
 }
 
-static int fetch_ssl_bc_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_bc_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			     const void *priv)
 {
 	return fetch_alpn(smp, smp_ssl(s, 1));
 }
 
 /* ssl_fc_has_crt, ssl_c_used: the client gave a certificate (this
  * connection, or the session it resumed). */
-static int fetch_ssl_c_used(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_c_used(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
 {
 	return s->cli.ssl ? smp_set_bool(smp, SSL_get0_peer_certificate(s->cli.ssl) != NULL) : 0;
 }
 
 static int fetch_ssl_fc_is_resumed(const struct smp_arg *a, struct sample *smp,
-                                   struct stream *s)
+                                   struct stream *s, const void *priv)
 {
 	return s->cli.ssl ? smp_set_bool(smp, SSL_session_reused(s->cli.ssl)) : 0;
 }
 
-static int fetch_ssl_c_verify(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_c_verify(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			      const void *priv)
 {
 	return s->cli.ssl ? smp_set_int(smp, SSL_get_verify_result(s->cli.ssl)) : 0;
 }
@@ -173,14 +185,16 @@ static int smp_set_dn(struct sample *smp, X509_NAME *name, const struct smp_arg 
 	return 1;
 }
 
-static int fetch_ssl_c_s_dn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_c_s_dn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
 {
 	X509 *x = s->cli.ssl ? SSL_get0_peer_certificate(s->cli.ssl) : NULL;
 
 	return x ? smp_set_dn(smp, X509_get_subject_name(x), a) : 0;
 }
 
-static int fetch_ssl_c_i_dn(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_c_i_dn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
 {
 	X509 *x = s->cli.ssl ? SSL_get0_peer_certificate(s->cli.ssl) : NULL;
 
@@ -188,7 +202,8 @@ static int fetch_ssl_c_i_dn(const struct smp_arg *a, struct sample *smp, struct 
 }
 
 /* The serial number, binary (HAProxy's form: hex it with ",hex"). */
-static int fetch_ssl_c_serial(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_ssl_c_serial(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			      const void *priv)
 {
 	X509 *x = s->cli.ssl ? SSL_get0_peer_certificate(s->cli.ssl) : NULL;
 	const ASN1_INTEGER *ser;
@@ -211,23 +226,25 @@ static int fetch_ssl_c_serial(const struct smp_arg *a, struct sample *smp, struc
 #define L4 SMP_USE_L4
 
 static const struct smp_fetch_kw smp_ssl_fetches[] = {
-	{ "ssl_fc",          fetch_ssl_fc,          { 0 }, 0, SMP_T_BOOL, L4, NULL },
-	{ "ssl_fc_sni",      fetch_ssl_fc_sni,      { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "ssl_fc_has_sni",  fetch_ssl_fc_has_sni,  { 0 }, 0, SMP_T_BOOL, L4, NULL },
-	{ "ssl_fc_protocol", fetch_ssl_fc_protocol, { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "ssl_fc_cipher",   fetch_ssl_fc_cipher,   { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "ssl_fc_alpn",     fetch_ssl_fc_alpn,     { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "ssl_fc_is_resumed", fetch_ssl_fc_is_resumed, { 0 }, 0, SMP_T_BOOL, L4, NULL },
-	{ "ssl_fc_has_crt",  fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL },
-	{ "ssl_c_used",      fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL },
-	{ "ssl_c_verify",    fetch_ssl_c_verify,    { 0 }, 0, SMP_T_SINT, L4, NULL },
-	{ "ssl_c_s_dn",      fetch_ssl_c_s_dn,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, L4, NULL },
-	{ "ssl_c_i_dn",      fetch_ssl_c_i_dn,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, L4, NULL },
-	{ "ssl_c_serial",    fetch_ssl_c_serial,    { 0 }, 0, SMP_T_BIN,  L4, NULL },
-	{ "ssl_bc",          fetch_ssl_bc,          { 0 }, 0, SMP_T_BOOL, L4, NULL },
-	{ "ssl_bc_protocol", fetch_ssl_bc_protocol, { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "ssl_bc_cipher",   fetch_ssl_bc_cipher,   { 0 }, 0, SMP_T_STR,  L4, NULL },
-	{ "ssl_bc_alpn",     fetch_ssl_bc_alpn,     { 0 }, 0, SMP_T_STR,  L4, NULL },
+	{ "ssl_fc",          fetch_ssl_fc,          { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "ssl_fc_sni",      fetch_ssl_fc_sni,      { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "ssl_fc_has_sni",  fetch_ssl_fc_has_sni,  { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "ssl_fc_protocol", fetch_ssl_fc_protocol, { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "ssl_fc_cipher",   fetch_ssl_fc_cipher,   { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "ssl_fc_alpn",     fetch_ssl_fc_alpn,     { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "ssl_fc_is_resumed", fetch_ssl_fc_is_resumed, { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "ssl_fc_has_crt",  fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "ssl_c_used",      fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "ssl_c_verify",    fetch_ssl_c_verify,    { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "ssl_c_s_dn",      fetch_ssl_c_s_dn,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, L4, NULL,
+	  NULL },
+	{ "ssl_c_i_dn",      fetch_ssl_c_i_dn,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, L4, NULL,
+	  NULL },
+	{ "ssl_c_serial",    fetch_ssl_c_serial,    { 0 }, 0, SMP_T_BIN,  L4, NULL, NULL },
+	{ "ssl_bc",          fetch_ssl_bc,          { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "ssl_bc_protocol", fetch_ssl_bc_protocol, { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "ssl_bc_cipher",   fetch_ssl_bc_cipher,   { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "ssl_bc_alpn",     fetch_ssl_bc_alpn,     { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
 };
 
 SLUICE_INIT(smp_register_ssl)

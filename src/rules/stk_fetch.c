@@ -287,7 +287,19 @@ enum stk_op {
 	OP_KBYTES_IN, OP_KBYTES_OUT,
 	OP_INC_GPC0, OP_CLR_GPC0, OP_UPDT_CONN_CNT,
 	OP_TRACKERS,
+	OP_IN_TABLE,    /* converter in_table: whether the key has an entry */
 };
+
+/* What a row of the sc_*, src_* and table_* families reads: its .priv, so
+ * that one function serves the family. */
+struct stk_sel {
+	enum stk_op op;
+	int         dt;     /* STK_DT_* for OP_DT */
+	int         slot;   /* fetches: 0-2 (sc<n>_*), -1 the first argument (sc_*),
+	                       -2 the client's address (src_*) */
+};
+
+#define STK_SEL(op, dt, slot) (&(const struct stk_sel){ op, dt, slot })
 
 /* Runs <op> on entry <ts> of <t> (NULL: no entry, the value is 0) into
  * <smp>. Returns 1, or 0 when the table does not store what is asked. */
@@ -342,6 +354,8 @@ static int stk_op_run(enum stk_op op, int dt, struct stktable *t, struct stksess
 	case OP_TRACKERS:
 		v = ts ? ts->ref : 0;
 		break;
+	case OP_IN_TABLE:   /* answered by stk_conv() */
+		break;
 	}
 	smp->u.sint = v;
 	return 1;
@@ -371,12 +385,15 @@ static struct stktable *stk_arg_table(const struct smp_arg *a)
 	return a->type == ARGT_STR && a->ptr ? a->ptr : NULL;
 }
 
-/* sc_*, sc<n>_* (<slot> >= 0 given by the name, -1: the first argument)
- * and src_* (<slot> -2). */
-static int stk_fetch(enum stk_op op, int dt, int slot, const struct smp_arg *args,
-                     struct sample *smp, struct stream *s)
+/* sc_*, sc<n>_* and src_*: the operation, data type and slot come from
+ * the row (struct stk_sel). */
+static int stk_fetch(const struct smp_arg *args, struct sample *smp, struct stream *s,
+                     const void *priv)
 {
+	const struct stk_sel *sel = priv;
 	const struct smp_arg *ta = args;
+	enum stk_op op = sel->op;
+	int dt = sel->dt, slot = sel->slot;
 	unsigned char key[STK_KEY_MAX];
 	struct stktable *t;
 	struct stksess *ts;
@@ -412,7 +429,7 @@ static int stk_fetch(enum stk_op op, int dt, int slot, const struct smp_arg *arg
 }
 
 /* Argument checkers: a table name becomes a reference to the table. */
-static int stk_check_tbl(struct smp_arg *a, char **err)
+static int stk_check_tbl(struct smp_arg *a, char **err, const void *priv)
 {
 	(void)err;
 	if (a->type == ARGT_STR && a->str && a->len)
@@ -420,23 +437,23 @@ static int stk_check_tbl(struct smp_arg *a, char **err)
 	return 0;
 }
 
-static int stk_check_sc(struct smp_arg *a, char **err)
+static int stk_check_sc(struct smp_arg *a, char **err, const void *priv)
 {
 	if (a[0].sint < 0 || a[0].sint >= STK_CTR_SLOTS) {
 		*err = str_fmt("invalid tracked counter slot %lld (expects 0 to %d)",
 			       (long long)a[0].sint, STK_CTR_SLOTS - 1);
 		return -1;
 	}
-	return stk_check_tbl(&a[1], err);
+	return stk_check_tbl(&a[1], err, priv);
 }
 
-static int stk_check_tbl_req(struct smp_arg *a, char **err)
+static int stk_check_tbl_req(struct smp_arg *a, char **err, const void *priv)
 {
 	if (!a->str || !a->len) {
 		*err = str_fmt("missing table name");
 		return -1;
 	}
-	return stk_check_tbl(a, err);
+	return stk_check_tbl(a, err, priv);
 }
 
 /* Data read the same way by the fetches (sc_<name>, src_<name>) and the
@@ -465,65 +482,24 @@ static int stk_check_tbl_req(struct smp_arg *a, char **err)
 	X(inc_gpc0,       OP_INC_GPC0, 0) \
 	X(clr_gpc0,       OP_CLR_GPC0, 0)
 
-#define STK_FN(pfx, name, op, dt, slot) \
-	static int f_##pfx##_##name(const struct smp_arg *a, struct sample *smp, \
-				    struct stream *s) \
-	{ return stk_fetch(op, dt, slot, a, smp, s); }
-#define STK_GEN(name, op, dt) \
-	STK_FN(sc, name, op, dt, -1) STK_FN(sc0, name, op, dt, 0) \
-	STK_FN(sc1, name, op, dt, 1) STK_FN(sc2, name, op, dt, 2) \
-	STK_FN(src, name, op, dt, -2)
-STK_FETCH_OPS(STK_GEN)
-STK_FN(sc, trackers, OP_TRACKERS, 0, -1)
-STK_FN(sc0, trackers, OP_TRACKERS, 0, 0)
-STK_FN(sc1, trackers, OP_TRACKERS, 0, 1)
-STK_FN(sc2, trackers, OP_TRACKERS, 0, 2)
-STK_FN(src, updt_conn_cnt, OP_UPDT_CONN_CNT, 0, -2)
-
-#define STK_USE (SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
-#define STK_ROWS_SC(name) \
-	STK_ROW(sc, name, (ARGT_SINT, ARGT_STR), 1, stk_check_sc) \
-	STK_ROW(sc0, name, (ARGT_STR), 0, stk_check_tbl) \
-	STK_ROW(sc1, name, (ARGT_STR), 0, stk_check_tbl) \
-	STK_ROW(sc2, name, (ARGT_STR), 0, stk_check_tbl)
-#define STK_ROWS(name, op, dt) \
-	STK_ROWS_SC(name) STK_ROW(src, name, (ARGT_STR), 0, stk_check_tbl)
-
 /* sc_tracked(<n>), sc<n>_tracked: whether the slot tracks an entry. */
-static int stk_tracked(int slot, struct sample *smp, struct stream *s)
+static int stk_fetch_tracked(const struct smp_arg *args, struct sample *smp, struct stream *s,
+                             const void *priv)
 {
+	int slot = ((const struct stk_sel *)priv)->slot;
+
 	if (!s)
 		return 0;
+	if (slot == -1)
+		slot = (int)args[0].sint;
 	smp->type = SMP_T_BOOL;
 	smp->u.sint = s->stkctr[slot].ts != NULL;
 	return 1;
 }
 
-static int f_sc_tracked(const struct smp_arg *a, struct sample *smp, struct stream *s)
-{
-	return stk_tracked((int)a[0].sint, smp, s);
-}
-
-static int f_sc0_tracked(const struct smp_arg *a, struct sample *smp, struct stream *s)
-{
-	(void)a;
-	return stk_tracked(0, smp, s);
-}
-
-static int f_sc1_tracked(const struct smp_arg *a, struct sample *smp, struct stream *s)
-{
-	(void)a;
-	return stk_tracked(1, smp, s);
-}
-
-static int f_sc2_tracked(const struct smp_arg *a, struct sample *smp, struct stream *s)
-{
-	(void)a;
-	return stk_tracked(2, smp, s);
-}
-
 /* table_cnt(<t>) and table_avl(<t>) */
-static int f_table_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int f_table_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
 {
 	struct stktable *t = a[0].ptr;
 
@@ -533,7 +509,8 @@ static int f_table_cnt(const struct smp_arg *a, struct sample *smp, struct strea
 	return 1;
 }
 
-static int f_table_avl(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int f_table_avl(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
 {
 	struct stktable *t = a[0].ptr;
 
@@ -544,28 +521,37 @@ static int f_table_avl(const struct smp_arg *a, struct sample *smp, struct strea
 }
 
 #define A(...) { __VA_ARGS__ }
-#define STK_ROW(pfx, name, a0, nmin, check) \
-	{ #pfx "_" #name, f_##pfx##_##name, A a0, nmin, SMP_T_SINT, STK_USE, check },
+#define STK_USE (SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
+#define STK_ROW(name, fn, a0, nmin, out, check, op, dt, slot) \
+	{ name, fn, A a0, nmin, out, STK_USE, check, STK_SEL(op, dt, slot) },
+#define STK_ROWS_SC(name, fn, out, op, dt) \
+	STK_ROW("sc_" name, fn, (ARGT_SINT, ARGT_STR), 1, out, stk_check_sc, op, dt, -1) \
+	STK_ROW("sc0_" name, fn, (ARGT_STR), 0, out, stk_check_tbl, op, dt, 0) \
+	STK_ROW("sc1_" name, fn, (ARGT_STR), 0, out, stk_check_tbl, op, dt, 1) \
+	STK_ROW("sc2_" name, fn, (ARGT_STR), 0, out, stk_check_tbl, op, dt, 2)
+#define STK_ROWS(name, op, dt) \
+	STK_ROWS_SC(#name, stk_fetch, SMP_T_SINT, op, dt) \
+	STK_ROW("src_" #name, stk_fetch, (ARGT_STR), 0, SMP_T_SINT, stk_check_tbl, op, dt, -2)
 
 static const struct smp_fetch_kw stk_fetches[] = {
 	STK_FETCH_OPS(STK_ROWS)
-	STK_ROWS_SC(trackers)
-	STK_ROW(src, updt_conn_cnt, (ARGT_STR), 0, stk_check_tbl)
-	{ "sc_tracked", f_sc_tracked, { ARGT_SINT, ARGT_STR }, 1, SMP_T_BOOL, STK_USE,
-	  stk_check_sc },
-	{ "sc0_tracked", f_sc0_tracked, { ARGT_STR }, 0, SMP_T_BOOL, STK_USE, stk_check_tbl },
-	{ "sc1_tracked", f_sc1_tracked, { ARGT_STR }, 0, SMP_T_BOOL, STK_USE, stk_check_tbl },
-	{ "sc2_tracked", f_sc2_tracked, { ARGT_STR }, 0, SMP_T_BOOL, STK_USE, stk_check_tbl },
+	STK_ROWS_SC("trackers", stk_fetch, SMP_T_SINT, OP_TRACKERS, 0)
+	STK_ROW("src_updt_conn_cnt", stk_fetch, (ARGT_STR), 0, SMP_T_SINT, stk_check_tbl,
+		OP_UPDT_CONN_CNT, 0, -2)
+	STK_ROWS_SC("tracked", stk_fetch_tracked, SMP_T_BOOL, OP_DT, 0)
 	{ "table_cnt", f_table_cnt, { ARGT_STR }, 1, SMP_T_SINT, SMP_USE_CONST | STK_USE,
-	  stk_check_tbl_req },
+	  stk_check_tbl_req, NULL },
 	{ "table_avl", f_table_avl, { ARGT_STR }, 1, SMP_T_SINT, SMP_USE_CONST | STK_USE,
-	  stk_check_tbl_req },
+	  stk_check_tbl_req, NULL },
 };
 
 /* ---- converters: table_<data>(<table>) on the key in the sample ---- */
 
-static int stk_conv(enum stk_op op, int dt, const struct smp_arg *a, struct sample *smp)
+/* table_<data>(<table>) and in_table(<table>): the operation and data type
+ * come from the row (struct stk_sel). */
+static int stk_conv(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
+	const struct stk_sel *sel = priv;
 	struct stktable *t = a[0].ptr;
 	unsigned char key[STK_KEY_MAX];
 	struct stksess *ts;
@@ -574,12 +560,12 @@ static int stk_conv(enum stk_op op, int dt, const struct smp_arg *a, struct samp
 	if (!t->buckets || stk_key_from_smp(t, smp, key, &klen) == -1)
 		return 0;
 	ts = stk_lookup(t, key, klen);
-	if (op == OP_TRACKERS + 1) {   /* in_table */
+	if (sel->op == OP_IN_TABLE) {
 		smp->type = SMP_T_BOOL;
 		smp->u.sint = ts != NULL;
 		return 1;
 	}
-	return stk_op_run(op, dt, t, ts, smp);
+	return stk_op_run(sel->op, sel->dt, t, ts, smp);
 }
 
 /* The converters' own: table_gpc0, table_server_id... */
@@ -590,20 +576,14 @@ static int stk_conv(enum stk_op op, int dt, const struct smp_arg *a, struct samp
 	X(server_id, OP_DT, STK_DT_SERVER_ID) \
 	X(trackers,  OP_TRACKERS, 0)
 
-#define STK_CONV_FN(name, op, dt) \
-	static int c_table_##name(const struct smp_arg *a, struct sample *smp) \
-	{ return stk_conv(op, dt, a, smp); }
-STK_CONV_OPS(STK_CONV_FN)
-STK_CONV_FN(in_table_, OP_TRACKERS + 1, 0)
-
 #define STK_CONV_ROW(name, op, dt) \
-	{ "table_" #name, c_table_##name, { ARGT_STR }, 1, SMP_T_ANY, SMP_T_SINT, \
-	  stk_check_tbl_req },
+	{ "table_" #name, stk_conv, { ARGT_STR }, 1, SMP_T_ANY, SMP_T_SINT, \
+	  stk_check_tbl_req, STK_SEL(op, dt, 0) },
 
 static const struct smp_conv_kw stk_convs[] = {
 	STK_CONV_OPS(STK_CONV_ROW)
-	{ "in_table", c_table_in_table_, { ARGT_STR }, 1, SMP_T_ANY, SMP_T_BOOL,
-	  stk_check_tbl_req },
+	{ "in_table", stk_conv, { ARGT_STR }, 1, SMP_T_ANY, SMP_T_BOOL, stk_check_tbl_req,
+	  STK_SEL(OP_IN_TABLE, 0, 0) },
 };
 
 SLUICE_INIT(stk_fetch_register)

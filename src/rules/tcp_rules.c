@@ -35,7 +35,12 @@ struct tcp_act_kw {
 	int            (*parse)(struct act_parse *p, struct tcp_rule *r);  /* NULL: no argument */
 	void           (*exec)(const struct tcp_rule *r, struct stream *s); /* NULL: nothing */
 	const char      *usage;
+	unsigned         arg;     /* the row's own value for <exec> (TCP_A_* for set-src...) */
 };
+
+/* What set-src, set-dst, set-src-port and set-dst-port change. */
+#define TCP_A_DST  0x1   /* the destination address (else the source) */
+#define TCP_A_PORT 0x2   /* only the port (else only the address) */
 
 struct tcp_rule {
 	const struct tcp_act_kw *act;     /* NULL: a shared action (gact) */
@@ -223,7 +228,8 @@ void tcp_rules_stream_release(struct stream *s)
 /* capture.req.hdr(<slot>): a request capture: in mode http the slots of
  * "capture request header" and http-request capture, in mode tcp those of
  * tcp-request content capture. */
-static int fetch_capture_req(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_capture_req(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			     const void *priv)
 {
 	const char *v = NULL;
 	int64_t i = a[0].sint;
@@ -246,7 +252,7 @@ static int fetch_capture_req(const struct smp_arg *a, struct sample *smp, struct
 
 static const struct smp_fetch_kw tcp_fetches[] = {
 	{ "capture.req.hdr", fetch_capture_req, { ARGT_SINT, ARGT_STOP }, 1, SMP_T_STR,
-	  SMP_USE_L4, NULL },
+	  SMP_USE_L4, NULL, NULL },
 };
 
 /* set-src|set-dst|set-src-port|set-dst-port <expr>. As in HAProxy, an
@@ -254,15 +260,14 @@ static const struct smp_fetch_kw tcp_fetches[] = {
  * a sample that is no address (resp. port) changes nothing. */
 static void exec_set_addr(const struct tcp_rule *r, struct stream *s)
 {
-	const char *name = r->act->name;
-	struct sockaddr_storage *a = name[4] == 'd' ? (struct sockaddr_storage *)stream_dst(s) :
-				     &s->cli_addr;
+	struct sockaddr_storage *a = (r->act->arg & TCP_A_DST) ?
+				     (struct sockaddr_storage *)stream_dst(s) : &s->cli_addr;
 	struct sample smp = { 0 };
 	int port = addr_get_port(a);
 
 	if (!smp_expr_eval(r->expr, s, &smp))
 		return;
-	if (strstr(name, "-port")) {
+	if (r->act->arg & TCP_A_PORT) {
 		if (smp_cast(&smp, SMP_T_SINT) && smp.u.sint >= 0 && smp.u.sint <= 65535)
 			addr_set_port(a, (int)smp.u.sint);
 		return;
@@ -301,22 +306,23 @@ static void exec_drop(const struct tcp_rule *r, struct stream *s)
 #define W_REQ_ALL (ACT_W_TCP_CONN | ACT_W_TCP_SESS | ACT_W_TCP_REQ)
 
 static const struct tcp_act_kw tcp_acts[] = {
-	{ "accept", ACT_W_TCP_ALL, TCP_V_ACCEPT, 1, NULL, NULL, "nothing" },
+	{ "accept", ACT_W_TCP_ALL, TCP_V_ACCEPT, 1, NULL, NULL, "nothing", 0 },
 	{ "capture", ACT_W_TCP_REQ, TCP_V_ACCEPT, 0, parse_capture, exec_capture,
-	  "<sample> len <length>" },
-	{ "close", ACT_W_TCP_RES, TCP_V_CLOSE, 1, NULL, NULL, "nothing" },
+	  "<sample> len <length>", 0 },
+	{ "close", ACT_W_TCP_RES, TCP_V_CLOSE, 1, NULL, NULL, "nothing", 0 },
 	{ "expect-proxy", ACT_W_TCP_CONN, TCP_V_ACCEPT, 0, parse_expect_proxy,
-	  exec_expect_proxy, "layer4" },
-	{ "reject", ACT_W_TCP_ALL, TCP_V_REJECT, 1, NULL, NULL, "nothing" },
+	  exec_expect_proxy, "layer4", 0 },
+	{ "reject", ACT_W_TCP_ALL, TCP_V_REJECT, 1, NULL, NULL, "nothing", 0 },
 	{ "set-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_set_var, exec_set_var,
-	  "(<scope>.<name>) <expr>" },
-	{ "set-dst", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
-	{ "set-dst-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
-	{ "set-src", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
-	{ "set-src-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>" },
-	{ "silent-drop", ACT_W_TCP_ALL, TCP_V_DROP, 1, NULL, exec_drop, "nothing" },
+	  "(<scope>.<name>) <expr>", 0 },
+	{ "set-dst", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>", TCP_A_DST },
+	{ "set-dst-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>",
+	  TCP_A_DST | TCP_A_PORT },
+	{ "set-src", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>", 0 },
+	{ "set-src-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>", TCP_A_PORT },
+	{ "silent-drop", ACT_W_TCP_ALL, TCP_V_DROP, 1, NULL, exec_drop, "nothing", 0 },
 	{ "unset-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_var_name, exec_unset_var,
-	  "(<scope>.<name>)" },
+	  "(<scope>.<name>)", 0 },
 };
 
 static const struct tcp_act_kw *tcp_act_find(const char *word)

@@ -391,7 +391,8 @@ static const struct ul_user *ul_auth_user(const struct smp_arg *a, const struct 
 	return u && userlist_check(u, c.pass, c.plen) ? u : NULL;
 }
 
-static int fetch_http_auth(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_http_auth(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			   const void *priv)
 {
 	if (!s || !s->txn || !s->txn->req_head)
 		return 0;
@@ -402,7 +403,8 @@ static int fetch_http_auth(const struct smp_arg *a, struct sample *smp, struct s
 
 /* As HAProxy, the value is the user name; an ACL (which iterates) sees the
  * user's groups one by one, so that its patterns name groups. */
-static int fetch_http_auth_group(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_http_auth_group(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				 const void *priv)
 {
 	const struct ul_user *u = ul_auth_user(a, s);
 	const struct ul_group *g;
@@ -428,7 +430,8 @@ static int fetch_http_auth_group(const struct smp_arg *a, struct sample *smp, st
 	return 1;
 }
 
-static int fetch_http_auth_type(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_http_auth_type(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
 {
 	static const char *const names[] = { NULL, "Basic", "Digest", "Bearer", NULL };
 	struct ul_creds c;
@@ -454,12 +457,14 @@ static int fetch_http_auth_cred(struct sample *smp, struct stream *s, int pass)
 	return 1;
 }
 
-static int fetch_http_auth_user(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_http_auth_user(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
 {
 	return fetch_http_auth_cred(smp, s, 0);
 }
 
-static int fetch_http_auth_pass(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_http_auth_pass(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
 {
 	return fetch_http_auth_cred(smp, s, 1);
 }
@@ -469,11 +474,11 @@ static int fetch_http_auth_pass(const struct smp_arg *a, struct sample *smp, str
 #define RQ SMP_USE_L7REQ
 
 static const struct smp_fetch_kw ul_fetches[] = {
-	{ "http_auth",       fetch_http_auth,       { ARGT_USR }, 1, SMP_T_BOOL, RQ, NULL },
-	{ "http_auth_group", fetch_http_auth_group, { ARGT_USR }, 1, SMP_T_STR, RQ, NULL },
-	{ "http_auth_type",  fetch_http_auth_type,  { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "http_auth_user",  fetch_http_auth_user,  { 0 }, 0, SMP_T_STR, RQ, NULL },
-	{ "http_auth_pass",  fetch_http_auth_pass,  { 0 }, 0, SMP_T_STR, RQ, NULL },
+	{ "http_auth",       fetch_http_auth,       { ARGT_USR }, 1, SMP_T_BOOL, RQ, NULL, NULL },
+	{ "http_auth_group", fetch_http_auth_group, { ARGT_USR }, 1, SMP_T_STR, RQ, NULL, NULL },
+	{ "http_auth_type",  fetch_http_auth_type,  { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "http_auth_user",  fetch_http_auth_user,  { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "http_auth_pass",  fetch_http_auth_pass,  { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
 };
 
 static struct cfg_section ul_sections[] = {

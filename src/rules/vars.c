@@ -224,19 +224,20 @@ static const struct var_ref *var_arg(const struct smp_arg *a, struct var_ref *r)
 	return r;
 }
 
-static int var_check_0(struct smp_arg *a, char **err)
+static int var_check_0(struct smp_arg *a, char **err, const void *priv)
 {
 	return var_check_arg(&a[0], err);
 }
 
-static int fetch_var(const struct smp_arg *a, struct sample *smp, struct stream *s)
+static int fetch_var(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		     const void *priv)
 {
 	struct var_ref r;
 
 	return var_get(var_arg(&a[0], &r), s, smp);
 }
 
-static int conv_set_var(const struct smp_arg *a, struct sample *smp)
+static int conv_set_var(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	struct var_ref r;
 
@@ -244,12 +245,12 @@ static int conv_set_var(const struct smp_arg *a, struct sample *smp)
 	return 1;
 }
 
-static int conv_check_concat(struct smp_arg *a, char **err)
+static int conv_check_concat(struct smp_arg *a, char **err, const void *priv)
 {
 	return a[1].str && a[1].len ? var_check_arg(&a[1], err) : 0;
 }
 
-static int conv_concat(const struct smp_arg *a, struct sample *smp)
+static int conv_concat(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	char *out = smp_scratch_get();
 	size_t n = 0, l;
@@ -283,7 +284,7 @@ static int conv_concat(const struct smp_arg *a, struct sample *smp)
 
 /* strcmp(var): <0, 0 or >0 as memcmp, then by length; no result when the
  * variable is not set. */
-static int conv_strcmp(const struct smp_arg *a, struct sample *smp)
+static int conv_strcmp(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	struct sample v = { 0 };
 	struct var_ref vr;
@@ -314,7 +315,7 @@ static int mem_equal_ct(const void *a, const void *b, size_t n)
 
 /* secure_memcmp(var): whether the input equals the variable's bytes, in a
  * time that does not depend on where they differ; false when unset. */
-static int conv_secure_memcmp(const struct smp_arg *a, struct sample *smp)
+static int conv_secure_memcmp(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	struct sample v = { 0 };
 	struct var_ref vr;
@@ -333,16 +334,16 @@ static int conv_secure_memcmp(const struct smp_arg *a, struct sample *smp)
 #define ANYUSE (SMP_USE_CONST | SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
 
 static const struct smp_fetch_kw var_fetches[] = {
-	{ "var", fetch_var, { ARGT_STR }, 1, SMP_T_ANY, ANYUSE, var_check_0 },
+	{ "var", fetch_var, { ARGT_STR }, 1, SMP_T_ANY, ANYUSE, var_check_0, NULL },
 };
 
 static const struct smp_conv_kw var_convs[] = {
-	{ "set-var", conv_set_var, { ARGT_STR }, 1, SMP_T_ANY, SMP_T_ANY, var_check_0 },
+	{ "set-var", conv_set_var, { ARGT_STR }, 1, SMP_T_ANY, SMP_T_ANY, var_check_0, NULL },
 	{ "concat",  conv_concat,  { ARGT_STR, ARGT_STR, ARGT_STR }, 0, SMP_T_STR, SMP_T_STR,
-	  conv_check_concat },
-	{ "strcmp",  conv_strcmp,  { ARGT_STR }, 1, SMP_T_STR, SMP_T_SINT, var_check_0 },
+	  conv_check_concat, NULL },
+	{ "strcmp",  conv_strcmp,  { ARGT_STR }, 1, SMP_T_STR, SMP_T_SINT, var_check_0, NULL },
 	{ "secure_memcmp", conv_secure_memcmp, { ARGT_STR }, 1, SMP_T_BIN, SMP_T_BOOL,
-	  var_check_0 },
+	  var_check_0, NULL },
 };
 
 SLUICE_INIT(var_register)

@@ -263,6 +263,15 @@ static void test_bad_values(void **state)
 	expect_msg("algorithm 'rdp-cookie' is not supported yet");
 	PARSE_FRESH("backend b\n  balance nope\n", 1);
 	expect_msg("unknown algorithm 'nope'");
+	expect_no_msg("did you mean");
+	PARSE_FRESH("backend b\n  balance leastconnn\n", 1);
+	expect_msg("unknown algorithm 'leastconnn' (expects roundrobin, static-rr, leastconn, "
+		   "first, source, random, uri, url_param or hdr(<name>)); did you mean 'leastconn'?");
+	PARSE_FRESH("backend b\n  balance hedr(host)\n", 1);
+	expect_msg("unknown algorithm 'hedr(host)'");
+	expect_msg("did you mean 'hdr(<name>)'?");
+	PARSE_FRESH("backend b\n  balance roundrobin(2)\n", 1);
+	expect_msg("unknown algorithm 'roundrobin(2)'");
 	PARSE_FRESH("global\n  log nowhere local0\n", 1);
 	expect_msg("invalid log target 'nowhere'");
 	PARSE_FRESH("global\n  log 127.0.0.1 local9\n", 1);
