@@ -1072,63 +1072,67 @@ static int http_process_idle(struct stream *s)
 			ss_release(s);
 		http_check_kept(s);
 	}
-	stream_update(s);
 	return 0;
 }
 
-static int http_process(struct stream *s)
+/* What a step of the exchange did (http_process() walks them in order). */
+enum http_step {
+	HTTP_STEP_DONE,     /* went as far as it could: the next step runs */
+	HTTP_STEP_WAIT,     /* nothing more until an event on a side */
+	HTTP_STEP_AGAIN,    /* start over: a reused connection can take the
+	                       request now, or a pipelined request is waiting */
+	HTTP_STEP_CLOSED,   /* the stream was closed (freed) */
+};
+
+/* The request side: reads from the client, starts a transaction with the
+ * first byte of a request, analyses its head, follows a chunked body. */
+static enum http_step http_step_request(struct stream *s)
 {
 	struct http_txn *txn;
 	enum chan_res r;
-	int rounds = 0;
 
-again:
-	if (++rounds > 64) {
-		/* Many pipelined requests: let the others run too, and come
-		 * back in this loop iteration (no socket event would). */
-		stream_update(s);
-		ev_feed_event(global.loop, &s->cli.io, EV_READ);
-		return 0;
-	}
 	r = stream_forward(s, &s->req, &s->cli, s->ss.st == SS_EST ? &s->srv : NULL, 1);
 	txn = s->txn;
 	if (r == CHN_SRC_ERR) {
 		stream_close(s, SE_CLI_ABORT, !txn || txn->req_st == HTTP_MSG_IDLE ? SF_REQ : SF_DATA);
-		return -1;
+		return HTTP_STEP_CLOSED;
 	}
 	if (!txn) {
 		int ret = http_process_idle(s);
 
 		if (ret <= 0)
-			return ret;
+			return ret < 0 ? HTTP_STEP_CLOSED : HTTP_STEP_WAIT;
 		txn = s->txn;
 	}
 	if (r == CHN_DST_ERR) {
 		if (http_fail(s, SE_SRV_ABORT, SF_DATA) == -1) {
 			stream_close(s, SE_SRV_ABORT, SF_DATA);
-			return -1;
+			return HTTP_STEP_CLOSED;
 		}
 	}
 	if ((s->be->options & PR_O_ABRT_CLOSE) && (s->req.flags & CH_F_SHUTR) &&
 	    txn->req_st == HTTP_MSG_DONE && txn->res_st == HTTP_MSG_IDLE &&
 	    !(txn->flags & TX_F_LOCAL) && (s->ss.st != SS_EST || !chan_pending(&s->req))) {
 		/* option abortonclose: nobody waits for the answer any more */
-		stream_close(s, SE_CLI_ABORT, s->ss.st == SS_QUEUED ? SF_QUEUE : s->ss.st == SS_EST ? SF_HDRS : SF_CONN);
-		return -1;
+		stream_close(s, SE_CLI_ABORT, s->ss.st == SS_QUEUED ? SF_QUEUE :
+			     s->ss.st == SS_EST ? SF_HDRS : SF_CONN);
+		return HTTP_STEP_CLOSED;
 	}
 	if (http_msg_truncated(&s->req, txn->req_st, 0) && txn->res_st != HTTP_MSG_DONE &&
 	    !(txn->flags & TX_F_LOCAL)) {
 		/* the client left before the end of its Content-Length body */
-		stream_close(s, SE_CLI_ABORT, s->ss.st == SS_EST ? SF_DATA : s->ss.st == SS_QUEUED ? SF_QUEUE : SF_CONN);
-		return -1;
+		stream_close(s, SE_CLI_ABORT, s->ss.st == SS_EST ? SF_DATA :
+			     s->ss.st == SS_QUEUED ? SF_QUEUE : SF_CONN);
+		return HTTP_STEP_CLOSED;
 	}
 	if (http_srv_idle(s) && txn->req_st == HTTP_MSG_IDLE && !(txn->flags & (TX_F_LOCAL | TX_F_TARPIT))) {
 		if (http_wait_req(s) == -1)
-			return -1;
+			return HTTP_STEP_CLOSED;
 		if (s->ss.st == SS_EST)
-			goto again;   /* reused connection: send the request now */
+			return HTTP_STEP_AGAIN;   /* reused connection: send the request now */
 	}
 	if (txn->req_st == HTTP_MSG_BODY && txn->req_chunked && !(txn->flags & TX_F_LOCAL)) {
+		/* (the body of a request answered here is not read further) */
 		int c = http_chunked_step(&s->req, &txn->req_ck);
 
 		if (c == 1) {
@@ -1139,28 +1143,35 @@ again:
 			s->fe->fe_counters.failed_req++;
 			s->li->counters.failed_req++;
 			stream_close(s, SE_PROXY, SF_DATA);
-			return -1;
+			return HTTP_STEP_CLOSED;
 		} else if (c == -1) {
 			http_req_error(s, 400, SE_PROXY);
 		}
-	} else if (txn->req_st == HTTP_MSG_BODY && (txn->flags & TX_F_LOCAL)) {
-		/* the body of a request answered here is not read further */
 	}
+	return HTTP_STEP_DONE;
+}
 
-	/* server -> client (or a reply made here) */
+/* The response side: what the server (or a reply made here) sends reaches
+ * the client; interim and final heads are analysed, a body followed to its
+ * end. */
+static enum http_step http_step_response(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	enum chan_res r;
+
 	if (txn->svc_out && (!s->res.buf || !s->res.buf->data))
 		http_svc_refill(s);
 	r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
 	if (r == CHN_DST_ERR) {
 		stream_close(s, SE_CLI_ABORT, SF_DATA);
-		return -1;
+		return HTTP_STEP_CLOSED;
 	}
 	if (r == CHN_SRC_ERR) {
 		if (s->ss.st == SS_KEPT) {
 			ss_release(s);
 		} else if (http_fail(s, SE_SRV_ABORT, txn->res_st == HTTP_MSG_IDLE ? SF_HDRS : SF_DATA) == -1) {
 			stream_close(s, SE_SRV_ABORT, SF_DATA);
-			return -1;
+			return HTTP_STEP_CLOSED;
 		}
 	}
 	/* A service's long response: refill as long as the client takes it;
@@ -1171,7 +1182,7 @@ again:
 		r = stream_forward(s, &s->res, &s->srv, &s->cli, 0);
 		if (r == CHN_DST_ERR) {
 			stream_close(s, SE_CLI_ABORT, SF_DATA);
-			return -1;
+			return HTTP_STEP_CLOSED;
 		}
 	}
 	if (s->ss.st == SS_KEPT)
@@ -1191,7 +1202,7 @@ again:
 		if (chan_pending(&s->res) &&
 		    stream_forward(s, &s->res, &s->srv, &s->cli, 0) == CHN_DST_ERR) {
 			stream_close(s, SE_CLI_ABORT, SF_DATA);
-			return -1;
+			return HTTP_STEP_CLOSED;
 		}
 		if (s->res.to_forward || !s->res.buf || !s->res.buf->data)
 			break;
@@ -1217,7 +1228,7 @@ again:
 				if (s->ss.target)
 					s->ss.target->counters.failed_resp++;
 				stream_close(s, SE_PROXY, SF_DATA);
-				return -1;
+				return HTTP_STEP_CLOSED;
 			}
 		}
 	}
@@ -1225,37 +1236,71 @@ again:
 	    !(txn->flags & TX_F_LOCAL)) {
 		/* the server left in the middle of the body */
 		stream_close(s, SE_SRV_ABORT, SF_DATA);
-		return -1;
+		return HTTP_STEP_CLOSED;
 	}
-	if (txn->req_st == HTTP_MSG_TUNNEL) {
-		/* both ways raw: ends as a TCP stream does */
-		if (((s->req.flags & CH_F_SHUTW) || chan_shutw_due(&s->req)) &&
-		    ((s->res.flags & CH_F_SHUTW) || chan_shutw_due(&s->res))) {
-			http_log(s);
-			stream_close(s, SE_NONE, SF_NONE);
-			return -1;
-		}
-		if (chan_shutw_due(&s->req) && s->srv.fd >= 0)
-			chan_shutw(&s->req, &s->srv);
-		if (chan_shutw_due(&s->res))
-			chan_shutw(&s->res, &s->cli);
-		stream_update(s);
-		return 0;
-	}
-	if (txn->res_st == HTTP_MSG_DONE && http_msg_sent(&s->res)) {
-		int req_done = txn->req_st == HTTP_MSG_DONE && http_msg_sent(&s->req);
+	return HTTP_STEP_DONE;
+}
 
-		if (!req_done) {
-			/* Answered before the whole request arrived: what is left
-			 * of it cannot be told from a next request. */
-			txn->flags |= TX_F_CLI_CLOSE | TX_F_SRV_CLOSE;
-		}
-		if (http_end_txn(s) == -1)
-			return -1;
-		if (s->req.buf && s->req.buf->data)
-			goto again;   /* a pipelined request is waiting */
+/* Upgraded or CONNECT: raw bytes both ways, ending as a TCP stream does. */
+static enum http_step http_step_tunnel(struct stream *s)
+{
+	if (s->txn->req_st != HTTP_MSG_TUNNEL)
+		return HTTP_STEP_DONE;
+	if (((s->req.flags & CH_F_SHUTW) || chan_shutw_due(&s->req)) &&
+	    ((s->res.flags & CH_F_SHUTW) || chan_shutw_due(&s->res))) {
+		http_log(s);
+		stream_close(s, SE_NONE, SF_NONE);
+		return HTTP_STEP_CLOSED;
 	}
+	if (chan_shutw_due(&s->req) && s->srv.fd >= 0)
+		chan_shutw(&s->req, &s->srv);
+	if (chan_shutw_due(&s->res))
+		chan_shutw(&s->res, &s->cli);
+	return HTTP_STEP_WAIT;
+}
+
+/* The response has left: the exchange ends, and a pipelined request that
+ * is waiting starts over. */
+static enum http_step http_step_end(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+
+	if (txn->res_st != HTTP_MSG_DONE || !http_msg_sent(&s->res))
+		return HTTP_STEP_WAIT;
+	if (txn->req_st != HTTP_MSG_DONE || !http_msg_sent(&s->req)) {
+		/* Answered before the whole request arrived: what is left of
+		 * it cannot be told from a next request. */
+		txn->flags |= TX_F_CLI_CLOSE | TX_F_SRV_CLOSE;
+	}
+	if (http_end_txn(s) == -1)
+		return HTTP_STEP_CLOSED;
+	return s->req.buf && s->req.buf->data ? HTTP_STEP_AGAIN : HTTP_STEP_WAIT;
+}
+
+/* Runs the exchange: the steps in order until one waits, closes or starts
+ * over, then updates what the sides are watched for. */
+static int http_process(struct stream *s)
+{
+	static enum http_step (*const steps[])(struct stream *) = {
+		http_step_request, http_step_response, http_step_tunnel, http_step_end,
+	};
+
+	for (int round = 0; round < 64; round++) {
+		enum http_step r = HTTP_STEP_DONE;
+
+		for (size_t i = 0; r == HTTP_STEP_DONE && i < ARRAY_SIZE(steps); i++)
+			r = steps[i](s);
+		if (r == HTTP_STEP_CLOSED)
+			return -1;
+		if (r != HTTP_STEP_AGAIN) {
+			stream_update(s);
+			return 0;
+		}
+	}
+	/* Many pipelined requests: let the others run too, and come back in
+	 * this loop iteration (no socket event would). */
 	stream_update(s);
+	ev_feed_event(global.loop, &s->cli.io, EV_READ);
 	return 0;
 }
 
