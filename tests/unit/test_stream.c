@@ -14,6 +14,7 @@
 
 #define H_FAIL(...) fail_msg(__VA_ARGS__)
 #include "stream_harness.h"
+#include "stream_cases.h"
 #include <sluice/common.h>
 
 /* One frontend, one backend with server s1, keep-alive, log lines in the
@@ -29,32 +30,9 @@
 
 static char cbuf[65536], sbuf[65536];
 
-static int group_setup(void **state)
-{
-	h_init();
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	h_fini();
-	pool_flush_all();
-	return 0;
-}
-
 static int start_basic(void **state)
 {
 	h_start(CFG_BASIC);
-	return 0;
-}
-
-/* Every case must leave nothing behind, whatever it asserted. */
-static int stop_clean(void **state)
-{
-	const char *leak = h_stop();
-
-	if (leak)
-		fail_msg("left behind: %s", leak);
 	return 0;
 }
 
@@ -245,11 +223,10 @@ static void expect_client_abort(void)
 	assert_int_equal(h_live_streams(), 0);
 }
 
-/* A FIN in the middle of a Content-Length body. */
-static void test_fin_mid_body(void **state)
+/* The client sends <req> (all of it reaches the server), then its FIN in
+ * the middle of the message: a client abort. */
+static void client_fin_after(const char *req)
 {
-	static const char req[] = "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello";
-
 	h_client_connect("fe");
 	h_client_sends(req);
 	h_server_accept();
@@ -257,36 +234,26 @@ static void test_fin_mid_body(void **state)
 	EXPECT_BYTES(sbuf, req);
 	h_client_shutw();
 	expect_client_abort();
+}
+
+/* A FIN in the middle of a Content-Length body. */
+static void test_fin_mid_body(void **state)
+{
+	client_fin_after("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello");
 }
 
 /* A FIN in the middle of a chunk. */
 static void test_fin_mid_chunk(void **state)
 {
-	static const char req[] = "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-				  "\r\n5\r\nhel";
-
-	h_client_connect("fe");
-	h_client_sends(req);
-	h_server_accept();
-	h_server_recv_all(sbuf, sizeof(sbuf));
-	EXPECT_BYTES(sbuf, req);
-	h_client_shutw();
-	expect_client_abort();
+	client_fin_after("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+			 "\r\n5\r\nhel");
 }
 
 /* A FIN in the middle of a chunk-size line. */
 static void test_fin_mid_chunk_size(void **state)
 {
-	static const char req[] = "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-				  "\r\n5\r\nhello\r\n1";
-
-	h_client_connect("fe");
-	h_client_sends(req);
-	h_server_accept();
-	h_server_recv_all(sbuf, sizeof(sbuf));
-	EXPECT_BYTES(sbuf, req);
-	h_client_shutw();
-	expect_client_abort();
+	client_fin_after("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+			 "\r\n5\r\nhello\r\n1");
 }
 
 /* ---- early and interim responses ---- */

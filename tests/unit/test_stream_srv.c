@@ -15,6 +15,7 @@
 
 #define H_FAIL(...) fail_msg(__VA_ARGS__)
 #include "stream_harness.h"
+#include "stream_cases.h"
 #include <sluice/backend.h>
 #include <sluice/common.h>
 #include <sluice/server.h>
@@ -29,28 +30,6 @@
 #define OK200 "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
 static char cbuf[65536], sbuf[65536];
-
-static int group_setup(void **state)
-{
-	h_init();
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	h_fini();
-	pool_flush_all();
-	return 0;
-}
-
-static int stop_clean(void **state)
-{
-	const char *leak = h_stop();
-
-	if (leak)
-		fail_msg("left behind: %s", leak);
-	return 0;
-}
 
 static struct server *find_srv(const char *be, const char *name)
 {
