@@ -29,6 +29,7 @@
 #include <sluice/srv_idle.h>
 #include <sluice/srv_observe.h>
 #include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
@@ -466,7 +467,7 @@ static int stream_ssl_connect(struct stream *s)
 	}
 	s->req.flags |= CH_F_NOSPLICE;
 	s->res.flags |= CH_F_NOSPLICE;
-	return ssl_sock_connect(&s->srv, s->ss.target, sni);
+	return ssl_srv_connect(&s->srv, s->ss.target, sni);
 #else
 	return -1;
 #endif
@@ -1044,7 +1045,7 @@ static int stream_ssl_begin(struct stream *s)
 	s->req.flags |= CH_F_NOSPLICE;
 	s->res.flags |= CH_F_NOSPLICE;
 	s->state = ST_SSL;
-	if (ssl_sock_accept(&s->cli, s->li->bc) == -1) {
+	if (ssl_bind_accept(&s->cli, s->li->bc) == -1) {
 		stream_close(s, SE_RESOURCE, SF_REQ);
 		return -1;
 	}
