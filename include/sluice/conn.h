@@ -4,6 +4,7 @@
 #define SLUICE_CONN_H
 
 #include <ev.h>
+#include <sys/socket.h>
 
 #define CO_F_CONNECTED 0x01   /* socket usable for data */
 #define CO_F_TCP       0x02   /* a TCP socket (TCP options apply) */
@@ -45,5 +46,15 @@ void conn_set_rst(struct conn *c);
 
 /* TCP_NODELAY, and SO_KEEPALIVE when <keepalive>. */
 void conn_setup_tcp(int fd, int keepalive);
+
+/* Opens a non-blocking stream socket to <addr> (<addrlen> bytes) into <c>:
+ * its flags and events reset, CO_F_TCP and conn_setup_tcp(<keepalive>) for
+ * anything but a unix socket, its watcher initialised (events 0) to call
+ * <cb> with io.data <data>, then connect() started. Returns 0 when connected
+ * at once, 1 while the connect is in progress (the socket becomes writable),
+ * or -1 with errno kept: c->fd is then -1 when no socket could be created,
+ * else the socket, which the caller closes (conn_close()). */
+int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
+		 int keepalive, void (*cb)(struct ev_loop *, ev_io *, int), void *data);
 
 #endif

@@ -46,7 +46,7 @@ struct bind_conf {
 	int      level;        /* stats socket access level */
 	char    *conf_file;
 	int      conf_line;
-	struct ssl_bind_opts *ssl;  /* TLS options (ssl.h), NULL: none given */
+	struct ssl_bind_opts *ssl;  /* TLS options (ssl_cfg.h), NULL: none given */
 };
 
 /* Called for each accepted connection; owns <fd> from then on. */
@@ -138,5 +138,10 @@ struct bind_kw {
 };
 
 void bind_register_keywords(struct bind_kw *kws, size_t n);
+
+/* Registers <fn>, which frees what the module above attached to a bind
+ * line (bc->ssl, the TLS options) when the listener layer frees a bind_conf
+ * that nothing references; proxies free theirs themselves. One hook. */
+void bind_register_release(void (*fn)(struct bind_conf *bc));
 
 #endif

@@ -96,7 +96,7 @@ struct server {
 	int                     pool_max_conn;    /* -1: unlimited */
 	uint32_t                pool_purge_delay; /* ms */
 
-	struct ssl_srv         *ssl;         /* TLS options (ssl.h), NULL: none given */
+	struct ssl_srv         *ssl;         /* TLS options (ssl_cfg.h), NULL: none given */
 };
 
 /* Returns 1 when <srv> can take traffic. */

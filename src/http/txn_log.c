@@ -16,6 +16,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
 

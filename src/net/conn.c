@@ -1,4 +1,5 @@
 /* Connection endpoints (conn.h). */
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -62,4 +63,25 @@ void conn_setup_tcp(int fd, int keepalive)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (keepalive)
 		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+}
+
+int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
+		 int keepalive, void (*cb)(struct ev_loop *, ev_io *, int), void *data)
+{
+	int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	c->fd = fd;
+	if (fd == -1)
+		return -1;
+	c->flags = 0;
+	c->events = 0;
+	ev_io_init(&c->io, cb, fd, 0);
+	c->io.data = data;
+	if (addr->ss_family != AF_UNIX) {
+		c->flags |= CO_F_TCP;
+		conn_setup_tcp(fd, keepalive);
+	}
+	if (connect(fd, (const struct sockaddr *)addr, addrlen) == 0)
+		return 0;
+	return errno == EINPROGRESS ? 1 : -1;
 }

@@ -18,7 +18,6 @@
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/proxy.h>
-#include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
 
@@ -48,6 +47,7 @@ static struct {
 	int                   spare_wanted; /* some stats socket may need it */
 	uint64_t              res_logged; /* when a shortage was last reported (ms) */
 	unsigned              res_hits;   /* shortages not reported since then */
+	void (*bind_release)(struct bind_conf *bc);   /* bind_register_release() */
 } lis = { .spare = -1 };
 
 void bind_register_keywords(struct bind_kw *kws, size_t n)
@@ -58,6 +58,11 @@ void bind_register_keywords(struct bind_kw *kws, size_t n)
 	t->n = n;
 	t->next = lis.kws;
 	lis.kws = t;
+}
+
+void bind_register_release(void (*fn)(struct bind_conf *bc))
+{
+	lis.bind_release = fn;
 }
 
 static const struct bind_kw *bind_find_kw(const char *name, int cli, const char **suggest)
@@ -207,7 +212,8 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 	free(addrs);
 	if (!first) {
 		/* Nothing references the bind_conf: free it here. */
-		ssl_bind_free(bc);
+		if (lis.bind_release)
+			lis.bind_release(bc);
 		free(bc->conf_file);
 		free(bc->name);
 		free(bc);

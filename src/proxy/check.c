@@ -20,6 +20,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/stream.h>
 #include <sluice/tcpcheck.h>
 

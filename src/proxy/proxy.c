@@ -13,7 +13,7 @@
 #include <sluice/http_retry.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
-#include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
 #include <sluice/tcpcheck.h>
 #include <sluice/units.h>

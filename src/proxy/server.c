@@ -11,7 +11,7 @@
 #include <sluice/global.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
-#include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/srv_idle.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>

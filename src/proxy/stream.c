@@ -30,6 +30,7 @@
 #include <sluice/srv_idle.h>
 #include <sluice/srv_observe.h>
 #include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
@@ -329,7 +330,7 @@ static int stream_ssl_connect(struct stream *s)
 	}
 	s->req.flags |= CH_F_NOSPLICE;
 	s->res.flags |= CH_F_NOSPLICE;
-	return ssl_sock_connect(&s->srv, s->ss.target, sni);
+	return ssl_srv_connect(&s->srv, s->ss.target, sni);
 #else
 	return -1;
 #endif
@@ -371,7 +372,7 @@ int stream_connect(struct stream *s)
 {
 	struct server *srv;
 	struct sockaddr_storage addr;
-	int fd;
+	int rc;
 
 	if (s->ss.st == SS_NONE || s->ss.st == SS_WANT) {
 		enum be_assign a = backend_assign_server(s, BE_PICK_ANY);
@@ -404,25 +405,17 @@ int stream_connect(struct stream *s)
 	s->t_conn = ev_now(global.loop);
 	s->be->be_counters.connect++;
 	srv->counters.connect++;
-	fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd == -1) {
+	rc = conn_connect(&s->srv, &addr, srv->addrlen,
+			  !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)), stream_io_cb, s);
+	if (rc == -1 && s->srv.fd < 0) {
 		log_warning("backend %s: cannot create a socket: %s", s->be->name, strerror(errno));
 		return stream_conn_failed(s, 0);
 	}
-	s->srv.fd = fd;
-	s->srv.flags = 0;
-	s->srv.events = 0;
-	ev_io_init(&s->srv.io, stream_io_cb, fd, 0);
-	s->srv.io.data = s;
 	ss_connecting(s);
-	if (addr.ss_family != AF_UNIX) {
-		s->srv.flags |= CO_F_TCP;
-		conn_setup_tcp(fd, !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)));
-	}
-	if (connect(fd, (struct sockaddr *)&addr, srv->addrlen) == 0) {
+	if (rc == 0) {
 		if (stream_established(s) == -1)
 			return stream_conn_failed(s, 0);
-	} else if (errno != EINPROGRESS) {
+	} else if (rc == -1) {
 		return stream_conn_failed(s, 0);
 	}
 	stream_update(s);
@@ -911,7 +904,7 @@ static int stream_ssl_begin(struct stream *s)
 	s->req.flags |= CH_F_NOSPLICE;
 	s->res.flags |= CH_F_NOSPLICE;
 	s->state = ST_SSL;
-	if (ssl_sock_accept(&s->cli, s->li->bc) == -1) {
+	if (ssl_bind_accept(&s->cli, s->li->bc) == -1) {
 		stream_close(s, SE_RESOURCE, SF_REQ);
 		return -1;
 	}

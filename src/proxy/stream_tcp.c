@@ -15,6 +15,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
 

@@ -18,9 +18,10 @@
 #include <openssl/x509v3.h>
 
 #include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
 
-#include "../../src/net/ssl_int.h"
+#include "../../src/proxy/ssl_int.h"
 
 static char dir[] = "/tmp/sluice-test-ssl.XXXXXX";
 

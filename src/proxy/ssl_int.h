@@ -1,4 +1,4 @@
-/* Shared by the TLS files (ssl_sock.c, ssl_ckch.c, rules/sample_ssl.c); not
+/* Shared by the TLS configuration files (ssl_cfg.c, ssl_ckch.c); not
  * an API for other modules. */
 #ifndef SLUICE_SSL_INT_H
 #define SLUICE_SSL_INT_H

@@ -1,6 +1,6 @@
 /* TLS certificates: loading PEM files ("crt <file|dir>", "crt-list"), the
  * per-bind SNI index (exact names, wildcards, RSA and ECDSA side by side),
- * and the shared store the runtime API updates (ssl.h, ssl_int.h). */
+ * and the shared store the runtime API updates (ssl_cfg.h, ssl_int.h). */
 #ifdef USE_OPENSSL
 #include <ctype.h>
 #include <dirent.h>
@@ -17,7 +17,7 @@
 
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
-#include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
 
 #include "ssl_int.h"

@@ -1,0 +1,86 @@
+/* TLS configuration: "bind ... ssl" (client side) and "server ... ssl"
+ * (server side), the global ssl-* settings, the TLS contexts built from
+ * them, and the sessions they start on connections (whose transport is
+ * ssl.h). Certificates are loaded and indexed by ssl_ckch.c; fetches live in
+ * rules/sample_ssl.c. Without USE_OPENSSL "ssl" is an unknown keyword and
+ * these functions only let the callers link. */
+#ifndef SLUICE_SSL_CFG_H
+#define SLUICE_SSL_CFG_H
+
+#include <stddef.h>
+
+struct conn;
+struct server;
+struct bind_conf;
+struct ssl_st;
+struct ssl_ctx_st;
+struct smp_expr;
+
+/* "<frontend>~": the %ft of a TLS bind line, NULL for a plain one. */
+const char *ssl_bind_ft(const struct bind_conf *bc);
+
+/* ---- sessions on connections (stream.c) ---- */
+
+/* Starts the server side of TLS on accepted connection <c> for the bind
+ * line <bc> (which has "ssl"). Sets CO_F_SSL_HS. Returns 0, or -1 (no
+ * memory: the caller closes). */
+int ssl_bind_accept(struct conn *c, struct bind_conf *bc);
+
+/* Starts the client side of TLS to server <srv> on connected <c>, with SNI
+ * <sni> (NULL: none). Reuses the server's last session. Returns 0 or -1. */
+int ssl_srv_connect(struct conn *c, struct server *srv, const char *sni);
+
+/* Whether bind line <bc> / server <srv> uses TLS. */
+int ssl_bind_enabled(const struct bind_conf *bc);
+int ssl_srv_enabled(const struct server *srv);
+
+/* Free the TLS settings of a bind line / a server (proxy release; both
+ * exist without USE_OPENSSL, as no-ops). */
+void ssl_bind_free(struct bind_conf *bc);
+void ssl_srv_free(struct server *srv);
+
+/* The SNI expression of <srv> ("sni <expr>"), NULL when it has none. */
+const struct smp_expr *ssl_srv_sni(const struct server *srv);
+
+/* ---- health checks over TLS (check.c) ---- */
+
+/* Whether <srv>'s checks speak TLS: "check-ssl", or "ssl" on a server
+ * checked at its own address (<own_addr>: no check "port" nor "addr"). */
+int ssl_check_enabled(const struct server *srv, int own_addr);
+
+/* A TLS session for a check of <srv> on connected socket <fd> (SNI:
+ * "check-sni"), in the connecting state; its handshake and I/O go through
+ * ssl_check_handshake() and ssl_check_io() (ssl.h). NULL when out of memory. */
+struct ssl_st *ssl_check_new(struct server *srv, int fd);
+
+/* ---- certificates (ssl_ckch.c) ---- */
+
+struct ssl_bind_opts;
+struct ckch;
+
+/* Loads "crt <path>" (a PEM file, or every certificate of a directory)
+ * for bind line options <o>. Returns 0, or -1 with an allocated <err>
+ * naming the file. */
+int ssl_ckch_load_crt(struct ssl_bind_opts *o, const char *path, char **err);
+
+/* Loads "crt-list <file>". Returns 0, or -1 with an allocated <err> naming
+ * the file and line. */
+int ssl_ckch_load_crt_list(struct ssl_bind_opts *o, const char *path, char **err);
+
+/* Builds a TLS context from <o> (the bind's options, merged with a crt-list
+ * line's) serving certificate <ck>. Returns the context, or NULL with an
+ * allocated <err>. Defined in ssl_cfg.c. */
+struct ssl_ctx_st *ssl_bind_new_ctx(const struct ssl_bind_opts *o, struct ckch *ck, char **err);
+
+/* Picks the context for <ssl> given the client's SNI <name> (NULL: none)
+ * and whether the client accepts ECDSA. Returns NULL when nothing matches
+ * (the caller uses the default, or refuses with strict-sni). */
+struct ssl_ctx_st *ssl_ckch_pick(const struct ssl_bind_opts *o, const char *name, int ecdsa);
+
+/* The default context of <o> (first certificate loaded), NULL if none. */
+struct ssl_ctx_st *ssl_ckch_default(const struct ssl_bind_opts *o);
+
+/* Frees what the bind's certificate index holds. */
+void ssl_ckch_free_index(struct ssl_bind_opts *o);
+
+#endif
