@@ -1,8 +1,10 @@
-/* Actions shared by several rule sets: those that need only the stream
- * (track-sc*, sc-inc-gpc0, set-map, add-acl, set-var...) are written once,
- * registered here by the module that owns them, and offered by every rule
- * engine (tcp-request connection|session|content, tcp-response content,
- * http-request, http-response, http-after-response) that the row allows. */
+/* The one registry of rule actions: every action of every rule set
+ * (tcp-request connection|session|content, tcp-response content,
+ * http-request, http-response, http-after-response) is a row registered by
+ * the module that owns it, saying which sets offer it. An action needing
+ * only the stream (set-var, track-sc*, set-map...) is written once and run
+ * by every engine; an engine's own action (http's set-header, tcp's accept)
+ * is a row embedded in the engine's struct (ACT_L_OWN). */
 #ifndef SLUICE_ACTION_H
 #define SLUICE_ACTION_H
 
@@ -43,7 +45,8 @@ struct act_kw {
 	const char *name;    /* "track-sc": matches argv[0] up to a '(' ... */
 	int         digit;   /* ... and, when set, followed by one digit 0..2 ("track-sc1") */
 	unsigned    where;   /* ACT_W_* sets accepting it */
-	/* Returns 0, or -1 after cfg_alert() (which names file, line, keyword). */
+	/* Returns 0, or -1 after cfg_alert() (which names file, line, keyword).
+	 * NULL for an engine's own row (act_is_own()). */
 	int       (*parse)(struct act_parse *p);
 	/* Runs for stream <s> in rule set <where>; these actions never stop the
 	 * rule set. */
@@ -52,13 +55,37 @@ struct act_kw {
 	const char *usage;   /* the arguments, for "expects" messages */
 };
 
-/* Registers <n> rows; the table must stay valid for the life of the
- * process (call from SLUICE_INIT). */
+/* Registers <n> stream-only rows; the table must stay valid for the life
+ * of the process (call from SLUICE_INIT). */
 void act_register(const struct act_kw *kws, size_t n);
 
-/* The row matching action word <word> (see act_kw.name), or NULL. The
- * caller checks <where> itself to say "not possible in ... rules". */
-const struct act_kw *act_find(const char *word);
+/* act_register_ext() flags. */
+#define ACT_L_BASE 0x01   /* base actions of the rule language (set-var): messages
+                             list them with the engines' own, by name */
+#define ACT_L_OWN  0x02   /* an engine's own actions (implies ACT_L_BASE): each row
+                             is the first member of the engine's struct (struct
+                             http_act_kw in src/http/rules_int.h, struct tcp_act_kw
+                             in src/rules/tcp_rules.c) holding its parser and
+                             executor; the row's own parse and exec are NULL, its
+                             <where> names only that engine's sets, and its word
+                             takes no "(...)" argument */
+
+/* Registers <n> rows <stride> bytes apart from <first>, with ACT_L_* <flags>;
+ * as act_register() otherwise. */
+void act_register_ext(const struct act_kw *first, size_t n, size_t stride, unsigned flags);
+
+/* Whether <kw> is an engine's own row (ACT_L_OWN): the engine reaches its
+ * struct with container_of(). */
+static inline int act_is_own(const struct act_kw *kw)
+{
+	return !kw->parse;
+}
+
+/* The row matching action word <word> (see act_kw.name) for an engine
+ * whose sets are <family> (ACT_W_HTTP_ALL or ACT_W_TCP_ALL): an engine's own
+ * row of another engine is not seen; a stream-only row always is. NULL when
+ * none. The caller checks <where> itself to say "not possible in ... rules". */
+const struct act_kw *act_find(const char *word, unsigned family);
 
 /* Calls <fn> for every registered row accepting one of <where> (for the
  * lists of expected actions and "did you mean" suggestions). */
@@ -74,8 +101,15 @@ struct act_names {
  * fits. */
 void act_names_add(struct act_names *l, const char *name, int digit);
 
-/* Appends the shared actions accepting one of <where> to <l>. */
-void act_names_shared(struct act_names *l, unsigned where);
+/* Writes the actions of rule set <where> (one ACT_W_* bit) into <l>, as
+ * messages list them: the engine's own and the base actions by name, then
+ * the other stream-only ones in the order they were registered. */
+void act_names_of(struct act_names *l, unsigned where);
+
+/* cfg_alert() naming the action as its engine does: "'set-var': <msg>" in
+ * http rules, "action 'set-var(txn.x)': <msg>" in tcp rules. */
+void act_alert(const struct act_parse *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* The checks a rule line starts with: no rules in an anonymous defaults
  * section (as HAProxy), and an action must follow (<argc> words after the

@@ -43,7 +43,8 @@ struct cfg_kw {
 	const char      *name;     /* one or more words: "timeout connect" */
 	unsigned         sections; /* CFG_SEC_* where it is valid */
 	enum cfg_kw_type type;
-	size_t           off;      /* into struct global (global section) or struct proxy */
+	size_t           off;      /* into struct global (global section), struct proxy,
+	                              or the struct <base> returns */
 	/* CFG_T_FUNC: <target> is the base (global or proxy) plus .off; <argv>
 	 * holds the words after the keyword. Returns 0, or -1 after cfg_alert(). */
 	int            (*parse)(struct cfg_ctx *ctx, void *target, int argc, char **argv);
@@ -52,6 +53,11 @@ struct cfg_kw {
 	uint64_t         mask;     /* CFG_T_FLAG */
 	const char      *usage;    /* what is expected, for error messages */
 	const char      *hint;     /* CFG_KW_F_DEPREC: what to use instead */
+	/* Proxy sections: when set, .off is into the struct this returns
+	 * instead of struct proxy: the per-proxy settings of the module owning
+	 * the row (made from its defaults if missing), so that a plain row
+	 * (CFG_T_FLAG...) needs no handler there either. */
+	void          *(*base)(struct cfg_ctx *ctx);
 };
 
 struct cfg_ctx {

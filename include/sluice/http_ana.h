@@ -34,7 +34,16 @@ struct http_capture {
 #define HTTP_FWD_IFNONE 0x01  /* option forwardfor if-none */
 
 /* Per-proxy HTTP settings (struct proxy.http), inherited from defaults. */
+/* HTTP options (struct http_px.options), one per "option" keyword. */
+#define HTTP_O_ABRT_CLOSE     0x01ULL  /* a client closing aborts its pending request */
+#define HTTP_O_DONTLOG_NORMAL 0x02ULL  /* log only errors, timeouts, retries */
+#define HTTP_O_LOG_SEP_ERR    0x04ULL  /* errors logged at level err */
+#define HTTP_O_PRETEND_KA     0x08ULL  /* http-pretend-keepalive (accepted, no effect) */
+#define HTTP_O_IGNORE_PROBES  0x10ULL  /* no 408 nor log for connections that sent nothing */
+#define HTTP_O_BUFREQ         0x20ULL  /* option http-buffer-request: rules wait for the body */
+
 struct http_px {
+	uint64_t              options;         /* HTTP_O_* */
 	enum http_conn_mode   conn_mode;
 	int                   conn_mode_set;   /* explicitly set in this section */
 	enum http_reuse       reuse;

@@ -51,7 +51,9 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_RE_L7           (PR_RE_EMPTY | PR_RE_JUNK | PR_RE_TIMEOUT | PR_RE_STATUS)
 
 
-/* Option flags (struct proxy.options), one per "option" keyword. */
+/* Option flags (struct proxy.options), one per "option" keyword that
+ * several modules read; a module's own options are in its per-proxy
+ * settings (HTTP: struct http_px.options, http_ana.h). */
 #define PR_O_SPLICE_REQ   0x0001ULL  /* splice client->server */
 #define PR_O_SPLICE_RSP   0x0002ULL  /* splice server->client */
 #define PR_O_SPLICE_AUTO  0x0004ULL  /* splice both ways */
@@ -65,15 +67,9 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_LOG_HEALTH   0x0400ULL  /* log every health check status change */
 #define PR_O_ALLBACKUPS   0x0800ULL  /* all backups share the load, not only the first */
 #define PR_O_TCPCHK       0x1000ULL  /* health checks play the tcp-check rules */
-#define PR_O_ABRT_CLOSE   0x2000ULL  /* a client closing aborts its pending request */
-#define PR_O_DONTLOG_NORMAL 0x4000ULL /* log only errors, timeouts, retries */
-#define PR_O_LOG_SEP_ERR  0x8000ULL  /* errors logged at level err */
-#define PR_O_PRETEND_KA   0x10000ULL /* http-pretend-keepalive (accepted, no effect) */
-#define PR_O_IGNORE_PROBES 0x20000ULL /* no 408 nor log for connections that sent nothing */
 #define PR_O_HTTPCHK      0x40000ULL /* health checks play the http-check rules (httpchk.h) */
 #define PR_O_DISABLE404   0x80000ULL /* http-check disable-on-404: a 404 puts the server in NOLB */
 #define PR_O_PERSIST      0x100000ULL /* option persist: a cookie may name a DOWN server */
-#define PR_O_HTTP_BUFREQ  0x200000ULL /* option http-buffer-request: rules wait for the body */
 #define PR_O_SMART_ACC    0x400000ULL /* option tcp-smart-accept (on by default): no bare ACK
                                          for a request answered at once (mode http) */
 

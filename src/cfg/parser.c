@@ -406,7 +406,7 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 	if (ctx->section == CFG_SEC_GLOBAL)
 		target = (char *)&global + kw->off;
 	else if (ctx->section & CFG_SEC_PROXIES)
-		target = (char *)ctx->px + kw->off;
+		target = (kw->base ? (char *)kw->base(ctx) : (char *)ctx->px) + kw->off;
 	else
 		target = NULL;
 	if (kw->type == CFG_T_FUNC)

@@ -746,7 +746,7 @@ static int http_wait_req(struct stream *s)
 			return 0;
 		/* The client left between requests: a normal end. One that
 		 * never sent anything is logged as a bad request (HAProxy). */
-		if (s->nreq || (s->fe->options & PR_O_IGNORE_PROBES) ||
+		if (s->nreq || (http_px_of(s->fe)->options & HTTP_O_IGNORE_PROBES) ||
 		    (s->fe->options & PR_O_DONTLOGNULL))
 			txn->flags |= TX_F_LOGGED;
 		txn->status = 400;
@@ -767,7 +767,7 @@ static int http_wait_req(struct stream *s)
 	/* a head already parsed (waiting for its body) is not parsed again */
 	n = txn->req.head_len ? (int)txn->req.head_len :
 	    h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->req);
-	if (n > 0 && (s->fe->options & PR_O_HTTP_BUFREQ) && !http_req_body_waited(s, n)) {
+	if (n > 0 && (http_px_of(s->fe)->options & HTTP_O_BUFREQ) && !http_req_body_waited(s, n)) {
 		if ((txn->req.flags & (H1_F_EXPECT_100 | H1_F_VER_11)) ==
 		    (H1_F_EXPECT_100 | H1_F_VER_11) && !(txn->flags & TX_F_SENT_100))
 			http_send_100(s);
@@ -1110,7 +1110,7 @@ static enum http_step http_step_request(struct stream *s)
 			return HTTP_STEP_CLOSED;
 		}
 	}
-	if ((s->be->options & PR_O_ABRT_CLOSE) && (s->req.flags & CH_F_SHUTR) &&
+	if ((http_px_of(s->be)->options & HTTP_O_ABRT_CLOSE) && (s->req.flags & CH_F_SHUTR) &&
 	    txn->req_st == HTTP_MSG_DONE && txn->res_st == HTTP_MSG_IDLE &&
 	    !(txn->flags & TX_F_LOCAL) && (s->ss.st != SS_EST || !chan_pending(&s->req))) {
 		/* option abortonclose: nobody waits for the answer any more */
@@ -1395,7 +1395,7 @@ static void http_timeout(struct stream *s, int which)
 {
 	struct http_txn *txn = s->txn;
 
-	if (which == HTTP_T_KEEPALIVE || (!txn && (s->fe->options & PR_O_IGNORE_PROBES))) {
+	if (which == HTTP_T_KEEPALIVE || (!txn && (http_px_of(s->fe)->options & HTTP_O_IGNORE_PROBES))) {
 		/* idle too long between requests, or a probe: no word, no log */
 		stream_close(s, SE_CLI_TO, SF_REQ);
 		return;
@@ -1410,7 +1410,7 @@ static void http_timeout(struct stream *s, int which)
 		http_reply(s, txn->tarpit_status, txn->tarpit_reply, NULL, SE_PROXY, SF_TARPIT);
 		break;
 	default:
-		if (!(txn->flags & TX_F_REQ_SEEN) && (s->fe->options & PR_O_IGNORE_PROBES)) {
+		if (!(txn->flags & TX_F_REQ_SEEN) && (http_px_of(s->fe)->options & HTTP_O_IGNORE_PROBES)) {
 			txn->flags |= TX_F_LOGGED;
 			stream_close(s, SE_CLI_TO, SF_REQ);
 			return;

@@ -1,7 +1,8 @@
 /* HTTP rules (http_rules.h): the http-request, http-response and
- * http-after-response keywords, the table of their actions (a parser and an
- * executor per row), rules inherited from named defaults sections, and the
- * post-parse checks. Redirects are in redirect.c. */
+ * http-after-response keywords, the actions only they offer (rows of the one
+ * registry, action.h, each with a parser and an executor), rules inherited
+ * from named defaults sections, and the post-parse checks. Redirects are in
+ * redirect.c. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,11 +34,17 @@
 
 #include "rules_int.h"
 
-/* Rule sets an action is valid in (struct http_act_kw.where). */
-#define W_REQ   (1u << HTTP_RS_REQ)
-#define W_RES   (1u << HTTP_RS_RES)
-#define W_AFTER (1u << HTTP_RS_AFTER)
-#define W_ALL   (W_REQ | W_RES | W_AFTER)
+/* Rule sets an action is valid in (act_kw.where). */
+#define W_REQ   ACT_W_HTTP_REQ
+#define W_RES   ACT_W_HTTP_RES
+#define W_AFTER ACT_W_HTTP_AFTER
+#define W_ALL   ACT_W_HTTP_ALL
+
+/* The ACT_W_* bit of each rule set. */
+static const unsigned set_act_w[HTTP_RS_COUNT] = {
+	[HTTP_RS_REQ] = ACT_W_HTTP_REQ, [HTTP_RS_RES] = ACT_W_HTTP_RES,
+	[HTTP_RS_AFTER] = ACT_W_HTTP_AFTER,
+};
 
 static const char *const set_kw[HTTP_RS_COUNT] = {
 	"http-request", "http-response", "http-after-response",
@@ -119,11 +126,6 @@ static void rule_free(struct http_rule *r)
 		pcre2_code_free(r->re);
 #endif
 	free(r->reason);
-	var_ref_release(&r->var);
-	if (r->expr) {
-		smp_expr_free(r->expr);
-		free(r->expr);
-	}
 	if (r->reply) {
 		http_reply_release(r->reply);
 		free(r->reply);
@@ -197,6 +199,7 @@ static void rules_release(struct proxy *px)
 /* cfg_alert() naming the action (the "redirect" keyword is named already). */
 void http_rule_alert(struct http_rule_parse *p, const char *fmt, ...)
 {
+	const struct act_kw *kw = p->r && p->r->gact ? p->r->gact : &p->kw->kw;
 	char msg[512];
 	va_list ap;
 
@@ -206,7 +209,7 @@ void http_rule_alert(struct http_rule_parse *p, const char *fmt, ...)
 	if (p->set < 0)
 		cfg_alert(p->ctx, "%s", msg);
 	else
-		cfg_alert(p->ctx, "'%s': %s", p->kw->name, msg);
+		cfg_alert(p->ctx, "'%s': %s", kw->name, msg);
 }
 
 /* Are <n> more words there? Else says what the action expects. */
@@ -214,7 +217,7 @@ int http_rule_need(struct http_rule_parse *p, int n)
 {
 	if (p->argc - p->idx >= n)
 		return 0;
-	http_rule_alert(p, "expects %s", p->kw->usage);
+	http_rule_alert(p, "expects %s", p->kw->kw.usage);
 	return -1;
 }
 
@@ -881,7 +884,7 @@ static int parse_capture(struct http_rule_parse *p)
 				"res.hdr(<name>) and res.fhdr(<name>) can be captured", smp);
 		return -1;
 	}
-	if (!(fetches[i].where & (1u << p->set))) {
+	if (!(fetches[i].where & set_act_w[p->set])) {
 		http_rule_alert(p, "'%s' cannot be used in %s rules", fetches[i].name, set_kw[p->set]);
 		return -1;
 	}
@@ -959,59 +962,8 @@ static int is_capture(const struct http_rule *r)
 	return r->act && r->act->exec == exec_capture;
 }
 
-/* set-var(<scope>.<name>) <expr> and unset-var(<scope>.<name>): the name
- * is in the action word (argv[0]). */
-static int parse_var_name(struct http_rule_parse *p)
-{
-	char *err = NULL;
-
-	if (var_ref_parse_word(p->argv[0], &p->r->var, &err) == -1) {
-		http_rule_alert(p, "%s", err);
-		free(err);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_set_var(struct http_rule_parse *p)
-{
-	char *err = NULL;
-
-	if (parse_var_name(p) == -1 || http_rule_need(p, 1) == -1)
-		return -1;
-	p->r->expr = xcalloc(1, sizeof(*p->r->expr));
-	if (smp_expr_parse(p->argv[p->idx], p->r->expr, NULL, &err) == -1) {
-		http_rule_alert(p, "%s", err);
-		free(err);
-		free(p->r->expr);
-		p->r->expr = NULL;
-		return -1;
-	}
-	p->idx++;
-	return 0;
-}
-
-static enum http_act_ret exec_set_var(const struct http_rule *r, struct http_rule_exec *x)
-{
-	struct sample smp = { 0 };
-
-	if (smp_expr_eval(r->expr, x->s, &smp))
-		var_set(&r->var, x->s, &smp);
-	return HTTP_ACT_CONT;
-}
-
-static enum http_act_ret exec_unset_var(const struct http_rule *r, struct http_rule_exec *x)
-{
-	var_unset(&r->var, x->s);
-	return HTTP_ACT_CONT;
-}
-
-/* The shared actions (action.h) in a rule set of their own. */
-static const unsigned set_act_w[HTTP_RS_COUNT] = {
-	[HTTP_RS_REQ] = ACT_W_HTTP_REQ, [HTTP_RS_RES] = ACT_W_HTTP_RES,
-	[HTTP_RS_AFTER] = ACT_W_HTTP_AFTER,
-};
-
+/* A stream-only action of the registry (action.h): its own parser and
+ * executor, run through this engine's row <http_act_shared>. */
 static int parse_shared(struct http_rule_parse *p)
 {
 	struct act_parse ap = { p->ctx, p->px, set_act_w[p->set], p->argc, p->argv, 1, NULL };
@@ -1029,51 +981,50 @@ static enum http_act_ret exec_shared(const struct http_rule *r, struct http_rule
 	return HTTP_ACT_CONT;
 }
 
+/* Not registered: the engine's row for every stream-only action. */
 static const struct http_act_kw http_act_shared = {
-	"shared", W_ALL, 0, parse_shared, exec_shared, ""
+	{ "shared", 0, W_ALL, NULL, NULL, NULL, "" }, 0, parse_shared, exec_shared
 };
 
+#define HA(name, where, usage) \
+	.kw = { name, 0, (where), NULL, NULL, NULL, usage }
+
+/* set-var and unset-var are stream-only rows of the registry (vars.c) */
 static const struct http_act_kw http_acts[] = {
-	{ "add-header", W_ALL, 0, parse_hdr_fmt, exec_put_header, "<name> <format>" },
-	{ "allow", W_ALL, 0, parse_none, exec_allow, "nothing" },
-	{ "auth", W_REQ, 0, parse_auth, exec_auth, "[realm <realm>]" },
-	{ "capture", W_ALL, 0, parse_capture, exec_capture, "<sample> len <length> | id <id>" },
-	{ "del-header", W_ALL, 0, parse_del_header, exec_del_header,
-	  "<name> [-m str|beg|end|sub|reg]" },
-	{ "deny", W_REQ | W_RES, HTTP_ACT_DENY, parse_deny, exec_deny,
-	  "[deny_status <status>] [reply arguments]" },
-	{ "redirect", W_REQ | W_RES, 0, http_redirect_parse, http_redirect_run,
-	  "location|prefix|scheme <target> [code <code>] [options]" },
-	{ "replace-header", W_ALL, 0, parse_replace, exec_replace_header,
-	  "<name> <regex> <format>" },
-	{ "replace-value", W_ALL, 0, parse_replace, exec_replace_value,
-	  "<name> <regex> <format>" },
-	{ "return", W_REQ | W_RES, 0, parse_return, exec_return, "[reply arguments]" },
-	{ "set-header", W_ALL, 1, parse_hdr_fmt, exec_put_header, "<name> <format>" },
-	{ "set-method", W_REQ, 0, parse_fmt, exec_set_method, "<format>" },
-	{ "set-path", W_REQ, URI_PATH, parse_fmt, exec_set_uri, "<format>" },
-	{ "set-pathq", W_REQ, URI_PATHQ, parse_fmt, exec_set_uri, "<format>" },
-	{ "set-query", W_REQ, URI_QUERY, parse_fmt, exec_set_uri, "<format>" },
-	{ "set-status", W_RES | W_AFTER, 0, parse_set_status, exec_set_status,
-	  "<status> [reason <text>]" },
-	{ "set-uri", W_REQ, URI_ALL, parse_fmt, exec_set_uri, "<format>" },
-	{ "set-var", W_ALL, 0, parse_set_var, exec_set_var, "(<scope>.<name>) <expr>" },
-	{ "tarpit", W_REQ, HTTP_ACT_TARPIT, parse_deny, exec_deny,
-	  "[deny_status <status>] [reply arguments]" },
-	{ "unset-var", W_ALL, 0, parse_var_name, exec_unset_var, "(<scope>.<name>)" },
-	{ "use-service", W_REQ, 0, parse_use_service, exec_use_service, "<service name>" },
+	{ HA("add-header", W_ALL, "<name> <format>"), 0, parse_hdr_fmt, exec_put_header },
+	{ HA("allow", W_ALL, "nothing"), 0, parse_none, exec_allow },
+	{ HA("auth", W_REQ, "[realm <realm>]"), 0, parse_auth, exec_auth },
+	{ HA("capture", W_ALL, "<sample> len <length> | id <id>"), 0, parse_capture,
+	  exec_capture },
+	{ HA("del-header", W_ALL, "<name> [-m str|beg|end|sub|reg]"), 0, parse_del_header,
+	  exec_del_header },
+	{ HA("deny", W_REQ | W_RES, "[deny_status <status>] [reply arguments]"), HTTP_ACT_DENY,
+	  parse_deny, exec_deny },
+	{ HA("redirect", W_REQ | W_RES, "location|prefix|scheme <target> [code <code>] [options]"),
+	  0, http_redirect_parse, http_redirect_run },
+	{ HA("replace-header", W_ALL, "<name> <regex> <format>"), 0, parse_replace,
+	  exec_replace_header },
+	{ HA("replace-value", W_ALL, "<name> <regex> <format>"), 0, parse_replace,
+	  exec_replace_value },
+	{ HA("return", W_REQ | W_RES, "[reply arguments]"), 0, parse_return, exec_return },
+	{ HA("set-header", W_ALL, "<name> <format>"), 1, parse_hdr_fmt, exec_put_header },
+	{ HA("set-method", W_REQ, "<format>"), 0, parse_fmt, exec_set_method },
+	{ HA("set-path", W_REQ, "<format>"), URI_PATH, parse_fmt, exec_set_uri },
+	{ HA("set-pathq", W_REQ, "<format>"), URI_PATHQ, parse_fmt, exec_set_uri },
+	{ HA("set-query", W_REQ, "<format>"), URI_QUERY, parse_fmt, exec_set_uri },
+	{ HA("set-status", W_RES | W_AFTER, "<status> [reason <text>]"), 0, parse_set_status,
+	  exec_set_status },
+	{ HA("set-uri", W_REQ, "<format>"), URI_ALL, parse_fmt, exec_set_uri },
+	{ HA("tarpit", W_REQ, "[deny_status <status>] [reply arguments]"), HTTP_ACT_TARPIT,
+	  parse_deny, exec_deny },
+	{ HA("use-service", W_REQ, "<service name>"), 0, parse_use_service, exec_use_service },
 };
 
 const struct http_act_kw *http_act_find(const char *name)
 {
-	size_t n = strcspn(name, "(");   /* "set-var(txn.x)" */
+	const struct act_kw *kw = act_find(name, ACT_W_HTTP_ALL);
 
-	for (size_t i = 0; i < ARRAY_SIZE(http_acts); i++)
-		if (strlen(http_acts[i].name) == n && memcmp(http_acts[i].name, name, n) == 0 &&
-		    (!name[n] || http_acts[i].parse == parse_set_var ||
-		     http_acts[i].parse == parse_var_name))
-			return &http_acts[i];
-	return NULL;
+	return kw && act_is_own(kw) ? container_of(kw, struct http_act_kw, kw) : NULL;
 }
 
 /* "a, b, c": the actions of the set <set>. */
@@ -1081,11 +1032,7 @@ static void act_list(enum http_rule_set set, char *buf, size_t size)
 {
 	struct act_names l = { buf, size, 0 };
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(http_acts); i++)
-		if (http_acts[i].where & (1u << set))
-			act_names_add(&l, http_acts[i].name, 0);
-	act_names_shared(&l, set_act_w[set]);
+	act_names_of(&l, set_act_w[set]);
 }
 
 /* ---- keywords ---- */
@@ -1136,22 +1083,20 @@ static int rules_kw(struct cfg_ctx *ctx, enum http_rule_set set, int argc, char 
 	act_list(set, list, sizeof(list));
 	if (act_rule_check(ctx, argc, list) == -1)
 		return -1;
-	kw = http_act_find(argv[0]);
-	gact = kw ? NULL : act_find(argv[0]);
-	if (gact) {
-		if (!(gact->where & set_act_w[set])) {
-			cfg_alert(ctx, "action '%s' is not possible in %s rules (expects %s)",
-				  argv[0], set_kw[set], list);
-			return -1;
-		}
-		kw = &http_act_shared;
-	}
-	if (!kw)
+	gact = act_find(argv[0], ACT_W_HTTP_ALL);
+	if (!gact)
 		return act_alert_unknown(ctx, argv[0], list);
-	if (!(kw->where & (1u << set))) {
-		cfg_alert(ctx, "action '%s' is not possible in %s rules (expects %s)", kw->name,
-			  set_kw[set], list);
+	if (!(gact->where & set_act_w[set])) {
+		/* the word as written for a stream-only action, the name for ours */
+		cfg_alert(ctx, "action '%s' is not possible in %s rules (expects %s)",
+			  act_is_own(gact) ? gact->name : argv[0], set_kw[set], list);
 		return -1;
+	}
+	if (act_is_own(gact)) {
+		kw = container_of(gact, struct http_act_kw, kw);
+		gact = NULL;
+	} else {
+		kw = &http_act_shared;
 	}
 	p = (struct http_rule_parse){ ctx, px, http_rule_new(ctx, kw), kw, (int)set, argc, argv, 1 };
 	p.r->gact = gact;
@@ -1369,6 +1314,7 @@ static struct proxy_ext rules_ext = { rules_inherit, rules_release, NULL };
 SLUICE_INIT(rules_register)
 {
 	cfg_register(rules_kws, ARRAY_SIZE(rules_kws));
+	act_register_ext(&http_acts[0].kw, ARRAY_SIZE(http_acts), sizeof(http_acts[0]), ACT_L_OWN);
 	cfg_register_postparse(rules_postparse, 30);
 	proxy_register_ext(&rules_ext);
 }

@@ -12,16 +12,15 @@
 #include <pcre2.h>
 #endif
 
+#include <sluice/action.h>
 #include <sluice/http_head.h>
 #include <sluice/http_rules.h>
 #include <sluice/logformat.h>
 #include <sluice/sample.h>
-#include <sluice/vars.h>
 
 struct cfg_ctx;
 struct acl_cond;
 struct http_redir;
-struct act_kw;
 
 /* Room for one rendered value (a log-format result, a rebuilt URI or
  * Location, a header value after a regex replacement). It lives on the
@@ -39,14 +38,14 @@ struct http_fmt {
 struct http_rule_parse;
 struct http_rule_exec;
 
-/* One action: a row of the action table (rules.c). */
+/* An action only http rules offer (rules.c): its row of the registry
+ * (action.h, ACT_L_OWN: name, ACT_W_HTTP_* sets, usage), then what the
+ * engine needs. */
 struct http_act_kw {
-	const char *name;
-	unsigned    where;   /* rule sets accepting it, bit (1 << enum http_rule_set) */
+	struct act_kw kw;    /* first */
 	int         arg;     /* action-specific: which URI part, DENY or TARPIT */
 	int       (*parse)(struct http_rule_parse *p);  /* 0, or -1 after cfg_alert() */
 	enum http_act_ret (*exec)(const struct http_rule *r, struct http_rule_exec *x);
-	const char *usage;   /* the arguments, for "expects" messages */
 };
 
 struct http_rule {
@@ -71,9 +70,7 @@ struct http_rule {
 	int                       cap_len; /* "capture ... len N", 0 for the id form */
 	char                     *conf_file;
 	int                       conf_line;
-	struct var_ref            var;     /* set-var, unset-var */
-	struct smp_expr          *expr;    /* set-var */
-	const struct act_kw      *gact;    /* an action of the shared registry (action.h) */
+	const struct act_kw      *gact;    /* a stream-only action (action.h), run by <act> */
 	void                     *gpriv;   /* its parsed arguments */
 };
 
@@ -140,7 +137,7 @@ int http_buf_put(char *buf, size_t size, size_t *n, const char *s, size_t len);
 
 void http_uri_split(const struct http_str *u, struct http_uri_parts *up);
 
-/* The row of action <name>, or NULL. */
+/* The http rules' own action <name> ("redirect"), or NULL. */
 const struct http_act_kw *http_act_find(const char *name);
 
 /* A rule of action <kw> read at the current line. */

@@ -337,8 +337,15 @@ static int kw_log_format(struct cfg_ctx *ctx, void *target, int argc, char **arg
 	return 0;
 }
 
+/* The target of plain rows: <px>'s own HTTP settings. */
+static void *http_px_cfg(struct cfg_ctx *ctx)
+{
+	return http_px_w(ctx->px);
+}
+
 #define HTTP_OPTION(kw, flag, secs) \
-	{ "option " kw, secs, CFG_T_FLAG, CFG_PX_OFF(options), .mask = flag }
+	{ "option " kw, secs, CFG_T_FLAG, offsetof(struct http_px, options), .mask = flag, \
+	  .base = http_px_cfg }
 #define HTTP_TIMEOUT(kw, field, secs) \
 	{ "timeout " kw, secs, CFG_T_TIME, CFG_PX_OFF(timeout.field), .usage = "<time>" }
 
@@ -369,12 +376,12 @@ static struct cfg_kw http_px_kws[] = {
 	  .usage = "<format>" },
 	{ "unique-id-header", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_unique_id,
 	  .usage = "<name>" },
-	HTTP_OPTION("abortonclose", PR_O_ABRT_CLOSE, CFG_SEC_BE),
-	HTTP_OPTION("dontlog-normal", PR_O_DONTLOG_NORMAL, CFG_SEC_FE),
-	HTTP_OPTION("log-separate-errors", PR_O_LOG_SEP_ERR, CFG_SEC_FE),
-	HTTP_OPTION("http-pretend-keepalive", PR_O_PRETEND_KA, CFG_SEC_BE),
-	HTTP_OPTION("http-ignore-probes", PR_O_IGNORE_PROBES, CFG_SEC_FE),
-	HTTP_OPTION("http-buffer-request", PR_O_HTTP_BUFREQ, CFG_SEC_FE),
+	HTTP_OPTION("abortonclose", HTTP_O_ABRT_CLOSE, CFG_SEC_BE),
+	HTTP_OPTION("dontlog-normal", HTTP_O_DONTLOG_NORMAL, CFG_SEC_FE),
+	HTTP_OPTION("log-separate-errors", HTTP_O_LOG_SEP_ERR, CFG_SEC_FE),
+	HTTP_OPTION("http-pretend-keepalive", HTTP_O_PRETEND_KA, CFG_SEC_BE),
+	HTTP_OPTION("http-ignore-probes", HTTP_O_IGNORE_PROBES, CFG_SEC_FE),
+	HTTP_OPTION("http-buffer-request", HTTP_O_BUFREQ, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-request", http_request, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-keep-alive", http_keep_alive, CFG_SEC_FE),
 	HTTP_TIMEOUT("tarpit", tarpit, CFG_SEC_PROXIES),

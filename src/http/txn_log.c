@@ -249,14 +249,14 @@ void http_log(struct stream *s)
 		return;
 	err = s->term_err != SE_NONE || txn->status >= 500 || txn->status < 0 || s->ss.retries ||
 	      s->ss.redispatched;
-	if (!err && (fe->options & PR_O_DONTLOG_NORMAL))
+	if (!err && (http_px_of(fe)->options & HTTP_O_DONTLOG_NORMAL))
 		return;
 	http_fill_lf_ctx(s, &c, fe->logformat->needs);
 	c.log = 1;
 	c.use_snap = 1;
 	c.snap = txn->lf_snap;
 	n = lf_render(fe->logformat, &c, line, sizeof(line));
-	log_send(&fe->loggers, err && (fe->options & PR_O_LOG_SEP_ERR) ? LOG_L_ERR : LOG_L_INFO,
+	log_send(&fe->loggers, err && (http_px_of(fe)->options & HTTP_O_LOG_SEP_ERR) ? LOG_L_ERR : LOG_L_INFO,
 		 line, n);
 }
 

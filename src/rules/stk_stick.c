@@ -148,14 +148,14 @@ static int kw_stick(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 #define STK_STICK_USAGE "<pattern> [table <table>] [{if | unless} <condition>]"
 
 static struct cfg_kw stk_stick_kws[] = {
-	{ "stick on", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, kw_stick, 0, 0, 0, 0,
-	  STK_STICK_USAGE, NULL },
-	{ "stick match", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, kw_stick, 0, 0,
-	  0, 0, STK_STICK_USAGE, NULL },
+	{ "stick on", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_stick,
+	  .usage = STK_STICK_USAGE },
+	{ "stick match", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_stick,
+	  .usage = STK_STICK_USAGE },
 	{ "stick store-request", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  kw_stick, 0, 0, 0, 0, STK_STICK_USAGE, NULL },
+	  .parse = kw_stick, .usage = STK_STICK_USAGE },
 	{ "stick store-response", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  kw_stick, 0, 0, 0, 0, STK_STICK_USAGE, NULL },
+	  .parse = kw_stick, .usage = STK_STICK_USAGE },
 };
 
 SLUICE_INIT(stk_stick_register)

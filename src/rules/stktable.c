@@ -741,8 +741,8 @@ static struct proxy_ext stk_ext = { stk_px_inherit, stk_px_release, NULL };
 
 static struct cfg_kw stk_kws[] = {
 	{ "stick-table", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  kw_stick_table, 0, 0, 0, 0,
-	  "type <type> [len <n>] size <n> [expire <time>] [nopurge] [store <data>,...]", NULL },
+	  .parse = kw_stick_table,
+	  .usage = "type <type> [len <n>] size <n> [expire <time>] [nopurge] [store <data>,...]" },
 };
 
 SLUICE_INIT(stk_register)

@@ -1,7 +1,7 @@
 /* TCP rules (tcp_rules.h): the tcp-request connection|session|content and
- * tcp-response content keywords, their inspect-delay, the table of their
- * own actions (the shared ones come from action.h), rules inherited from
- * named defaults sections, and the engine the stream calls. */
+ * tcp-response content keywords, their inspect-delay, the actions only they
+ * offer (rows of the one registry, action.h), rules inherited from named
+ * defaults sections, and the engine the stream calls. */
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,19 +22,17 @@
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
 #include <sluice/units.h>
-#include <sluice/vars.h>
 
 struct tcp_rule;
 
-/* One action of the engine's own table. */
+/* An action only tcp rules offer: its row of the registry (ACT_L_OWN), then
+ * what the engine needs. */
 struct tcp_act_kw {
-	const char      *name;
-	unsigned         where;   /* ACT_W_* sets accepting it */
+	struct act_kw    kw;      /* first */
 	enum tcp_verdict verdict; /* what it decides (TCP_V_ACCEPT for the others: go on) */
 	int              stop;    /* it ends the rule set with <verdict> */
 	int            (*parse)(struct act_parse *p, struct tcp_rule *r);  /* NULL: no argument */
 	void           (*exec)(const struct tcp_rule *r, struct stream *s); /* NULL: nothing */
-	const char      *usage;
 	unsigned         arg;     /* the row's own value for <exec> (TCP_A_* for set-src...) */
 };
 
@@ -43,13 +41,12 @@ struct tcp_act_kw {
 #define TCP_A_PORT 0x2   /* only the port (else only the address) */
 
 struct tcp_rule {
-	const struct tcp_act_kw *act;     /* NULL: a shared action (gact) */
-	const struct act_kw     *gact;
-	void                    *gpriv;
+	const struct act_kw     *kw;      /* its row of the registry */
+	const struct tcp_act_kw *act;     /* NULL: a stream-only action */
+	void                    *gpriv;   /* a stream-only action's arguments */
 	unsigned                 where;   /* the ACT_W_* bit of its set */
 	struct acl_cond         *cond;
-	struct var_ref           var;     /* set-var, unset-var */
-	struct smp_expr         *expr;    /* set-var, capture */
+	struct smp_expr         *expr;    /* capture, set-src... */
 	int                      cap;     /* capture: its slot */
 };
 
@@ -89,19 +86,7 @@ static struct tcp_px *tcp_px_make(struct proxy *px)
 
 /* ---- actions ---- */
 
-static int parse_var_name(struct act_parse *p, struct tcp_rule *r)
-{
-	char *err = NULL;
-
-	if (var_ref_parse_word(p->argv[0], &r->var, &err) == -1) {
-		cfg_alert(p->ctx, "action '%s': %s", p->argv[0], err);
-		free(err);
-		return -1;
-	}
-	return 0;
-}
-
-/* <expr>: the sample expression of set-var, set-src... */
+/* <expr>: the sample expression of set-src... */
 static int parse_expr(struct act_parse *p, struct tcp_rule *r)
 {
 	char *err = NULL;
@@ -118,24 +103,6 @@ static int parse_expr(struct act_parse *p, struct tcp_rule *r)
 	}
 	p->idx++;
 	return 0;
-}
-
-static int parse_set_var(struct act_parse *p, struct tcp_rule *r)
-{
-	return parse_var_name(p, r) == -1 ? -1 : parse_expr(p, r);
-}
-
-static void exec_set_var(const struct tcp_rule *r, struct stream *s)
-{
-	struct sample smp = { 0 };
-
-	if (smp_expr_eval(r->expr, s, &smp))
-		var_set(&r->var, s, &smp);
-}
-
-static void exec_unset_var(const struct tcp_rule *r, struct stream *s)
-{
-	var_unset(&r->var, s);
 }
 
 /* expect-proxy layer4 */
@@ -304,59 +271,42 @@ static void exec_drop(const struct tcp_rule *r, struct stream *s)
 }
 
 #define W_REQ_ALL (ACT_W_TCP_CONN | ACT_W_TCP_SESS | ACT_W_TCP_REQ)
+#define TA(name, where, usage) \
+	.kw = { name, 0, (where), NULL, NULL, NULL, usage }
 
+/* set-var and unset-var are stream-only rows of the registry (vars.c) */
 static const struct tcp_act_kw tcp_acts[] = {
-	{ "accept", ACT_W_TCP_ALL, TCP_V_ACCEPT, 1, NULL, NULL, "nothing", 0 },
-	{ "capture", ACT_W_TCP_REQ, TCP_V_ACCEPT, 0, parse_capture, exec_capture,
-	  "<sample> len <length>", 0 },
-	{ "close", ACT_W_TCP_RES, TCP_V_CLOSE, 1, NULL, NULL, "nothing", 0 },
-	{ "expect-proxy", ACT_W_TCP_CONN, TCP_V_ACCEPT, 0, parse_expect_proxy,
-	  exec_expect_proxy, "layer4", 0 },
-	{ "reject", ACT_W_TCP_ALL, TCP_V_REJECT, 1, NULL, NULL, "nothing", 0 },
-	{ "set-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_set_var, exec_set_var,
-	  "(<scope>.<name>) <expr>", 0 },
-	{ "set-dst", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>", TCP_A_DST },
-	{ "set-dst-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>",
+	{ TA("accept", ACT_W_TCP_ALL, "nothing"), TCP_V_ACCEPT, 1, NULL, NULL, 0 },
+	{ TA("capture", ACT_W_TCP_REQ, "<sample> len <length>"), TCP_V_ACCEPT, 0, parse_capture,
+	  exec_capture, 0 },
+	{ TA("close", ACT_W_TCP_RES, "nothing"), TCP_V_CLOSE, 1, NULL, NULL, 0 },
+	{ TA("expect-proxy", ACT_W_TCP_CONN, "layer4"), TCP_V_ACCEPT, 0, parse_expect_proxy,
+	  exec_expect_proxy, 0 },
+	{ TA("reject", ACT_W_TCP_ALL, "nothing"), TCP_V_REJECT, 1, NULL, NULL, 0 },
+	{ TA("set-dst", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, TCP_A_DST },
+	{ TA("set-dst-port", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr,
 	  TCP_A_DST | TCP_A_PORT },
-	{ "set-src", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>", 0 },
-	{ "set-src-port", W_REQ_ALL, TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, "<expr>", TCP_A_PORT },
-	{ "silent-drop", ACT_W_TCP_ALL, TCP_V_DROP, 1, NULL, exec_drop, "nothing", 0 },
-	{ "unset-var", ACT_W_TCP_ALL, TCP_V_ACCEPT, 0, parse_var_name, exec_unset_var,
-	  "(<scope>.<name>)", 0 },
+	{ TA("set-src", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, 0 },
+	{ TA("set-src-port", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr,
+	  TCP_A_PORT },
+	{ TA("silent-drop", ACT_W_TCP_ALL, "nothing"), TCP_V_DROP, 1, NULL, exec_drop, 0 },
 };
-
-static const struct tcp_act_kw *tcp_act_find(const char *word)
-{
-	size_t n = strcspn(word, "(");
-
-	for (size_t i = 0; i < ARRAY_SIZE(tcp_acts); i++)
-		if (strlen(tcp_acts[i].name) == n && memcmp(tcp_acts[i].name, word, n) == 0 &&
-		    (!word[n] || tcp_acts[i].parse == parse_set_var ||
-		     tcp_acts[i].parse == parse_var_name))
-			return &tcp_acts[i];
-	return NULL;
-}
 
 /* "a, b, c": the actions of set <set>. */
 static void act_list(enum tcp_rule_set set, char *buf, size_t size)
 {
 	struct act_names l = { buf, size, 0 };
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(tcp_acts); i++)
-		if (tcp_acts[i].where & set_w[set])
-			act_names_add(&l, tcp_acts[i].name, 0);
-	act_names_shared(&l, set_w[set]);
+	act_names_of(&l, set_w[set]);
 }
 
 static void rule_free(struct tcp_rule *r)
 {
 	if (!r)
 		return;
-	if (r->gact && r->gact->free)
-		r->gact->free(r->gpriv);
+	if (!r->act && r->kw->free)
+		r->kw->free(r->gpriv);
 	acl_cond_free(r->cond);
-	var_ref_release(&r->var);
 	if (r->expr) {
 		smp_expr_free(r->expr);
 		free(r->expr);
@@ -370,8 +320,7 @@ static void rule_free(struct tcp_rule *r)
 static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char **argv)
 {
 	struct proxy *px = ctx->px;
-	const struct tcp_act_kw *kw;
-	const struct act_kw *gact = NULL;
+	const struct act_kw *kw;
 	struct tcp_rule *r;
 	struct tcp_px *tp;
 	struct act_parse ap;
@@ -381,26 +330,24 @@ static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char *
 	act_list(set, list, sizeof(list));
 	if (act_rule_check(ctx, argc, list) == -1)
 		return -1;
-	kw = tcp_act_find(argv[0]);
+	kw = act_find(argv[0], ACT_W_TCP_ALL);
 	if (!kw)
-		gact = act_find(argv[0]);
-	if (!kw && !gact)
 		return act_alert_unknown(ctx, argv[0], list);
-	if (!((kw ? kw->where : gact->where) & set_w[set])) {
+	if (!(kw->where & set_w[set])) {
 		cfg_alert(ctx, "action '%s' is not possible in %s rules (expects %s)", argv[0],
 			  set_kw[set], list);
 		return -1;
 	}
 	r = xcalloc(1, sizeof(*r));
-	r->act = kw;
-	r->gact = gact;
+	r->kw = kw;
+	r->act = act_is_own(kw) ? container_of(kw, struct tcp_act_kw, kw) : NULL;
 	r->where = set_w[set];
 	ap = (struct act_parse){ ctx, px, set_w[set], argc, argv, 1, NULL };
-	if (gact) {
-		ret = gact->parse(&ap);
+	if (!r->act) {
+		ret = kw->parse(&ap);
 		r->gpriv = ap.priv;   /* freed with the rule even on error */
 	} else {
-		ret = kw->parse ? kw->parse(&ap, r) : 0;
+		ret = r->act->parse ? r->act->parse(&ap, r) : 0;
 	}
 	if (ret == -1)
 		goto fail;
@@ -512,8 +459,8 @@ enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
 		}
 		if (t == ACL_TEST_FAIL)
 			continue;
-		if (r->gact) {
-			r->gact->exec(r->gpriv, s, r->where);
+		if (!r->act) {
+			r->kw->exec(r->gpriv, s, r->where);
 			continue;
 		}
 		if (r->act->exec)
@@ -617,6 +564,7 @@ static struct proxy_ext tcp_ext = { tcp_inherit, tcp_release, NULL };
 SLUICE_INIT(tcp_rules_register)
 {
 	cfg_register(tcp_cfg_kws, ARRAY_SIZE(tcp_cfg_kws));
+	act_register_ext(&tcp_acts[0].kw, ARRAY_SIZE(tcp_acts), sizeof(tcp_acts[0]), ACT_L_OWN);
 	cfg_register_postparse(tcp_postparse, 30);
 	proxy_register_ext(&tcp_ext);
 	smp_register_fetches(tcp_fetches, ARRAY_SIZE(tcp_fetches));

@@ -1,10 +1,13 @@
-/* Variables (vars.h): the stores of each scope, the var() fetch, the
- * set-var() converter, and strcmp()/concat() which read variables. Memory
- * is bounded: one value per configured name, at most VAR_MAX_LEN bytes. */
+/* Variables (vars.h): the stores of each scope, the set-var and unset-var
+ * actions of every rule set, the var() fetch, the set-var() converter, and
+ * strcmp()/concat() which read variables. Memory is bounded: one value per
+ * configured name, at most VAR_MAX_LEN bytes. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sluice/action.h>
+#include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
 #include <sluice/sample.h>
@@ -331,6 +334,91 @@ static int conv_secure_memcmp(const struct smp_arg *a, struct sample *smp, const
 	return 1;
 }
 
+/* ------------------------------------------------------------------------
+ * Actions: set-var(<scope>.<name>) <expr> and unset-var(<scope>.<name>), the
+ * name in the action word (argv[0]).
+ */
+
+struct var_act {
+	struct var_ref   ref;
+	struct smp_expr *expr;   /* set-var */
+};
+
+static void var_act_free(void *priv)
+{
+	struct var_act *a = priv;
+
+	if (!a)
+		return;
+	var_ref_release(&a->ref);
+	if (a->expr) {
+		smp_expr_free(a->expr);
+		free(a->expr);
+	}
+	free(a);
+}
+
+static int var_act_parse_unset(struct act_parse *p)
+{
+	struct var_act *a = xcalloc(1, sizeof(*a));
+	char *err = NULL;
+
+	p->priv = a;
+	if (var_ref_parse_word(p->argv[0], &a->ref, &err) == -1) {
+		act_alert(p, "%s", err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static int var_act_parse_set(struct act_parse *p)
+{
+	struct var_act *a;
+	char *err = NULL;
+
+	if (var_act_parse_unset(p) == -1)
+		return -1;
+	a = p->priv;
+	if (p->idx >= p->argc) {
+		/* each engine worded it its own way before they shared this parser */
+		if (p->where & ACT_W_HTTP_ALL)
+			act_alert(p, "expects (<scope>.<name>) <expr>");
+		else
+			cfg_alert(p->ctx, "action '%s' expects a sample expression", p->argv[0]);
+		return -1;
+	}
+	a->expr = xcalloc(1, sizeof(*a->expr));
+	if (smp_expr_parse(p->argv[p->idx], a->expr, NULL, &err) == -1) {
+		act_alert(p, "%s", err);
+		free(err);
+		return -1;
+	}
+	p->idx++;
+	return 0;
+}
+
+static void var_act_exec_set(void *priv, struct stream *s, unsigned where)
+{
+	const struct var_act *a = priv;
+	struct sample smp = { 0 };
+
+	if (smp_expr_eval(a->expr, s, &smp))
+		var_set(&a->ref, s, &smp);
+}
+
+static void var_act_exec_unset(void *priv, struct stream *s, unsigned where)
+{
+	var_unset(&((const struct var_act *)priv)->ref, s);
+}
+
+static const struct act_kw var_acts[] = {
+	{ "set-var", 0, ACT_W_TCP_ALL | ACT_W_HTTP_ALL, var_act_parse_set, var_act_exec_set,
+	  var_act_free, "(<scope>.<name>) <expr>" },
+	{ "unset-var", 0, ACT_W_TCP_ALL | ACT_W_HTTP_ALL, var_act_parse_unset, var_act_exec_unset,
+	  var_act_free, "(<scope>.<name>)" },
+};
+
 #define ANYUSE (SMP_USE_CONST | SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
 
 static const struct smp_fetch_kw var_fetches[] = {
@@ -350,4 +438,5 @@ SLUICE_INIT(var_register)
 {
 	smp_register_fetches(var_fetches, ARRAY_SIZE(var_fetches));
 	smp_register_convs(var_convs, ARRAY_SIZE(var_convs));
+	act_register_ext(var_acts, ARRAY_SIZE(var_acts), sizeof(var_acts[0]), ACT_L_BASE);
 }

@@ -15,6 +15,7 @@
 #include <sluice/cfg.h>
 #include <sluice/cli.h>
 #include <sluice/global.h>
+#include <sluice/http_ana.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/proxy.h>
@@ -666,6 +667,19 @@ static void test_no_option(void **state)
 	assert_false(f->options & PR_O_SPLICE_AUTO);
 	assert_true(f->options & PR_O_TCP_KA);
 	assert_true(g->options & PR_O_SPLICE_AUTO);
+	reset(NULL);
+	/* An option owned by a module (HTTP: struct http_px) passes on from
+	 * defaults and "no option" clears it the same way. */
+	PARSE_ERRORS("defaults\n  option abortonclose\n  option http-ignore-probes\n"
+		     "backend b\n  no option abortonclose\n"
+		     "listen l\n  option http-buffer-request\n"
+		     "frontend f\n", 0);
+	assert_false(http_px_of(proxy_find("b", PR_CAP_BE))->options & HTTP_O_ABRT_CLOSE);
+	assert_true(http_px_of(proxy_find("b", PR_CAP_BE))->options & HTTP_O_IGNORE_PROBES);
+	assert_true(http_px_of(proxy_find("l", PR_CAP_FE))->options & HTTP_O_ABRT_CLOSE);
+	assert_true(http_px_of(proxy_find("l", PR_CAP_FE))->options & HTTP_O_BUFREQ);
+	assert_true(http_px_of(proxy_find("f", PR_CAP_FE))->options & HTTP_O_IGNORE_PROBES);
+	assert_false(http_px_of(proxy_find("f", PR_CAP_FE))->options & HTTP_O_BUFREQ);
 	reset(NULL);
 	/* "no log" forgets inherited loggers. */
 	PARSE_ERRORS("defaults\n  log 127.0.0.1 local0\n  log global\n"

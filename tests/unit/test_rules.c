@@ -615,6 +615,9 @@ static void test_parse_errors(void **state)
 		  "redirect, replace-header, replace-value, return, set-header, set-method, set-path, "
 		  "set-pathq, set-query, set-uri, set-var, tarpit, unset-var, use-service" },
 		{ "http-request set-hedaer X 1", "unknown action 'set-hedaer'; did you mean 'set-header'?" },
+		/* a stream-only action is named by its own name, not the engine's row */
+		{ "http-request unset-var(txn.x) foo", "'unset-var': unexpected argument 'foo'" },
+		{ "http-request set-var(txn.x) int(1) foo", "'set-var': unexpected argument 'foo'" },
 		{ "http-request frobnicate", "unknown action 'frobnicate' (expects add-header," },
 		{ "http-response set-pathq /", "action 'set-pathq' is not possible in http-response "
 		  "rules (expects add-header, allow, capture, del-header, deny, redirect, "
