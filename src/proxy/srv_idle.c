@@ -169,6 +169,9 @@ int srv_idle_get(struct server *srv, int want_reused, struct ssl_st **ssl)
 		}
 		fd = c->io.fd;
 		*ssl = c->ssl;
+		/* the stream's watcher takes over the socket */
+		ev_io_stop(global.loop, &c->io);
+		conn_io_hand_off(&c->io);
 		srv_idle_unlink(c);
 		return fd;
 	}
