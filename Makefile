@@ -1,7 +1,9 @@
 # sluice — GNU make build. `make` builds ./sluice; `make test` runs unit and
 # regression tests; `make run` starts sluice on examples/quickstart.cfg.
 # Options: SANITIZE=1 (ASan+UBSan), DEBUG=1 (-O0), USE_OPENSSL/USE_PCRE2/
-# USE_LUA/USE_ZLIB/USE_SYSTEMD=0 to build without that library.
+# USE_SYSTEMD=0 to build without that library. USE_LUA and USE_ZLIB are
+# reserved for Lua scripting and HTTP compression, which are not built: they
+# change nothing today (no Lua or zlib is compiled in or linked).
 
 CC       ?= gcc
 VERSION  := $(shell cat VERSION)
@@ -11,13 +13,14 @@ RELDATE  := $(shell git log -1 --format=%cd --date=format:%Y/%m/%d 2>/dev/null |
 
 USE_OPENSSL ?= 1
 USE_PCRE2   ?= 1
-USE_LUA     ?= 1
-USE_ZLIB    ?= 1
+# reserved (see above): no Lua support and no compression exist yet
+USE_LUA     ?= 0
+USE_ZLIB    ?= 0
 USE_SYSTEMD ?= 1
 
 # Debian packages: runtime build dependencies, then test-only tools.
-DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev liblua5.4-dev \
-              zlib1g-dev libsystemd-dev libcrypt-dev
+DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
+              libsystemd-dev libcrypt-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
@@ -50,14 +53,6 @@ endif
 ifeq ($(USE_PCRE2),1)
   OPT_PKGS += libpcre2-8
   OPT_DEFS += -DUSE_PCRE2 -DPCRE2_CODE_UNIT_WIDTH=8
-endif
-ifeq ($(USE_LUA),1)
-  OPT_PKGS += lua5.4
-  OPT_DEFS += -DUSE_LUA
-endif
-ifeq ($(USE_ZLIB),1)
-  OPT_PKGS += zlib
-  OPT_DEFS += -DUSE_ZLIB
 endif
 ifeq ($(USE_SYSTEMD),1)
   OPT_PKGS += libsystemd
@@ -220,7 +215,7 @@ test: deps deps-clients
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, libFuzzer, ASan
 # and UBSan into build-fuzz/. The library objects are compiled once, without
-# the USE_* options (no OpenSSL/PCRE2/Lua/zlib/systemd), so only libev is
+# the USE_* options (no OpenSSL/PCRE2/systemd), so only libev is
 # linked. `make fuzz-smoke` runs each harness fuzz_<name> FUZZ_TIME seconds
 # from its seeds tests/fuzz/corpus/<name>/ (read only; new inputs go to
 # build-fuzz/corpus/<name>/) with tests/fuzz/<name>.dict if present, and

@@ -24,6 +24,7 @@
 #include <sluice/srv_idle.h>
 #include <sluice/stream.h>
 #include <sluice/version.h>
+#include <sluice/ticks.h>
 
 #define MAX_CFG_FILES 256
 #define MAX_OLD_PIDS  64
@@ -239,7 +240,7 @@ int main(int argc, char **argv)
 
 	global.progname = (char *)(slash ? slash + 1 : argv[0]);
 	global.pid = getpid();
-	global.start_time = time(NULL);
+	global.start_time = tick_wall();
 	log_set_identity(global.progname);
 	parse_cmdline(&cl, argc, argv);
 

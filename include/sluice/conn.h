@@ -29,11 +29,19 @@ struct conn {
 /* Watches exactly <events> on <c> (0: none); no syscall when unchanged. */
 void conn_want(struct conn *c, int events);
 
-/* Prepares watcher <w> (events 0; started later, e.g. by conn_want()) for
- * socket <fd>, which another watcher of the loop stopped watching during
- * this same loop iteration: the same open socket changes hands (idle pool,
- * reuse), so its epoll registration is kept as it is. Never use it for a
- * new socket that reuses a closed descriptor number. */
+/* Records stopped watcher <w> as the last one of its socket, which is about
+ * to change hands: the next conn_io_take_over() of that socket starts from
+ * a copy of it. */
+void conn_io_hand_off(const ev_io *w);
+
+/* Prepares watcher <w> (events 0, callback <cb>, data kept; started later,
+ * e.g. by conn_want()) for socket <fd>, which another watcher of the loop
+ * stopped watching during this same loop iteration: the same open socket
+ * changes hands (idle pool, reuse). When that watcher was given to
+ * conn_io_hand_off(), the socket's epoll registration is kept as it is (no
+ * epoll_ctl() at all when the events do not change); else libev registers
+ * it again. Never use it for a new socket that reuses a closed descriptor
+ * number. */
 void conn_io_take_over(ev_io *w, void (*cb)(struct ev_loop *, ev_io *, int), int fd);
 
 /* Stops watching and closes the socket, freeing its TLS session if any

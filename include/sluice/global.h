@@ -69,7 +69,9 @@ struct global {
 
 extern struct global global;
 
-/* Milliseconds of monotonic time from the loop clock (cheap, cached). */
+/* Milliseconds of monotonic time from the loop clock: the same as
+ * tick_now_ms() (ticks.h), which new code uses; kept for the callers not yet
+ * converted. */
 uint64_t now_ms(void);
 
 #endif

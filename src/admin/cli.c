@@ -15,6 +15,7 @@
 #include <sluice/log.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
+#include <sluice/ticks.h>
 
 #define CLI_IN_MAX  16384          /* longest accepted command line */
 #define CLI_OUT_MAX (64 << 20)     /* a client that reads nothing can't grow us past this */
@@ -374,7 +375,7 @@ static void cli_process_input(struct cli_client *c)
 			c->inlen -= len + 1;
 		}
 		if (c->ctx.timeout_ms) {
-			c->timer.repeat = c->ctx.timeout_ms / 1000.0;
+			c->timer.repeat = tick_to_ev(c->ctx.timeout_ms);
 			ev_timer_again(global.loop, &c->timer);
 			c->ctx.timeout_ms = 0;
 		}
@@ -500,7 +501,7 @@ void cli_accept(struct listener *li, int fd, struct sockaddr_storage *addr, sock
 	ev_io_init(&c->io, cli_io_cb, fd, 0);
 	c->io.data = c;
 	ev_init(&c->timer, cli_timer_cb);
-	c->timer.repeat = (global.stats_timeout ? global.stats_timeout : 10000) / 1000.0;
+	c->timer.repeat = tick_to_ev(global.stats_timeout ? global.stats_timeout : 10000);
 	c->timer.data = c;
 	ev_timer_again(global.loop, &c->timer);
 	c->next = cli.clients;

@@ -23,6 +23,7 @@
 #include <sluice/ssl.h>
 #include <sluice/stats.h>
 #include <sluice/stream.h>
+#include <sluice/ticks.h>
 
 /* HAProxy 2.6 CSV columns, in order. */
 static const char *const stat_names[] = {
@@ -92,7 +93,7 @@ static void sets(struct stats_row *r, int f, const char *s)
 
 static long long secs_since(time_t t)
 {
-	return t ? (long long)(time(NULL) - t) : -1;
+	return t ? (long long)(tick_wall() - t) : -1;
 }
 
 /* "TTT:type" of column <f> in a row of type <type> (STATS_T_*). */
@@ -131,7 +132,7 @@ static void row_sessions(struct stats_row *r, const struct counters *c)
 /* Columns shared by server and backend rows (counters of <c>). */
 static void row_be_counters(struct stats_row *r, const struct counters *c)
 {
-	uint64_t now = now_ms();
+	tick_ms now = tick_now_ms();
 
 	setu(r, ST_F_QCUR, 0);
 	setu(r, ST_F_QMAX, 0);
@@ -186,7 +187,7 @@ static void row_http(struct stats_row *r, const struct proxy *px, const struct c
 static void row_frontend(struct stats_row *r, const struct proxy *px)
 {
 	const struct counters *c = &px->fe_counters;
-	uint64_t now = now_ms();
+	tick_ms now = tick_now_ms();
 
 	row_common(r, px, "FRONTEND", 0, 0);
 	row_sessions(r, c);
@@ -266,7 +267,7 @@ static void row_server(struct stats_row *r, const struct proxy *px, const struct
 	sets(r, ST_F_STATUS, status);
 	if (srv->flags & SRV_F_CHECKED) {
 		const struct check *c = &srv->check;
-		time_t now = time(NULL);
+		time_t now = tick_wall();
 
 		setu(r, ST_F_CHKFAIL, c->failed);
 		setu(r, ST_F_CHKDOWN, c->down_trans);
@@ -719,7 +720,7 @@ static void info_uptime(char *out, size_t sz, long up)
 
 void stats_dump_info(struct dstr *out)
 {
-	long up = (long)(time(NULL) - global.start_time);
+	long up = (long)(tick_wall() - global.start_time);
 	struct rlimit rl = { 0 };
 	uint64_t pool_bytes = 0, pool_used = 0;
 	unsigned pool_failed = 0;
@@ -801,8 +802,8 @@ void stats_dump_info(struct dstr *out)
 		(unsigned long long)global.cumconn, (unsigned long long)global.cumconn,
 		ssl_counters.cur_conns, (unsigned long long)ssl_counters.cum_conns,
 		pipe_max(), pipe_nb_used(), pipe_nb_free(),
-		freq_rate(&global.conn_rate, now_ms()), global.conn_rate_limit, global.max_conn_rate,
-		freq_rate(&global.conn_rate, now_ms()), global.max_conn_rate,
+		freq_rate(&global.conn_rate, tick_now_ms()), global.conn_rate_limit, global.max_conn_rate,
+		freq_rate(&global.conn_rate, tick_now_ms()), global.max_conn_rate,
 		stream_count(), global.node ? global.node : "",
 		global.desc ? "description: " : "", global.desc ? global.desc : "",
 		global.desc ? "\n" : "",

@@ -24,6 +24,7 @@
 #include <sluice/str.h>
 #include <sluice/stream.h>
 #include <sluice/units.h>
+#include <sluice/ticks.h>
 
 #define STATS_DEFAULT_URI   "/haproxy?stats"
 #define STATS_DEFAULT_REALM "HAProxy Statistics"
@@ -835,7 +836,7 @@ static void html_page(struct page_ctx *pc)
 	const char *node = st->node ? st->node : global.node ? global.node : "";
 	const char *desc = st->desc ? st->desc : global.desc ? global.desc : pc->px->desc;
 	const char *uri = stats_uri(st);
-	long up = (long)(time(NULL) - global.start_time);
+	long up = (long)(tick_wall() - global.start_time);
 	char ups[64];
 
 	snprintf(ups, sizeof(ups), "%ldd %ldh%02ldm%02lds", up / 86400, (up % 86400) / 3600,
@@ -873,7 +874,7 @@ static void html_page(struct page_ctx *pc)
 		    "<tr><td><b>maxpipes = </b>%d; <b>current pipes = </b>%d/%d</td></tr>\n"
 		    "<tr><td><b>running streams = </b>%d</td></tr>\n",
 		    (int)global.pid, ups, global.maxconn, global.curconn,
-		    freq_rate(&global.conn_rate, now_ms()), pipe_max(), pipe_nb_used(),
+		    freq_rate(&global.conn_rate, tick_now_ms()), pipe_max(), pipe_nb_used(),
 		    pipe_nb_used() + pipe_nb_free(), stream_count());
 	if (st->show_legends)
 		put(out, "<tr><td><b>Legend:</b> <span style=\"background:#c0ffc0\">active UP"

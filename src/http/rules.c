@@ -879,9 +879,9 @@ static int parse_capture(struct http_rule_parse *p)
 	/* an occurrence ("hdr(x,2)") or a converter ("hdr(x),lower") is the engine's */
 	if (i == ARRAY_SIZE(fetches) || nlen < 2 || open[nlen] != ')' || nlen - 1 >= sizeof(name) ||
 	    memchr(open + 1, ',', nlen - 1)) {
-		http_rule_alert(p, "sample '%s' needs the rules engine (sample fetches), not "
-				"supported yet; only req.hdr(<name>), req.fhdr(<name>), "
-				"res.hdr(<name>) and res.fhdr(<name>) can be captured", smp);
+		http_rule_alert(p, "sample '%s' cannot be captured yet by sluice; only "
+				"req.hdr(<name>), req.fhdr(<name>), res.hdr(<name>) and "
+				"res.fhdr(<name>) can be", smp);
 		return -1;
 	}
 	if (!(fetches[i].where & set_act_w[p->set])) {

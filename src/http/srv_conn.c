@@ -40,6 +40,7 @@ void http_pool_kept(struct stream *s)
 	struct ssl_st *ssl;
 	int fd = ss_unkeep(s, &srv, &ssl);
 
+	conn_io_hand_off(&s->srv.io);   /* the pool's watcher takes over */
 	http_pool_conn(srv, fd, ssl);
 }
 
@@ -93,8 +94,11 @@ int http_connect(struct stream *s)
 	s->req.flags &= ~CH_F_SHUTW;
 	/* The kept connection leaves the server side while the server is
 	 * chosen: it is taken again if the same server is picked. */
-	if (s->ss.st == SS_KEPT)
+	if (s->ss.st == SS_KEPT) {
 		kept_fd = ss_unkeep(s, &kept, &kept_ssl);
+		/* taken again below, or pooled: either way another watcher */
+		conn_io_hand_off(&s->srv.io);
+	}
 	if (!(s->be->cap & PR_CAP_BE) || backend_assign_server(s, BE_PICK_ANY) != BE_ASSIGNED) {
 		if (kept_fd >= 0)
 			http_pool_conn(kept, kept_fd, kept_ssl);

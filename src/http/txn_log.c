@@ -19,6 +19,7 @@
 #include <sluice/ssl_cfg.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
+#include <sluice/ticks.h>
 
 #include "ana_int.h"
 
@@ -26,7 +27,7 @@ static struct pool *line_pool;   /* HTTP_LINE_MAX strings */
 
 static ev_tstamp now(void)
 {
-	return ev_now(global.loop);
+	return tick_ev_now();
 }
 
 void http_line_free(char *p)
@@ -152,7 +153,7 @@ static struct timespec ts_at(const struct stream *s, ev_tstamp t)
 
 static long ms_between(ev_tstamp a, ev_tstamp b)
 {
-	return (a && b && b >= a) ? (long)((b - a) * 1000) : (a && b ? 0 : -1);
+	return (a && b && b >= a) ? tick_ev_to_ms(b - a) : (a && b ? 0 : -1);
 }
 
 void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)

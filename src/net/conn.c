@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sluice/common.h>
 #include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/ssl.h>
@@ -25,13 +26,39 @@ void conn_want(struct conn *c, int events)
 	}
 }
 
+/* The watcher that last gave up its socket (conn_io_hand_off()), copied:
+ * conn_io_take_over() of that socket starts from it. */
+static struct {
+	ev_io w;
+	int   fd;   /* -1: none */
+} handoff = { .fd = -1 };
+
+void conn_io_hand_off(const ev_io *w)
+{
+	BUG_ON(ev_is_active(w), "conn_io_hand_off() of a watcher still started");
+	handoff.w = *w;
+	handoff.fd = w->fd;
+}
+
 void conn_io_take_over(ev_io *w, void (*cb)(struct ev_loop *, ev_io *, int), int fd)
 {
-	ev_io_init(w, cb, fd, 0);
-	/* The socket stays registered in epoll as the previous watcher left it:
-	 * no re-registration (EV__IOFDSET makes libev issue an epoll_ctl() that
-	 * would only fail with EEXIST). */
-	w->events &= ~EV__IOFDSET;
+	void *data = w->data;
+
+	/* ev_io_set() tells libev the descriptor may be a new file, so it
+	 * registers it with epoll again at the next iteration: EPOLL_CTL_ADD,
+	 * failing with EEXIST for a socket still registered. libev assumes the
+	 * same file when only ev_io_modify() changed a watcher since it was
+	 * started: a copy of the stopped watcher that watched this socket is
+	 * that watcher for libev (a stopped watcher is plain memory). */
+	if (handoff.fd == fd) {
+		*w = handoff.w;
+		handoff.fd = -1;
+		ev_set_cb(w, cb);
+		ev_io_modify(w, 0);
+	} else {
+		ev_io_init(w, cb, fd, 0);   /* correct, at the cost of that epoll_ctl() */
+	}
+	w->data = data;
 }
 
 void conn_close(struct conn *c)

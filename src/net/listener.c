@@ -20,6 +20,7 @@
 #include <sluice/proxy.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
+#include <sluice/ticks.h>
 
 #define LI_MAX_ACCEPT   64     /* connections accepted per wake-up */
 #define LI_MAX_TOTAL    100000 /* listeners a configuration may declare */
@@ -536,7 +537,7 @@ static int listener_rate_reached(void)
 {
 	if (global.conn_rate_limit <= 0)
 		return 0;
-	freq_rotate(&global.conn_rate, (uint32_t)(now_ms() / 1000));
+	freq_rotate(&global.conn_rate, tick_sec());
 	return global.conn_rate.curr >= (uint32_t)global.conn_rate_limit;
 }
 
@@ -628,7 +629,7 @@ static void listener_spare_refill(void)
  * elsewhere, the next short retry. Reported once in a while, not per try. */
 static void listener_no_resources(struct listener *li, int err)
 {
-	uint64_t now = now_ms();
+	tick_ms now = tick_now_ms();
 
 	if (!lis.res_logged || now - lis.res_logged >= 10000) {
 		char more[64] = "";
@@ -690,7 +691,7 @@ static void listener_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 			if (li->px && listener_rate_reached()) {
 				/* resume at the start of the next second */
 				ev_timer_stop(loop, &lis.retry);
-				ev_timer_set(&lis.retry, (1000 - now_ms() % 1000) / 1000.0 + 0.001, 0.);
+				ev_timer_set(&lis.retry, tick_to_ev(1000 - tick_now_ms() % 1000) + 0.001, 0.);
 				ev_timer_start(loop, &lis.retry);
 			}
 			return;

@@ -23,6 +23,7 @@
 #include <sluice/ssl_cfg.h>
 #include <sluice/stream.h>
 #include <sluice/tcpcheck.h>
+#include <sluice/ticks.h>
 
 #define CHK_DEFAULT_INTER 2000   /* ms, as in HAProxy */
 #define CHK_DEFAULT_RISE  2
@@ -212,7 +213,7 @@ static void server_set_down(struct server *srv, const struct server *via,
 
 	srv->flags |= SRV_F_DOWN;
 	srv->flags &= ~SRV_F_NOLB;
-	srv->last_change = srv->down_since = time(NULL);
+	srv->last_change = srv->down_since = tick_wall();
 	c->down_trans++;
 	c->health = 0;
 	lb_recalc(px);
@@ -239,7 +240,7 @@ static void server_set_up(struct server *srv, const struct server *via, const st
 {
 	struct check *c = &srv->check;
 	struct proxy *px = srv->px;
-	time_t now = time(NULL);
+	time_t now = tick_wall();
 	char why[256];
 
 	srv->flags &= ~(SRV_F_DOWN | SRV_F_NOLB);
@@ -274,7 +275,7 @@ static void server_set_nolb(struct server *srv)
 	char why[256];
 
 	srv->flags |= SRV_F_NOLB;
-	srv->last_change = time(NULL);
+	srv->last_change = tick_wall();
 	lb_recalc(px);
 	check_transition_reason(&srv->check, why, sizeof(why));
 	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is stopping%s. %u active and %u "
@@ -302,7 +303,7 @@ static double check_next_delay(const struct check *c)
 		if (span > 0)
 			ms = (uint32_t)MAX(1, (long)ms + (random() % (2 * span + 1)) - span);
 	}
-	return ms / 1000.0;
+	return tick_to_ev(ms);
 }
 
 static void check_arm(struct check *c, double delay)
@@ -374,8 +375,8 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 	 * SMTP reply, MySQL error, LDAP result; 0 for tcp-check rules). */
 	c->code = check_has_code(c) ? c->run_code : 0;
 	c->run_code = 0;
-	c->duration = (long)((ev_now(global.loop) - c->start) * 1000);
-	c->last_check = time(NULL);
+	c->duration = tick_ev_to_ms(tick_ev_now() - c->start);
+	c->last_check = tick_wall();
 	snprintf(c->info, sizeof(c->info), "%s", info ? info : "");
 	if (check_result_passed(res)) {
 		if (was_down) {
@@ -413,7 +414,7 @@ void check_health_analyze(struct server *srv, const char *info)
 	if (c->on_error != CHK_OE_FASTINTER && !was_down) {
 		c->result = CHK_R_HANA;
 		c->code = 0;
-		c->last_check = time(NULL);
+		c->last_check = tick_wall();
 		snprintf(c->info, sizeof(c->info), "%s", info);
 		c->failed++;
 		if (c->on_error == CHK_OE_MARK_DOWN)
@@ -430,7 +431,7 @@ void check_health_analyze(struct server *srv, const char *info)
 	}
 	/* every action checks again soon, unless a check runs now */
 	if (c->fd < 0)
-		check_arm(c, (c->fastinter ? c->fastinter : c->inter) / 1000.0);
+		check_arm(c, tick_to_ev(c->fastinter ? c->fastinter : c->inter));
 }
 
 /* Timeout of a check's connection: "timeout connect" bounded by inter
@@ -439,7 +440,7 @@ static double check_timeout(const struct check *c)
 {
 	uint32_t inter = c->inter, tmo = c->srv->px->timeout.connect;
 
-	return (tmo ? MIN(tmo, inter) : inter) / 1000.0;
+	return tick_to_ev(tmo ? MIN(tmo, inter) : inter);
 }
 
 /* Time left for the rules once connected: "timeout check", else what
@@ -449,8 +450,8 @@ static double check_read_timeout(const struct check *c)
 	double left;
 
 	if (c->srv->px->timeout.check)
-		return c->srv->px->timeout.check / 1000.0;
-	left = c->inter / 1000.0 - (ev_now(global.loop) - c->start);
+		return tick_to_ev(c->srv->px->timeout.check);
+	left = tick_to_ev(c->inter) - (tick_ev_now() - c->start);
 	return left > 0.001 ? left : 0.001;
 }
 
@@ -560,7 +561,7 @@ static void check_run(struct check *c)
 	struct sockaddr_storage ss;
 	socklen_t len;
 
-	c->start = ev_now(global.loop);
+	c->start = tick_ev_now();
 	c->run_code = 0;
 	tcpchk_target(c, NULL, &ss, &len);
 	check_arm(c, check_timeout(c));

@@ -20,6 +20,7 @@
 #include <sluice/str.h>
 #include <sluice/stream.h>
 #include <sluice/units.h>
+#include <sluice/ticks.h>
 
 enum persist_mode { PST_REWRITE, PST_INSERT, PST_PREFIX };
 
@@ -200,7 +201,7 @@ static int cookie_dates(const char *v, size_t len, uint32_t *last, uint32_t *fir
  * expired. */
 static char cookie_age(const struct persist_px *pp, uint32_t last, uint32_t first)
 {
-	uint32_t now = (uint32_t)time(NULL);
+	uint32_t now = (uint32_t)tick_wall();
 
 	if (pp->maxidle && (last > now + 60 || now - last > pp->maxidle))
 		return 'E';
@@ -330,7 +331,7 @@ int persist_res(struct stream *s, struct http_head *h)
 	struct persist_px *pp = s->be->persist;
 	struct http_txn *txn = s->txn;
 	struct server *srv = s->ss.target;
-	uint32_t now = (uint32_t)time(NULL);
+	uint32_t now = (uint32_t)tick_wall();
 	int direct, update, seen = 0;
 	size_t nl;
 

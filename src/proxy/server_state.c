@@ -18,6 +18,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/str.h>
+#include <sluice/ticks.h>
 
 #define SRV_ADMIN_FMAINT 0x01   /* srv_admin_state bits, as HAProxy writes them */
 #define SRV_ADMIN_FDRAIN 0x08
@@ -74,7 +75,7 @@ static int state_check_result(const struct server *srv)
 
 static void state_dump_backend(struct dstr *out, const struct proxy *px)
 {
-	time_t now = time(NULL);
+	time_t now = tick_wall();
 
 	for (const struct server *srv = px->servers; srv; srv = srv->next) {
 		char ip[INET6_ADDRSTRLEN];

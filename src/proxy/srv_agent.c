@@ -22,6 +22,7 @@
 #include <sluice/srv_agent.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
+#include <sluice/ticks.h>
 
 #define AGENT_LINE_MAX 512
 
@@ -54,10 +55,10 @@ static void agent_done(struct check *a, enum chk_result res, const char *info)
 	agent_close(a);
 	a->result = res;
 	a->code = 0;
-	a->duration = (long)((ev_now(global.loop) - a->start) * 1000);
-	a->last_check = time(NULL);
+	a->duration = tick_ev_to_ms(tick_ev_now() - a->start);
+	a->last_check = tick_wall();
 	snprintf(a->info, sizeof(a->info), "%s", info ? info : "");
-	agent_arm(a, a->inter / 1000.0);
+	agent_arm(a, tick_to_ev(a->inter));
 }
 
 /* The agent no longer holds <srv> DOWN: UP again unless its own health
@@ -225,7 +226,7 @@ static void agent_run(struct check *a)
 	uint32_t tmo = srv->px->timeout.connect;
 	int fd;
 
-	a->start = ev_now(global.loop);
+	a->start = tick_ev_now();
 	addr_set_port(&ss, a->port);
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1) {
@@ -241,8 +242,8 @@ static void agent_run(struct check *a)
 	ev_io_set(&a->io, fd, EV_WRITE);
 	ev_io_start(global.loop, &a->io);
 	/* the whole exchange: timeout check, else inter (bounded by connect) */
-	agent_arm(a, (srv->px->timeout.check ? srv->px->timeout.check :
-		      tmo ? MIN(tmo, a->inter) : a->inter) / 1000.0);
+	agent_arm(a, tick_to_ev(srv->px->timeout.check ? srv->px->timeout.check :
+				tmo ? MIN(tmo, a->inter) : a->inter));
 }
 
 static void agent_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -281,7 +282,7 @@ void agent_start_all(void)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		for (struct server *srv = px->servers; srv; srv = srv->next)
 			if ((srv->flags & SRV_F_AGENT) && !(srv->flags & SRV_F_AGENT_OFF))
-				agent_start(srv, (double)(random() % (srv->agent.inter + 1)) / 1000.0);
+				agent_start(srv, tick_to_ev(random() % (srv->agent.inter + 1)));
 }
 
 void agent_stop_all(void)

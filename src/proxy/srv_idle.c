@@ -13,6 +13,7 @@
 #include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
+#include <sluice/ticks.h>
 
 struct srv_idle {
 	struct srv_idle *prev, *next;   /* in the server's list */
@@ -68,7 +69,7 @@ static struct srv_idle *srv_idle_link(struct server *srv)
 	    !(c = pool_alloc(idle.pool)))
 		return NULL;
 	c->srv = srv;
-	c->since = ev_now(global.loop);
+	c->since = tick_ev_now();
 	c->owner = NULL;
 	c->steal = NULL;
 	c->ssl = NULL;
@@ -168,6 +169,9 @@ int srv_idle_get(struct server *srv, int want_reused, struct ssl_st **ssl)
 		}
 		fd = c->io.fd;
 		*ssl = c->ssl;
+		/* the stream's watcher takes over the socket */
+		ev_io_stop(global.loop, &c->io);
+		conn_io_hand_off(&c->io);
 		srv_idle_unlink(c);
 		return fd;
 	}
@@ -178,7 +182,7 @@ void srv_idle_purge(struct server *srv, unsigned age_ms)
 {
 	/* age 0 (everything) is also how the exit path calls it, possibly
 	 * before the loop exists: no clock needed then */
-	ev_tstamp limit = age_ms ? ev_now(global.loop) - age_ms / 1000.0 : 0;
+	ev_tstamp limit = age_ms ? tick_ev_now() - tick_to_ev(age_ms) : 0;
 	struct srv_idle *c = srv->idle, *next;
 
 	for (; c; c = next) {

@@ -162,11 +162,14 @@ static int ss_steal(void *owner, struct ssl_st **ssl)
 {
 	struct stream *s = owner;
 	struct server *srv;
+	int fd;
 
 	s->ss.park = NULL;
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	return ss_unkeep(s, &srv, ssl);
+	fd = ss_unkeep(s, &srv, ssl);
+	conn_io_hand_off(&s->srv.io);   /* the taker's watcher goes on from ours */
+	return fd;
 }
 
 struct server *ss_keep(struct stream *s, int park)

@@ -35,6 +35,7 @@
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
 #include <sluice/vars.h>
+#include <sluice/ticks.h>
 
 /* ---- runtime API ---- */
 
@@ -105,8 +106,8 @@ static void stream_dump_full(struct dstr *out, const struct stream *s, ev_tstamp
 
 static int cli_show_sess(struct cli_ctx *ctx, int argc, char **argv)
 {
-	/* now_ms() also works without a loop (tests, fuzzing). */
-	ev_tstamp now = now_ms() / 1000.0;
+	/* tick_now_ms() also works without a loop (tests, fuzzing). */
+	ev_tstamp now = tick_to_ev(tick_now_ms());
 
 	if (argc > 2) {
 		int all = strcmp(argv[2], "all") == 0;

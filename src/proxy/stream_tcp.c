@@ -18,6 +18,7 @@
 #include <sluice/ssl_cfg.h>
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
+#include <sluice/ticks.h>
 
 /* The end-of-connection line of a TCP stream, in the frontend's format
  * (option tcplog, or a log-format). */
@@ -44,7 +45,7 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
 {
 	struct proxy *fe = s->fe;
 	struct lf_ctx c;
-	ev_tstamp now = ev_now(global.loop);
+	ev_tstamp now = tick_ev_now();
 
 	memset(&c, 0, sizeof(c));
 	c.cli = &s->cli_addr;
@@ -62,8 +63,8 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
 	c.be_name = s->be->name;
 	c.srv_name = s->ss.target ? s->ss.target->name : "<NOSRV>";
 	c.Tw = s->t_queue || s->ss.target ? s->tw : -1;
-	c.Tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
-	c.Tt = (long)((now - s->t_accept) * 1000);
+	c.Tc = s->t_est ? tick_ev_to_ms(s->t_est - s->t_conn) : -1;
+	c.Tt = tick_ev_to_ms(now - s->t_accept);
 	c.TR = c.Tr = c.Ta = c.Tq = c.Td = -1;
 	c.Th = c.Ti = 0;
 	c.status = 0;   /* HAProxy prints 0 for %ST in mode tcp */
@@ -108,7 +109,7 @@ static void tcp_log_connect(struct stream *s)
  * far, the session's total time always. */
 static void tcp_count_lat(struct stream *s)
 {
-	ev_tstamp now = ev_now(global.loop);
+	ev_tstamp now = tick_ev_now();
 	int64_t tw = s->t_queue || s->ss.target ? (int64_t)s->tw * 1000 : -1;
 	int64_t tc = s->t_est ? (int64_t)((s->t_est - s->t_conn) * 1e6) : -1;
 	int64_t tt = (int64_t)((now - s->t_accept) * 1e6);
@@ -193,7 +194,7 @@ static int tcp_inspect(struct stream *s)
 			break;
 		s->tcp_pos = 0;
 		s->inspect_end = tcp_inspect_delay(s->be, TCP_RS_REQ) ?
-				 ev_now(global.loop) + tcp_inspect_delay(s->be, TCP_RS_REQ) / 1000.0 : 0;
+				 tick_ev_in(tcp_inspect_delay(s->be, TCP_RS_REQ)) : 0;
 	}
 	s->inspect_end = 0;
 	s->state = ST_FWD;
@@ -280,7 +281,7 @@ static int tcp_start(struct stream *s)
 	tcp_log_connect(s);
 	s->tcp_pos = 0;
 	s->inspect_end = tcp_inspect_delay(s->fe, TCP_RS_REQ) && tcp_rules_has(s->fe, TCP_RS_REQ) ?
-			 ev_now(global.loop) + tcp_inspect_delay(s->fe, TCP_RS_REQ) / 1000.0 : 0;
+			 tick_ev_in(tcp_inspect_delay(s->fe, TCP_RS_REQ)) : 0;
 	return tcp_inspect(s);
 }
 
@@ -296,7 +297,7 @@ static void tcp_connected(struct stream *s)
 	s->tcp_flags |= STRM_F_RES_INSPECT;
 	s->res.to_forward = 0;
 	s->tcp_pos = 0;
-	s->inspect_end = delay ? ev_now(global.loop) + delay / 1000.0 : 0;
+	s->inspect_end = delay ? tick_ev_in(delay) : 0;
 }
 
 static void tcp_release(struct stream *s)

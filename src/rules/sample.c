@@ -21,6 +21,7 @@
 #include <sluice/str.h>
 #include <sluice/userlist.h>
 #include <sluice/stream.h>
+#include <sluice/ticks.h>
 
 /* ------------------------------------------------------------------------
  * Registries
@@ -871,7 +872,7 @@ static int fetch_env(const struct smp_arg *a, struct sample *smp, struct stream 
 static int fetch_date(const struct smp_arg *a, struct sample *smp, struct stream *s,
 		      const void *priv)
 {
-	return smp_set_int(smp, (int64_t)time(NULL) + a[0].sint);
+	return smp_set_int(smp, (int64_t)tick_wall() + a[0].sint);
 }
 
 static int fetch_rand(const struct smp_arg *a, struct sample *smp, struct stream *s,

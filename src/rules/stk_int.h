@@ -33,7 +33,7 @@ struct stk_px *stk_px_get(struct proxy *px);
 uint64_t stk_ms(void);
 uint32_t stk_now(void);
 
-/* Replaces the clock (now_ms()) by <fn> (NULL: back to now_ms), for unit
+/* Replaces the clock (tick_now_ms()) by <fn> (NULL: back to it), for unit
  * tests that move time. */
 void stk_set_clock(uint64_t (*fn)(void));
 

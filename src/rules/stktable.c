@@ -17,6 +17,7 @@
 #include <sluice/sample.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
+#include <sluice/ticks.h>
 
 #include "stk_int.h"
 
@@ -83,11 +84,11 @@ static size_t stk_dt_size(int dt)
 	return stk_dts[dt].kind == DTK_RATE ? sizeof(struct freq_prd) : sizeof(int64_t);
 }
 
-static uint64_t (*stk_clock)(void) = now_ms;
+static uint64_t (*stk_clock)(void) = tick_now_ms;
 
 void stk_set_clock(uint64_t (*fn)(void))
 {
-	stk_clock = fn ? fn : now_ms;
+	stk_clock = fn ? fn : tick_now_ms;
 }
 
 uint64_t stk_ms(void)

@@ -27,6 +27,7 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
+#include <sluice/ticks.h>
 #include <sluice/pipe.h>
 #include <sluice/process.h>
 #include <sluice/proxy.h>
@@ -48,12 +49,7 @@ struct global global = {
 
 uint64_t now_ms(void)
 {
-	struct timespec ts;
-
-	if (global.loop)
-		return (uint64_t)(ev_now(global.loop) * 1000.0);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return tick_now_ms();
 }
 
 /* ---- keywords ---- */
