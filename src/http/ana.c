@@ -19,6 +19,7 @@
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_retry.h>
+#include <sluice/ticks.h>
 #include <sluice/vars.h>
 #include <sluice/http_reply.h>
 #include <sluice/http_service.h>
@@ -80,11 +81,6 @@ static int http_scratch_init(void)
 	return 0;
 }
 
-static ev_tstamp now(void)
-{
-	return ev_now(global.loop);
-}
-
 static enum http_conn_mode http_mode(const struct stream *s)
 {
 	enum http_conn_mode f = http_px_of(s->fe)->conn_mode, b = http_px_of(s->be)->conn_mode;
@@ -120,7 +116,7 @@ static void http_wait_next(struct stream *s)
 		s->txn = NULL;
 	}
 	stream_end_backend(s);
-	s->t_idle = now();
+	s->t_idle = tick_ev_now();
 	/* bytes of the next request (pipelined) are its server's, the rest
 	 * were charged, or had no server */
 	s->srv_bin_mark = s->req.total - (s->req.buf ? s->req.buf->data : 0);
@@ -474,8 +470,8 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 		stk_http_err(s);
 		txn->tarpit_status = o->status ? o->status : 500;
 		txn->tarpit_reply = o->reply;
-		txn->t_tarpit = now() + (s->fe->timeout.tarpit ? s->fe->timeout.tarpit
-							      : s->be->timeout.connect) / 1000.0;
+		txn->t_tarpit = tick_ev_in(s->fe->timeout.tarpit ? s->fe->timeout.tarpit
+							   : s->be->timeout.connect);
 		return 1;
 	case HTTP_ACT_REPLY:
 		if (o->service) {
@@ -546,11 +542,11 @@ static int http_process_req_head(struct stream *s, int hlen)
 	const struct h1_msg *m = &txn->req;
 	const unsigned mf = m->flags;
 	struct http_head h;
-	uint32_t sec = (uint32_t)(now_ms() / 1000);
+	uint32_t sec = tick_sec();
 	uint32_t rate;
 	int ret;
 
-	txn->t_head = now();
+	txn->t_head = tick_ev_now();
 	if (s->nreq++)
 		s->uniq_id = stream_next_id();
 	stk_http_req(s);
@@ -755,7 +751,7 @@ static int http_wait_req(struct stream *s)
 	}
 	if (!(txn->flags & TX_F_REQ_SEEN)) {
 		txn->flags |= TX_F_REQ_SEEN;
-		txn->t_req = now();
+		txn->t_req = tick_ev_now();
 	}
 	if (b->head) {
 		/* A pipelined request starts mid-buffer: align it so that the
@@ -848,7 +844,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 	int status = m->status;
 
 	if (!txn->t_res)
-		txn->t_res = now();
+		txn->t_res = tick_ev_now();
 	if (status < 200) {
 		if (status == 101 && (txn->req.flags & H1_F_UPGRADE)) {
 			txn->req_st = txn->res_st = HTTP_MSG_TUNNEL;
@@ -1002,7 +998,7 @@ static int http_end_txn(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
 	struct server *freed;
-	long tr = txn->t_res && s->t_est ? (long)((txn->t_res - MAX(s->t_est, txn->t_head)) * 1000) : -1;
+	long tr = txn->t_res && s->t_est ? tick_ev_to_ms(txn->t_res - MAX(s->t_est, txn->t_head)) : -1;
 
 	if (tr >= 0 && s->ss.target) {
 		struct counters *c = &s->ss.target->counters;
@@ -1387,7 +1383,7 @@ static ev_tstamp http_deadline(const struct stream *s, int *which)
 		*which = HTTP_T_REQUEST;
 		base = s->nreq && txn ? txn->t_req : s->t_accept;
 	}
-	return t ? base + t / 1000.0 : 0;
+	return t ? base + tick_to_ev(t) : 0;
 }
 
 /* One of those deadlines expired. */

@@ -15,6 +15,7 @@
 #include <sluice/srv_idle.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
+#include <sluice/ticks.h>
 #include <sluice/units.h>
 
 #include <stdio.h>
@@ -563,7 +564,7 @@ void srv_slowstart_begin(struct server *srv)
 	if (!srv->slowstart || !global.loop ||
 	    (srv->px->lb.algo != LB_ROUNDROBIN && srv->px->lb.algo != LB_LEASTCONN))
 		return;
-	srv->ss_start = ev_now(global.loop);
+	srv->ss_start = tick_ev_now();
 	/* a twentieth of the period, between 10ms and 1s */
 	tick = srv->slowstart / 20000.0;
 	tick = tick < 0.01 ? 0.01 : tick > 1.0 ? 1.0 : tick;
@@ -576,7 +577,7 @@ void srv_slowstart_begin(struct server *srv)
 void srv_update_eweight(struct server *srv)
 {
 	if (srv->ss_start && global.loop) {
-		double el = (ev_now(global.loop) - srv->ss_start) * 1000.0;
+		double el = (tick_ev_now() - srv->ss_start) * 1000.0;
 
 		if (el >= srv->slowstart || !server_usable(srv)) {
 			srv->ss_start = 0;   /* over, or interrupted (a new ramp follows) */
@@ -586,7 +587,7 @@ void srv_update_eweight(struct server *srv)
 	}
 	srv->eweight = srv->ss_start ?
 		srv_ramp_weight(srv->uweight, srv->slowstart,
-				(ev_now(global.loop) - srv->ss_start) * 1000.0) :
+				(tick_ev_now() - srv->ss_start) * 1000.0) :
 		srv->uweight * SRV_EW_SCALE;
 }
 
@@ -823,7 +824,7 @@ static void server_admin_log(struct server *srv, const char *what)
 	struct proxy *px = srv->px;
 
 	lb_recalc(px);
-	srv->last_change = time(NULL);
+	srv->last_change = tick_wall();
 	log_event(LOG_L_WARNING, "Server %s/%s %s. %u active and %u backup servers %s.",
 		  px->name, srv->name, what, px->srv_act, px->srv_bck,
 		  px->srv_act + px->srv_bck ? "online" : "left");
@@ -889,7 +890,7 @@ static int server_set_weight(struct cli_ctx *ctx, struct server *srv, const char
 		return -1;
 	}
 	srv->uweight = (int)v;
-	srv->last_change = time(NULL);
+	srv->last_change = tick_wall();
 	lb_recalc(srv->px);
 	return 0;
 }
@@ -1053,7 +1054,7 @@ static int cli_add_server(struct cli_ctx *ctx, int argc, char **argv)
 			id = q->id + 1;
 	if (!srv->id)
 		srv->id = id;
-	srv->last_change = time(NULL);
+	srv->last_change = tick_wall();
 	if ((srv->flags & SRV_F_CHECKED) && srv->addr.ss_family != AF_UNIX && !srv->check.has_addr) {
 		srv->check.addr = srv->addr;
 		srv->check.addrlen = srv->addrlen;

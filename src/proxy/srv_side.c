@@ -13,6 +13,7 @@
 #include <sluice/srv_idle.h>
 #include <sluice/srv_side.h>
 #include <sluice/stream.h>
+#include <sluice/ticks.h>
 
 const char *ss_state_str(enum ss_state st)
 {
@@ -48,7 +49,7 @@ void ss_check(const struct stream *s)
 /* The slot accounting of <srv>: one more stream served. */
 static void ss_take_slot(struct stream *s, struct server *srv)
 {
-	counters_sess_start(&srv->counters, (uint32_t)(now_ms() / 1000), time(NULL));
+	counters_sess_start(&srv->counters, tick_sec(), tick_wall());
 	s->ss.target = srv;
 }
 
@@ -225,7 +226,7 @@ void ss_enqueue(struct stream *s, struct server *srv)
 	BUG_ON(ss->st != SS_NONE && ss->st != SS_WANT, "ss_enqueue() from a busy state");
 	ss->want = NULL;
 	ss->st = SS_QUEUED;
-	s->t_queue = ev_now(global.loop);
+	s->t_queue = tick_ev_now();
 	ss->q_srv = srv;
 	ss->q_idx = *q.idx;
 	ss->q_next = NULL;
@@ -265,5 +266,5 @@ void ss_dequeue(struct stream *s, int served)
 		s->be_qpos = pos;
 	ss->q_srv = NULL;
 	ss->st = SS_NONE;
-	s->tw = (long)((ev_now(global.loop) - s->t_queue) * 1000);
+	s->tw = tick_ev_to_ms(tick_ev_now() - s->t_queue);
 }

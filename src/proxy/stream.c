@@ -34,6 +34,7 @@
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
+#include <sluice/ticks.h>
 #include <sluice/vars.h>
 
 #define TURNAROUND_MAX 1.0   /* seconds between connect retries (HAProxy's) */
@@ -108,7 +109,7 @@ void stream_set_idle_cb(void (*cb)(void))
 
 static ev_tstamp side_deadline(ev_tstamp last, uint32_t tmo_ms)
 {
-	return tmo_ms ? last + tmo_ms / 1000.0 : 0;
+	return tmo_ms ? last + tick_to_ev(tmo_ms) : 0;
 }
 
 /* Earliest deadline of <s> but the inspect-delay's, 0 if none. <which>
@@ -203,7 +204,7 @@ static void stream_arm(struct stream *s)
 	if (s->armed && s->armed <= d)
 		return;
 	ev_timer_stop(global.loop, &s->timer);
-	ev_timer_set(&s->timer, MAX(d - ev_now(global.loop), 0.0), 0.);
+	ev_timer_set(&s->timer, MAX(d - tick_ev_now(), 0.0), 0.);
 	ev_timer_start(global.loop, &s->timer);
 	s->armed = d;
 }
@@ -214,7 +215,7 @@ static void stream_arm(struct stream *s)
 static void stream_be_count(struct stream *s)
 {
 	s->be->beconn++;
-	counters_sess_start(&s->be->be_counters, (uint32_t)(now_ms() / 1000), time(NULL));
+	counters_sess_start(&s->be->be_counters, tick_sec(), tick_wall());
 	s->tcp_flags |= STRM_F_BE_SESS;
 }
 
@@ -286,8 +287,8 @@ static int stream_conn_failed(struct stream *s, int timeout)
 		return stream_connect(s);
 	/* Refused at once and nowhere else to go: wait before trying the
 	 * same server again. */
-	s->t_tar = ev_now(global.loop) +
-		   MIN(TURNAROUND_MAX, s->be->timeout.connect ? s->be->timeout.connect / 1000.0
+	s->t_tar = tick_ev_now() +
+		   MIN(TURNAROUND_MAX, s->be->timeout.connect ? tick_to_ev(s->be->timeout.connect)
 							    : TURNAROUND_MAX);
 	stream_update(s);
 	return 0;
@@ -363,7 +364,7 @@ static int stream_established(struct stream *s)
 	if (unlikely(s->srv.flags & CO_F_SSL_HS))
 		return 0;   /* SS_EST once the handshake is done */
 	ss_established(s, 0);
-	s->t_est = ev_now(global.loop);
+	s->t_est = tick_ev_now();
 	s->srv.last_act = s->t_est;
 	return 0;
 }
@@ -402,7 +403,7 @@ int stream_connect(struct stream *s)
 	addr = srv->addr;
 	if (srv->flags & SRV_F_SAMEPORT)
 		addr_set_port(&addr, addr_get_port(stream_dst(s)));
-	s->t_conn = ev_now(global.loop);
+	s->t_conn = tick_ev_now();
 	s->be->be_counters.connect++;
 	srv->counters.connect++;
 	rc = conn_connect(&s->srv, &addr, srv->addrlen,
@@ -466,8 +467,8 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 	s->proto->release(s);
 	stk_stream_end(s);
 	{
-		long tc = s->t_est ? (long)((s->t_est - s->t_conn) * 1000) : -1;
-		long tt = (long)((ev_now(global.loop) - s->t_accept) * 1000);
+		long tc = s->t_est ? tick_ev_to_ms(s->t_est - s->t_conn) : -1;
+		long tt = tick_ev_to_ms(tick_ev_now() - s->t_accept);
 
 		counters_sess_times(&s->be->be_counters, tc, tt);
 		if (s->ss.target)
@@ -514,7 +515,7 @@ static void stream_mark_wait(struct conn *c, int waiting)
 {
 	if (waiting && !(c->flags & CO_F_WAITING)) {
 		c->flags |= CO_F_WAITING;
-		c->last_act = ev_now(global.loop);
+		c->last_act = tick_ev_now();
 	} else if (!waiting) {
 		c->flags &= ~CO_F_WAITING;
 	}
@@ -582,7 +583,7 @@ void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl, int reused)
 	conn_io_take_over(&s->srv.io, stream_io_cb, fd);
 	s->srv.io.data = s;
 	ss_established(s, reused);
-	s->t_conn = s->t_est = s->srv.last_act = ev_now(global.loop);
+	s->t_conn = s->t_est = s->srv.last_act = tick_ev_now();
 }
 
 int stream_detach_srv(struct stream *s, struct ssl_st **ssl)
@@ -628,7 +629,7 @@ enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *
 {
 	uint64_t in = 0, out = 0;
 	enum chan_res r;
-	ev_tstamp now = ev_now(global.loop);
+	ev_tstamp now = tick_ev_now();
 	int ready = !!(src->flags & CO_F_RD_READY);
 
 	r = chan_forward(ch, src, dst, &ready, &in, &out);
@@ -740,7 +741,7 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c)
 			return -1;
 		}
 		ss_established(s, 0);
-		s->t_est = ev_now(global.loop);
+		s->t_est = tick_ev_now();
 		s->srv.last_act = s->t_est;
 		return 0;
 	}
@@ -748,7 +749,7 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c)
 		stream_ssl_failed(s, reason);
 		return -1;
 	}
-	s->cli.last_act = ev_now(global.loop);
+	s->cli.last_act = tick_ev_now();
 	return stream_start(s) == -1 ? -1 : 1;
 }
 
@@ -761,7 +762,7 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	s->armed = 0;
 	d = stream_deadline(s, &which, &kind);
-	if (!d || d > ev_now(loop) + 0.0005) {
+	if (!d || d > tick_ev_now() + 0.0005) {
 		stream_arm(s);
 		return;
 	}
@@ -949,7 +950,7 @@ static int stream_read_proxy_exact(struct stream *s)
 	if (recv(s->cli.fd, b->area + b->head + have, (size_t)take, 0) != take)
 		return stream_proxy_failed(s);
 	b->data += (uint32_t)take;
-	s->cli.last_act = ev_now(global.loop);
+	s->cli.last_act = tick_ev_now();
 	if (r == 0) {
 		stream_update(s);
 		return 0;
@@ -963,7 +964,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 {
 	struct proxy *fe = li->px;
 	struct stream *s;
-	uint32_t sec = (uint32_t)(now_ms() / 1000);
+	uint32_t sec = tick_sec();
 	time_t wall;
 	uint32_t rate;
 
@@ -985,7 +986,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	s->cli_addr = *addr;
 	s->cli.fd = fd;
 	s->srv.fd = -1;
-	s->t_accept = s->cli.last_act = ev_now(global.loop);
+	s->t_accept = s->cli.last_act = tick_ev_now();
 	clock_gettime(CLOCK_REALTIME, &s->accept_date);
 	wall = s->accept_date.tv_sec;
 	ev_io_init(&s->cli.io, stream_io_cb, fd, 0);
