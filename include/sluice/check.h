@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+struct proxy;
 struct server;
 struct ssl_st;
 
@@ -86,6 +87,25 @@ struct check {
 	struct ssl_st          *ssl;         /* TLS session of the running check (check-ssl) */
 	int                     ssl_hs;      /* its handshake is in progress */
 };
+
+/* Health check options of a proxy (struct chk_px.options), one per keyword. */
+#define CHK_O_TCPCHK     0x01ULL  /* option tcp-check: checks play the tcp-check rules */
+#define CHK_O_HTTPCHK    0x02ULL  /* option httpchk: checks play the http-check rules */
+#define CHK_O_DISABLE404 0x04ULL  /* http-check disable-on-404: a 404 puts the server in NOLB */
+#define CHK_O_LOG_HEALTH 0x08ULL  /* option log-health-checks: log every status change */
+
+/* Per-proxy health check settings (struct proxy.chk), each proxy its own
+ * copy of its defaults'. */
+struct chk_px {
+	uint64_t options;   /* CHK_O_* */
+};
+
+/* <px>'s check settings (all off when it has none of its own). */
+const struct chk_px *chk_px_of(const struct proxy *px);
+
+/* <px>'s own check settings, for writing: created on first change, never
+ * shared with its defaults or another proxy. */
+struct chk_px *chk_px_w(struct proxy *px);
 
 #define CHK_OE_FASTINTER    0  /* check again at fastinter (the default) */
 #define CHK_OE_FAIL_CHECK   1  /* as if a check failed, then fastinter */

@@ -5,9 +5,18 @@
 #ifndef SLUICE_PERSIST_H
 #define SLUICE_PERSIST_H
 
+#include <stdint.h>
+
 struct http_head;
+struct proxy;
 struct server;
 struct stream;
+
+/* Options of the persistence module (persist_options()). */
+#define PST_O_PERSIST 0x01ULL  /* option persist: a cookie may name a DOWN server */
+
+/* The PST_O_* options of proxy <px> (0 when it has no settings of its own). */
+uint64_t persist_options(const struct proxy *px);
 
 /* Request side, while the head <h> is still editable (after the rules,
  * before it is written): evaluates force-persist/ignore-persist, looks for

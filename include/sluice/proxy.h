@@ -22,6 +22,7 @@ struct lf_expr;
 struct acl_px;
 struct tcp_px;
 struct httpchk_px;
+struct chk_px;
 
 #define PR_CAP_FE  0x01
 #define PR_CAP_BE  0x02
@@ -53,7 +54,8 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 
 /* Option flags (struct proxy.options), one per "option" keyword that
  * several modules read; a module's own options are in its per-proxy
- * settings (HTTP: struct http_px.options, http_ana.h). */
+ * settings (HTTP: struct http_px.options, http_ana.h; health checks:
+ * struct chk_px.options, check.h; option persist: persist.h). */
 #define PR_O_SPLICE_REQ   0x0001ULL  /* splice client->server */
 #define PR_O_SPLICE_RSP   0x0002ULL  /* splice server->client */
 #define PR_O_SPLICE_AUTO  0x0004ULL  /* splice both ways */
@@ -64,12 +66,7 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_CLI_KA       0x0080ULL  /* SO_KEEPALIVE on the client side */
 #define PR_O_SRV_KA       0x0100ULL  /* SO_KEEPALIVE on the server side */
 #define PR_O_SOCKET_STATS 0x0200ULL  /* per-listener stats rows */
-#define PR_O_LOG_HEALTH   0x0400ULL  /* log every health check status change */
 #define PR_O_ALLBACKUPS   0x0800ULL  /* all backups share the load, not only the first */
-#define PR_O_TCPCHK       0x1000ULL  /* health checks play the tcp-check rules */
-#define PR_O_HTTPCHK      0x40000ULL /* health checks play the http-check rules (httpchk.h) */
-#define PR_O_DISABLE404   0x80000ULL /* http-check disable-on-404: a 404 puts the server in NOLB */
-#define PR_O_PERSIST      0x100000ULL /* option persist: a cookie may name a DOWN server */
 #define PR_O_SMART_ACC    0x400000ULL /* option tcp-smart-accept (on by default): no bare ACK
                                          for a request answered at once (mode http) */
 
@@ -129,6 +126,7 @@ struct proxy {
 	struct lf_expr        *logformat;    /* compiled at post-parse */
 	struct stats_px       *stats;        /* stats page settings (stats_http.c) */
 	struct persist_px     *persist;      /* cookie persistence (persist.c) */
+	struct chk_px         *chk;          /* health check options (check.h) */
 	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
 	struct tcp_px         *tcp_rules;    /* tcp_rules.h: tcp-request/tcp-response rules */
 	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */

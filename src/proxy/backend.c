@@ -138,7 +138,7 @@ void backend_srv_state_changed(struct server *srv)
 	/* Gone: with "option redispatch" (and not "option persist") the
 	 * requests waiting for this very server go back to load balancing,
 	 * as HAProxy redistributes them; else they wait for its return. */
-	if ((srv->px->options & (PR_O_REDISPATCH | PR_O_PERSIST)) != PR_O_REDISPATCH)
+	if (!(srv->px->options & PR_O_REDISPATCH) || (persist_options(srv->px) & PST_O_PERSIST))
 		return;
 	/* each waiter once: one that finds no other server may queue again */
 	for (int n = srv->nbpend; n > 0 && (q = srv->queue_head); n--) {

@@ -21,6 +21,7 @@
 #include <sluice/server.h>
 #include <sluice/ssl.h>
 #include <sluice/ssl_cfg.h>
+#include <sluice/str.h>
 #include <sluice/stream.h>
 #include <sluice/tcpcheck.h>
 #include <sluice/ticks.h>
@@ -146,7 +147,7 @@ static void check_fmt_reason(const struct check *c, char *buf, size_t sz)
  * logged the check itself. */
 static void check_transition_reason(const struct check *c, char *buf, size_t sz)
 {
-	if (c->srv->px->options & PR_O_LOG_HEALTH)
+	if (chk_px_of(c->srv->px)->options & CHK_O_LOG_HEALTH)
 		*buf = 0;
 	else
 		check_fmt_reason(c, buf, sz);
@@ -321,7 +322,7 @@ static void check_log_and_go(struct check *c, int go, int was_down, int changed)
 {
 	struct server *srv = c->srv;
 
-	if ((srv->px->options & PR_O_LOG_HEALTH) && changed) {
+	if ((chk_px_of(srv->px)->options & CHK_O_LOG_HEALTH) && changed) {
 		char st[32], why[256];
 		int down = go == GO_DOWN || (was_down && go != GO_UP);
 
@@ -672,10 +673,48 @@ static int check_postparse(void)
 	return errors;
 }
 
+/* ---- per-proxy settings ---- */
+
+static const struct chk_px chk_px_default;
+
+const struct chk_px *chk_px_of(const struct proxy *px)
+{
+	return px->chk ? px->chk : &chk_px_default;
+}
+
+struct chk_px *chk_px_w(struct proxy *px)
+{
+	if (!px->chk)
+		px->chk = xcalloc(1, sizeof(*px->chk));
+	return px->chk;
+}
+
+/* A proxy starts with a copy of its defaults' settings: what it sets
+ * afterwards stays its own. */
+static void chk_px_inherit(struct proxy *px, const struct proxy *def)
+{
+	if (def->chk)
+		*chk_px_w(px) = *def->chk;
+}
+
+static void chk_px_release(struct proxy *px)
+{
+	free(px->chk);
+	px->chk = NULL;
+}
+
+static struct proxy_ext chk_px_ext = { chk_px_inherit, chk_px_release, NULL };
+
+/* The target of plain rows: <px>'s own check settings. */
+static void *chk_px_cfg(struct cfg_ctx *ctx)
+{
+	return chk_px_w(ctx->px);
+}
+
 static struct cfg_kw check_kws[] = {
 	{ "timeout check", CFG_SEC_BE, CFG_T_TIME, CFG_PX_OFF(timeout.check), .usage = "<time>" },
-	{ "option log-health-checks", CFG_SEC_BE, CFG_T_FLAG, CFG_PX_OFF(options),
-	  .mask = PR_O_LOG_HEALTH },
+	{ "option log-health-checks", CFG_SEC_BE, CFG_T_FLAG, offsetof(struct chk_px, options),
+	  .mask = CHK_O_LOG_HEALTH, .base = chk_px_cfg },
 	{ "spread-checks", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, spread_checks),
 	  .min = 0, .max = 50, .usage = "a percentage" },
 };
@@ -684,4 +723,5 @@ SLUICE_INIT(check_register)
 {
 	cfg_register(check_kws, ARRAY_SIZE(check_kws));
 	cfg_register_postparse(check_postparse, 40);
+	proxy_register_ext(&chk_px_ext);
 }

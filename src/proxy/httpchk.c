@@ -292,7 +292,7 @@ enum tcpchk_res httpchk_expect(struct check *c, const struct tcpchk_rule *r,
 	}
 	c->run_code = c->http.status;
 	/* disable-on-404 wins over the expect rules, for running servers. */
-	if ((srv->px->options & PR_O_DISABLE404) && c->http.status == 404 &&
+	if ((chk_px_of(srv->px)->options & CHK_O_DISABLE404) && c->http.status == 404 &&
 	    !(srv->flags & SRV_F_DOWN)) {
 		*res = CHK_R_L7OKC;
 		*info = "";
@@ -429,6 +429,7 @@ static int opt_split_version(struct cfg_ctx *ctx, struct httpchk_req *q, const c
 static int kw_option_httpchk(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct httpchk_px *hc;
+	struct chk_px *cp;
 
 	if (argc > 3) {
 		cfg_alert(ctx, "cannot handle unexpected argument '%s' (expects [<method>] <uri> "
@@ -438,7 +439,8 @@ static int kw_option_httpchk(struct cfg_ctx *ctx, void *target, int argc, char *
 	hc = hc_own(ctx->px);
 	req_clear(&hc->opt);
 	hc->has_opt = 1;
-	ctx->px->options = (ctx->px->options | PR_O_HTTPCHK) & ~PR_O_TCPCHK;
+	cp = chk_px_w(ctx->px);
+	cp->options = (cp->options | CHK_O_HTTPCHK) & ~CHK_O_TCPCHK;
 	if (argc == 1) {
 		hc->opt.uri = xstrdup(argv[0]);
 	} else if (argc >= 2) {
@@ -701,7 +703,7 @@ static int kw_http_check(struct cfg_ctx *ctx, void *target, int argc, char **arg
 			cfg_alert(ctx, "'disable-on-404' takes no argument (got '%s')", argv[1]);
 			return -1;
 		}
-		ctx->px->options |= PR_O_DISABLE404;
+		chk_px_w(ctx->px)->options |= CHK_O_DISABLE404;
 		return 0;
 	}
 	if (strcmp(what, "send-state") == 0 || strncmp(what, "set-var", 7) == 0 ||
@@ -817,7 +819,7 @@ static int httpchk_postparse(void)
 
 		if (!(px->cap & PR_CAP_BE))
 			continue;
-		if (!(px->options & PR_O_HTTPCHK)) {
+		if (!(chk_px_of(px)->options & CHK_O_HTTPCHK)) {
 			if (hc && hc->owner == px && hc->rules)
 				log_warning("%s:%d: backend '%s' uses http-check rules without 'option "
 					    "httpchk', so the rules are ignored", px->conf_file,

@@ -50,6 +50,7 @@ struct persist_px {
 	uint32_t             maxidle;   /* insert: seconds a cookie may go unused, 0: forever */
 	uint32_t             maxlife;   /* insert: seconds since it was first set, 0: forever */
 	struct persist_rule *rules, **rules_tail;
+	uint64_t             options;   /* PST_O_* (persist.h) */
 };
 
 static struct persist_px *persist_px_get(struct proxy *px)
@@ -59,6 +60,11 @@ static struct persist_px *persist_px_get(struct proxy *px)
 		px->persist->rules_tail = &px->persist->rules;
 	}
 	return px->persist;
+}
+
+uint64_t persist_options(const struct proxy *px)
+{
+	return px->persist ? px->persist->options : 0;
 }
 
 /* ---- request side ---- */
@@ -271,7 +277,7 @@ int persist_req(struct stream *s, struct http_head *h, struct server **out)
 		/* DOWN: still used with option persist or force-persist; a
 		 * server in maintenance only with force-persist. */
 		txn->ck_req = 'D';
-		if (force || ((s->be->options & PR_O_PERSIST) && !(srv->flags & SRV_F_MAINT)))
+		if (force || ((pp->options & PST_O_PERSIST) && !(srv->flags & SRV_F_MAINT)))
 			*out = srv;
 	}
 	/* The server must not see what is ours: the whole cookie (insert
@@ -547,9 +553,12 @@ static void persist_inherit(struct proxy *px, const struct proxy *def)
 	const struct persist_px *d = def->persist;
 	struct persist_px *pp;
 
-	if (!d || !d->name[0])
+	if (!d || (!d->name[0] && !d->options))
 		return;
 	pp = persist_px_get(px);
+	pp->options = d->options;
+	if (!d->name[0])
+		return;
 	memcpy(pp->name, d->name, sizeof(pp->name));
 	pp->mode = d->mode;
 	pp->flags = d->flags;
@@ -595,6 +604,12 @@ static int persist_postparse(void)
 	return 0;
 }
 
+/* The target of plain rows: <px>'s own settings. */
+static void *persist_px_cfg(struct cfg_ctx *ctx)
+{
+	return persist_px_get(ctx->px);
+}
+
 static struct cfg_kw persist_kws[] = {
 	{ "cookie", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_cookie,
 	  .usage = "<name> [rewrite|insert|prefix] [indirect] [nocache] [postonly] [preserve] "
@@ -603,7 +618,8 @@ static struct cfg_kw persist_kws[] = {
 	  .parse = kw_persist_rule, .usage = "if|unless <condition>" },
 	{ "ignore-persist", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
 	  .parse = kw_persist_rule, .usage = "if|unless <condition>" },
-	{ "option persist", CFG_SEC_BE, CFG_T_FLAG, CFG_PX_OFF(options), .mask = PR_O_PERSIST },
+	{ "option persist", CFG_SEC_BE, CFG_T_FLAG, offsetof(struct persist_px, options),
+	  .mask = PST_O_PERSIST, .base = persist_px_cfg },
 };
 
 static struct srv_kw persist_srv_kws[] = {

@@ -26,9 +26,11 @@
 
 const struct tcpchk_rule *tcpchk_rules(const struct proxy *px)
 {
-	if (px->options & PR_O_HTTPCHK)
+	uint64_t opts = chk_px_of(px)->options;
+
+	if (opts & CHK_O_HTTPCHK)
 		return httpchk_rules(px);
-	if (px->options & PR_O_TCPCHK)
+	if (opts & CHK_O_TCPCHK)
 		return px->tcpchk;
 	return NULL;
 }
@@ -98,7 +100,8 @@ const char *tcpchk_conn_error(const struct check *c, const char *err)
 	int step = 1;
 
 	/* "option tcp-check" without rules is a connect, said the tcp-check way. */
-	int bare = !rules && (c->srv->px->options & (PR_O_TCPCHK | PR_O_HTTPCHK)) == PR_O_TCPCHK;
+	int bare = !rules &&
+		   (chk_px_of(c->srv->px)->options & (CHK_O_TCPCHK | CHK_O_HTTPCHK)) == CHK_O_TCPCHK;
 
 	if (!bare && !rules_are_user_tcp(rules))
 		return err;
@@ -170,7 +173,7 @@ void tcpchk_set_rules(struct proxy *px, struct tcpchk_rule *rules)
 	tcpchk_free(px);
 	px->tcpchk = rules;
 	px->tcpchk_inherited = 0;
-	px->options = (px->options | PR_O_TCPCHK) & ~PR_O_HTTPCHK;
+	chk_px_w(px)->options = (chk_px_w(px)->options | CHK_O_TCPCHK) & ~CHK_O_HTTPCHK;
 }
 
 int tcpchk_regex_match(const struct tcpchk_rule *r, const char *buf, size_t len)
@@ -551,14 +554,17 @@ static struct proxy_ext tcpchk_ext = { tcpchk_inherit, NULL, NULL };
  * a protocol check). */
 static int kw_opt_tcp_check(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
+	struct chk_px *cp;
+
 	if (argc) {
 		cfg_alert(ctx, "takes no argument (got '%s')", argv[0]);
 		return -1;
 	}
+	cp = chk_px_w(ctx->px);
 	if (ctx->inverted)
-		ctx->px->options &= ~PR_O_TCPCHK;
+		cp->options &= ~CHK_O_TCPCHK;
 	else
-		ctx->px->options = (ctx->px->options | PR_O_TCPCHK) & ~PR_O_HTTPCHK;
+		cp->options = (cp->options | CHK_O_TCPCHK) & ~CHK_O_HTTPCHK;
 	return 0;
 }
 
@@ -566,7 +572,7 @@ static int tcpchk_postparse(void)
 {
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		if (rules_are_user_tcp(px->tcpchk) && !px->tcpchk_inherited &&
-		    !(px->options & PR_O_TCPCHK))
+		    !(chk_px_of(px)->options & CHK_O_TCPCHK))
 			log_warning("%s:%d: backend '%s' has tcp-check rules but no 'option tcp-check': "
 				    "they are not used", px->conf_file, px->conf_line, px->name);
 	return 0;

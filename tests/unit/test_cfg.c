@@ -13,11 +13,13 @@
 
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
+#include <sluice/check.h>
 #include <sluice/cli.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/persist.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 
@@ -680,6 +682,29 @@ static void test_no_option(void **state)
 	assert_true(http_px_of(proxy_find("l", PR_CAP_FE))->options & HTTP_O_BUFREQ);
 	assert_true(http_px_of(proxy_find("f", PR_CAP_FE))->options & HTTP_O_IGNORE_PROBES);
 	assert_false(http_px_of(proxy_find("f", PR_CAP_FE))->options & HTTP_O_BUFREQ);
+	reset(NULL);
+	/* The check and persistence options too; a proxy changing one leaves
+	 * its defaults and its siblings as they were. */
+	PARSE_ERRORS("defaults d\n  option log-health-checks\n  option persist\n"
+		     "  option httpchk\n  http-check disable-on-404\n"
+		     "backend b from d\n  no option log-health-checks\n  no option persist\n"
+		     "  option tcp-check\n"
+		     "backend c from d\n"
+		     "defaults e\n  option tcp-check\n"
+		     "backend g from e\n  no option tcp-check\n  option log-health-checks\n"
+		     "backend h from e\n", 0);
+	{
+		const struct proxy *b = proxy_find("b", PR_CAP_BE), *c = proxy_find("c", PR_CAP_BE);
+		const struct proxy *pg = proxy_find("g", PR_CAP_BE), *ph = proxy_find("h", PR_CAP_BE);
+
+		assert_int_equal(chk_px_of(b)->options, CHK_O_TCPCHK | CHK_O_DISABLE404);
+		assert_false(persist_options(b) & PST_O_PERSIST);
+		assert_int_equal(chk_px_of(c)->options,
+				 CHK_O_HTTPCHK | CHK_O_DISABLE404 | CHK_O_LOG_HEALTH);
+		assert_true(persist_options(c) & PST_O_PERSIST);
+		assert_int_equal(chk_px_of(pg)->options, CHK_O_LOG_HEALTH);
+		assert_int_equal(chk_px_of(ph)->options, CHK_O_TCPCHK);
+	}
 	reset(NULL);
 	/* "no log" forgets inherited loggers. */
 	PARSE_ERRORS("defaults\n  log 127.0.0.1 local0\n  log global\n"

@@ -45,7 +45,7 @@ static void test_option_forms(void **state)
 	assert_int_equal(rule_at("b0", 1)->match, TCPCHK_M_HTTP_STATUS);
 	assert_int_equal(rule_at("b0", 1)->codes[0].lo, 200);
 	assert_int_equal(rule_at("b0", 1)->codes[0].hi, 399);
-	assert_true(proxy_find("b4", PR_CAP_BE)->options & PR_O_HTTPCHK);
+	assert_true(chk_px_of(proxy_find("b4", PR_CAP_BE))->options & CHK_O_HTTPCHK);
 }
 
 static void test_option_version_trick(void **state)
@@ -183,7 +183,7 @@ static void test_disable_on_404(void **state)
 	LOAD(DEFAULTS "  http-check disable-on-404\n"
 	     "backend b1\n  option httpchk\n"
 	     "backend b2\n  option httpchk\n  no option tcp-check\n", 0);
-	assert_true(proxy_find("b1", PR_CAP_BE)->options & PR_O_DISABLE404);
+	assert_true(chk_px_of(proxy_find("b1", PR_CAP_BE))->options & CHK_O_DISABLE404);
 	reset(NULL);
 	LOAD(DEFAULTS "backend b\n  http-check disable-on-404 now\n", 1);
 	expect_msg("'http-check' in backend section: 'disable-on-404' takes no argument "
@@ -298,7 +298,7 @@ static void test_defaults_inheritance(void **state)
 	assert_int_equal(count_rules("b3"), 2);
 	assert_int_equal(rule_at("b3", 1)->codes[0].hi, 399);
 	/* The last check type named wins. */
-	assert_false(proxy_find("b4", PR_CAP_BE)->options & PR_O_HTTPCHK);
+	assert_false(chk_px_of(proxy_find("b4", PR_CAP_BE))->options & CHK_O_HTTPCHK);
 }
 
 static void test_last_check_type_wins(void **state)

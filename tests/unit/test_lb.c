@@ -17,6 +17,7 @@
 #include <sluice/h1.h>
 #include <sluice/http_head.h>
 #include <sluice/lb.h>
+#include <sluice/persist.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/stream.h>
@@ -382,7 +383,7 @@ static void test_cookie_config(void **state)
 				"  ignore-persist unless { path_beg /b }\n"
 				"  server a 127.0.0.1:1 cookie A\n  server b 127.0.0.1:2 cookie bee\n");
 
-	assert_true(px->options & PR_O_PERSIST);
+	assert_true(persist_options(px) & PST_O_PERSIST);
 	assert_non_null(px->persist);
 	assert_string_equal(srv_named(px, "a")->cookie, "A");
 	assert_string_equal(srv_named(px, "b")->cookie, "bee");
