@@ -282,7 +282,8 @@ int ssl_bind_parse_opt(struct ssl_bind_opts *o, int argc, char **argv, int crtli
 
 /* Every bind TLS keyword shares one row parser: the option set is one
  * function, also used by crt-list lines. */
-static int ssl_bind_kw(struct bind_conf *bc, int argc, char **argv, char **err)
+static int ssl_bind_kw(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                       char **argv, char **err)
 {
 	int used;
 
