@@ -227,65 +227,131 @@ static int ssl_load_ticket_keys(struct ssl_bind_opts *o, const char *path, char 
 	return 0;
 }
 
+/* ---- the TLS options of a bind line, also those of a crt-list line ---- */
+
+/* One TLS option: its parser, and what the parser needs of the row: the
+ * field it sets (.off into struct ssl_bind_opts), its value (.arg) and what
+ * its argument is (for "expects" messages). Parsers return the words used,
+ * or -1 with <err> allocated. */
+struct ssl_opt {
+	const char *name;
+	int       (*parse)(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+	                   char **argv, char **err);
+	size_t      off;
+	unsigned    arg;
+	const char *what;
+	int         bind_only;   /* not on crt-list lines */
+};
+
+#define SSL_BO_OFF(field) .off = offsetof(struct ssl_bind_opts, field)
+#define SSL_BO_AT(o, opt, type) ((type *)((char *)(o) + (opt)->off))
+
+/* "ssl", "strict-sni": the int at .off set. */
+static int ssl_opt_on(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
+                      char **err)
+{
+	*SSL_BO_AT(o, opt, int) = 1;
+	return 1;
+}
+
+/* "no-tlsv1x": bit .arg added to the unsigned at .off. */
+static int ssl_opt_bit(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
+                       char **err)
+{
+	*SSL_BO_AT(o, opt, unsigned) |= opt->arg;
+	return 1;
+}
+
+/* "ciphers", "ca-file"...: the string at .off replaced. */
+static int ssl_opt_str(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
+                       char **err)
+{
+	if (ssl_need_arg(argc, argv, opt->what, err))
+		return -1;
+	ssl_set_str(SSL_BO_AT(o, opt, char *), argv[1]);
+	return 2;
+}
+
+/* "ssl-min-ver", "ssl-max-ver": the version in the int at .off. */
+static int ssl_opt_ver(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
+                       char **err)
+{
+	return ssl_parse_ver(opt->name, argc > 1 ? argv[1] : NULL, SSL_BO_AT(o, opt, int), err) ?
+	       -1 : 2;
+}
+
+static int ssl_opt_alpn(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                        char **argv, char **err)
+{
+	return ssl_need_arg(argc, argv, opt->what, err) ||
+	       ssl_parse_alpn(argv[1], &o->alpn, &o->alpn_len, err) ? -1 : 2;
+}
+
+static int ssl_opt_verify(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                          char **argv, char **err)
+{
+	return ssl_parse_verify(argc > 1 ? argv[1] : NULL, 0, &o->verify, err) ? -1 : 2;
+}
+
+static int ssl_opt_crt(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                       char **argv, char **err)
+{
+	return ssl_need_arg(argc, argv, opt->what, err) ||
+	       ssl_ckch_load_crt(o, argv[1], err) ? -1 : 2;
+}
+
+static int ssl_opt_crt_list(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                            char **argv, char **err)
+{
+	return ssl_need_arg(argc, argv, opt->what, err) ||
+	       ssl_ckch_load_crt_list(o, argv[1], err) ? -1 : 2;
+}
+
+static int ssl_opt_ticket_keys(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                               char **argv, char **err)
+{
+	return ssl_need_arg(argc, argv, opt->what, err) ||
+	       ssl_load_ticket_keys(o, argv[1], err) ? -1 : 2;
+}
+
+/* In this order the bind rows are registered (suggestions see them so). */
+static const struct ssl_opt ssl_opts[] = {
+	{ "ssl", ssl_opt_on, SSL_BO_OFF(enabled), .bind_only = 1 },
+	{ "crt", ssl_opt_crt, .what = "a certificate file or directory", .bind_only = 1 },
+	{ "crt-list", ssl_opt_crt_list, .what = "a file", .bind_only = 1 },
+	{ "alpn", ssl_opt_alpn, .what = "a protocol list" },
+	{ "ciphers", ssl_opt_str, SSL_BO_OFF(ciphers), .what = "a list" },
+	{ "ciphersuites", ssl_opt_str, SSL_BO_OFF(ciphersuites), .what = "a list" },
+	{ "curves", ssl_opt_str, SSL_BO_OFF(curves), .what = "a list" },
+	{ "ssl-min-ver", ssl_opt_ver, SSL_BO_OFF(min_ver) },
+	{ "ssl-max-ver", ssl_opt_ver, SSL_BO_OFF(max_ver) },
+	{ "no-tlsv10", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS10 },
+	{ "no-tlsv11", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS11 },
+	{ "no-tlsv12", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS12 },
+	{ "no-tlsv13", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS13 },
+	{ "ca-file", ssl_opt_str, SSL_BO_OFF(ca_file), .what = "a file" },
+	{ "crl-file", ssl_opt_str, SSL_BO_OFF(crl_file), .what = "a file" },
+	{ "verify", ssl_opt_verify, .what = "'none', 'optional' or 'required'" },
+	{ "strict-sni", ssl_opt_on, SSL_BO_OFF(strict_sni), .bind_only = 1 },
+	{ "tls-ticket-keys", ssl_opt_ticket_keys, .what = "a file", .bind_only = 1 },
+};
+
 int ssl_bind_parse_opt(struct ssl_bind_opts *o, int argc, char **argv, int crtlist, char **err)
 {
-	const char *kw = argv[0];
-	unsigned bit;
-
-	if ((bit = ssl_no_ver_bit(kw))) {
-		o->no_ver |= bit;
-		return 1;
-	}
-	if (strcmp(kw, "alpn") == 0)
-		return ssl_need_arg(argc, argv, "a protocol list", err) ||
-		       ssl_parse_alpn(argv[1], &o->alpn, &o->alpn_len, err) ? -1 : 2;
-	if (strcmp(kw, "ciphers") == 0 || strcmp(kw, "ciphersuites") == 0 ||
-	    strcmp(kw, "curves") == 0) {
-		if (ssl_need_arg(argc, argv, "a list", err))
-			return -1;
-		ssl_set_str(strcmp(kw, "curves") == 0 ? &o->curves :
-			    strcmp(kw, "ciphersuites") == 0 ? &o->ciphersuites : &o->ciphers, argv[1]);
-		return 2;
-	}
-	if (strcmp(kw, "ssl-min-ver") == 0 || strcmp(kw, "ssl-max-ver") == 0)
-		return ssl_parse_ver(kw, argc > 1 ? argv[1] : NULL,
-				     kw[5] == 'i' ? &o->min_ver : &o->max_ver, err) ? -1 : 2;
-	if (strcmp(kw, "ca-file") == 0 || strcmp(kw, "crl-file") == 0) {
-		if (ssl_need_arg(argc, argv, "a file", err))
-			return -1;
-		ssl_set_str(kw[1] == 'a' ? &o->ca_file : &o->crl_file, argv[1]);
-		return 2;
-	}
-	if (strcmp(kw, "verify") == 0)
-		return ssl_parse_verify(argc > 1 ? argv[1] : NULL, 0, &o->verify, err) ? -1 : 2;
-	if (crtlist)
-		return 0;
-	if (strcmp(kw, "ssl") == 0) {
-		o->enabled = 1;
-		return 1;
-	}
-	if (strcmp(kw, "strict-sni") == 0) {
-		o->strict_sni = 1;
-		return 1;
-	}
-	if (strcmp(kw, "crt") == 0)
-		return ssl_need_arg(argc, argv, "a certificate file or directory", err) ||
-		       ssl_ckch_load_crt(o, argv[1], err) ? -1 : 2;
-	if (strcmp(kw, "crt-list") == 0)
-		return ssl_need_arg(argc, argv, "a file", err) ||
-		       ssl_ckch_load_crt_list(o, argv[1], err) ? -1 : 2;
-	if (strcmp(kw, "tls-ticket-keys") == 0)
-		return ssl_need_arg(argc, argv, "a file", err) ||
-		       ssl_load_ticket_keys(o, argv[1], err) ? -1 : 2;
+	/* A crt-list line is text: its option words are looked up here. */
+	for (size_t i = 0; i < ARRAY_SIZE(ssl_opts); i++)
+		if (strcmp(argv[0], ssl_opts[i].name) == 0)
+			return crtlist && ssl_opts[i].bind_only ? 0 :
+			       ssl_opts[i].parse(o, &ssl_opts[i], argc, argv, err);
 	return 0;
 }
 
-/* Every bind TLS keyword shares one row parser: the option set is one
- * function, also used by crt-list lines. */
+/* Every bind TLS row shares this parser: its .priv is the ssl_opts[] entry,
+ * whose parser crt-list lines use too. */
 static int ssl_bind_kw(struct bind_conf *bc, const struct bind_kw *kw, int argc,
                        char **argv, char **err)
 {
-	int used;
+	const struct ssl_opt *opt = kw->priv;
 
 	if (!bc->ssl) {
 		ssl_init_once();
@@ -294,10 +360,7 @@ static int ssl_bind_kw(struct bind_conf *bc, const struct bind_kw *kw, int argc,
 		bc->ssl->conf_file = bc->conf_file;
 		bc->ssl->conf_line = bc->conf_line;
 	}
-	used = ssl_bind_parse_opt(bc->ssl, argc, argv, 0, err);
-	if (used == 0)
-		*err = str_fmt("unsupported TLS option");
-	return used ? used : -1;
+	return opt->parse(bc->ssl, opt, argc, argv, err);
 }
 
 /* ---- contexts (client side) ---- */
@@ -981,26 +1044,8 @@ struct ssl_st *ssl_check_new(struct server *srv, int fd)
 
 /* ---- keywords ---- */
 
-static struct bind_kw ssl_bind_kws[] = {
-	{ "ssl", .parse = ssl_bind_kw },
-	{ "crt", .parse = ssl_bind_kw },
-	{ "crt-list", .parse = ssl_bind_kw },
-	{ "alpn", .parse = ssl_bind_kw },
-	{ "ciphers", .parse = ssl_bind_kw },
-	{ "ciphersuites", .parse = ssl_bind_kw },
-	{ "curves", .parse = ssl_bind_kw },
-	{ "ssl-min-ver", .parse = ssl_bind_kw },
-	{ "ssl-max-ver", .parse = ssl_bind_kw },
-	{ "no-tlsv10", .parse = ssl_bind_kw },
-	{ "no-tlsv11", .parse = ssl_bind_kw },
-	{ "no-tlsv12", .parse = ssl_bind_kw },
-	{ "no-tlsv13", .parse = ssl_bind_kw },
-	{ "ca-file", .parse = ssl_bind_kw },
-	{ "crl-file", .parse = ssl_bind_kw },
-	{ "verify", .parse = ssl_bind_kw },
-	{ "strict-sni", .parse = ssl_bind_kw },
-	{ "tls-ticket-keys", .parse = ssl_bind_kw },
-};
+/* One row per ssl_opts[] entry, made at start-up: its .priv is the option. */
+static struct bind_kw ssl_bind_kws[ARRAY_SIZE(ssl_opts)];
 
 #define SSL_SRV_OFF(field) .off = offsetof(struct ssl_srv, field)
 
@@ -1131,6 +1176,9 @@ static struct cfg_kw ssl_cfg_kws[] = {
 
 SLUICE_INIT(ssl_register)
 {
+	for (size_t i = 0; i < ARRAY_SIZE(ssl_opts); i++)
+		ssl_bind_kws[i] = (struct bind_kw){ .name = ssl_opts[i].name, .parse = ssl_bind_kw,
+		                                    .priv = &ssl_opts[i] };
 	bind_register_keywords(ssl_bind_kws, ARRAY_SIZE(ssl_bind_kws));
 	srv_register_keywords(ssl_srv_kws, ARRAY_SIZE(ssl_srv_kws));
 	cfg_register(ssl_cfg_kws, ARRAY_SIZE(ssl_cfg_kws));
