@@ -1071,10 +1071,11 @@ static struct srv_kw ssl_srv_kws[] = {
 	{ "check-sni", .parse = ssl_srv_str, SSL_SRV_OFF(check_sni) },
 };
 
-/* ssl-default-bind-options / ssl-default-server-options: version limits. */
+/* ssl-default-bind-options / ssl-default-server-options (row value 1):
+ * version limits. */
 static int kw_default_options(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	int srv = strstr(ctx->kw, "server") != NULL;
+	int srv = (int)ctx->kw_row->arg;
 
 	for (int i = 0; i < argc; i++) {
 		unsigned bit = ssl_no_ver_bit(argv[i]);
@@ -1084,7 +1085,7 @@ static int kw_default_options(struct cfg_ctx *ctx, void *target, int argc, char 
 			*(srv ? &sslg.srv_no_ver : &sslg.bind_def.no_ver) |= bit;
 		} else if ((strcmp(argv[i], "ssl-min-ver") == 0 || strcmp(argv[i], "ssl-max-ver") == 0) &&
 			   i + 1 < argc) {
-			int *v = argv[i][5] == 'i' ? (srv ? &sslg.srv_min_ver : &sslg.bind_def.min_ver)
+			int *v = strcmp(argv[i], "ssl-min-ver") == 0 ? (srv ? &sslg.srv_min_ver : &sslg.bind_def.min_ver)
 						   : (srv ? &sslg.srv_max_ver : &sslg.bind_def.max_ver);
 
 			if (ssl_parse_ver(argv[i], argv[i + 1], v, &err) == -1) {
@@ -1102,23 +1103,25 @@ static int kw_default_options(struct cfg_ctx *ctx, void *target, int argc, char 
 	return 0;
 }
 
+/* The strings of ssl-default-*-ciphers...: a row's value indexes these. */
+enum { SSL_DEF_BIND_CIPHERS, SSL_DEF_BIND_SUITES, SSL_DEF_BIND_CURVES, SSL_DEF_SRV_CIPHERS,
+       SSL_DEF_SRV_SUITES };
+
 static int kw_default_str(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	static const struct { const char *kw; char **dst; } rows[] = {
-		{ "ssl-default-bind-ciphers", &sslg.bind_def.ciphers },
-		{ "ssl-default-bind-ciphersuites", &sslg.bind_def.ciphersuites },
-		{ "ssl-default-bind-curves", &sslg.bind_def.curves },
-		{ "ssl-default-server-ciphers", &sslg.srv_ciphers },
-		{ "ssl-default-server-ciphersuites", &sslg.srv_ciphersuites },
+	static char **const dst[] = {
+		[SSL_DEF_BIND_CIPHERS] = &sslg.bind_def.ciphers,
+		[SSL_DEF_BIND_SUITES]  = &sslg.bind_def.ciphersuites,
+		[SSL_DEF_BIND_CURVES]  = &sslg.bind_def.curves,
+		[SSL_DEF_SRV_CIPHERS]  = &sslg.srv_ciphers,
+		[SSL_DEF_SRV_SUITES]   = &sslg.srv_ciphersuites,
 	};
 
 	if (argc != 1) {
 		cfg_alert(ctx, "expects one argument (a list)");
 		return -1;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
-		if (strcmp(ctx->kw, rows[i].kw) == 0)
-			ssl_set_str(rows[i].dst, argv[0]);
+	ssl_set_str(dst[ctx->kw_row->arg], argv[0]);
 	return 0;
 }
 
@@ -1134,7 +1137,22 @@ static int kw_server_verify(struct cfg_ctx *ctx, void *target, int argc, char **
 	return 0;
 }
 
-static int kw_tune_ssl(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+static int kw_tune_ssl_lifetime(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	const char *e;
+
+	if (argc != 1) {
+		cfg_alert(ctx, "expects one value");
+		return -1;
+	}
+	if (parse_time_ms(argv[0], 1000, &sslg.lifetime_ms, &e) == -1) {
+		cfg_alert(ctx, "expects a time (default unit: seconds): %s", e);
+		return -1;
+	}
+	return 0;
+}
+
+static int kw_tune_ssl_cachesize(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	char *end;
 	long v;
@@ -1142,15 +1160,6 @@ static int kw_tune_ssl(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	if (argc != 1) {
 		cfg_alert(ctx, "expects one value");
 		return -1;
-	}
-	if (strcmp(ctx->kw, "tune.ssl.lifetime") == 0) {
-		const char *e;
-
-		if (parse_time_ms(argv[0], 1000, &sslg.lifetime_ms, &e) == -1) {
-			cfg_alert(ctx, "expects a time (default unit: seconds): %s", e);
-			return -1;
-		}
-		return 0;
 	}
 	v = strtol(argv[0], &end, 10);
 	if (*end || v < 0) {
@@ -1162,16 +1171,25 @@ static int kw_tune_ssl(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 }
 
 static struct cfg_kw ssl_cfg_kws[] = {
-	{ "ssl-default-bind-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<cipher list>" },
-	{ "ssl-default-bind-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<ciphersuites>" },
-	{ "ssl-default-bind-curves", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<curves>" },
-	{ "ssl-default-bind-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options, .usage = "<options>" },
-	{ "ssl-default-server-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<cipher list>" },
-	{ "ssl-default-server-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<ciphersuites>" },
-	{ "ssl-default-server-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options, .usage = "<options>" },
+	{ "ssl-default-bind-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<cipher list>", .arg = SSL_DEF_BIND_CIPHERS },
+	{ "ssl-default-bind-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<ciphersuites>", .arg = SSL_DEF_BIND_SUITES },
+	{ "ssl-default-bind-curves", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<curves>", .arg = SSL_DEF_BIND_CURVES },
+	{ "ssl-default-bind-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options,
+	  .usage = "<options>", .arg = 0 },
+	{ "ssl-default-server-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<cipher list>", .arg = SSL_DEF_SRV_CIPHERS },
+	{ "ssl-default-server-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<ciphersuites>", .arg = SSL_DEF_SRV_SUITES },
+	{ "ssl-default-server-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options,
+	  .usage = "<options>", .arg = 1 },
 	{ "ssl-server-verify", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_server_verify, .usage = "none|required" },
-	{ "tune.ssl.cachesize", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl, .usage = "<number>" },
-	{ "tune.ssl.lifetime", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl, .usage = "<time>" },
+	{ "tune.ssl.cachesize", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl_cachesize,
+	  .usage = "<number>" },
+	{ "tune.ssl.lifetime", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl_lifetime,
+	  .usage = "<time>" },
 };
 
 SLUICE_INIT(ssl_register)
