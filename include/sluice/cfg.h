@@ -58,6 +58,10 @@ struct cfg_kw {
 	 * the row (made from its defaults if missing), so that a plain row
 	 * (CFG_T_FLAG...) needs no handler there either. */
 	void          *(*base)(struct cfg_ctx *ctx);
+	/* CFG_T_FUNC: the value this row stands for, read by a handler shared
+	 * by several rows through ctx->kw_row (so that it never re-reads the
+	 * keyword's name): a bool, an index, a slot... */
+	intptr_t         arg;
 };
 
 struct cfg_ctx {
@@ -67,6 +71,7 @@ struct cfg_ctx {
 	const char    *secname;   /* "global", "frontend", ... */
 	struct proxy  *px;        /* proxy (or defaults) being configured */
 	const char    *kw;        /* keyword being parsed, for messages */
+	const struct cfg_kw *kw_row; /* its row (NULL outside a keyword handler) */
 	int            inverted;  /* the line started with "no" */
 	int            stop;      /* stop reading this file (.alert) */
 	int            sec_failed; /* the section header failed: its lines are skipped */

@@ -130,11 +130,15 @@ void listener_recheck_limits(void);
  * stored at <off> in struct bind_conf, bounded by <min>/<max>. */
 struct bind_kw {
 	const char *name;
-	int (*parse)(struct bind_conf *bc, int argc, char **argv, char **err);
+	/* <kw> is this row, so that rows sharing a parser find their value in
+	 * kw->priv instead of re-reading the option's name. */
+	int (*parse)(struct bind_conf *bc, const struct bind_kw *kw, int argc, char **argv,
+	             char **err);
 	int         cli_only;    /* only on stats sockets */
 	size_t      off;
 	long        min, max;
 	int         set, clr;    /* LI_F_* a flag row sets and clears */
+	const void *priv;        /* the owning module's description of the option */
 };
 
 void bind_register_keywords(struct bind_kw *kws, size_t n);

@@ -525,7 +525,8 @@ static int kw_stats_socket(struct cfg_ctx *ctx, void *target, int argc, char **a
 	return listener_parse_bind(ctx, &global.cli_listeners, NULL, argc, argv, 1);
 }
 
-static int bind_level(struct bind_conf *bc, int argc, char **argv, char **err)
+static int bind_level(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                      char **argv, char **err)
 {
 	int lvl = argc > 1 ? cli_level_parse(argv[1]) : -1;
 
@@ -537,7 +538,8 @@ static int bind_level(struct bind_conf *bc, int argc, char **argv, char **err)
 	return 2;
 }
 
-static int bind_expose_fd(struct bind_conf *bc, int argc, char **argv, char **err)
+static int bind_expose_fd(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                          char **argv, char **err)
 {
 	if (argc < 2 || strcmp(argv[1], "listeners") != 0) {
 		*err = str_fmt("expects 'listeners'");

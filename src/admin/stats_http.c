@@ -243,22 +243,26 @@ static void set_str(char **dst, const char *v)
 	*dst = v ? xstrdup(v) : NULL;
 }
 
+/* The "stats" keywords kw_stats() handles: a row's value. */
+enum stats_kw { STATS_KW_ENABLE, STATS_KW_HIDE_VERSION, STATS_KW_SHOW_LEGENDS, STATS_KW_URI,
+                STATS_KW_REALM, STATS_KW_AUTH, STATS_KW_REFRESH, STATS_KW_SHOW_NODE,
+                STATS_KW_SHOW_DESC, STATS_KW_SCOPE };
+
 /* Every "stats" keyword but the flags below enables the page, as in
  * HAProxy. */
 static int kw_stats(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct stats_px *st = stats_px_w(ctx->px);
-	const char *k = ctx->kw + strlen("stats ");
+	enum stats_kw k = (enum stats_kw)ctx->kw_row->arg;
 
-	if (strcmp(k, "enable") == 0 || strcmp(k, "hide-version") == 0 ||
-	    strcmp(k, "show-legends") == 0) {
+	if (k == STATS_KW_ENABLE || k == STATS_KW_HIDE_VERSION || k == STATS_KW_SHOW_LEGENDS) {
 		if (want_args(ctx, argc, 0, 0, "no argument") == -1)
 			return -1;
-		if (k[0] == 'h')
+		if (k == STATS_KW_HIDE_VERSION)
 			st->hide_version = 1;
-		else if (k[0] == 's')
+		else if (k == STATS_KW_SHOW_LEGENDS)
 			st->show_legends = 1;
-	} else if (strcmp(k, "uri") == 0) {
+	} else if (k == STATS_KW_URI) {
 		if (want_args(ctx, argc, 1, 1, "a URI prefix") == -1)
 			return -1;
 		if (!argv[0][0]) {
@@ -266,11 +270,11 @@ static int kw_stats(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 			return -1;
 		}
 		set_str(&st->uri, argv[0]);
-	} else if (strcmp(k, "realm") == 0) {
+	} else if (k == STATS_KW_REALM) {
 		if (want_args(ctx, argc, 1, 1, "a realm (quote it if it has spaces)") == -1)
 			return -1;
 		set_str(&st->realm, argv[0]);
-	} else if (strcmp(k, "auth") == 0) {
+	} else if (k == STATS_KW_AUTH) {
 		const char *colon;
 
 		if (want_args(ctx, argc, 1, 1, "<user>:<password>") == -1)
@@ -285,7 +289,7 @@ static int kw_stats(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 		memcpy(st->auth[st->n_auth].user, argv[0], (size_t)(colon - argv[0]));
 		st->auth[st->n_auth].pass = xstrdup(colon + 1);
 		st->n_auth++;
-	} else if (strcmp(k, "refresh") == 0) {
+	} else if (k == STATS_KW_REFRESH) {
 		const char *err;
 		uint32_t ms;
 
@@ -296,23 +300,23 @@ static int kw_stats(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 			return -1;
 		}
 		st->refresh = (ms + 999) / 1000;
-	} else if (strcmp(k, "show-node") == 0) {
+	} else if (k == STATS_KW_SHOW_NODE) {
 		if (want_args(ctx, argc, 0, 1, "an optional node name") == -1)
 			return -1;
 		st->show_node = 1;
 		set_str(&st->node, argc ? argv[0] : NULL);
-	} else if (strcmp(k, "show-desc") == 0) {
+	} else if (k == STATS_KW_SHOW_DESC) {
 		if (want_args(ctx, argc, 0, 1, "an optional description (quoted)") == -1)
 			return -1;
 		st->show_desc = 1;
 		set_str(&st->desc, argc ? argv[0] : NULL);
-	} else if (strcmp(k, "scope") == 0) {
+	} else if (k == STATS_KW_SCOPE) {
 		if (want_args(ctx, argc, 1, 1, "a proxy name or '.'") == -1)
 			return -1;
 		st->scope = xrealloc(st->scope, (size_t)(st->n_scope + 1) * sizeof(*st->scope));
 		st->scope[st->n_scope++] = xstrdup(argv[0]);
 	}
-	if ((k[0] == 'a' || k[0] == 'r') && st->n_rules) {
+	if ((k == STATS_KW_AUTH || k == STATS_KW_REALM) && st->n_rules) {
 		cfg_alert(ctx, "'stats auth'/'stats realm' and 'stats http-request' can't be used "
 			  "in the same proxy (use 'stats http-request auth [realm <realm>]')");
 		return -1;
@@ -397,18 +401,26 @@ static int kw_stats_http_request(struct cfg_ctx *ctx, void *target, int argc, ch
 }
 
 static struct cfg_kw stats_kws[] = {
-	{ "stats enable", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats, .usage = "" },
-	{ "stats uri", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats, .usage = "<prefix>" },
-	{ "stats realm", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats, .usage = "<realm>" },
+	{ "stats enable", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
+	  .arg = STATS_KW_ENABLE, .usage = "" },
+	{ "stats uri", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
+	  .arg = STATS_KW_URI, .usage = "<prefix>" },
+	{ "stats realm", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
+	  .arg = STATS_KW_REALM, .usage = "<realm>" },
 	{ "stats auth", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
-	  .usage = "<user>:<passwd>" },
-	{ "stats refresh", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats, .usage = "<delay>" },
-	{ "stats hide-version", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats, .usage = "" },
-	{ "stats show-legends", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats, .usage = "" },
-	{ "stats show-node", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats, .usage = "[<name>]" },
-	{ "stats show-desc", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats, .usage = "[<desc>]" },
+	  .arg = STATS_KW_AUTH, .usage = "<user>:<passwd>" },
+	{ "stats refresh", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
+	  .arg = STATS_KW_REFRESH, .usage = "<delay>" },
+	{ "stats hide-version", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
+	  .arg = STATS_KW_HIDE_VERSION, .usage = "" },
+	{ "stats show-legends", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
+	  .arg = STATS_KW_SHOW_LEGENDS, .usage = "" },
+	{ "stats show-node", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
+	  .arg = STATS_KW_SHOW_NODE, .usage = "[<name>]" },
+	{ "stats show-desc", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
+	  .arg = STATS_KW_SHOW_DESC, .usage = "[<desc>]" },
 	{ "stats scope", CFG_SEC_PROXIES, CFG_T_FUNC, .parse = kw_stats,
-	  .usage = "<proxy> | ." },
+	  .arg = STATS_KW_SCOPE, .usage = "<proxy> | ." },
 	{ "stats admin", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC,
 	  .parse = kw_stats_admin, .usage = "{ if | unless } <condition>" },
 	{ "stats http-request", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC,

@@ -336,6 +336,7 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 	int nw, ret;
 
 	ctx->kw = NULL;
+	ctx->kw_row = NULL;
 	ctx->inverted = 0;
 	if (sec) {
 		if (ctx->section) {
@@ -395,6 +396,7 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 		return -1;
 	}
 	ctx->kw = kw->name;
+	ctx->kw_row = kw;
 	if (ctx->inverted && !(kw->flags & CFG_KW_F_NO) && kw->type != CFG_T_FLAG) {
 		cfg_alert(ctx, "'no' is not supported for this keyword");
 		return -1;
@@ -414,6 +416,7 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 	else
 		ret = cfg_apply_generic(ctx, kw, target, argc - nw, argv + nw);
 	ctx->kw = NULL;
+	ctx->kw_row = NULL;
 	return ret;
 }
 

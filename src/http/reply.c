@@ -920,10 +920,10 @@ static int kw_errorfile(struct cfg_ctx *ctx, void *target, int argc, char **argv
 	return 0;
 }
 
-/* errorloc|errorloc302|errorloc303 <code> <url> */
+/* errorloc|errorloc302|errorloc303 <code> <url> (row value 1: 303) */
 static int kw_errorloc(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	int see_other = strcmp(ctx->kw, "errorloc303") == 0;
+	int see_other = (int)ctx->kw_row->arg;
 	struct err_slot *s;
 	int i;
 
@@ -1287,7 +1287,7 @@ static struct cfg_kw reply_kws[] = {
 	{ "errorloc302", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_errorloc,
 	  .usage = "<status_code> <url>" },
 	{ "errorloc303", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_errorloc,
-	  .usage = "<status_code> <url>" },
+	  .usage = "<status_code> <url>", .arg = 1 },
 	{ "errorfiles", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_errorfiles,
 	  .usage = "<name> [<status_code> ...]" },
 	{ "http-error", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_http_error,

@@ -101,13 +101,12 @@ static struct proxy_ext http_px_ext = {
 
 /* ---- keywords ---- */
 
-/* option http-keep-alive | http-server-close | httpclose | forceclose */
+/* option http-keep-alive | http-server-close | httpclose | forceclose: the
+ * row's value is the mode. */
 static int kw_conn_mode(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct http_px *h = http_px_w(ctx->px);
-	const char *o = ctx->kw + strlen("option ");
-	enum http_conn_mode m = strcmp(o, "http-keep-alive") == 0 ? HTTP_KAL :
-				strcmp(o, "http-server-close") == 0 ? HTTP_SCL : HTTP_CLO;
+	enum http_conn_mode m = (enum http_conn_mode)ctx->kw_row->arg;
 
 	if (argc) {
 		cfg_alert(ctx, "takes no argument");
@@ -196,12 +195,12 @@ static int hdr_name_check(struct cfg_ctx *ctx, const char *name)
 	return -1;
 }
 
-/* option forwardfor [except NET] [header NAME] [if-none]
- * option originalto [except NET] [header NAME] */
+/* option forwardfor [except NET] [header NAME] [if-none]  (row value 1)
+ * option originalto [except NET] [header NAME]            (row value 0) */
 static int kw_fwd_header(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct http_px *h = http_px_w(ctx->px);
-	const int fwd = strcmp(ctx->kw, "option forwardfor") == 0;
+	const int fwd = (int)ctx->kw_row->arg;
 	char **hdr = fwd ? &h->fwdfor_hdr : &h->origto_hdr;
 	struct sockaddr_storage *net = fwd ? &h->fwdfor_except : &h->origto_except;
 	int *bits = fwd ? &h->fwdfor_except_bits : &h->origto_except_bits;
@@ -263,11 +262,11 @@ static int kw_monitor_uri(struct cfg_ctx *ctx, void *target, int argc, char **ar
 	return 0;
 }
 
-/* capture request|response header NAME len N */
+/* capture request|response header NAME len N (row value 1: response) */
 static int kw_capture(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct http_px *h = http_px_w(ctx->px);
-	const int res = strcmp(ctx->kw, "capture response header") == 0;
+	const int res = (int)ctx->kw_row->arg;
 	struct http_capture **tab = res ? &h->res_cap : &h->req_cap;
 	int *n = res ? &h->n_res_cap : &h->n_req_cap;
 	long len;
@@ -292,10 +291,11 @@ static int kw_capture(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	return 0;
 }
 
+/* unique-id-format FMT (row value 1) | unique-id-header NAME (0) */
 static int kw_unique_id(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct http_px *h = http_px_w(ctx->px);
-	char **dst = strcmp(ctx->kw, "unique-id-format") == 0 ? &h->uniqid_fmt_str : &h->uniqid_hdr;
+	char **dst = ctx->kw_row->arg ? &h->uniqid_fmt_str : &h->uniqid_hdr;
 
 	if (argc != 1) {
 		cfg_alert(ctx, "expects one argument (quote it if it has spaces)");
@@ -308,13 +308,13 @@ static int kw_unique_id(struct cfg_ctx *ctx, void *target, int argc, char **argv
 	return 0;
 }
 
-/* option httplog [clf] | log-format FMT */
+/* option httplog [clf] | log-format FMT (row value 1) */
 static int kw_log_format(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct proxy *px = ctx->px;
 	const char *fmt;
 
-	if (strcmp(ctx->kw, "log-format") == 0) {
+	if (ctx->kw_row->arg) {
 		if (argc != 1) {
 			cfg_alert(ctx, "expects one format string (quote it if it has spaces)");
 			return -1;
@@ -351,31 +351,32 @@ static void *http_px_cfg(struct cfg_ctx *ctx)
 
 static struct cfg_kw http_px_kws[] = {
 	{ "option http-keep-alive", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
-	  .flags = CFG_KW_F_NO },
+	  .flags = CFG_KW_F_NO, .arg = HTTP_KAL },
 	{ "option http-server-close", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
-	  .flags = CFG_KW_F_NO },
+	  .flags = CFG_KW_F_NO, .arg = HTTP_SCL },
 	{ "option httpclose", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
-	  .flags = CFG_KW_F_NO },
+	  .flags = CFG_KW_F_NO, .arg = HTTP_CLO },
 	{ "option forceclose", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
-	  .flags = CFG_KW_F_NO | CFG_KW_F_DEPREC, .hint = "'option httpclose'" },
+	  .flags = CFG_KW_F_NO | CFG_KW_F_DEPREC, .hint = "'option httpclose'", .arg = HTTP_CLO },
 	{ "option forwardfor", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_fwd_header,
-	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>] [if-none]" },
+	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>] [if-none]", .arg = 1 },
 	{ "option originalto", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_fwd_header,
-	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>]" },
+	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>]", .arg = 0 },
 	{ "option httplog", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format,
-	  .flags = CFG_KW_F_NO, .usage = "[clf]" },
-	{ "log-format", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format, .usage = "<format>" },
+	  .flags = CFG_KW_F_NO, .usage = "[clf]", .arg = 0 },
+	{ "log-format", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format, .usage = "<format>",
+	  .arg = 1 },
 	{ "http-reuse", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_http_reuse,
 	  .usage = "never|safe|aggressive|always" },
 	{ "monitor-uri", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_monitor_uri, .usage = "<uri>" },
 	{ "capture request header", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  .parse = kw_capture, .usage = "<name> len <length>" },
+	  .parse = kw_capture, .usage = "<name> len <length>", .arg = 0 },
 	{ "capture response header", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  .parse = kw_capture, .usage = "<name> len <length>" },
+	  .parse = kw_capture, .usage = "<name> len <length>", .arg = 1 },
 	{ "unique-id-format", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_unique_id,
-	  .usage = "<format>" },
+	  .usage = "<format>", .arg = 1 },
 	{ "unique-id-header", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_unique_id,
-	  .usage = "<name>" },
+	  .usage = "<name>", .arg = 0 },
 	HTTP_OPTION("abortonclose", HTTP_O_ABRT_CLOSE, CFG_SEC_BE),
 	HTTP_OPTION("dontlog-normal", HTTP_O_DONTLOG_NORMAL, CFG_SEC_FE),
 	HTTP_OPTION("log-separate-errors", HTTP_O_LOG_SEP_ERR, CFG_SEC_FE),

@@ -184,7 +184,7 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 			break;
 		}
 		if (kw->parse) {
-			used = kw->parse(bc, argc - i, argv + i, &err);
+			used = kw->parse(bc, kw, argc - i, argv + i, &err);
 		} else if (kw->set || kw->clr) {
 			bc->flags = (bc->flags & ~kw->clr) | kw->set;
 			used = 1;
@@ -790,7 +790,8 @@ void listener_close_all(struct listener *list)
 
 /* ---- bind options ---- */
 
-static int bind_name(struct bind_conf *bc, int argc, char **argv, char **err)
+static int bind_name(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                     char **argv, char **err)
 {
 	if (argc < 2) {
 		*err = str_fmt("expects a name");
@@ -801,7 +802,8 @@ static int bind_name(struct bind_conf *bc, int argc, char **argv, char **err)
 	return 2;
 }
 
-static int bind_mode(struct bind_conf *bc, int argc, char **argv, char **err)
+static int bind_mode(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                     char **argv, char **err)
 {
 	char *end;
 	long v;
@@ -815,7 +817,8 @@ static int bind_mode(struct bind_conf *bc, int argc, char **argv, char **err)
 }
 
 /* user <name>: the owner of a UNIX socket (uid <n>: an integer row). */
-static int bind_user(struct bind_conf *bc, int argc, char **argv, char **err)
+static int bind_user(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                     char **argv, char **err)
 {
 	struct passwd *pw;
 
@@ -833,7 +836,8 @@ static int bind_user(struct bind_conf *bc, int argc, char **argv, char **err)
 }
 
 /* group <name>: the group of a UNIX socket (gid <n>: an integer row). */
-static int bind_group(struct bind_conf *bc, int argc, char **argv, char **err)
+static int bind_group(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                      char **argv, char **err)
 {
 	struct group *gr;
 

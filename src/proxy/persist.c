@@ -526,7 +526,7 @@ static int kw_persist_rule(struct cfg_ctx *ctx, void *target, int argc, char **a
 		free(r);
 		return -1;
 	}
-	r->force = ctx->kw[0] == 'f';
+	r->force = (int)ctx->kw_row->arg;
 	pp = persist_px_get(ctx->px);
 	*pp->rules_tail = r;
 	pp->rules_tail = &r->next;
@@ -615,9 +615,9 @@ static struct cfg_kw persist_kws[] = {
 	  .usage = "<name> [rewrite|insert|prefix] [indirect] [nocache] [postonly] [preserve] "
 		   "[httponly] [secure] [domain <domain>]*" },
 	{ "force-persist", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  .parse = kw_persist_rule, .usage = "if|unless <condition>" },
+	  .parse = kw_persist_rule, .usage = "if|unless <condition>", .arg = 1 },
 	{ "ignore-persist", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  .parse = kw_persist_rule, .usage = "if|unless <condition>" },
+	  .parse = kw_persist_rule, .usage = "if|unless <condition>", .arg = 0 },
 	{ "option persist", CFG_SEC_BE, CFG_T_FLAG, offsetof(struct persist_px, options),
 	  .mask = PST_O_PERSIST, .base = persist_px_cfg },
 };

@@ -291,7 +291,7 @@ static int kw_disabled(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 		cfg_alert(ctx, "takes no argument");
 		return -1;
 	}
-	ctx->px->disabled = ctx->kw[0] == 'd';
+	ctx->px->disabled = (int)ctx->kw_row->arg;
 	return 0;
 }
 
@@ -365,8 +365,8 @@ static struct cfg_kw proxy_kws[] = {
 	  .usage = "a queue length" },
 	{ "id", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_INT, CFG_PX_OFF(id),
 	  .min = 1, .max = 0x7fffffff, .usage = "a positive id" },
-	{ "disabled", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_disabled },
-	{ "enabled", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_disabled },
+	{ "disabled", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_disabled, .arg = 1 },
+	{ "enabled", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_disabled, .arg = 0 },
 	{ "description", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
 	  .parse = kw_description, .usage = "<text>" },
 	PX_TIMEOUT("client", client, CFG_SEC_FE),
@@ -602,11 +602,11 @@ static struct proxy *cli_frontend(struct cli_ctx *ctx, const char *name)
 	return px;
 }
 
-/* disable frontend <fe> / enable frontend <fe> */
-static int cli_frontend_state(struct cli_ctx *ctx, int argc, char **argv)
+/* disable frontend <fe> / enable frontend <fe>: <disable> comes from the row
+ * (one thin function per row below). */
+static int cli_frontend_state(struct cli_ctx *ctx, int argc, char **argv, int disable)
 {
 	struct proxy *px = cli_frontend(ctx, argc > 2 ? argv[2] : NULL);
-	int disable = argv[0][0] == 'd';
 
 	if (!px)
 		return -1;
@@ -620,6 +620,16 @@ static int cli_frontend_state(struct cli_ctx *ctx, int argc, char **argv)
 		return -1;
 	}
 	return 0;
+}
+
+static int cli_disable_frontend(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_frontend_state(ctx, argc, argv, 1);
+}
+
+static int cli_enable_frontend(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_frontend_state(ctx, argc, argv, 0);
 }
 
 /* set maxconn frontend <fe> <n> */
@@ -643,9 +653,9 @@ static int cli_set_maxconn_fe(struct cli_ctx *ctx, int argc, char **argv)
 
 static struct cli_kw proxy_cli_kws[] = {
 	{ { "disable", "frontend", NULL }, "disable frontend <frontend>",
-	  "stop accepting on a frontend (sockets stay bound)", CLI_LVL_ADMIN, cli_frontend_state },
+	  "stop accepting on a frontend (sockets stay bound)", CLI_LVL_ADMIN, cli_disable_frontend },
 	{ { "enable", "frontend", NULL }, "enable frontend <frontend>",
-	  "accept again on a disabled frontend", CLI_LVL_ADMIN, cli_frontend_state },
+	  "accept again on a disabled frontend", CLI_LVL_ADMIN, cli_enable_frontend },
 	{ { "set", "maxconn", "frontend", NULL }, "set maxconn frontend <frontend> <value>",
 	  "change a frontend's connection limit", CLI_LVL_ADMIN, cli_set_maxconn_fe },
 };

@@ -979,15 +979,26 @@ static int cli_set_weight(struct cli_ctx *ctx, int argc, char **argv)
 	return srv ? server_set_weight(ctx, srv, argc > 3 ? argv[3] : NULL) : -1;
 }
 
-/* disable server / enable server */
-static int cli_server_maint(struct cli_ctx *ctx, int argc, char **argv)
+/* disable server / enable server: <maint> comes from the row (one thin
+ * function per row). */
+static int cli_server_maint(struct cli_ctx *ctx, int argc, char **argv, int maint)
 {
 	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
 
 	if (!srv)
 		return -1;
-	server_set_admin(srv, SRV_F_MAINT, argv[0][0] == 'd');
+	server_set_admin(srv, SRV_F_MAINT, maint);
 	return 0;
+}
+
+static int cli_disable_server(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_server_maint(ctx, argc, argv, 1);
+}
+
+static int cli_enable_server(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_server_maint(ctx, argc, argv, 0);
 }
 
 /* set server BE/SRV state ready|drain|maint | weight W */
@@ -1141,9 +1152,9 @@ static struct cli_kw server_cli_kws[] = {
 	{ { "del", "server", NULL }, "del server <bk>/<srv>", "remove a server in maintenance "
 	  "with no connection", CLI_LVL_ADMIN, cli_del_server },
 	{ { "disable", "server", NULL }, "disable server <bk>/<srv>", "put a server in "
-	  "maintenance (no traffic)", CLI_LVL_ADMIN, cli_server_maint },
+	  "maintenance (no traffic)", CLI_LVL_ADMIN, cli_disable_server },
 	{ { "enable", "server", NULL }, "enable server <bk>/<srv>", "take a server out of "
-	  "maintenance", CLI_LVL_ADMIN, cli_server_maint },
+	  "maintenance", CLI_LVL_ADMIN, cli_enable_server },
 };
 
 SLUICE_INIT(server_register)

@@ -251,7 +251,7 @@ static int kw_state_load(struct cfg_ctx *ctx, void *target, int argc, char **arg
 
 static int kw_state_global(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	char **dst = ctx->kw[13] == 'f' ? &st.file : &st.base;   /* server-state-file/-base */
+	char **dst = ctx->kw_row->arg ? &st.file : &st.base;   /* row value: 1 for the file */
 
 	if (argc != 1) {
 		cfg_alert(ctx, "expects a path");
@@ -264,9 +264,9 @@ static int kw_state_global(struct cfg_ctx *ctx, void *target, int argc, char **a
 
 static struct cfg_kw state_kws[] = {
 	{ "server-state-file", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_state_global,
-	  .usage = "<path>" },
+	  .usage = "<path>", .arg = 1 },
 	{ "server-state-base", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_state_global,
-	  .usage = "<directory>" },
+	  .usage = "<directory>", .arg = 0 },
 	{ "load-server-state-from-file", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_state_load,
 	  .usage = "global|local|none" },
 	{ "server-state-file-name", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_STR,

@@ -423,8 +423,9 @@ static int agent_postparse(void)
 
 /* ---- runtime API ---- */
 
-/* enable agent <b>/<s>, disable agent <b>/<s> */
-static int cli_agent(struct cli_ctx *ctx, int argc, char **argv)
+/* enable agent <b>/<s>, disable agent <b>/<s>: <enable> comes from the row
+ * (one thin function per row). */
+static int cli_agent(struct cli_ctx *ctx, int argc, char **argv, int enable)
 {
 	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
 
@@ -435,7 +436,7 @@ static int cli_agent(struct cli_ctx *ctx, int argc, char **argv)
 			    argv[0]);
 		return -1;
 	}
-	if (argv[0][0] == 'e') {
+	if (enable) {
 		if (srv->flags & SRV_F_AGENT_OFF) {
 			srv->flags &= ~SRV_F_AGENT_OFF;
 			agent_start(srv, 0);
@@ -448,11 +449,21 @@ static int cli_agent(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static int cli_enable_agent(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_agent(ctx, argc, argv, 1);
+}
+
+static int cli_disable_agent(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_agent(ctx, argc, argv, 0);
+}
+
 static struct cli_kw agent_cli_kws[] = {
 	{ { "enable", "agent", NULL }, "enable agent <bk>/<srv>", "start the agent checks of a "
-	  "server", CLI_LVL_ADMIN, cli_agent },
+	  "server", CLI_LVL_ADMIN, cli_enable_agent },
 	{ { "disable", "agent", NULL }, "disable agent <bk>/<srv>", "stop the agent checks of a "
-	  "server", CLI_LVL_ADMIN, cli_agent },
+	  "server", CLI_LVL_ADMIN, cli_disable_agent },
 };
 
 SLUICE_INIT(srv_agent_register)

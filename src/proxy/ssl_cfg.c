@@ -227,64 +227,131 @@ static int ssl_load_ticket_keys(struct ssl_bind_opts *o, const char *path, char 
 	return 0;
 }
 
+/* ---- the TLS options of a bind line, also those of a crt-list line ---- */
+
+/* One TLS option: its parser, and what the parser needs of the row: the
+ * field it sets (.off into struct ssl_bind_opts), its value (.arg) and what
+ * its argument is (for "expects" messages). Parsers return the words used,
+ * or -1 with <err> allocated. */
+struct ssl_opt {
+	const char *name;
+	int       (*parse)(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+	                   char **argv, char **err);
+	size_t      off;
+	unsigned    arg;
+	const char *what;
+	int         bind_only;   /* not on crt-list lines */
+};
+
+#define SSL_BO_OFF(field) .off = offsetof(struct ssl_bind_opts, field)
+#define SSL_BO_AT(o, opt, type) ((type *)((char *)(o) + (opt)->off))
+
+/* "ssl", "strict-sni": the int at .off set. */
+static int ssl_opt_on(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
+                      char **err)
+{
+	*SSL_BO_AT(o, opt, int) = 1;
+	return 1;
+}
+
+/* "no-tlsv1x": bit .arg added to the unsigned at .off. */
+static int ssl_opt_bit(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
+                       char **err)
+{
+	*SSL_BO_AT(o, opt, unsigned) |= opt->arg;
+	return 1;
+}
+
+/* "ciphers", "ca-file"...: the string at .off replaced. */
+static int ssl_opt_str(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
+                       char **err)
+{
+	if (ssl_need_arg(argc, argv, opt->what, err))
+		return -1;
+	ssl_set_str(SSL_BO_AT(o, opt, char *), argv[1]);
+	return 2;
+}
+
+/* "ssl-min-ver", "ssl-max-ver": the version in the int at .off. */
+static int ssl_opt_ver(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
+                       char **err)
+{
+	return ssl_parse_ver(opt->name, argc > 1 ? argv[1] : NULL, SSL_BO_AT(o, opt, int), err) ?
+	       -1 : 2;
+}
+
+static int ssl_opt_alpn(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                        char **argv, char **err)
+{
+	return ssl_need_arg(argc, argv, opt->what, err) ||
+	       ssl_parse_alpn(argv[1], &o->alpn, &o->alpn_len, err) ? -1 : 2;
+}
+
+static int ssl_opt_verify(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                          char **argv, char **err)
+{
+	return ssl_parse_verify(argc > 1 ? argv[1] : NULL, 0, &o->verify, err) ? -1 : 2;
+}
+
+static int ssl_opt_crt(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                       char **argv, char **err)
+{
+	return ssl_need_arg(argc, argv, opt->what, err) ||
+	       ssl_ckch_load_crt(o, argv[1], err) ? -1 : 2;
+}
+
+static int ssl_opt_crt_list(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                            char **argv, char **err)
+{
+	return ssl_need_arg(argc, argv, opt->what, err) ||
+	       ssl_ckch_load_crt_list(o, argv[1], err) ? -1 : 2;
+}
+
+static int ssl_opt_ticket_keys(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
+                               char **argv, char **err)
+{
+	return ssl_need_arg(argc, argv, opt->what, err) ||
+	       ssl_load_ticket_keys(o, argv[1], err) ? -1 : 2;
+}
+
+/* In this order the bind rows are registered (suggestions see them so). */
+static const struct ssl_opt ssl_opts[] = {
+	{ "ssl", ssl_opt_on, SSL_BO_OFF(enabled), .bind_only = 1 },
+	{ "crt", ssl_opt_crt, .what = "a certificate file or directory", .bind_only = 1 },
+	{ "crt-list", ssl_opt_crt_list, .what = "a file", .bind_only = 1 },
+	{ "alpn", ssl_opt_alpn, .what = "a protocol list" },
+	{ "ciphers", ssl_opt_str, SSL_BO_OFF(ciphers), .what = "a list" },
+	{ "ciphersuites", ssl_opt_str, SSL_BO_OFF(ciphersuites), .what = "a list" },
+	{ "curves", ssl_opt_str, SSL_BO_OFF(curves), .what = "a list" },
+	{ "ssl-min-ver", ssl_opt_ver, SSL_BO_OFF(min_ver) },
+	{ "ssl-max-ver", ssl_opt_ver, SSL_BO_OFF(max_ver) },
+	{ "no-tlsv10", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS10 },
+	{ "no-tlsv11", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS11 },
+	{ "no-tlsv12", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS12 },
+	{ "no-tlsv13", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS13 },
+	{ "ca-file", ssl_opt_str, SSL_BO_OFF(ca_file), .what = "a file" },
+	{ "crl-file", ssl_opt_str, SSL_BO_OFF(crl_file), .what = "a file" },
+	{ "verify", ssl_opt_verify, .what = "'none', 'optional' or 'required'" },
+	{ "strict-sni", ssl_opt_on, SSL_BO_OFF(strict_sni), .bind_only = 1 },
+	{ "tls-ticket-keys", ssl_opt_ticket_keys, .what = "a file", .bind_only = 1 },
+};
+
 int ssl_bind_parse_opt(struct ssl_bind_opts *o, int argc, char **argv, int crtlist, char **err)
 {
-	const char *kw = argv[0];
-	unsigned bit;
-
-	if ((bit = ssl_no_ver_bit(kw))) {
-		o->no_ver |= bit;
-		return 1;
-	}
-	if (strcmp(kw, "alpn") == 0)
-		return ssl_need_arg(argc, argv, "a protocol list", err) ||
-		       ssl_parse_alpn(argv[1], &o->alpn, &o->alpn_len, err) ? -1 : 2;
-	if (strcmp(kw, "ciphers") == 0 || strcmp(kw, "ciphersuites") == 0 ||
-	    strcmp(kw, "curves") == 0) {
-		if (ssl_need_arg(argc, argv, "a list", err))
-			return -1;
-		ssl_set_str(strcmp(kw, "curves") == 0 ? &o->curves :
-			    strcmp(kw, "ciphersuites") == 0 ? &o->ciphersuites : &o->ciphers, argv[1]);
-		return 2;
-	}
-	if (strcmp(kw, "ssl-min-ver") == 0 || strcmp(kw, "ssl-max-ver") == 0)
-		return ssl_parse_ver(kw, argc > 1 ? argv[1] : NULL,
-				     kw[5] == 'i' ? &o->min_ver : &o->max_ver, err) ? -1 : 2;
-	if (strcmp(kw, "ca-file") == 0 || strcmp(kw, "crl-file") == 0) {
-		if (ssl_need_arg(argc, argv, "a file", err))
-			return -1;
-		ssl_set_str(kw[1] == 'a' ? &o->ca_file : &o->crl_file, argv[1]);
-		return 2;
-	}
-	if (strcmp(kw, "verify") == 0)
-		return ssl_parse_verify(argc > 1 ? argv[1] : NULL, 0, &o->verify, err) ? -1 : 2;
-	if (crtlist)
-		return 0;
-	if (strcmp(kw, "ssl") == 0) {
-		o->enabled = 1;
-		return 1;
-	}
-	if (strcmp(kw, "strict-sni") == 0) {
-		o->strict_sni = 1;
-		return 1;
-	}
-	if (strcmp(kw, "crt") == 0)
-		return ssl_need_arg(argc, argv, "a certificate file or directory", err) ||
-		       ssl_ckch_load_crt(o, argv[1], err) ? -1 : 2;
-	if (strcmp(kw, "crt-list") == 0)
-		return ssl_need_arg(argc, argv, "a file", err) ||
-		       ssl_ckch_load_crt_list(o, argv[1], err) ? -1 : 2;
-	if (strcmp(kw, "tls-ticket-keys") == 0)
-		return ssl_need_arg(argc, argv, "a file", err) ||
-		       ssl_load_ticket_keys(o, argv[1], err) ? -1 : 2;
+	/* A crt-list line is text: its option words are looked up here. */
+	for (size_t i = 0; i < ARRAY_SIZE(ssl_opts); i++)
+		if (strcmp(argv[0], ssl_opts[i].name) == 0)
+			return crtlist && ssl_opts[i].bind_only ? 0 :
+			       ssl_opts[i].parse(o, &ssl_opts[i], argc, argv, err);
 	return 0;
 }
 
-/* Every bind TLS keyword shares one row parser: the option set is one
- * function, also used by crt-list lines. */
-static int ssl_bind_kw(struct bind_conf *bc, int argc, char **argv, char **err)
+/* Every bind TLS row shares this parser: its .priv is the ssl_opts[] entry,
+ * whose parser crt-list lines use too. */
+static int ssl_bind_kw(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                       char **argv, char **err)
 {
-	int used;
+	const struct ssl_opt *opt = kw->priv;
 
 	if (!bc->ssl) {
 		ssl_init_once();
@@ -293,10 +360,7 @@ static int ssl_bind_kw(struct bind_conf *bc, int argc, char **argv, char **err)
 		bc->ssl->conf_file = bc->conf_file;
 		bc->ssl->conf_line = bc->conf_line;
 	}
-	used = ssl_bind_parse_opt(bc->ssl, argc, argv, 0, err);
-	if (used == 0)
-		*err = str_fmt("unsupported TLS option");
-	return used ? used : -1;
+	return opt->parse(bc->ssl, opt, argc, argv, err);
 }
 
 /* ---- contexts (client side) ---- */
@@ -980,26 +1044,8 @@ struct ssl_st *ssl_check_new(struct server *srv, int fd)
 
 /* ---- keywords ---- */
 
-static struct bind_kw ssl_bind_kws[] = {
-	{ "ssl", .parse = ssl_bind_kw },
-	{ "crt", .parse = ssl_bind_kw },
-	{ "crt-list", .parse = ssl_bind_kw },
-	{ "alpn", .parse = ssl_bind_kw },
-	{ "ciphers", .parse = ssl_bind_kw },
-	{ "ciphersuites", .parse = ssl_bind_kw },
-	{ "curves", .parse = ssl_bind_kw },
-	{ "ssl-min-ver", .parse = ssl_bind_kw },
-	{ "ssl-max-ver", .parse = ssl_bind_kw },
-	{ "no-tlsv10", .parse = ssl_bind_kw },
-	{ "no-tlsv11", .parse = ssl_bind_kw },
-	{ "no-tlsv12", .parse = ssl_bind_kw },
-	{ "no-tlsv13", .parse = ssl_bind_kw },
-	{ "ca-file", .parse = ssl_bind_kw },
-	{ "crl-file", .parse = ssl_bind_kw },
-	{ "verify", .parse = ssl_bind_kw },
-	{ "strict-sni", .parse = ssl_bind_kw },
-	{ "tls-ticket-keys", .parse = ssl_bind_kw },
-};
+/* One row per ssl_opts[] entry, made at start-up: its .priv is the option. */
+static struct bind_kw ssl_bind_kws[ARRAY_SIZE(ssl_opts)];
 
 #define SSL_SRV_OFF(field) .off = offsetof(struct ssl_srv, field)
 
@@ -1025,10 +1071,11 @@ static struct srv_kw ssl_srv_kws[] = {
 	{ "check-sni", .parse = ssl_srv_str, SSL_SRV_OFF(check_sni) },
 };
 
-/* ssl-default-bind-options / ssl-default-server-options: version limits. */
+/* ssl-default-bind-options / ssl-default-server-options (row value 1):
+ * version limits. */
 static int kw_default_options(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	int srv = strstr(ctx->kw, "server") != NULL;
+	int srv = (int)ctx->kw_row->arg;
 
 	for (int i = 0; i < argc; i++) {
 		unsigned bit = ssl_no_ver_bit(argv[i]);
@@ -1038,7 +1085,7 @@ static int kw_default_options(struct cfg_ctx *ctx, void *target, int argc, char 
 			*(srv ? &sslg.srv_no_ver : &sslg.bind_def.no_ver) |= bit;
 		} else if ((strcmp(argv[i], "ssl-min-ver") == 0 || strcmp(argv[i], "ssl-max-ver") == 0) &&
 			   i + 1 < argc) {
-			int *v = argv[i][5] == 'i' ? (srv ? &sslg.srv_min_ver : &sslg.bind_def.min_ver)
+			int *v = strcmp(argv[i], "ssl-min-ver") == 0 ? (srv ? &sslg.srv_min_ver : &sslg.bind_def.min_ver)
 						   : (srv ? &sslg.srv_max_ver : &sslg.bind_def.max_ver);
 
 			if (ssl_parse_ver(argv[i], argv[i + 1], v, &err) == -1) {
@@ -1056,23 +1103,25 @@ static int kw_default_options(struct cfg_ctx *ctx, void *target, int argc, char 
 	return 0;
 }
 
+/* The strings of ssl-default-*-ciphers...: a row's value indexes these. */
+enum { SSL_DEF_BIND_CIPHERS, SSL_DEF_BIND_SUITES, SSL_DEF_BIND_CURVES, SSL_DEF_SRV_CIPHERS,
+       SSL_DEF_SRV_SUITES };
+
 static int kw_default_str(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	static const struct { const char *kw; char **dst; } rows[] = {
-		{ "ssl-default-bind-ciphers", &sslg.bind_def.ciphers },
-		{ "ssl-default-bind-ciphersuites", &sslg.bind_def.ciphersuites },
-		{ "ssl-default-bind-curves", &sslg.bind_def.curves },
-		{ "ssl-default-server-ciphers", &sslg.srv_ciphers },
-		{ "ssl-default-server-ciphersuites", &sslg.srv_ciphersuites },
+	static char **const dst[] = {
+		[SSL_DEF_BIND_CIPHERS] = &sslg.bind_def.ciphers,
+		[SSL_DEF_BIND_SUITES]  = &sslg.bind_def.ciphersuites,
+		[SSL_DEF_BIND_CURVES]  = &sslg.bind_def.curves,
+		[SSL_DEF_SRV_CIPHERS]  = &sslg.srv_ciphers,
+		[SSL_DEF_SRV_SUITES]   = &sslg.srv_ciphersuites,
 	};
 
 	if (argc != 1) {
 		cfg_alert(ctx, "expects one argument (a list)");
 		return -1;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
-		if (strcmp(ctx->kw, rows[i].kw) == 0)
-			ssl_set_str(rows[i].dst, argv[0]);
+	ssl_set_str(dst[ctx->kw_row->arg], argv[0]);
 	return 0;
 }
 
@@ -1088,7 +1137,22 @@ static int kw_server_verify(struct cfg_ctx *ctx, void *target, int argc, char **
 	return 0;
 }
 
-static int kw_tune_ssl(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+static int kw_tune_ssl_lifetime(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	const char *e;
+
+	if (argc != 1) {
+		cfg_alert(ctx, "expects one value");
+		return -1;
+	}
+	if (parse_time_ms(argv[0], 1000, &sslg.lifetime_ms, &e) == -1) {
+		cfg_alert(ctx, "expects a time (default unit: seconds): %s", e);
+		return -1;
+	}
+	return 0;
+}
+
+static int kw_tune_ssl_cachesize(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	char *end;
 	long v;
@@ -1096,15 +1160,6 @@ static int kw_tune_ssl(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	if (argc != 1) {
 		cfg_alert(ctx, "expects one value");
 		return -1;
-	}
-	if (strcmp(ctx->kw, "tune.ssl.lifetime") == 0) {
-		const char *e;
-
-		if (parse_time_ms(argv[0], 1000, &sslg.lifetime_ms, &e) == -1) {
-			cfg_alert(ctx, "expects a time (default unit: seconds): %s", e);
-			return -1;
-		}
-		return 0;
 	}
 	v = strtol(argv[0], &end, 10);
 	if (*end || v < 0) {
@@ -1116,20 +1171,32 @@ static int kw_tune_ssl(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 }
 
 static struct cfg_kw ssl_cfg_kws[] = {
-	{ "ssl-default-bind-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<cipher list>" },
-	{ "ssl-default-bind-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<ciphersuites>" },
-	{ "ssl-default-bind-curves", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<curves>" },
-	{ "ssl-default-bind-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options, .usage = "<options>" },
-	{ "ssl-default-server-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<cipher list>" },
-	{ "ssl-default-server-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str, .usage = "<ciphersuites>" },
-	{ "ssl-default-server-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options, .usage = "<options>" },
+	{ "ssl-default-bind-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<cipher list>", .arg = SSL_DEF_BIND_CIPHERS },
+	{ "ssl-default-bind-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<ciphersuites>", .arg = SSL_DEF_BIND_SUITES },
+	{ "ssl-default-bind-curves", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<curves>", .arg = SSL_DEF_BIND_CURVES },
+	{ "ssl-default-bind-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options,
+	  .usage = "<options>", .arg = 0 },
+	{ "ssl-default-server-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<cipher list>", .arg = SSL_DEF_SRV_CIPHERS },
+	{ "ssl-default-server-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
+	  .usage = "<ciphersuites>", .arg = SSL_DEF_SRV_SUITES },
+	{ "ssl-default-server-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options,
+	  .usage = "<options>", .arg = 1 },
 	{ "ssl-server-verify", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_server_verify, .usage = "none|required" },
-	{ "tune.ssl.cachesize", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl, .usage = "<number>" },
-	{ "tune.ssl.lifetime", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl, .usage = "<time>" },
+	{ "tune.ssl.cachesize", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl_cachesize,
+	  .usage = "<number>" },
+	{ "tune.ssl.lifetime", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl_lifetime,
+	  .usage = "<time>" },
 };
 
 SLUICE_INIT(ssl_register)
 {
+	for (size_t i = 0; i < ARRAY_SIZE(ssl_opts); i++)
+		ssl_bind_kws[i] = (struct bind_kw){ .name = ssl_opts[i].name, .parse = ssl_bind_kw,
+		                                    .priv = &ssl_opts[i] };
 	bind_register_keywords(ssl_bind_kws, ARRAY_SIZE(ssl_bind_kws));
 	srv_register_keywords(ssl_srv_kws, ARRAY_SIZE(ssl_srv_kws));
 	cfg_register(ssl_cfg_kws, ARRAY_SIZE(ssl_cfg_kws));

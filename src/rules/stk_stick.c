@@ -130,32 +130,24 @@ fail:
 	return -1;
 }
 
-/* The four "stick" keywords: the rule kind is the second word. */
+/* The four "stick" keywords: the row's value is the rule kind. */
 static int kw_stick(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	static const char *const kinds[] = {
-		[STK_R_ON] = "stick on", [STK_R_MATCH] = "stick match",
-		[STK_R_STORE_REQ] = "stick store-request", [STK_R_STORE_RES] = "stick store-response",
-	};
-	int k = 0;
-
 	(void)target;
-	while (strcmp(ctx->kw, kinds[k]) != 0)
-		k++;
-	return stk_kw_stick(ctx, (enum stk_rule_kind)k, argc, argv);
+	return stk_kw_stick(ctx, (enum stk_rule_kind)ctx->kw_row->arg, argc, argv);
 }
 
 #define STK_STICK_USAGE "<pattern> [table <table>] [{if | unless} <condition>]"
 
 static struct cfg_kw stk_stick_kws[] = {
 	{ "stick on", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_stick,
-	  .usage = STK_STICK_USAGE },
+	  .usage = STK_STICK_USAGE, .arg = STK_R_ON },
 	{ "stick match", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_stick,
-	  .usage = STK_STICK_USAGE },
+	  .usage = STK_STICK_USAGE, .arg = STK_R_MATCH },
 	{ "stick store-request", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  .parse = kw_stick, .usage = STK_STICK_USAGE },
+	  .parse = kw_stick, .usage = STK_STICK_USAGE, .arg = STK_R_STORE_REQ },
 	{ "stick store-response", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
-	  .parse = kw_stick, .usage = STK_STICK_USAGE },
+	  .parse = kw_stick, .usage = STK_STICK_USAGE, .arg = STK_R_STORE_RES },
 };
 
 SLUICE_INIT(stk_stick_register)

@@ -405,7 +405,7 @@ static int kw_inspect_delay(struct cfg_ctx *ctx, void *target, int argc, char **
 			  err ? err : "invalid time");
 		return -1;
 	}
-	tcp_px_make(ctx->px)->delay[strncmp(ctx->kw, "tcp-response", 12) == 0] = ms;
+	tcp_px_make(ctx->px)->delay[ctx->kw_row->arg] = ms;   /* row value: 0 request, 1 response */
 	return 0;
 }
 
@@ -552,11 +552,11 @@ static struct cfg_kw tcp_cfg_kws[] = {
 	{ "tcp-request content", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_req_content,
 	  .usage = RULE_USAGE },
 	{ "tcp-request inspect-delay", CFG_SEC_PROXIES, CFG_T_FUNC, 0,
-	  .parse = kw_inspect_delay, .usage = "<time>" },
+	  .parse = kw_inspect_delay, .usage = "<time>", .arg = 0 },
 	{ "tcp-response content", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_res_content,
 	  .usage = RULE_USAGE },
 	{ "tcp-response inspect-delay", CFG_SEC_BE, CFG_T_FUNC, 0,
-	  .parse = kw_inspect_delay, .usage = "<time>" },
+	  .parse = kw_inspect_delay, .usage = "<time>", .arg = 1 },
 };
 
 static struct proxy_ext tcp_ext = { tcp_inherit, tcp_release, NULL };

@@ -113,7 +113,7 @@ static int kw_text(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 
 static int kw_user_group(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	int is_user = ctx->kw[0] == 'u';
+	int is_user = (int)ctx->kw_row->arg;
 
 	if (argc != 1) {
 		cfg_alert(ctx, "expects a name");
@@ -157,8 +157,8 @@ static struct cfg_kw process_kws[] = {
 	{ "chroot", CFG_SEC_GLOBAL, CFG_T_STR, offsetof(struct global, chroot), .usage = "<directory>" },
 	{ "node", CFG_SEC_GLOBAL, CFG_T_STR, offsetof(struct global, node), .usage = "<name>" },
 	{ "description", CFG_SEC_GLOBAL, CFG_T_FUNC, offsetof(struct global, desc), .parse = kw_text },
-	{ "user", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_user_group },
-	{ "group", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_user_group },
+	{ "user", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_user_group, .arg = 1 },
+	{ "group", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_user_group, .arg = 0 },
 	{ "uid", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, uid), .min = 0,
 	  .max = 0x7fffffff, .usage = "a numeric user id" },
 	{ "gid", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, gid), .min = 0,
