@@ -14,6 +14,10 @@ struct acl_cond;
  * condition, or NULL after cfg_alert(). */
 struct acl_cond *acl_cond_parse(struct cfg_ctx *ctx, int argc, char **argv);
 
+/* <c> is the condition of a request rule (http-request, use_backend): warns
+ * when it uses only response fetches, which never match there. */
+void acl_cond_check_request(struct cfg_ctx *ctx, const struct acl_cond *c);
+
 /* Evaluates <c> (NULL: always true) for stream <s>: 1 true, 0 false (a
  * condition that could change with more data counts as false). */
 int acl_cond_exec(const struct acl_cond *c, struct stream *s);

@@ -39,7 +39,9 @@ struct act_parse {
 	char          **argv;
 	int             idx;
 	void           *priv;
+	int             digit;  /* the digit a row with .digit matched ("track-sc1": 1), else -1 */
 };
+
 
 struct act_kw {
 	const char *name;    /* "track-sc": matches argv[0] up to a '(' ... */
@@ -54,6 +56,9 @@ struct act_kw {
 	void      (*free)(void *priv);   /* may be NULL */
 	const char *usage;   /* the arguments, for "expects" messages */
 };
+/* The digit that word <word> carries after the name of row <kw> (a .digit
+ * row: "track-sc2" gives 2), else -1. */
+int act_digit(const struct act_kw *kw, const char *word);
 
 /* Registers <n> stream-only rows; the table must stay valid for the life
  * of the process (call from SLUICE_INIT). */

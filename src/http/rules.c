@@ -966,7 +966,8 @@ static int is_capture(const struct http_rule *r)
  * executor, run through this engine's row <http_act_shared>. */
 static int parse_shared(struct http_rule_parse *p)
 {
-	struct act_parse ap = { p->ctx, p->px, set_act_w[p->set], p->argc, p->argv, 1, NULL };
+	struct act_parse ap = { p->ctx, p->px, set_act_w[p->set], p->argc, p->argv, 1, NULL,
+				act_digit(p->r->gact, p->argv[0]) };
 	int ret = p->r->gact->parse(&ap);
 
 	p->r->gpriv = ap.priv;   /* freed with the rule even on error */
@@ -1063,6 +1064,8 @@ int http_rule_parse_args(struct http_rule_parse *p)
 		p->r->cond = acl_cond_parse(p->ctx, p->argc - p->idx, p->argv + p->idx);
 		if (!p->r->cond)
 			goto fail;
+		if (p->set == HTTP_RS_REQ)
+			acl_cond_check_request(p->ctx, p->r->cond);
 	}
 	return 0;
 fail:

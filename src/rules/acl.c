@@ -447,17 +447,19 @@ struct acl_cond *acl_cond_parse(struct cfg_ctx *ctx, int argc, char **argv)
 			  !c->nsuites ? " (expects ACL names or '{ ... }')" : "");
 		goto fail;
 	}
-	/* A request rule cannot see the response: HAProxy warns that such an
-	 * ACL never matches. */
-	if (ctx->kw && (strncmp(ctx->kw, "http-request", 12) == 0 ||
-			strcmp(ctx->kw, "use_backend") == 0) &&
-	    (c->use & SMP_USE_L7RES) && !(c->use & ~SMP_USE_L7RES))
-		cfg_warn(ctx, "condition uses only response fetches, which request rules "
-			 "cannot see: it will never match");
 	return c;
 fail:
 	acl_cond_free(c);
 	return NULL;
+}
+
+void acl_cond_check_request(struct cfg_ctx *ctx, const struct acl_cond *c)
+{
+	/* A request rule cannot see the response: HAProxy warns that such an
+	 * ACL never matches. */
+	if ((c->use & SMP_USE_L7RES) && !(c->use & ~SMP_USE_L7RES))
+		cfg_warn(ctx, "condition uses only response fetches, which request rules "
+			 "cannot see: it will never match");
 }
 
 /* One occurrence after the other of sample <expr> for <s> against <pats>.
@@ -609,6 +611,7 @@ static int kw_use_backend(struct cfg_ctx *ctx, void *target, int argc, char **ar
 			use_be_free(r);
 			return -1;
 		}
+		acl_cond_check_request(ctx, r->cond);
 	}
 	r->name = xstrdup(argv[0]);
 	r->file = xstrdup(ctx->file ? ctx->file : "");

@@ -64,6 +64,11 @@ static int act_match(const struct act_kw *kw, const char *word)
 	return n == k && memcmp(word, kw->name, k) == 0;
 }
 
+int act_digit(const struct act_kw *kw, const char *word)
+{
+	return kw->digit && act_match(kw, word) ? word[strlen(kw->name)] - '0' : -1;
+}
+
 const struct act_kw *act_find(const char *word, unsigned family)
 {
 	for (const struct act_list *l = act_lists; l; l = l->next)

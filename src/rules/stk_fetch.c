@@ -132,7 +132,8 @@ static int stk_parse_track(struct act_parse *p)
 	char *err = NULL;
 
 	p->priv = a;
-	a->slot = p->argv[0][strlen("track-sc")] - '0';
+	a->slot = p->digit;   /* "track-sc<n>": act_find() matched a digit 0..2 */
+	BUG_ON(a->slot < 0, "track-sc row matched without its digit");
 	if (p->idx >= p->argc) {
 		cfg_alert(p->ctx, "'%s' expects <key> [table <table>]", p->argv[0]);
 		return -1;

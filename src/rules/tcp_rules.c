@@ -342,7 +342,8 @@ static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char *
 	r->kw = kw;
 	r->act = act_is_own(kw) ? container_of(kw, struct tcp_act_kw, kw) : NULL;
 	r->where = set_w[set];
-	ap = (struct act_parse){ ctx, px, set_w[set], argc, argv, 1, NULL };
+	ap = (struct act_parse){ ctx, px, set_w[set], argc, argv, 1, NULL,
+				 act_digit(kw, argv[0]) };
 	if (!r->act) {
 		ret = kw->parse(&ap);
 		r->gpriv = ap.priv;   /* freed with the rule even on error */

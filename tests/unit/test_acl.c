@@ -432,6 +432,24 @@ static void test_use_backend(void **state)
 	expect_msg("use_backend 'tcpbe' is in tcp mode but the frontend is in http mode");
 }
 
+/* A request rule whose condition reads only the response never matches:
+ * warned, for http-request and use_backend, not for http-response. */
+static void test_request_cond_response_fetch(void **state)
+{
+	static const char *const warned[] = {
+		" http-request deny if { status 200 }\n",
+		" use_backend be2 if { res.hdr(x) -m found }\n",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(warned); i++) {
+		EXPECT_ERRORS(parse_fe(warned[i]), 0);
+		expect_msg("condition uses only response fetches, which request rules cannot see");
+	}
+	EXPECT_ERRORS(parse_fe(" http-response deny if { status 200 }\n"
+			       " http-request deny if { path /x } || { status 200 }\n"), 0);
+	assert_true(!errtext || !strstr(errtext, "only response fetches"));
+}
+
 /* ---- three-valued conditions on data that may still grow ---- */
 
 static enum acl_test tri(const char *cond_text)
@@ -514,6 +532,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_acl_errors, reset),
 		cmocka_unit_test_teardown(test_conditions, reset),
 		cmocka_unit_test_teardown(test_use_backend, reset),
+		cmocka_unit_test_teardown(test_request_cond_response_fetch, reset),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
