@@ -127,21 +127,9 @@ void ss_conn_lost(struct stream *s)
 	ss->st = SS_TAR;
 }
 
-void ss_abort(struct stream *s)
-{
-	struct srv_side *ss = &s->ss;
-
-	BUG_ON(ss->st == SS_KEPT, "ss_abort() of a kept connection");
-	if (ss->st == SS_QUEUED)
-		ss_dequeue(s, 0);
-	conn_close(&s->srv);
-	s->srv.flags = 0;
-	ss->conn_srv = NULL;
-	ss->want = NULL;
-	ss->st = ss->target ? SS_ASSIGNED : SS_NONE;
-}
-
-struct server *ss_release(struct stream *s)
+/* Out of the queue, the connection (unparked first) closed, no wanted
+ * server: what any state leaves when the exchange stops at the server. */
+static void ss_drop_conn(struct stream *s)
 {
 	struct srv_side *ss = &s->ss;
 
@@ -153,7 +141,19 @@ struct server *ss_release(struct stream *s)
 	s->srv.flags = 0;
 	ss->conn_srv = NULL;
 	ss->want = NULL;
-	ss->st = SS_NONE;
+}
+
+void ss_abort(struct stream *s)
+{
+	BUG_ON(s->ss.st == SS_KEPT, "ss_abort() of a kept connection");
+	ss_drop_conn(s);
+	s->ss.st = s->ss.target ? SS_ASSIGNED : SS_NONE;
+}
+
+struct server *ss_release(struct stream *s)
+{
+	ss_drop_conn(s);
+	s->ss.st = SS_NONE;
 	return ss_drop_slot(s);
 }
 
