@@ -22,6 +22,7 @@
 #include <sluice/process.h>
 #include <sluice/proxy.h>
 #include <sluice/srv_idle.h>
+#include <sluice/stop.h>
 #include <sluice/stream.h>
 #include <sluice/version.h>
 #include <sluice/ticks.h>
@@ -141,31 +142,10 @@ static int has_listeners(void)
 	return 0;
 }
 
-static void on_idle_after_stop(void)
-{
-	ev_break(global.loop, EVBREAK_ALL);
-}
-
-static void soft_stop(void)
-{
-	if (global.flags & GLB_F_STOPPING)
-		return;
-	global.flags |= GLB_F_STOPPING;
-	log_notice("soft stop: listeners closed, waiting for %d connection(s) to finish",
-		   stream_count());
-	proxy_stop_all();
-	stream_close_idle();      /* idle keep-alive clients go now */
-	srv_idle_close_all();
-	if (!stream_count())
-		ev_break(global.loop, EVBREAK_ALL);
-	else
-		stream_set_idle_cb(on_idle_after_stop);
-}
-
 static void signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	if (w->signum == SIGUSR1) {
-		soft_stop();
+		stop_soft();
 		return;
 	}
 	if (w->signum == SIGHUP) {

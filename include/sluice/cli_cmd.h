@@ -45,4 +45,22 @@ const struct cli_kw *cli_cmd_find(int argc, char **argv, int *nwords);
 /* Calls <fn> on every registered row, in registration order. */
 void cli_cmd_foreach(void (*fn)(const struct cli_kw *kw, void *arg), void *arg);
 
+/* State a reload carries: what the runtime API changed (server weights and
+ * states, stick-table entries, map and ACL edits) moves from the worker being
+ * replaced to the new one as runtime-API command lines. Each row's <dump>
+ * appends lines that, run one by one at admin level (cli_exec_line()) in a
+ * process whose configuration names the same objects, restore its module's
+ * state; a line naming an object the new configuration lacks fails alone.
+ * Rows are dumped in registration order. `show reload-state` prints them. */
+struct cli_state_kw {
+	const char *name;                  /* "servers", "tables", "maps" */
+	void      (*dump)(struct dstr *out);
+};
+
+void cli_state_register(struct cli_state_kw *kws, size_t n);
+
+/* Appends every row's lines to <out>, each section preceded by a comment
+ * line "# <name>". */
+void cli_state_dump_all(struct dstr *out);
+
 #endif

@@ -27,6 +27,7 @@ struct ssl_bind_opts;
 #define LI_F_DISABLED   0x0400  /* "disable frontend": not accepting until enabled */
 
 #define LI_F_CLI        0x0800  /* a stats socket: may use the reserve descriptor */
+#define LI_F_POOLED     0x1000  /* taken from the sockets handed over (listener_pool_add) */
 
 /* Where a unix socket of ours is during start-up (listener.ux_state). */
 #define LI_UX_NONE      0       /* not ours on disk (inherited, published or closed) */
@@ -109,6 +110,27 @@ void listener_start_all(struct listener *list, listener_accept_fn fn);
 /* Closes the listeners of <list>; unix socket files are removed unless they
  * were inherited. */
 void listener_close_all(struct listener *list);
+
+/* ---- sockets handed over by the process being replaced ----
+ * A new worker (master-worker reload) or a new process started with -x gets
+ * the listening sockets of the one it replaces, each with its key. A bind
+ * line whose address has the key of a handed-over socket takes it instead of
+ * binding a new one, so that no connection waiting in its queue is lost. */
+
+/* The key of <li>'s address: "tcp@<ip>:<port>" ("[ip6]:port"), or
+ * "unix@<path>" as configured. Returns <out>, "" for an fd@ listener. */
+const char *listener_key(const struct listener *li, char *out, size_t size);
+
+/* Adds <fd> (owned from now on, closed if no bind line takes it) under
+ * <key>. Returns 0, or -1 (fd closed) when out of memory for it. */
+int listener_pool_add(int fd, const char *key);
+
+/* Closes the handed-over sockets no bind line took (call after binding). */
+void listener_pool_close(void);
+
+/* Unix socket paths stay when their listeners close: the socket belongs to
+ * the master and outlives this worker (master-worker mode). */
+void listener_keep_unix_paths(void);
 
 /* Called when a connection accepted on <li> ends: frees limits and resumes
  * paused listeners. */

@@ -227,7 +227,17 @@ static int cli_set_level(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* show reload-state: the command lines a reload hands to the new worker. */
+static int cli_show_reload_state(struct cli_ctx *ctx, int argc, char **argv)
+{
+	cli_state_dump_all(&ctx->out);
+	return 0;
+}
+
 static struct cli_kw cli_builtin_kws[] = {
+	{ { "show", "reload-state", NULL }, "show reload-state",
+	  "print the commands a reload replays in the new worker (runtime state)",
+	  CLI_LVL_ADMIN, cli_show_reload_state },
 	{ { "help", NULL }, "help", "list the commands valid at this level", CLI_LVL_USER, cli_help },
 	{ { "prompt", NULL }, "prompt", "toggle interactive mode with a prompt", CLI_LVL_USER, cli_prompt },
 	{ { "quit", NULL }, "quit", "close this connection", CLI_LVL_USER, cli_quit },

@@ -51,3 +51,31 @@ void cli_cmd_foreach(void (*fn)(const struct cli_kw *kw, void *arg), void *arg)
 		for (size_t i = 0; i < t->n; i++)
 			fn(&t->kws[i], arg);
 }
+
+struct cli_state_table {
+	struct cli_state_kw    *kws;
+	size_t                  n;
+	struct cli_state_table *next;
+};
+
+static struct cli_state_table *cli_states;
+
+void cli_state_register(struct cli_state_kw *kws, size_t n)
+{
+	struct cli_state_table *t = xcalloc(1, sizeof(*t)), **tail = &cli_states;
+
+	t->kws = kws;
+	t->n = n;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = t;
+}
+
+void cli_state_dump_all(struct dstr *out)
+{
+	for (struct cli_state_table *t = cli_states; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++) {
+			dstr_printf(out, "# %s\n", t->kws[i].name);
+			t->kws[i].dump(out);
+		}
+}

@@ -49,7 +49,15 @@ static struct {
 	uint64_t              res_logged; /* when a shortage was last reported (ms) */
 	unsigned              res_hits;   /* shortages not reported since then */
 	void (*bind_release)(struct bind_conf *bc);   /* bind_register_release() */
+	struct li_pooled     *pool;       /* sockets handed over, not taken yet */
+	int                   keep_paths; /* listener_keep_unix_paths() */
 } lis = { .spare = -1 };
+
+struct li_pooled {
+	struct li_pooled *next;
+	int               fd;
+	char              key[];
+};
 
 void bind_register_keywords(struct bind_kw *kws, size_t n)
 {
@@ -472,9 +480,81 @@ void listener_unix_settle(void)
 	}
 }
 
+/* ---- sockets handed over ---- */
+
+const char *listener_key(const struct listener *li, char *out, size_t size)
+{
+	char a[128];
+
+	if (li->flags & LI_F_INHERITED && !(li->flags & LI_F_POOLED))
+		snprintf(out, size, "%s", "");
+	else if (li->flags & LI_F_UNIX)
+		snprintf(out, size, "unix@%s", ux_path(li));
+	else
+		snprintf(out, size, "tcp@%s", addr_to_str(&li->addr, a, sizeof(a)));
+	return out;
+}
+
+int listener_pool_add(int fd, const char *key)
+{
+	size_t n = strlen(key) + 1;
+	struct li_pooled *p = malloc(sizeof(*p) + n);
+
+	if (!p) {
+		close(fd);
+		return -1;
+	}
+	p->fd = fd;
+	memcpy(p->key, key, n);
+	p->next = lis.pool;
+	lis.pool = p;
+	return 0;
+}
+
+void listener_pool_close(void)
+{
+	while (lis.pool) {
+		struct li_pooled *p = lis.pool;
+
+		lis.pool = p->next;
+		close(p->fd);
+		free(p);
+	}
+}
+
+void listener_keep_unix_paths(void)
+{
+	lis.keep_paths = 1;
+}
+
+/* Takes the handed-over socket with <li>'s key, if any. Returns 1 if
+ * taken, 0 if none, -1 on error (alert printed). */
+static int listener_pool_take(struct listener *li)
+{
+	char key[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+
+	listener_key(li, key, sizeof(key));
+	for (struct li_pooled **pp = &lis.pool; *pp; pp = &(*pp)->next) {
+		struct li_pooled *p = *pp;
+
+		if (strcmp(p->key, key) != 0)
+			continue;
+		*pp = p->next;
+		li->fd = p->fd;
+		free(p);
+		li->flags |= LI_F_INHERITED | LI_F_POOLED;
+		if (fcntl(li->fd, F_SETFL, O_NONBLOCK) == -1 ||
+		    fcntl(li->fd, F_SETFD, FD_CLOEXEC) == -1 ||
+		    listen(li->fd, listener_backlog(li)) == -1)
+			return listener_fail(li, "take over the socket handed over for");
+		return 1;
+	}
+	return 0;
+}
+
 static int listener_bind_one(struct listener *li)
 {
-	int one = 1;
+	int one = 1, r;
 
 	if (li->flags & LI_F_BOUND)
 		return 0;
@@ -483,6 +563,12 @@ static int listener_bind_one(struct listener *li)
 			return -1;
 		li->flags |= LI_F_BOUND;
 		return 0;
+	}
+	r = lis.pool ? listener_pool_take(li) : 0;
+	if (r) {
+		if (r == 1)
+			li->flags |= LI_F_BOUND;
+		return r == 1 ? 0 : -1;
 	}
 	li->fd = socket(li->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (li->fd == -1)
@@ -773,7 +859,8 @@ void listener_close_all(struct listener *list)
 			/* the start failed: put the paths back as they were */
 			ux_restore(li);
 			ux_forget(li);
-		} else if ((li->flags & LI_F_UNIX) && !(li->flags & LI_F_INHERITED)) {
+		} else if ((li->flags & LI_F_UNIX) && !(li->flags & LI_F_INHERITED) &&
+			   !lis.keep_paths) {
 			const char *path = ux_path(li);
 			struct stat st;
 
