@@ -181,6 +181,14 @@ define run_cli
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL cli:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# Master-worker checks (systemd notify, signals during reloads, crashes,
+# the master's descriptors, keep-alive clients across reloads): also under
+# SANITIZE=1. Same contract as run_cli.
+define run_mworker
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/mworker/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL mworker:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # The benchmark scripts must at least compile (they are not run by `make
 # test`: they take minutes and need a quiet machine). compile(), as
 # py_compile does, without leaving __pycache__ behind.
@@ -208,6 +216,7 @@ test: deps deps-clients
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
 	$(run_tls)
 	$(run_cli)
+	$(run_mworker)
 	$(run_clients)
 	$(check_bench_scripts)
 	$(check_layers)

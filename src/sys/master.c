@@ -511,7 +511,11 @@ static void child_cb(struct ev_loop *loop, ev_child *c, int revents)
 			  w->st == W_OLD ? "old" : "current", w->num, (int)w->pid, how);
 		worker_free(w);
 	}
-	if (!m.workers) {
+	if (!m.workers && !m.stopping && failed && mworker_cfg.no_exit_on_failure) {
+		log_event(LOG_L_ALERT, "master: no worker left; staying for a reload "
+			  "(master-worker no-exit-on-failure)");
+		notify("STATUS=No worker: waiting for a reload");
+	} else if (!m.workers) {
 		if (!m.stopping)
 			log_event(LOG_L_NOTICE, "master: no worker left: exiting");
 		m.stopping = 1;
@@ -556,7 +560,11 @@ static void signal_cb(struct ev_loop *loop, ev_signal *s, int revents)
 			kill(w->pid, SIGHUP);
 		break;
 	default:
+		/* as HAProxy's master does: 128 + the signal (systemd units list
+		 * 143 in SuccessExitStatus) */
 		log_event(LOG_L_NOTICE, "master: exiting on signal %d", s->signum);
+		if (!m.status)
+			m.status = 128 + s->signum;
 		master_stop(SIGTERM);
 		break;
 	}
