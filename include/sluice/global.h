@@ -45,6 +45,9 @@ struct global {
 	int              uid, gid;        /* -1 when not set */
 	uint32_t         stats_timeout;   /* ms */
 	int              spread_checks;   /* percent of jitter on check intervals */
+	uint32_t         hard_stop_after; /* ms a soft stop may last before all is cut, 0: no limit */
+	uint32_t         grace;           /* ms listeners keep accepting after a soft stop starts */
+	uint32_t         close_spread;    /* close-spread-time: ms over which idle connections close */
 	struct log_list  loggers;
 
 	/* objects */

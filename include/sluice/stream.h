@@ -83,6 +83,7 @@ enum strm_timer {
 	STRM_T_QUEUE,      /* timeout queue */
 	STRM_T_INSPECT,    /* the end of an inspect-delay (tcp-request/response content) */
 	STRM_T_PROTO,      /* a deadline of the protocol's own (stream_proto.deadline) */
+	STRM_T_STOP,       /* soft stop: an idle stream's turn to close (close-spread-time) */
 };
 
 /* A stream's protocol: what runs between the client and the server once
@@ -117,8 +118,10 @@ struct stream_proto {
 	int (*fail)(struct stream *s, enum strm_err t0, enum strm_fin t1);
 	/* The stream closes: the protocol logs and releases what it holds. */
 	void (*release)(struct stream *s);
-	/* Whether it waits, idle, for a next exchange (closed by a soft
-	 * stop). NULL: never. */
+	/* Whether it waits, idle, for a next exchange: nothing of the next
+	 * one has come, so closing it now is what a keep-alive timeout does
+	 * (a soft stop with close-spread-time closes it in its turn). NULL:
+	 * never. */
 	int (*idle)(const struct stream *s);
 	/* Whether the client is waited for (its timeout runs), <cev> being
 	 * the events watched on it; whether the established server is. */
@@ -254,9 +257,12 @@ void stream_kill_server_soon(struct server *srv);
 /* <srv> goes away (del server): no shutdown is pending for it any more. */
 void stream_kill_server_cancel(struct server *srv);
 
-/* Closes the HTTP client connections that wait, idle, for their next
- * request (soft stop). */
-void stream_close_idle(void);
+/* Soft stop with close-spread-time: from now on, a stream idle between
+ * exchanges (stream_proto.idle), now or later, closes at its turn in the
+ * window of <len> seconds from <start> (at once when that is past), or
+ * earlier at its own timeout. <len> 0: idle streams wait for their own
+ * timeouts. No stream is closed from inside this call. */
+void stream_stop_spread(ev_tstamp start, ev_tstamp len);
 
 /* Closes every live stream at once (hard stop, exit). */
 void stream_kill_all(void);

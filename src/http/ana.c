@@ -221,11 +221,18 @@ static enum http_act_ret http_after_rules(struct stream *s, struct http_head *h)
 	return r;
 }
 
-/* Sets the Connection field a response to the client needs. */
+/* Sets the Connection field a response to the client needs. A soft stop
+ * that began after the request was read still closes after this response:
+ * the client learns it from the response and takes its next request
+ * elsewhere, rather than finding the connection gone under it. */
 static int http_res_conn_hdr(struct stream *s, struct http_head *h)
 {
 	struct http_txn *txn = s->txn;
-	int close = !!(txn->flags & TX_F_CLI_CLOSE);
+	int close;
+
+	if (global.flags & GLB_F_STOPPING)
+		txn->flags |= TX_F_CLI_CLOSE;
+	close = !!(txn->flags & TX_F_CLI_CLOSE);
 
 	if (close && !http_head_has_token(h, "connection", "close"))
 		return http_head_set(h, "connection", 10, "close", 5);
@@ -1418,9 +1425,12 @@ static void http_timeout(struct stream *s, int which)
 	http_process(s);
 }
 
+/* Idle between two requests: one was served and nothing of the next one
+ * came yet. A connection that never sent its first request is not idle: its
+ * request is surely on its way (http-request timeout). */
 static int http_txn_idle(const struct stream *s)
 {
-	return !s->txn && http_srv_idle(s) && !(s->req.buf && s->req.buf->data);
+	return s->nreq && !s->txn && http_srv_idle(s) && !(s->req.buf && s->req.buf->data);
 }
 
 /* Whether the client is waited for (its inactivity timeout runs). */

@@ -46,6 +46,8 @@ static struct {
 	int            count;
 	uint64_t       next_id;
 	void         (*idle_cb)(void);
+	ev_tstamp      spread_start;  /* soft stop: idle streams close in turn from */
+	ev_tstamp      spread_len;    /* ... over this long; 0: at their own timeouts */
 	int            killing;   /* stream_kill_all() runs: no new work */
 	const struct stream_proto *protos[PR_MODE_HTTP + 1];   /* by frontend mode */
 	struct server *kill_list;   /* servers whose sessions are to be shut down */
@@ -172,11 +174,28 @@ static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *whi
 	return d;
 }
 
+/* Soft stop with close-spread-time: when idle stream <s> closes. Its place
+ * in the window comes from its id through a golden-ratio hash, so that
+ * streams accepted one after another fall far apart and the closes are
+ * spread evenly, whenever each one became idle. */
+static ev_tstamp stream_stop_turn(const struct stream *s)
+{
+	double f = (double)((s->uniq_id * 0x9E3779B97F4A7C15ull) >> 11) / 9007199254740992.0;
+
+	return strm.spread_start + f * strm.spread_len;
+}
+
 /* Earliest deadline of <s>, 0 if none, and what expires then (<kind>: the
  * protocol's code when STRM_T_PROTO). */
 static ev_tstamp stream_deadline(const struct stream *s, enum strm_timer *which, int *kind)
 {
-	ev_tstamp d = stream_deadline_io(s, which, kind);
+	ev_tstamp d = stream_deadline_io(s, which, kind), x;
+
+	if (strm.spread_len > 0 && s->proto->idle && s->proto->idle(s) &&
+	    (x = stream_stop_turn(s)) && (!d || x < d)) {
+		*which = STRM_T_STOP;
+		return x;
+	}
 
 	if (s->inspect_end && (s->state == ST_INSPECT || (s->tcp_flags & STRM_F_RES_INSPECT)) &&
 	    (!d || s->inspect_end < d)) {
@@ -794,6 +813,11 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	case STRM_T_PROTO:
 		s->proto->timeout(s, kind);
 		return;
+	case STRM_T_STOP:
+		/* its turn to close in a soft stop: no word, no log, as at a
+		 * keep-alive timeout */
+		stream_close(s, SE_NONE, SF_NONE);
+		return;
 	case STRM_T_SRV:
 	case STRM_T_NONE:
 		stream_fail(s, SE_SRV_TO, SF_DATA);
@@ -1093,18 +1117,14 @@ void stream_kill_server_cancel(struct server *srv)
 	srv->flags &= ~SRV_F_KILL_SOON;
 }
 
-void stream_close_idle(void)
+void stream_stop_spread(ev_tstamp start, ev_tstamp len)
 {
-	struct stream *s = strm.list, *next;
-
-	for (; s; s = next) {
-		next = s->next;
-		if (s->proto->idle && s->proto->idle(s)) {
-			stream_close(s, SE_NONE, SF_NONE);
-			/* a close may dequeue others, which stay in the list */
-			next = strm.list;
-		}
-	}
+	strm.spread_start = start;
+	strm.spread_len = len;
+	/* arming never closes: the timers fire from the loop */
+	for (struct stream *s = strm.list; s; s = s->next)
+		if (s->proto->idle && s->proto->idle(s))
+			stream_arm(s);
 }
 
 void stream_kill_all(void)

@@ -657,6 +657,36 @@ static void test_nbthread(void **state)
 	PARSE_FRESH("global\n  nbproc 1\n", 0);
 }
 
+/* The soft-stop keywords (stop.c): times, errors naming the keyword, and a
+ * close-spread-time longer than hard-stop-after warned about at its line. */
+static void test_stop_keywords(void **state)
+{
+	PARSE_FRESH("global\n  hard-stop-after 30s\n  grace 2s\n  close-spread-time 5s\n", 0);
+	assert_int_equal(global.hard_stop_after, 30000);
+	assert_int_equal(global.grace, 2000);
+	assert_int_equal(global.close_spread, 5000);
+	PARSE_FRESH("global\n  hard-stop-after 5x\n", 1);
+	expect_msg("t.cfg:2: 'hard-stop-after' in global section: expects <time>");
+	PARSE_FRESH("global\n  grace\n", 1);
+	expect_msg("t.cfg:2: 'grace' in global section: expects <time>");
+	PARSE_FRESH("global\n  close-spread-time 1s 2s\n", 1);
+	expect_msg("t.cfg:2: 'close-spread-time' in global section: expects <time> and nothing else");
+	PARSE_FRESH("global\n  close-spread-time soon\n", 1);
+	expect_msg("t.cfg:2: 'close-spread-time' in global section: expects <time>");
+	PARSE_FRESH("frontend f\n  hard-stop-after 1s\n", 1);
+	expect_msg("t.cfg:2:");
+	PARSE_FRESH("global\n  no grace\n", 1);
+	expect_msg("'no' is not supported");
+
+	reset(NULL);
+	LOAD("global\n  close-spread-time 10s\n  hard-stop-after 2s\n", 0);
+	expect_msg("t.cfg:2: 'close-spread-time' in global section: 10000 ms is longer than "
+		   "hard-stop-after (2000 ms)");
+	reset(NULL);
+	LOAD("global\n  close-spread-time 1s\n  hard-stop-after 2s\n", 0);
+	expect_no_msg("longer than");
+}
+
 static void test_no_option(void **state)
 {
 	struct proxy *f, *g;
@@ -900,6 +930,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_duplicate_names, reset),
 		cmocka_unit_test_teardown(test_default_backend_unknown, reset),
 		cmocka_unit_test_teardown(test_nbthread, reset),
+		cmocka_unit_test_teardown(test_stop_keywords, reset),
 		cmocka_unit_test_teardown(test_no_option, reset),
 		cmocka_unit_test_teardown(test_deprecated, reset),
 		cmocka_unit_test_teardown(test_lexer_errors_reported, reset),
