@@ -153,6 +153,9 @@ void check_health_analyze(struct server *srv, const char *info);
  * check (its agent): logged with <why>'s result as the reason. */
 void check_server_down(struct server *srv, const struct check *why);
 void check_server_up(struct server *srv, const struct check *why);
+/* Marks a running <srv> "stopping" (no new load-balanced traffic), as
+ * disable-on-404 does. */
+void check_server_nolb(struct server *srv);
 
 /* Makes the servers that track <srv> ("track") follow its state after a
  * change: DOWN while it is DOWN or in maintenance, UP otherwise. */

@@ -33,7 +33,13 @@ struct pat_ref {
 	unsigned            count;
 	struct pat_ref_set *sets;    /* every index fed from this reference */
 	int                 nsets;
+	struct pat_journal *journal; /* runtime changes since start (map.c), NULL: none */
 };
+
+/* Bytes of runtime operations a reference's journal keeps (keys, values
+ * and overhead) before it gives up and a reload carries the whole contents
+ * instead (clear + add). */
+#define PAT_JOURNAL_MAX (1 << 20)
 
 /* Finds the reference of file <file> (with the same PAT_REF_MAP flag) or
  * loads it ("key value" lines when <flags> has PAT_REF_MAP, else whole

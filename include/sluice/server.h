@@ -97,6 +97,13 @@ struct server {
 	uint32_t                pool_purge_delay; /* ms */
 
 	struct ssl_srv         *ssl;         /* TLS options (ssl_cfg.h), NULL: none given */
+
+	/* what a fresh start gives, so that a reload carries only the runtime
+	 * changes (server_state.c's "servers" reload-state row) */
+	unsigned                conf_admin;  /* SRV_F_MAINT/SRV_F_DRAIN after parsing */
+	struct sockaddr_storage conf_addr;   /* address after parsing */
+	char                   *add_args;    /* "add server": its words after the name,
+	                                        quoted for a command line; NULL otherwise */
 };
 
 /* Returns 1 when <srv> can take traffic. */
@@ -170,6 +177,10 @@ int server_set_state(struct server *srv, const char *state);
  * unless they have their own, and the text `show stat` prints. */
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port);
+
+/* Records that "del server" removed <be>/<srv>, a server of the
+ * configuration, so that a reload removes it again (server_state.c). */
+void server_state_note_deleted(const char *be, const char *srv);
 
 #include <sluice/lb.h>
 

@@ -19,6 +19,10 @@ int agent_apply(struct server *srv, const char *line, size_t len);
 /* Starts / stops the agents of every server with agent-check (start-up,
  * exit): called with the health checks. */
 void agent_start_all(void);
+
+/* "set server <srv> agent up|down": the agent's operational word for
+ * <srv> as if it had replied it (<up> 1 or 0). */
+void agent_set_oper_cli(struct server *srv, int up);
 void agent_stop_all(void);
 
 #endif

@@ -118,6 +118,13 @@ struct stksess *stk_get(struct stktable *t, const unsigned char *key, uint32_t k
 /* Moves <ts> to the tail of the LRU and renews its expiry. */
 void stk_touch(struct stktable *t, struct stksess *ts);
 
+/* Sets the expiry of <ts> to <ms> from now (a carried entry: "set table
+ * ... expire"); the expiry timer follows when <ts> is the oldest entry. The
+ * entries' LRU order stays their expiry order only if they are set oldest
+ * first, as a reload replays them; otherwise an entry may outlive its date
+ * until those before it expire. */
+void stk_set_exp(struct stktable *t, struct stksess *ts, uint32_t ms);
+
 /* Removes <ts> from <t> whatever its ref count (the caller knows nobody
  * holds it: clear table skips used entries). */
 void stk_remove(struct stktable *t, struct stksess *ts);

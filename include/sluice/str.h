@@ -23,6 +23,13 @@ int dstr_add(struct dstr *d, const char *s, size_t len);
 void dstr_consume(struct dstr *d, size_t n);
 void dstr_free(struct dstr *d);
 
+/* Appends <s> (<len> bytes) to <d> as one word of a runtime-API command
+ * line: blanks, backslashes and ';' are escaped so that the stats socket's
+ * line and word splitting (admin/cli.c) give back exactly <s>. Returns 0,
+ * or -1 when no line can carry it (empty, or holding NUL, CR or LF), in
+ * which case nothing is appended. */
+int str_cli_quote(struct dstr *d, const char *s, size_t len);
+
 /* Levenshtein distance between two strings, capped at 255. */
 int str_distance(const char *a, const char *b);
 

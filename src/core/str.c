@@ -62,6 +62,28 @@ int dstr_add(struct dstr *d, const char *s, size_t len)
 	return 0;
 }
 
+int str_cli_quote(struct dstr *d, const char *s, size_t len)
+{
+	size_t start = d->len;
+
+	if (!len || memchr(s, '\0', len) || memchr(s, '\n', len) || memchr(s, '\r', len))
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		/* the line splitter turns "\;" into ";" and keeps "\x" for any
+		 * other x; the word splitter then takes the byte after a '\' as is */
+		char c = s[i], two[2] = { '\\', c };
+		int esc = c == ';' || c == '\\' || c == ' ' || c == '\t';
+
+		if (dstr_add(d, esc ? two : &c, esc ? 2 : 1) == -1) {
+			d->len = start;
+			if (d->p)
+				d->p[start] = '\0';
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void dstr_consume(struct dstr *d, size_t n)
 {
 	if (n >= d->len) {

@@ -288,6 +288,12 @@ static void server_set_nolb(struct server *srv)
 	}
 }
 
+void check_server_nolb(struct server *srv)
+{
+	if (!(srv->flags & (SRV_F_NOLB | SRV_F_DOWN)))
+		server_set_nolb(srv);
+}
+
 /* Interval before the next check, with spread-checks jitter. */
 static double check_next_delay(const struct check *c)
 {

@@ -12,6 +12,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/ssl_cfg.h>
+#include <sluice/srv_agent.h>
 #include <sluice/srv_idle.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -779,6 +780,8 @@ static int server_postparse(void)
 				srv->id = next_id++;
 			}
 			srv->last_change = global.start_time;
+			srv->conf_admin = srv->flags & (SRV_F_MAINT | SRV_F_DRAIN);
+			srv->conf_addr = srv->addr;
 			for (struct server *q = srv->next; q; q = q->next)
 				if (q->id == srv->id) {
 					log_alert("%s:%d: server '%s/%s' has the same id %d as server '%s'",
@@ -1001,7 +1004,58 @@ static int cli_enable_server(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_server_maint(ctx, argc, argv, 0);
 }
 
-/* set server BE/SRV state ready|drain|maint | weight W */
+/* set server BE/SRV health up|stopping|down: the operational state its
+ * checks would give, at once (the checks go on and may change it again). */
+static int server_set_health(struct cli_ctx *ctx, struct server *srv, const char *val)
+{
+	if (srv->track) {
+		dstr_printf(&ctx->out, "cannot change health on a tracking server.\n");
+		return -1;
+	}
+	if (!(srv->flags & SRV_F_CHECKED)) {
+		dstr_printf(&ctx->out, "Health checks are not enabled on this server.\n");
+		return -1;
+	}
+	if (strcmp(val, "down") == 0) {
+		srv->check.health = 0;
+		if (!(srv->flags & SRV_F_DOWN))
+			check_server_down(srv, NULL);
+	} else if (strcmp(val, "up") == 0 || strcmp(val, "stopping") == 0) {
+		srv->check.health = srv->check.rise + srv->check.fall - 1;
+		if ((srv->flags & SRV_F_DOWN) && !(srv->flags & SRV_F_AGENT_DOWN))
+			check_server_up(srv, NULL);
+		if (val[0] == 's')
+			check_server_nolb(srv);
+		else if (srv->flags & SRV_F_NOLB) {
+			srv->flags &= ~SRV_F_NOLB;
+			srv->last_change = tick_wall();
+			lb_recalc(srv->px);
+		}
+	} else {
+		dstr_printf(&ctx->out, "'set server <srv> health' expects 'up', 'stopping', or "
+			    "'down'.\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* set server BE/SRV agent up|down: as if its agent had answered so. */
+static int server_set_agent(struct cli_ctx *ctx, struct server *srv, const char *val)
+{
+	if (!(srv->flags & SRV_F_AGENT)) {
+		dstr_printf(&ctx->out, "Agent checks are not enabled on this server.\n");
+		return -1;
+	}
+	if (strcmp(val, "up") != 0 && strcmp(val, "down") != 0) {
+		dstr_printf(&ctx->out, "'set server <srv> agent' expects 'up' or 'down'.\n");
+		return -1;
+	}
+	agent_set_oper_cli(srv, val[0] == 'u');
+	return 0;
+}
+
+/* set server BE/SRV state ready|drain|maint | weight W | addr A [port P] |
+ * health up|stopping|down | agent up|down */
 static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
@@ -1014,9 +1068,13 @@ static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
 		return server_set_weight(ctx, srv, argc > 4 ? val : NULL);
 	if (strcmp(what, "addr") == 0)
 		return server_set_addr(ctx, srv, argc - 4, argv + 4);
+	if (strcmp(what, "health") == 0)
+		return server_set_health(ctx, srv, val);
+	if (strcmp(what, "agent") == 0)
+		return server_set_agent(ctx, srv, val);
 	if (strcmp(what, "state") != 0) {
-		dstr_printf(&ctx->out, "'set server <srv>' only supports 'state', 'weight' and "
-			    "'addr' for now.\n");
+		dstr_printf(&ctx->out, "'set server <srv>' only supports 'state', 'weight', "
+			    "'addr', 'health' and 'agent' for now.\n");
 		return -1;
 	}
 	if (server_set_state(srv, val) == -1) {
@@ -1060,12 +1118,24 @@ static int cli_add_server(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	srv->conf_file = xstrdup("(runtime API)");
 	srv->flags |= SRV_F_MAINT;
+	{
+		/* its words, for a reload to create it again */
+		struct dstr w = { 0 };
+
+		for (int i = 3; i < argc; i++)
+			if ((i > 3 && dstr_add(&w, " ", 1) == -1) ||
+			    str_cli_quote(&w, argv[i], strlen(argv[i])) == -1)
+				break;
+		srv->add_args = w.p ? w.p : xstrdup("");
+	}
+	srv->conf_admin = SRV_F_MAINT;
 	for (struct server *q = px->servers; q; q = q->next)
 		if (q != srv && q->id >= id)
 			id = q->id + 1;
 	if (!srv->id)
 		srv->id = id;
 	srv->last_change = tick_wall();
+	srv->conf_addr = srv->addr;
 	if ((srv->flags & SRV_F_CHECKED) && srv->addr.ss_family != AF_UNIX && !srv->check.has_addr) {
 		srv->check.addr = srv->addr;
 		srv->check.addrlen = srv->addrlen;
@@ -1119,6 +1189,9 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 	*pp = srv->next;
 	px->nsrv--;
 	lb_recalc(px);
+	if (!srv->add_args)
+		server_state_note_deleted(px->name, srv->name);
+	free(srv->add_args);
 	free(srv->name);
 	free(srv->addr_str);
 	free(srv->conf_file);
@@ -1144,8 +1217,9 @@ static struct cli_kw server_cli_kws[] = {
 	  "initial weight", CLI_LVL_USER, cli_get_weight },
 	{ { "set", "weight", NULL }, "set weight <bk>/<srv> <weight>[%]", "change a server's "
 	  "weight (absolute, or % of the initial one)", CLI_LVL_ADMIN, cli_set_weight },
-	{ { "set", "server", NULL }, "set server <bk>/<srv> state|weight|addr <value>",
-	  "set a server's state (ready, drain, maint), weight or address", CLI_LVL_ADMIN,
+	{ { "set", "server", NULL }, "set server <bk>/<srv> state|weight|addr|health|agent <value>",
+	  "set a server's state (ready, drain, maint), weight, address, health or agent state",
+	  CLI_LVL_ADMIN,
 	  cli_set_server },
 	{ { "add", "server", NULL }, "add server <bk>/<srv> <addr> [options]", "create a "
 	  "server (in maintenance until enabled)", CLI_LVL_ADMIN, cli_add_server },

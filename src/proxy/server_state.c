@@ -113,6 +113,129 @@ static int cli_show_servers_state(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* ---- state carried across reloads (the "servers" reload-state row) ---- */
+
+/* Servers of the configuration that "del server" removed, oldest first. */
+struct srv_gone {
+	char            *be, *srv;
+	struct srv_gone *next;
+};
+
+static struct srv_gone *srv_gone_list;
+
+void server_state_note_deleted(const char *be, const char *srv)
+{
+	struct srv_gone *g, **tail = &srv_gone_list;
+
+	for (g = srv_gone_list; g; g = g->next)
+		if (strcmp(g->be, be) == 0 && strcmp(g->srv, srv) == 0)
+			return;
+	g = xcalloc(1, sizeof(*g));
+	g->be = xstrdup(be);
+	g->srv = xstrdup(srv);
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = g;
+}
+
+static int addr_same(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	char x[INET6_ADDRSTRLEN], y[INET6_ADDRSTRLEN];
+
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family != AF_INET && a->ss_family != AF_INET6)
+		return 1;
+	return strcmp(addr_ip_str(a, x, sizeof(x)), addr_ip_str(b, y, sizeof(y))) == 0 &&
+	       addr_get_port(a) == addr_get_port(b);
+}
+
+/* "<verb> <be>/<srv>" ("set server", ...) with both names quoted; 0, or -1 when a name
+ * cannot be written on a command line (nothing appended then). */
+static int state_cmd(struct dstr *out, const char *verb, const char *be, const char *srv)
+{
+	size_t start = out->len;
+	struct dstr name = { 0 };
+	int ret = -1;
+
+	if (dstr_printf(&name, "%s/%s", be, srv) == 0 &&
+	    dstr_printf(out, "%s ", verb) == 0 &&
+	    str_cli_quote(out, name.p, name.len) == 0)
+		ret = 0;
+	if (ret == -1) {
+		out->len = start;
+		if (out->p)
+			out->p[start] = '\0';
+	}
+	dstr_free(&name);
+	return ret;
+}
+
+static const char *state_admin_word(unsigned flags)
+{
+	return (flags & SRV_F_MAINT) ? "maint" : (flags & SRV_F_DRAIN) ? "drain" : "ready";
+}
+
+static void state_reload_server(struct dstr *out, const struct proxy *px, const struct server *srv)
+{
+	unsigned admin = srv->flags & (SRV_F_MAINT | SRV_F_DRAIN);
+
+	if (srv->add_args && state_cmd(out, "add server", px->name, srv->name) == 0)
+		dstr_printf(out, " %s\n", srv->add_args);
+	if ((srv->addr.ss_family == AF_INET || srv->addr.ss_family == AF_INET6) &&
+	    !addr_same(&srv->addr, &srv->conf_addr) &&
+	    state_cmd(out, "set server", px->name, srv->name) == 0) {
+		char ip[INET6_ADDRSTRLEN];
+
+		dstr_printf(out, " addr %s port %u\n", addr_ip_str(&srv->addr, ip, sizeof(ip)),
+			    addr_get_port(&srv->addr));
+	}
+	if (srv->uweight != srv->weight && state_cmd(out, "set server", px->name, srv->name) == 0)
+		dstr_printf(out, " weight %d\n", srv->uweight);
+	/* after the address: one given at run time ends init-addr none's
+	 * maintenance */
+	if (admin != srv->conf_admin && state_cmd(out, "set server", px->name, srv->name) == 0)
+		dstr_printf(out, " state %s\n", state_admin_word(srv->flags));
+	if ((srv->flags & SRV_F_AGENT) && (srv->flags & SRV_F_AGENT_OFF) &&
+	    state_cmd(out, "disable agent", px->name, srv->name) == 0)
+		dstr_printf(out, "\n");
+	if ((srv->flags & SRV_F_AGENT) && (srv->flags & SRV_F_AGENT_DOWN) &&
+	    state_cmd(out, "set server", px->name, srv->name) == 0)
+		dstr_printf(out, " agent down\n");
+	/* the last known health, so that the new checks start from it (a
+	 * tracker follows its tracked server) */
+	if ((srv->flags & SRV_F_CHECKED) && !srv->track) {
+		const char *h = NULL;
+
+		if ((srv->flags & SRV_F_DOWN) && srv->check.health < srv->check.rise)
+			h = "down";
+		else if (!(srv->flags & SRV_F_DOWN) && (srv->flags & SRV_F_NOLB))
+			h = "stopping";
+		if (h && state_cmd(out, "set server", px->name, srv->name) == 0)
+			dstr_printf(out, " health %s\n", h);
+	}
+}
+
+static void state_reload_dump(struct dstr *out)
+{
+	for (const struct srv_gone *g = srv_gone_list; g; g = g->next) {
+		if (!proxy_find(g->be, PR_CAP_BE))
+			continue;
+		if (state_cmd(out, "set server", g->be, g->srv) == 0)
+			dstr_printf(out, " state maint\n");
+		if (state_cmd(out, "del server", g->be, g->srv) == 0)
+			dstr_printf(out, "\n");
+	}
+	for (const struct proxy *px = global.proxies; px; px = px->next)
+		if (px->cap & PR_CAP_BE)
+			for (const struct server *srv = px->servers; srv; srv = srv->next)
+				state_reload_server(out, px, srv);
+}
+
+static struct cli_state_kw state_reload_kws[] = {
+	{ "servers", state_reload_dump },
+};
+
 /* ---- loading ---- */
 
 static struct server *state_find(struct proxy *px, const char *name)
@@ -282,6 +405,7 @@ SLUICE_INIT(state_register)
 {
 	cfg_register(state_kws, ARRAY_SIZE(state_kws));
 	cli_register(state_cli_kws, ARRAY_SIZE(state_cli_kws));
+	cli_state_register(state_reload_kws, ARRAY_SIZE(state_reload_kws));
 	/* After servers and checks are set up (30, 40). */
 	cfg_register_postparse(state_postparse, 50);
 }

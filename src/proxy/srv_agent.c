@@ -95,6 +95,11 @@ static void agent_set_oper(struct server *srv, int up, const char *word, const c
 		check_server_down(srv, a);
 }
 
+void agent_set_oper_cli(struct server *srv, int up)
+{
+	agent_set_oper(srv, up, up ? "up" : "down", "set by the runtime API");
+}
+
 int agent_apply(struct server *srv, const char *line, size_t len)
 {
 	char buf[AGENT_LINE_MAX], reason[AGENT_LINE_MAX] = "", *save = NULL, *w, *hash;

@@ -316,6 +316,164 @@ struct pat_ref_elt *pat_ref_find_elt(struct pat_ref *ref, const char *name)
 	return NULL;
 }
 
+/* ------------------------------------------------------------------------
+ * The journal of runtime changes, for the "maps" reload-state row: the
+ * operations of the runtime API and of the map actions since start, to be
+ * replayed by file name on the new worker's (maybe edited) files. A clear
+ * drops what came before it, a del of a key drops the earlier operations
+ * on that key, a set the earlier sets of it. Past PAT_JOURNAL_MAX bytes,
+ * or after an operation on one entry (#<ref>), the journal is dropped and
+ * the whole contents are carried instead.
+ */
+
+enum pat_jop_kind { JOP_ADD, JOP_DEL, JOP_SET, JOP_CLEAR };
+
+struct pat_jop {
+	struct pat_jop   *next;
+	enum pat_jop_kind kind;
+	char             *key, *val;
+};
+
+struct pat_journal {
+	struct pat_jop  *head, **tail;
+	size_t           bytes;
+	int              full;    /* carry the whole contents */
+};
+
+static void pat_jop_free(struct pat_jop *op)
+{
+	free(op->key);
+	free(op->val);
+	free(op);
+}
+
+static void pat_journal_drop_ops(struct pat_journal *j)
+{
+	while (j->head) {
+		struct pat_jop *op = j->head;
+
+		j->head = op->next;
+		pat_jop_free(op);
+	}
+	j->tail = &j->head;
+	j->bytes = 0;
+}
+
+static void pat_journal_free(struct pat_ref *ref)
+{
+	if (!ref->journal)
+		return;
+	pat_journal_drop_ops(ref->journal);
+	free(ref->journal);
+	ref->journal = NULL;
+}
+
+static struct pat_journal *pat_journal_get(struct pat_ref *ref)
+{
+	if (!ref->journal) {
+		ref->journal = xcalloc(1, sizeof(*ref->journal));
+		ref->journal->tail = &ref->journal->head;
+	}
+	return ref->journal;
+}
+
+/* The whole contents of <ref> are to be carried (an entry changed by its
+ * #<ref>, or too many operations). */
+static void pat_journal_full(struct pat_ref *ref)
+{
+	struct pat_journal *j = pat_journal_get(ref);
+
+	pat_journal_drop_ops(j);
+	j->full = 1;
+}
+
+/* Records operation <kind> on <ref> (key and value as given, NULL when
+ * none), compacting as described above. */
+static void pat_journal_add(struct pat_ref *ref, enum pat_jop_kind kind, const char *key,
+                            const char *val)
+{
+	struct pat_journal *j;
+	struct pat_jop *op, **pp;
+
+	if (!ref->file || !ref->file[0])
+		return;   /* inline patterns: no runtime command reaches them */
+	j = pat_journal_get(ref);
+	if (kind == JOP_CLEAR) {
+		pat_journal_drop_ops(j);
+		j->full = 0;
+	} else if (j->full) {
+		return;   /* the contents will be carried whole */
+	} else if (kind == JOP_DEL || kind == JOP_SET) {
+		for (pp = &j->head; (op = *pp); ) {
+			if (op->kind != JOP_CLEAR && strcmp(op->key, key) == 0 &&
+			    (kind == JOP_DEL || op->kind == JOP_SET)) {
+				*pp = op->next;
+				j->bytes -= sizeof(*op) + strlen(op->key) + (op->val ? strlen(op->val) : 0);
+				pat_jop_free(op);
+				continue;
+			}
+			pp = &op->next;
+		}
+		for (j->tail = &j->head; *j->tail; j->tail = &(*j->tail)->next)
+			;
+	}
+	op = xcalloc(1, sizeof(*op));
+	op->kind = kind;
+	op->key = key ? xstrdup(key) : NULL;
+	op->val = val ? xstrdup(val) : NULL;
+	j->bytes += sizeof(*op) + (key ? strlen(key) : 0) + (val ? strlen(val) : 0);
+	*j->tail = op;
+	j->tail = &op->next;
+	if (j->bytes > PAT_JOURNAL_MAX)
+		pat_journal_full(ref);
+}
+
+/* "<verb> map|acl <file>" then the quoted words <a> and <b> (NULL: none),
+ * or nothing when a word cannot be carried on a command line. */
+static void pat_journal_line(struct dstr *out, const struct pat_ref *ref, const char *verb,
+                             const char *a, const char *b)
+{
+	size_t start = out->len;
+
+	if (dstr_printf(out, "%s %s ", verb, (ref->flags & PAT_REF_MAP) ? "map" : "acl") == 0 &&
+	    str_cli_quote(out, ref->file, strlen(ref->file)) == 0 &&
+	    (!a || (dstr_add(out, " ", 1) == 0 && str_cli_quote(out, a, strlen(a)) == 0)) &&
+	    (!b || (dstr_add(out, " ", 1) == 0 && str_cli_quote(out, b, strlen(b)) == 0)) &&
+	    dstr_add(out, "\n", 1) == 0)
+		return;
+	out->len = start;
+	if (out->p)
+		out->p[start] = '\0';
+}
+
+/* The "maps" reload-state row. */
+static void pat_journal_dump(struct dstr *out)
+{
+	for (const struct pat_ref *ref = pat_refs.head; ref; ref = ref->next) {
+		const struct pat_journal *j = ref->journal;
+		int map = !!(ref->flags & PAT_REF_MAP);
+
+		if (!j || !ref->file || !ref->file[0])
+			continue;
+		if (j->full) {
+			pat_journal_line(out, ref, "clear", NULL, NULL);
+			for (const struct pat_ref_elt *e = ref->head; e; e = e->next)
+				pat_journal_line(out, ref, "add", e->key, map ? e->val : NULL);
+			continue;
+		}
+		for (const struct pat_jop *op = j->head; op; op = op->next) {
+			static const char *const verbs[] = { "add", "del", "set", "clear" };
+
+			pat_journal_line(out, ref, verbs[op->kind], op->key,
+					 map || op->kind == JOP_SET ? op->val : NULL);
+		}
+	}
+}
+
+static struct cli_state_kw map_reload_kws[] = {
+	{ "maps", pat_journal_dump },
+};
+
 void pat_ref_free_all(void)
 {
 	while (pat_refs.head) {
@@ -332,6 +490,7 @@ void pat_ref_free_all(void)
 		free(ref->sets);
 		free(ref->file);
 		free(ref->desc);
+		pat_journal_free(ref);
 		free(ref);
 	}
 	pat_refs.tail = &pat_refs.head;
@@ -533,6 +692,7 @@ static int cli_add(struct cli_ctx *ctx, int argc, char **argv)
 		free(err);
 		return -1;
 	}
+	pat_journal_add(ref, JOP_ADD, argv[3], map ? argv[4] : NULL);
 	return 0;
 }
 
@@ -557,12 +717,14 @@ static int cli_del(struct cli_ctx *ctx, int argc, char **argv)
 			return -1;
 		}
 		pat_ref_del_elt(ref, e);
+		pat_journal_full(ref);
 		return 0;
 	}
 	if (!pat_ref_del_key(ref, argv[3])) {
 		dstr_printf(&ctx->out, "Key not found.\n");
 		return -1;
 	}
+	pat_journal_add(ref, JOP_DEL, argv[3], NULL);
 	return 0;
 }
 
@@ -586,12 +748,14 @@ static int cli_set(struct cli_ctx *ctx, int argc, char **argv)
 			return -1;
 		}
 		pat_ref_set_elt(e, argv[4]);
+		pat_journal_full(ref);
 		return 0;
 	}
 	if (!pat_ref_set_key(ref, argv[3], argv[4])) {
 		dstr_printf(&ctx->out, "entry not found.\n");
 		return -1;
 	}
+	pat_journal_add(ref, JOP_SET, argv[3], argv[4]);
 	return 0;
 }
 
@@ -608,6 +772,7 @@ static int cli_clear(struct cli_ctx *ctx, int argc, char **argv)
 	if (!ref)
 		return -1;
 	pat_ref_clear(ref);
+	pat_journal_add(ref, JOP_CLEAR, NULL, NULL);
 	return 0;
 }
 
@@ -719,8 +884,12 @@ static void map_act_exec(void *priv, struct stream *s, unsigned where)
 	case MA_SET_MAP:
 		if (act_render(s, &m->val, val, sizeof(val)) < 0)
 			return;
-		if (!pat_ref_set_key(m->ref, key, val) && pat_ref_add(m->ref, key, val, &err) == -1)
+		if (pat_ref_set_key(m->ref, key, val))
+			pat_journal_add(m->ref, JOP_SET, key, val);
+		else if (pat_ref_add(m->ref, key, val, &err) == -1)
 			free(err);
+		else
+			pat_journal_add(m->ref, JOP_ADD, key, val);
 		break;
 	case MA_ADD_ACL:
 		for (const struct pat_ref_elt *e = m->ref->head; e; e = e->next)
@@ -728,9 +897,12 @@ static void map_act_exec(void *priv, struct stream *s, unsigned where)
 				return;   /* already there */
 		if (pat_ref_add(m->ref, key, NULL, &err) == -1)
 			free(err);
+		else
+			pat_journal_add(m->ref, JOP_ADD, key, NULL);
 		break;
 	default:
-		pat_ref_del_key(m->ref, key);
+		if (pat_ref_del_key(m->ref, key))
+			pat_journal_add(m->ref, JOP_DEL, key, NULL);
 		break;
 	}
 }
@@ -750,4 +922,5 @@ SLUICE_INIT(map_register)
 	smp_register_convs(map_convs, ARRAY_SIZE(map_convs));
 	cli_register(map_cli_kws, ARRAY_SIZE(map_cli_kws));
 	act_register(map_acts, ARRAY_SIZE(map_acts));
+	cli_state_register(map_reload_kws, ARRAY_SIZE(map_reload_kws));
 }

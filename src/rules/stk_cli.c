@@ -229,9 +229,10 @@ static int cli_set_table(struct cli_ctx *ctx, int argc, char **argv)
 	int dts[STK_DT_COUNT * 2];
 	int64_t vals[STK_DT_COUNT * 2];
 	int n = 0;
+	long exp = -1;
 
 	if (argc < 5 || strcmp(argv[3], "key") != 0) {
-		dstr_printf(&ctx->out, "Required arguments: <table> key <key> "
+		dstr_printf(&ctx->out, "Required arguments: <table> key <key> [expire <ms>] "
 			    "[data.<store_data_type> <value>]*\n");
 		return -1;
 	}
@@ -251,6 +252,13 @@ static int cli_set_table(struct cli_ctx *ctx, int argc, char **argv)
 		long v;
 		int dt;
 
+		if (strcmp(argv[i], "expire") == 0 && i + 1 < argc) {
+			if (parse_int(argv[i + 1], 0, INT32_MAX, &exp, &err) == -1) {
+				dstr_printf(&ctx->out, "Require a valid expiry delay in milliseconds\n");
+				return -1;
+			}
+			continue;
+		}
 		if (strncmp(argv[i], "data.", 5) != 0 || i + 1 >= argc) {
 			dstr_printf(&ctx->out, "\"data.<type>\" followed by a value expected\n");
 			return -1;
@@ -279,8 +287,63 @@ static int cli_set_table(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++)
 		stk_data_set(t, ts, dts[i], vals[i]);
+	if (exp >= 0)
+		stk_set_exp(t, ts, (uint32_t)exp);
 	return 0;
 }
+
+/* ---- state carried across reloads (the "tables" reload-state row) ---- */
+
+/* One "set table" line per live entry of every declared table, oldest
+ * first so that the new worker's LRU (expiry) order is the same: its key,
+ * remaining expiry and every stored data but conn_cur (the connections it
+ * counts stay with the old worker). A rate is carried as its value now,
+ * which the new worker holds as the count of its current period. Entries
+ * whose key no command line can carry (empty, or a string key holding NUL,
+ * CR or LF) are left out. */
+static void stk_reload_dump(struct dstr *out)
+{
+	uint64_t now = stk_ms();
+
+	for (struct stktable *t = stk_tables(); t; t = t->next) {
+		if (!t->px)
+			continue;
+		stk_expire(t);
+		for (struct stksess *ts = t->lru_head; ts; ts = ts->next) {
+			char key[2 * STK_KEY_MAX + 1];
+			size_t start = out->len;
+			int ok;
+
+			stk_key_print(t, ts, key, sizeof(key));
+			ok = dstr_printf(out, "set table ") == 0 &&
+			     str_cli_quote(out, t->name, strlen(t->name)) == 0 &&
+			     dstr_printf(out, " key ") == 0 &&
+			     (t->type == STK_K_STR ? str_cli_quote(out, (const char *)ts->key, ts->klen) :
+			      str_cli_quote(out, key, strlen(key))) == 0;
+			if (!ok) {
+				out->len = start;
+				if (out->p)
+					out->p[start] = '\0';
+				continue;
+			}
+			if (t->expire && ts->exp)
+				dstr_printf(out, " expire %u",
+					    ts->exp > now ? (unsigned)(ts->exp - now) : 0);
+			for (int dt = 0; dt < STK_DT_COUNT; dt++) {
+				int64_t v;
+
+				if (dt != STK_DT_CONN_CUR && stk_data_get(t, ts, dt, &v))
+					dstr_printf(out, " data.%s %" PRId64, stk_dt_name(dt),
+						    MIN(v, stk_dt_max(dt)));
+			}
+			dstr_printf(out, "\n");
+		}
+	}
+}
+
+static struct cli_state_kw stk_reload_kws[] = {
+	{ "tables", stk_reload_dump },
+};
 
 static struct cli_kw stk_cli_kws[] = {
 	{ { "show", "table", NULL }, "show table [<table> [data.<type> <op> <v>]* [key <k>]]",
@@ -288,11 +351,12 @@ static struct cli_kw stk_cli_kws[] = {
 	  cli_show_table },
 	{ { "clear", "table", NULL }, "clear table <table> [data.<type> <op> <v>]* [key <k>]",
 	  "remove an entry from a table", CLI_LVL_ADMIN, cli_clear_table },
-	{ { "set", "table", NULL }, "set table <table> key <k> [data.<type> <v>]*",
+	{ { "set", "table", NULL }, "set table <table> key <k> [expire <ms>] [data.<type> <v>]*",
 	  "update or create a table entry's data", CLI_LVL_ADMIN, cli_set_table },
 };
 
 SLUICE_INIT(stk_cli_register)
 {
 	cli_register(stk_cli_kws, ARRAY_SIZE(stk_cli_kws));
+	cli_state_register(stk_reload_kws, ARRAY_SIZE(stk_reload_kws));
 }

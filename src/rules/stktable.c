@@ -375,6 +375,17 @@ void stk_touch(struct stktable *t, struct stksess *ts)
 	stk_arm(t);
 }
 
+void stk_set_exp(struct stktable *t, struct stksess *ts, uint32_t ms)
+{
+	if (!t->expire)
+		return;
+	ts->exp = stk_ms() + (ms ? ms : 1);
+	if (ts == t->lru_head && global.loop && ev_is_active(&t->timer)) {
+		ev_timer_stop(global.loop, &t->timer);
+		stk_arm(t);
+	}
+}
+
 void stk_remove(struct stktable *t, struct stksess *ts)
 {
 	struct stksess **pp = &t->buckets[ts->hash & t->mask];

@@ -13,6 +13,7 @@
 
 #include <sluice/cfg.h>
 #include <sluice/cli.h>
+#include <sluice/common.h>
 #include <sluice/errors.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>
@@ -417,6 +418,62 @@ static void test_cut_at_every_byte(void **state)
 	}
 }
 
+/* ---- str_cli_quote(): words that must come back whole from the splitter ---- */
+
+/* "test-words": prints each word after the command between '<' and '>'. */
+static int cli_test_words(struct cli_ctx *c, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		dstr_printf(&c->out, "<%s>", argv[i]);
+	return 0;
+}
+
+static struct cli_kw test_words_kws[] = {
+	{ { "test-words", NULL }, NULL, NULL, CLI_LVL_USER, cli_test_words },
+};
+
+static void test_cli_quote(void **state)
+{
+	static const char *const words[] = {
+		"plain", "with space", "tab\there", "semi;colon", "back\\slash",
+		"trailing\\", "\\;", ";;", "\\\\", " lead", "trail ", "a\\ b\\;c",
+		"#hash", "'quotes\"", "\xc3\xa9t\xc3\xa9", "%[var(x)]",
+	};
+	struct dstr line = { 0 }, want = { 0 };
+
+	cli_register(test_words_kws, ARRAY_SIZE(test_words_kws));
+	/* one word at a time, then all of them on one line */
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		line.len = 0;
+		dstr_printf(&line, "test-words ");
+		assert_int_equal(str_cli_quote(&line, words[i], strlen(words[i])), 0);
+		want.len = 0;
+		dstr_printf(&want, "<%s>\n", words[i]);
+		assert_string_equal(run(line.p), want.p);
+	}
+	line.len = 0;
+	want.len = 0;
+	dstr_printf(&line, "test-words");
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		dstr_printf(&line, " ");
+		assert_int_equal(str_cli_quote(&line, words[i], strlen(words[i])), 0);
+		dstr_printf(&want, "<%s>", words[i]);
+	}
+	dstr_printf(&line, ";test-words x");
+	dstr_printf(&want, "\n<x>\n");
+	assert_string_equal(run(line.p), want.p);
+	/* what no line can carry: nothing is appended */
+	line.len = 0;
+	dstr_printf(&line, "x");
+	assert_int_equal(str_cli_quote(&line, "", 0), -1);
+	assert_int_equal(str_cli_quote(&line, "a\nb", 3), -1);
+	assert_int_equal(str_cli_quote(&line, "a\rb", 3), -1);
+	assert_int_equal(str_cli_quote(&line, "a\0b", 3), -1);
+	assert_string_equal(line.p, "x");
+	dstr_free(&line);
+	dstr_free(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +495,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_set_rate_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_errors_sess_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_dump, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cli_quote, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -273,6 +273,140 @@ static void test_map_ip_load_1m(void **state)
 	remove(p);
 }
 
+/* The lines of the reload-state dump that name <file>, with <file>
+ * replaced by <as>. */
+static char *journal_lines(const char *file, const char *as)
+{
+	struct dstr all = { 0 }, out = { 0 };
+	char *save = NULL;
+
+	cli_state_dump_all(&all);
+	for (char *l = strtok_r(all.p, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *f = strstr(l, file);
+
+		if (!f)
+			continue;
+		dstr_printf(&out, "%.*s%s%s\n", (int)(f - l), l, as, f + strlen(file));
+	}
+	dstr_free(&all);
+	return out.p ? out.p : xstrdup("");
+}
+
+/* "show map" without the entries' addresses. */
+static char *map_contents(const char *file)
+{
+	struct dstr out = { 0 };
+	char line[512], *save = NULL, *o;
+
+	snprintf(line, sizeof(line), "show map %s", file);
+	o = xstrdup(cli(line, CLI_LVL_ADMIN));
+	for (char *l = strtok_r(o, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		dstr_printf(&out, "%s\n", strchr(l, ' ') ? strchr(l, ' ') + 1 : l);
+	free(o);
+	return out.p ? out.p : xstrdup("");
+}
+
+/* Runs every line of <text>, each at admin level. */
+static void run_lines(char *text)
+{
+	char *save = NULL;
+
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		cli(l, CLI_LVL_ADMIN);
+}
+
+/* The journal of runtime changes: compacted, replayed by file name on a
+ * process that loaded the same file, it gives the same contents; past its
+ * bound (or after a #<ref> change) the whole contents are carried. */
+static void test_map_journal(void **state)
+{
+	const char *a = tmp_path("j_a.map"), *b = tmp_path("j_b.map");
+	char line[600], *err = NULL, *dump, *ca, *cb;
+
+	write_file(a, "k1 one\nk2 two\nk3 three\n");
+	write_file(b, "k1 one\nk2 two\nk3 three\n");
+	assert_non_null(pat_ref_load(a, PAT_REF_MAP, "a", &err));
+	assert_non_null(pat_ref_load(b, PAT_REF_MAP, "b", &err));
+
+	snprintf(line, sizeof(line), "add map %s k4 v\\ with\\ space\\;semi", a);
+	cli(line, CLI_LVL_ADMIN);
+	snprintf(line, sizeof(line), "set map %s k1 first", a);
+	cli(line, CLI_LVL_ADMIN);
+	snprintf(line, sizeof(line), "set map %s k1 ONE", a);
+	cli(line, CLI_LVL_ADMIN);
+	snprintf(line, sizeof(line), "add map %s k2 again", a);
+	cli(line, CLI_LVL_ADMIN);
+	snprintf(line, sizeof(line), "del map %s k2", a);
+	cli(line, CLI_LVL_ADMIN);
+	dump = journal_lines(a, "F");
+	assert_string_equal(dump, "add map F k4 v\\ with\\ space\\;semi\n"
+			    "set map F k1 ONE\n"
+			    "del map F k2\n");
+	free(dump);
+
+	/* replayed on b (the same file contents): the same map, and b's own
+	 * journal now holds the same operations */
+	dump = journal_lines(a, b);
+	run_lines(dump);
+	free(dump);
+	ca = map_contents(a);
+	cb = map_contents(b);
+	assert_string_equal(ca, cb);
+	assert_non_null(strstr(ca, "k4 v with space;semi\n"));
+	free(cb);
+	dump = journal_lines(b, "F");
+	assert_string_equal(dump, "add map F k4 v\\ with\\ space\\;semi\n"
+			    "set map F k1 ONE\n"
+			    "del map F k2\n");
+	free(dump);
+
+	/* a clear drops what came before it */
+	snprintf(line, sizeof(line), "clear map %s", b);
+	cli(line, CLI_LVL_ADMIN);
+	snprintf(line, sizeof(line), "add map %s z last", b);
+	cli(line, CLI_LVL_ADMIN);
+	dump = journal_lines(b, "F");
+	assert_string_equal(dump, "clear map F\nadd map F z last\n");
+	free(dump);
+
+	/* a change by #<ref>: the whole contents */
+	{
+		char *o = xstrdup(cli((snprintf(line, sizeof(line), "show map %s", a), line),
+				      CLI_LVL_ADMIN));
+
+		*strchr(o, ' ') = '\0';
+		snprintf(line, sizeof(line), "del map %s #%s", a, o + 2);
+		free(o);
+		assert_string_equal(cli(line, CLI_LVL_ADMIN), "\n");
+	}
+	dump = journal_lines(a, "F");
+	assert_int_equal(strncmp(dump, "clear map F\n", 12), 0);
+	assert_null(strstr(dump, "k1 ONE\nadd map F k1"));
+	free(dump);
+	dump = journal_lines(a, b);
+	run_lines(dump);
+	free(dump);
+	free(ca);
+	ca = map_contents(a);
+	cb = map_contents(b);
+	assert_string_equal(ca, cb);
+	free(ca);
+	free(cb);
+
+	/* past the bound: the whole contents too */
+	snprintf(line, sizeof(line), "clear map %s", b);
+	cli(line, CLI_LVL_ADMIN);
+	for (int i = 0; i < 4000; i++) {
+		snprintf(line, sizeof(line), "add map %s key%d %0300d", b, i, i);
+		cli(line, CLI_LVL_ADMIN);
+	}
+	dump = journal_lines(b, "F");
+	assert_int_equal(strncmp(dump, "clear map F\nadd map F key0 ", 27), 0);
+	free(dump);
+	remove(a);
+	remove(b);
+}
+
 static int setup(void **state)
 {
 	mapfile = tmp_path("map.map");
@@ -310,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_map_errors),
 		cmocka_unit_test(test_map_runtime),
 		cmocka_unit_test(test_vars),
+		cmocka_unit_test(test_map_journal),
 		cmocka_unit_test(test_map_load_1m),
 		cmocka_unit_test(test_map_ip_load_1m),
 	};
