@@ -21,6 +21,7 @@
 #include <sluice/pool.h>
 #include <sluice/process.h>
 #include <sluice/proxy.h>
+#include <sluice/sockxfer.h>
 #include <sluice/srv_idle.h>
 #include <sluice/stop.h>
 #include <sluice/stream.h>
@@ -37,13 +38,14 @@ struct cmdline {
 	int         nold;
 	int         old_sig;         /* SIGUSR1 for -sf, SIGTERM for -st */
 	const char *pidfile;
+	const char *xfer_sock;       /* -x: the old process' stats socket */
 };
 
 static void usage(const char *name, int code)
 {
 	fprintf(code ? stderr : stdout,
 		"Usage: %s [-f <cfgfile|cfgdir>]* [-c] [-d] [-D] [-p <pidfile>] [-q]\n"
-		"          [-sf|-st <pid>*] [-cc <expr>] [-v|-vv] [-- <cfgfile>*]\n"
+		"          [-sf|-st <pid>*] [-x <socket>] [-cc <expr>] [-v|-vv] [-- <cfgfile>*]\n"
 		"  -f  load a configuration file, or every *.cfg of a directory in order\n"
 		"  -c  check the configuration and exit (0 valid, 1 errors, 2 no listener)\n"
 		"  -d  run in the foreground, messages on stderr\n"
@@ -51,6 +53,7 @@ static void usage(const char *name, int code)
 		"  -p  write the pid to this file\n"
 		"  -q  quiet: no notices or warnings\n"
 		"  -sf soft-stop these pids once started; -st: hard-stop them\n"
+		"  -x  take the listening sockets of the old process from its stats socket\n"
 		"  -cc evaluate a condition (version_atleast(), feature(), ...): exit 0 if true, 1 if false\n"
 		"  -v  version; -vv: build options and libraries\n", name);
 	exit(code);
@@ -116,6 +119,10 @@ static void parse_cmdline(struct cmdline *cl, int argc, char **argv)
 				if (cl->nold < MAX_OLD_PIDS)
 					cl->old_pids[cl->nold++] = (pid_t)pid;
 			}
+		} else if (strcmp(a, "-x") == 0) {
+			if (++i >= argc)
+				usage(argv[0], 1);
+			cl->xfer_sock = argv[i];
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(argv[0], 0);
 		} else if (strcmp(a, "-W") == 0 || strcmp(a, "-Ws") == 0 || strcmp(a, "-S") == 0) {
@@ -258,8 +265,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	buf_init(global.bufsize);
-	if (start_listeners() == -1 || open_loggers() == -1)
-		return start_failed();
+	/* -x: the old process' listening sockets, taken by the binds that
+	 * match (/dev/null: none, as HAProxy). What no bind took is closed. */
+	if (cl.xfer_sock && strcmp(cl.xfer_sock, "/dev/null") != 0 &&
+	    sockxfer_fetch(cl.xfer_sock) == -1) {
+		cleanup();
+		return 1;
+	}
+	{
+		int bound = start_listeners();
+
+		listener_pool_close();
+		if (bound == -1 || open_loggers() == -1)
+			return start_failed();
+	}
 	/* Everything that can fail is done while the terminal still shows the
 	 * error: pid file, chroot and privileges come before detaching. Nothing
 	 * the process being replaced uses (pid file contents, unix socket

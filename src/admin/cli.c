@@ -508,6 +508,8 @@ void cli_accept(struct listener *li, int fd, struct sockaddr_storage *addr, sock
 	c->fd = fd;
 	c->li = li;
 	c->ctx.level = li->bc->level;
+	c->ctx.expose_fd = !!(li->bc->flags & LI_F_EXPOSE_FD);
+	c->ctx.fd = fd;
 	ev_io_init(&c->io, cli_io_cb, fd, 0);
 	c->io.data = c;
 	ev_init(&c->timer, cli_timer_cb);
@@ -555,6 +557,7 @@ static int bind_expose_fd(struct bind_conf *bc, const struct bind_kw *kw, int ar
 		*err = str_fmt("expects 'listeners'");
 		return -1;
 	}
+	bc->flags |= LI_F_EXPOSE_FD;   /* "_getsocks" hands the listeners over (sys/sockxfer.c) */
 	return 2;
 }
 

@@ -1418,9 +1418,13 @@ static void http_timeout(struct stream *s, int which)
 	http_process(s);
 }
 
+/* Idle: between two requests of a keep-alive connection. A connection
+ * that has not sent its first request yet is not (its client is sending
+ * it: closing it at a soft stop would lose a connection the process
+ * accepted just before stopping, as HAProxy does not either). */
 static int http_txn_idle(const struct stream *s)
 {
-	return !s->txn && http_srv_idle(s) && !(s->req.buf && s->req.buf->data);
+	return !s->txn && s->nreq && http_srv_idle(s) && !(s->req.buf && s->req.buf->data);
 }
 
 /* Whether the client is waited for (its inactivity timeout runs). */
