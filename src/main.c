@@ -22,6 +22,7 @@
 #include <sluice/pool.h>
 #include <sluice/process.h>
 #include <sluice/proxy.h>
+#include <sluice/sockxfer.h>
 #include <sluice/srv_idle.h>
 #include <sluice/stop.h>
 #include <sluice/stream.h>
@@ -40,6 +41,7 @@ struct cmdline {
 	const char *pidfile;
 	int         master;          /* -W or -Ws */
 	struct mworker_opts mw;      /* -Ws, -S */
+	const char *xfer_sock;       /* -x: the old process' stats socket */
 };
 
 static void usage(const char *name, int code)
@@ -47,7 +49,7 @@ static void usage(const char *name, int code)
 	fprintf(code ? stderr : stdout,
 		"Usage: %s [-f <cfgfile|cfgdir>]* [-c] [-d] [-D] [-p <pidfile>] [-q]\n"
 		"          [-W|-Ws] [-S <addr>[,<opts>]] [-L <name>]\n"
-		"          [-sf|-st <pid>*] [-cc <expr>] [-v|-vv] [-- <cfgfile>*]\n"
+		"          [-sf|-st <pid>*] [-x <socket>] [-cc <expr>] [-v|-vv] [-- <cfgfile>*]\n"
 		"  -f  load a configuration file, or every *.cfg of a directory in order\n"
 		"  -c  check the configuration and exit (0 valid, 1 errors, 2 no listener)\n"
 		"  -d  run in the foreground, messages on stderr\n"
@@ -59,6 +61,7 @@ static void usage(const char *name, int code)
 		"  -S  master CLI socket (master-worker mode): <addr>[,<bind option>]*\n"
 		"  -L  the local peer name (default: the host name)\n"
 		"  -sf soft-stop these pids once started; -st: hard-stop them\n"
+		"  -x  take the listening sockets of the old process from its stats socket\n"
 		"  -cc evaluate a condition (version_atleast(), feature(), ...): exit 0 if true, 1 if false\n"
 		"  -v  version; -vv: build options and libraries\n", name);
 	exit(code);
@@ -124,6 +127,10 @@ static void parse_cmdline(struct cmdline *cl, int argc, char **argv)
 				if (cl->nold < MAX_OLD_PIDS)
 					cl->old_pids[cl->nold++] = (pid_t)pid;
 			}
+		} else if (strcmp(a, "-x") == 0) {
+			if (++i >= argc)
+				usage(argv[0], 1);
+			cl->xfer_sock = argv[i];
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(argv[0], 0);
 		} else if (strcmp(a, "-W") == 0 || strcmp(a, "-Ws") == 0) {
@@ -237,7 +244,7 @@ int main(int argc, char **argv)
 	static const int signums[] = { SIGTERM, SIGINT, SIGUSR1, SIGHUP };
 	ev_signal sigs[ARRAY_SIZE(signums)];
 	const char *slash = strrchr(argv[0], '/');
-	int errors = 0, worker;
+	int errors = 0, worker, bound;
 
 	global.progname = (char *)(slash ? slash + 1 : argv[0]);
 	global.pid = getpid();
@@ -297,6 +304,7 @@ int main(int argc, char **argv)
 		free(global.pidfile);
 		global.pidfile = NULL;
 		cl.nold = 0;
+		cl.xfer_sock = NULL;      /* the master hands the sockets over */
 	}
 
 	signal(SIGPIPE, SIG_IGN);
@@ -305,7 +313,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	buf_init(global.bufsize);
-	if (start_listeners() == -1 || open_loggers() == -1)
+	/* -x: the old process' listening sockets, taken by the binds that
+	 * match (/dev/null: none, as HAProxy). What no bind took is closed. */
+	if (cl.xfer_sock && strcmp(cl.xfer_sock, "/dev/null") != 0 &&
+	    sockxfer_fetch(cl.xfer_sock) == -1) {
+		cleanup();
+		return 1;
+	}
+	bound = start_listeners();
+	listener_pool_close();
+	if (bound == -1 || open_loggers() == -1)
 		return start_failed();
 	/* Everything that can fail is done while the terminal still shows the
 	 * error: pid file, chroot and privileges come before detaching. Nothing

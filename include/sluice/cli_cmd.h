@@ -22,6 +22,11 @@ struct cli_ctx {
 	const char *payload;    /* "<cmd> <<" then lines up to an empty one: the lines
 	                           (each ending in '\n'), NULL when the command has none */
 	size_t      payload_len;
+	/* A stats socket with "expose-fd listeners" (zero otherwise, as in a
+	 * context a test or a reload builds): <fd> is then the client's
+	 * socket, on which a command may pass descriptors (sys/sockxfer.c). */
+	int         expose_fd;
+	int         fd;
 };
 
 struct cli_kw {

@@ -506,6 +506,8 @@ static int cli_client_new(struct listener *li, int fd, int level)
 	c->fd = fd;
 	c->li = li;
 	c->ctx.level = level;
+	c->ctx.expose_fd = li && (li->bc->flags & LI_F_EXPOSE_FD);
+	c->ctx.fd = fd;
 	ev_io_init(&c->io, cli_io_cb, fd, 0);
 	c->io.data = c;
 	ev_init(&c->timer, cli_timer_cb);
@@ -571,6 +573,7 @@ static int bind_expose_fd(struct bind_conf *bc, const struct bind_kw *kw, int ar
 		*err = str_fmt("expects 'listeners'");
 		return -1;
 	}
+	bc->flags |= LI_F_EXPOSE_FD;   /* "_getsocks" hands the listeners over (sys/sockxfer.c) */
 	return 2;
 }
 
