@@ -1,5 +1,6 @@
 # sluice — GNU make build. `make` builds ./sluice; `make test` runs unit and
-# regression tests; `make run` starts sluice on examples/quickstart.cfg.
+# regression tests; `make run` starts sluice on examples/quickstart.cfg;
+# `make install` (DESTDIR, PREFIX, ...) and `make deb` install or package it.
 # Options: SANITIZE=1 (ASan+UBSan), DEBUG=1 (-O0), USE_OPENSSL/USE_PCRE2/
 # USE_SYSTEMD=0 to build without that library. USE_LUA and USE_ZLIB are
 # reserved for Lua scripting and HTTP compression, which are not built: they
@@ -21,7 +22,8 @@ USE_SYSTEMD ?= 1
 # Debian packages: runtime build dependencies, then test-only tools.
 DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
               libsystemd-dev libcrypt-dev
-DEPS_TEST  := varnish libcmocka-dev socat python3 procps
+DEPS_TEST  := varnish libcmocka-dev socat python3 procps \
+              dpkg-dev groff-base man-db systemd
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
                -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
@@ -76,7 +78,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all deps deps-clients run test unit reg-tests test-clients clean fuzz bench help sluice \
-        bench-deps bench-all
+        bench-deps bench-all install uninstall deb
 
 all: sluice
 
@@ -189,6 +191,15 @@ define run_mworker
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL mworker:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# Installation and the Debian package (tests/pkg/run): make install, the man
+# page, the systemd unit, `make deb`; about 15 s. Plain build only.
+define run_pkg
+	@if [ "$(SANITIZE)" != 1 ]; then \
+	  RESULTS=$(BUILD)/results.txt timeout 120 tests/pkg/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL pkg:run (exit $$rc)" >> $(BUILD)/results.txt; \
+	fi
+endef
+
 # The benchmark scripts must at least compile (they are not run by `make
 # test`: they take minutes and need a quiet machine). compile(), as
 # py_compile does, without leaving __pycache__ behind.
@@ -218,6 +229,7 @@ test: deps deps-clients
 	$(run_cli)
 	$(run_mworker)
 	$(run_clients)
+	$(run_pkg)
 	$(check_bench_scripts)
 	$(check_layers)
 	@tests/summarize $(BUILD)/results.txt
@@ -295,5 +307,72 @@ bench: sluice
 	@$(MAKE) --no-print-directory deps DEPS_TEST="haproxy nginx-light wrk procps util-linux"
 	bench/quick
 
+# `make install`: the binary, sluice(1), the systemd unit (its paths
+# rewritten to these directories), the sysusers.d entry for the user
+# sluice, bash completion, doc/ and the example configurations, and
+# SYSCONFDIR/sluice/sluice.cfg unless it exists. DESTDIR prefixes them all.
+PREFIX         ?= /usr/local
+SBINDIR        ?= $(PREFIX)/sbin
+MANDIR         ?= $(PREFIX)/share/man
+DOCDIR         ?= $(PREFIX)/share/doc/sluice
+SYSCONFDIR     ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR    ?= $(PREFIX)/lib/sysusers.d
+BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+# the binary installed (`make deb` installs its hardened build)
+INSTALL_BIN    ?= sluice
+
+install: $(INSTALL_BIN)
+	install -d -m 755 $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(SYSCONFDIR)/sluice \
+	  $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(SBINDIR)/sluice
+	install -m 644 doc/sluice.1 $(DESTDIR)$(MANDIR)/man1/sluice.1
+	sed -e 's|/usr/sbin/sluice|$(SBINDIR)/sluice|g' -e 's|/etc/|$(SYSCONFDIR)/|g' \
+	  -e 's|/usr/share/doc/sluice|$(DOCDIR)|g' examples/sluice.service \
+	  > $(DESTDIR)$(SYSTEMDUNITDIR)/sluice.service
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/sluice.service
+	install -m 644 examples/sluice.sysusers $(DESTDIR)$(SYSUSERSDIR)/sluice.conf
+	install -m 644 pkg/sluice.bash-completion $(DESTDIR)$(BASHCOMPDIR)/sluice
+	install -m 644 $(filter-out doc/sluice.1,$(wildcard doc/*)) README.md $(DESTDIR)$(DOCDIR)
+	install -m 644 examples/*.cfg $(DESTDIR)$(DOCDIR)/examples
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.cfg ]; then \
+	  echo "install: keeping the existing $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.cfg"; \
+	else \
+	  echo "install -m 644 examples/sluice.cfg $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.cfg"; \
+	  install -m 644 examples/sluice.cfg $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.cfg; \
+	fi
+
+# Removes what `make install` installed, except the configuration.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/sluice $(DESTDIR)$(MANDIR)/man1/sluice.1 \
+	  $(DESTDIR)$(SYSTEMDUNITDIR)/sluice.service $(DESTDIR)$(SYSUSERSDIR)/sluice.conf \
+	  $(DESTDIR)$(BASHCOMPDIR)/sluice
+	rm -rf $(DESTDIR)$(DOCDIR)
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/sluice/sluice.cfg ]; then \
+	  echo "uninstall: $(DESTDIR)$(SYSCONFDIR)/sluice/ is left in place"; fi
+
+# `make deb`: sluice_<version>_<arch>.deb in DEB_OUT. The binary is built
+# in build-deb/ with Debian's hardening flags (dpkg-buildflags), installed
+# under build-deb/root with PREFIX=/usr, then pkg/mkdeb packs it. The
+# Debian version is VERSION with '-' read as '~' (0.1.0-dev sorts before
+# 0.1.0), and revision -1.
+DEB_VERSION ?= $(subst -,~,$(VERSION))-1
+DEB_ARCH    ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_OUT     ?= .
+DEB_FILE    := $(DEB_OUT)/sluice_$(DEB_VERSION)_$(DEB_ARCH).deb
+DEB_UNITDIR ?= $(shell $(PKG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+
+deb:
+	@rm -rf build-deb/root
+	@export DEB_BUILD_MAINT_OPTIONS=hardening=+all; \
+	CFLAGS="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
+	LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" \
+	$(MAKE) --no-print-directory BUILD=build-deb INSTALL_BIN=build-deb/sluice \
+	  DESTDIR=build-deb/root PREFIX=/usr SYSCONFDIR=/etc SYSTEMDUNITDIR=$(DEB_UNITDIR) \
+	  SYSUSERSDIR=/usr/lib/sysusers.d MANDIR=/usr/share/man DOCDIR=/usr/share/doc/sluice \
+	  SBINDIR=/usr/sbin BASHCOMPDIR=/usr/share/bash-completion/completions install >/dev/null
+	@pkg/mkdeb build-deb/root $(DEB_VERSION) $(DEB_ARCH) $(DEB_FILE)
+
 clean:
-	rm -rf build build-san build-fuzz sluice bench/tools/loadgen
+	rm -rf build build-san build-fuzz build-deb sluice bench/tools/loadgen sluice_*.deb
