@@ -17,6 +17,7 @@
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/mworker.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/process.h>
@@ -37,12 +38,15 @@ struct cmdline {
 	int         nold;
 	int         old_sig;         /* SIGUSR1 for -sf, SIGTERM for -st */
 	const char *pidfile;
+	int         master;          /* -W or -Ws */
+	struct mworker_opts mw;      /* -Ws, -S */
 };
 
 static void usage(const char *name, int code)
 {
 	fprintf(code ? stderr : stdout,
 		"Usage: %s [-f <cfgfile|cfgdir>]* [-c] [-d] [-D] [-p <pidfile>] [-q]\n"
+		"          [-W|-Ws] [-S <addr>[,<opts>]] [-L <name>]\n"
 		"          [-sf|-st <pid>*] [-cc <expr>] [-v|-vv] [-- <cfgfile>*]\n"
 		"  -f  load a configuration file, or every *.cfg of a directory in order\n"
 		"  -c  check the configuration and exit (0 valid, 1 errors, 2 no listener)\n"
@@ -50,6 +54,10 @@ static void usage(const char *name, int code)
 		"  -D  run as a daemon\n"
 		"  -p  write the pid to this file\n"
 		"  -q  quiet: no notices or warnings\n"
+		"  -W  master-worker mode: a master keeps the sockets and reloads on SIGUSR2\n"
+		"  -Ws master-worker mode with systemd notifications (Type=notify)\n"
+		"  -S  master CLI socket (master-worker mode): <addr>[,<bind option>]*\n"
+		"  -L  the local peer name (default: the host name)\n"
 		"  -sf soft-stop these pids once started; -st: hard-stop them\n"
 		"  -cc evaluate a condition (version_atleast(), feature(), ...): exit 0 if true, 1 if false\n"
 		"  -v  version; -vv: build options and libraries\n", name);
@@ -118,9 +126,21 @@ static void parse_cmdline(struct cmdline *cl, int argc, char **argv)
 			}
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(argv[0], 0);
-		} else if (strcmp(a, "-W") == 0 || strcmp(a, "-Ws") == 0 || strcmp(a, "-S") == 0) {
-			log_alert("option '%s': master-worker mode is not supported yet by sluice", a);
-			exit(1);
+		} else if (strcmp(a, "-W") == 0 || strcmp(a, "-Ws") == 0) {
+			cl->master = 1;
+			cl->mw.systemd |= a[2] == 's';
+		} else if (strcmp(a, "-S") == 0) {
+			if (++i >= argc)
+				usage(argv[0], 1);
+			if (cl->mw.ncli == MW_MAX_CLI) {
+				log_alert("too many -S options (max %d)", MW_MAX_CLI);
+				exit(1);
+			}
+			cl->mw.cli[cl->mw.ncli++] = argv[i];
+		} else if (strcmp(a, "-L") == 0) {
+			if (++i >= argc || !*argv[i])
+				usage(argv[0], 1);
+			setenv("HAPROXY_LOCALPEER", argv[i], 1);
 		} else {
 			log_alert("unknown option '%s'", a);
 			usage(argv[0], 1);
@@ -213,16 +233,24 @@ static int start_failed(void)
 int main(int argc, char **argv)
 {
 	struct cmdline cl = { .old_sig = SIGUSR1 };
+	char host[256];
 	static const int signums[] = { SIGTERM, SIGINT, SIGUSR1, SIGHUP };
 	ev_signal sigs[ARRAY_SIZE(signums)];
 	const char *slash = strrchr(argv[0], '/');
-	int errors = 0;
+	int errors = 0, worker;
 
 	global.progname = (char *)(slash ? slash + 1 : argv[0]);
 	global.pid = getpid();
 	global.start_time = tick_wall();
 	log_set_identity(global.progname);
+	if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = 0;
+		setenv("HAPROXY_LOCALPEER", host, 0);   /* -L replaces it */
+	}
 	parse_cmdline(&cl, argc, argv);
+	worker = mworker_worker_init();
+	if (worker == -1)
+		return 1;
 
 	for (int i = 0; i < cl.nfiles; i++)
 		errors += cfg_load_path(cl.files[i]);
@@ -251,6 +279,25 @@ int main(int argc, char **argv)
 		global.flags |= GLB_F_DAEMON;
 	if (global.flags & GLB_F_DEBUG)
 		global.flags &= ~GLB_F_DAEMON;
+	if (!worker && (cl.master || mworker_configured())) {
+		cl.mw.argv = argv;
+		cl.mw.old_pids = cl.old_pids;
+		cl.mw.nold = cl.nold;
+		cl.mw.old_sig = cl.old_sig;
+		signal(SIGPIPE, SIG_IGN);
+		return mworker_master_run(&cl.mw);
+	}
+	if (cl.mw.ncli && !worker) {
+		log_alert("-S: the master CLI needs master-worker mode (-W, -Ws or 'master-worker')");
+		return 1;
+	}
+	if (worker) {
+		/* the master detached, keeps the pid file and signalled -sf */
+		global.flags &= ~GLB_F_DAEMON;
+		free(global.pidfile);
+		global.pidfile = NULL;
+		cl.nold = 0;
+	}
 
 	signal(SIGPIPE, SIG_IGN);
 	if (process_set_limits() == -1) {
@@ -291,6 +338,10 @@ int main(int argc, char **argv)
 		ev_signal_init(&sigs[i], signal_cb, signums[i]);
 		ev_signal_start(global.loop, &sigs[i]);
 		ev_unref(global.loop);  /* signals alone do not keep the loop alive */
+	}
+	if (worker && mworker_worker_ready() == -1) {
+		cleanup();
+		return 1;
 	}
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		listener_start_all(px->listeners, stream_accept);

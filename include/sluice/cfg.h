@@ -53,8 +53,9 @@ struct cfg_kw {
 	uint64_t         mask;     /* CFG_T_FLAG */
 	const char      *usage;    /* what is expected, for error messages */
 	const char      *hint;     /* CFG_KW_F_DEPREC: what to use instead */
-	/* Proxy sections: when set, .off is into the struct this returns
-	 * instead of struct proxy: the per-proxy settings of the module owning
+	/* When set, .off is into the struct this returns instead of struct
+	 * global or struct proxy: the global settings of a module, or the
+	 * per-proxy settings of the module owning
 	 * the row (made from its defaults if missing), so that a plain row
 	 * (CFG_T_FLAG...) needs no handler there either. */
 	void          *(*base)(struct cfg_ctx *ctx);

@@ -19,6 +19,11 @@ int cli_exec_line(struct cli_ctx *ctx, const char *line, size_t len);
 /* Listener callback for stats sockets. */
 void cli_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen);
 
+/* Serves the runtime API on the connected socket <fd> (owned from now on)
+ * at <level> (CLI_LVL_*), as if accepted on a stats socket: how the master
+ * reaches a worker's CLI. Returns 0, or -1 (fd closed). */
+int cli_adopt(int fd, int level);
+
 /* Closes every CLI client connection (exit). */
 void cli_close_all(void);
 

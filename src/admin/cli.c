@@ -265,7 +265,8 @@ static void cli_client_free(struct cli_client *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	global.jobs--;
-	listener_release(c->li);
+	if (c->li)
+		listener_release(c->li);
 	free(c);
 }
 
@@ -496,18 +497,15 @@ static void cli_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	cli_client_free(c);
 }
 
-void cli_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen)
+static int cli_client_new(struct listener *li, int fd, int level)
 {
 	struct cli_client *c = calloc(1, sizeof(*c));
 
-	if (!c) {
-		close(fd);
-		listener_release(li);
-		return;
-	}
+	if (!c)
+		return -1;
 	c->fd = fd;
 	c->li = li;
-	c->ctx.level = li->bc->level;
+	c->ctx.level = level;
 	ev_io_init(&c->io, cli_io_cb, fd, 0);
 	c->io.data = c;
 	ev_init(&c->timer, cli_timer_cb);
@@ -520,6 +518,24 @@ void cli_accept(struct listener *li, int fd, struct sockaddr_storage *addr, sock
 	cli.clients = c;
 	global.jobs++;
 	cli_want(c, EV_READ);
+	return 0;
+}
+
+void cli_accept(struct listener *li, int fd, struct sockaddr_storage *addr, socklen_t alen)
+{
+	if (cli_client_new(li, fd, li->bc->level) == -1) {
+		close(fd);
+		listener_release(li);
+	}
+}
+
+int cli_adopt(int fd, int level)
+{
+	if (cli_client_new(NULL, fd, level) == -1) {
+		close(fd);
+		return -1;
+	}
+	return 0;
 }
 
 void cli_close_all(void)

@@ -406,7 +406,7 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 	/* Sections other than global and the proxies (http-errors, ...) keep
 	 * their own state: their rows get no target. */
 	if (ctx->section == CFG_SEC_GLOBAL)
-		target = (char *)&global + kw->off;
+		target = (kw->base ? (char *)kw->base(ctx) : (char *)&global) + kw->off;
 	else if (ctx->section & CFG_SEC_PROXIES)
 		target = (kw->base ? (char *)kw->base(ctx) : (char *)ctx->px) + kw->off;
 	else

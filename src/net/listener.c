@@ -860,7 +860,7 @@ void listener_close_all(struct listener *list)
 			ux_restore(li);
 			ux_forget(li);
 		} else if ((li->flags & LI_F_UNIX) && !(li->flags & LI_F_INHERITED) &&
-			   !lis.keep_paths) {
+			   !(lis.keep_paths && li->px)) {
 			const char *path = ux_path(li);
 			struct stat st;
 
