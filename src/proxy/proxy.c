@@ -554,6 +554,7 @@ static void proxy_free(struct proxy *px)
 		free(srv->name);
 		free(srv->addr_str);
 		free(srv->conf_file);
+		free(srv->add_args);
 		free(srv->track_name);
 		ssl_srv_free(srv);
 		free(srv);

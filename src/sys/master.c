@@ -94,6 +94,8 @@ static struct {
 	int               failed;       /* reloads whose worker did not start */
 	struct dstr       startup_log;  /* the last worker's output until ready */
 	int               stopping;     /* exit once the workers are gone */
+	int               crashed;      /* the current worker died: stay for a reload
+	                                   (master-worker no-exit-on-failure) */
 	int               status;       /* exit status */
 	time_t            start;
 	struct listener  *cli;          /* -S sockets */
@@ -257,6 +259,7 @@ static void worker_ready(struct worker *w)
 		}
 	}
 	w->st = W_CURRENT;
+	m.crashed = 0;
 	sockets_free(&m.nfds, &m.fds, &m.keys);
 	m.nfds = w->nfds;
 	m.fds = w->fds;
@@ -501,6 +504,7 @@ static void child_cb(struct ev_loop *loop, ev_child *c, int revents)
 				master_stop(SIGTERM);
 				return;
 			}
+			m.crashed = 1;
 		} else {
 			log_event(LOG_L_WARNING, "master: worker %d (pid %d) left (%s)", w->num,
 				  (int)w->pid, how);
@@ -511,7 +515,7 @@ static void child_cb(struct ev_loop *loop, ev_child *c, int revents)
 			  w->st == W_OLD ? "old" : "current", w->num, (int)w->pid, how);
 		worker_free(w);
 	}
-	if (!m.workers && !m.stopping && failed && mworker_cfg.no_exit_on_failure) {
+	if (!m.workers && !m.stopping && m.crashed) {
 		log_event(LOG_L_ALERT, "master: no worker left; staying for a reload "
 			  "(master-worker no-exit-on-failure)");
 		notify("STATUS=No worker: waiting for a reload");
