@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <sluice/cfg.h>
@@ -869,6 +870,17 @@ static int fetch_env(const struct smp_arg *a, struct sample *smp, struct stream 
 	return smp_set_str(smp, getenv(a[0].str));
 }
 
+/* hostname: the system's host name, read once. */
+static int fetch_hostname(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
+{
+	static char name[256];
+
+	if (!name[0] && gethostname(name, sizeof(name) - 1) == -1)
+		return 0;
+	return smp_set_str(smp, name);
+}
+
 static int fetch_date(const struct smp_arg *a, struct sample *smp, struct stream *s,
 		      const void *priv)
 {
@@ -979,6 +991,7 @@ static const struct smp_fetch_kw smp_l4_fetches[] = {
 	{ "queue",        fetch_queue,     { ARGT_BE }, 0, SMP_T_SINT, L4, NULL, NULL },
 	{ "avg_queue",    fetch_avg_queue, { ARGT_BE }, 0, SMP_T_SINT, L4, NULL, NULL },
 	{ "env",          fetch_env,       { ARGT_STR }, 1, SMP_T_STR, CST, NULL, NULL },
+	{ "hostname",     fetch_hostname,  { 0 }, 0, SMP_T_STR, CST, NULL, NULL },
 	{ "date",         fetch_date,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL, NULL },
 	{ "rand",         fetch_rand,      { ARGT_SINT }, 0, SMP_T_SINT, CST, NULL, NULL },
 	{ "int",          fetch_int,       { ARGT_SINT }, 1, SMP_T_SINT, CST, NULL, NULL },
