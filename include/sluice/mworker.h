@@ -22,7 +22,6 @@ struct mworker_opts {
 #define MW_ENV_CHAN   "SLUICE_MWORKER_FD"    /* the worker's end of its channel */
 #define MW_ENV_FDS    "SLUICE_LISTEN_FDS"    /* "<fd>=<key>\n" for each socket */
 #define MW_ENV_STATE  "SLUICE_STATE_FD"      /* where the old worker writes its state */
-#define MW_ENV_NUM    "SLUICE_WORKER_NUM"    /* the worker's number (1, 2, ...) */
 
 /* Whether the global section said "master-worker". */
 int mworker_configured(void);

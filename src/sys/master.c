@@ -336,7 +336,7 @@ static void worker_chan_cb(struct ev_loop *loop, ev_io *io, int revents)
 /* In the child, between fork() and exec(): the descriptors a worker gets,
  * and nothing of the master's signal handling. Only async-signal-safe
  * calls before exec. */
-static void child_exec(int chan, int errw, int state, const char *fds_env, char num[16])
+static void child_exec(int chan, int errw, int state, const char *fds_env)
 {
 	sigset_t none;
 	char buf[16];
@@ -361,7 +361,6 @@ static void child_exec(int chan, int errw, int state, const char *fds_env, char 
 	}
 	if (fds_env)
 		setenv(MW_ENV_FDS, fds_env, 1);
-	setenv(MW_ENV_NUM, num, 1);
 	unsetenv("NOTIFY_SOCKET");       /* systemd talks to the master only */
 	execv(m.exe, (char * const *)m.o->argv);
 	dprintf(STDERR_FILENO, "[ALERT] (%d) : cannot run '%s': %s\n", (int)getpid(), m.exe,
@@ -377,7 +376,6 @@ static int worker_spawn(void)
 	int chan[2] = { -1, -1 }, err[2] = { -1, -1 }, st[2] = { -1, -1 };
 	struct dstr env = { 0 };
 	struct worker *w;
-	char num[16];
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan) == -1 ||
@@ -388,14 +386,13 @@ static int worker_spawn(void)
 	}
 	for (int i = 0; i < m.nfds; i++)
 		dstr_printf(&env, "%d=%s\n", m.fds[i], m.keys[i]);
-	snprintf(num, sizeof(num), "%d", m.next_num);
 	pid = fork();
 	if (pid == -1) {
 		log_alert("master: cannot fork a worker: %s", strerror(errno));
 		goto fail;
 	}
 	if (pid == 0)
-		child_exec(chan[1], err[1], st[1], env.p, num);
+		child_exec(chan[1], err[1], st[1], env.p);
 	dstr_free(&env);
 	close(chan[1]);
 	close(err[1]);
