@@ -36,6 +36,7 @@
 #define MW_LOG_MAX    65536  /* bytes of a starting worker's output kept */
 #define MCLI_LINE_MAX 16384  /* longest master CLI line */
 #define MCLI_IDLE_MS  60000  /* an idle master CLI connection closes */
+#define MCLI_RELAY_MAX (1u << 20) /* a worker's answer buffered for a slow client */
 
 enum worker_state {
 	W_STARTING,   /* exec'd, not ready yet */
@@ -617,6 +618,8 @@ static void mcli_flush(struct mcli *c)
 	c->out_done = 0;
 	if (c->waiting || c->relay >= 0) {
 		ev_io_stop(global.loop, &c->io);
+		if (c->relay >= 0 && !ev_is_active(&c->relay_io))
+			ev_io_start(global.loop, &c->relay_io);
 		return;
 	}
 	if (c->closing || (c->eof && !memchr(c->in, '\n', c->inlen))) {
@@ -709,11 +712,11 @@ static void mcli_relay_cb(struct ev_loop *loop, ev_io *io, int revents)
 		return;
 	if (n > 0) {
 		dstr_add(&c->out, buf, (size_t)n);
-		if (c->out.len > (1u << 20)) {
-			/* a long answer: let the client take it before reading more */
+		if (c->out.len - c->out_done > MCLI_RELAY_MAX) {
+			/* a long answer: the client takes it before more is read
+			 * (mcli_flush() resumes the relay once it is written) */
 			ev_io_stop(loop, io);
 			mcli_flush(c);
-			ev_io_start(loop, io);
 		}
 		return;
 	}
