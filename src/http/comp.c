@@ -807,7 +807,8 @@ int comp_res_step(struct stream *s)
 				return -1;
 			moved |= comp_push(s, c);
 		} while (!c->z_end && out_room(c->out));
-	} else if (c->unflushed) {
+		c->unflushed = 0;
+	} else if (c->unflushed && !c->in_end) {
 		/* the burst is over: what it gave leaves now */
 		do {
 			if (comp_deflate(s, c, NULL, 0, Z_SYNC_FLUSH, &full) < 0)
