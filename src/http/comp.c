@@ -795,8 +795,12 @@ int comp_res_step(struct stream *s)
 			c->unflushed = 1;
 			moved = 1;
 		}
-		moved |= comp_push(s, c);
-		full = full && c->out->data;
+		if (full) {
+			/* output is pushed when the burst ends (one chunk
+			 * for it), or now that it is full */
+			moved |= comp_push(s, c);
+			full = c->out->data != 0;
+		}
 	}
 	if (c->framing == CF_CLOSE && (ch->flags & CH_F_SHUTR) &&
 	    (!ch->buf || ch->buf->data == ch->to_forward))
