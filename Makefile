@@ -187,6 +187,13 @@ define run_cli
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL cli:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# HTTP compression checks (streamed bodies inflated with Python's zlib, a
+# body cut short): also under SANITIZE=1. Same contract as run_cli.
+define run_comp
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/compression/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL comp:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # Master-worker checks (systemd notify, signals during reloads, crashes,
 # the master's descriptors, keep-alive clients across reloads): also under
 # SANITIZE=1. Same contract as run_cli.
@@ -231,6 +238,7 @@ test: deps deps-clients
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
 	$(run_tls)
 	$(run_cli)
+	$(run_comp)
 	$(run_mworker)
 	$(run_clients)
 	$(run_pkg)
