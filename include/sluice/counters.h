@@ -32,6 +32,10 @@ struct counters {
 	uint64_t        http_rsp[6];  /* hrsp_1xx..hrsp_5xx, hrsp_other */
 	uint64_t        intercepted;  /* answered by sluice itself (return, redirect...) */
 	uint64_t        failed_rewrites; /* wrew */
+	uint64_t        comp_in;      /* comp_in: bytes given to the compressor */
+	uint64_t        comp_out;     /* comp_out: bytes it produced */
+	uint64_t        comp_byp;     /* comp_byp: bytes that bypassed it (limits) */
+	uint64_t        comp_rsp;     /* comp_rsp: responses compressed */
 	struct freq_ctr req_rate;     /* req_rate */
 	uint32_t        max_req_rate; /* req_rate_max */
 	uint32_t        rtime_avg;    /* rtime: response time, ms, over ~1024 requests */

@@ -19,6 +19,7 @@ struct stream;
 struct lf_ctx;
 struct lf_expr;
 struct http_reply;
+struct comp_ctx;
 
 /* Connection modes (option http-keep-alive / http-server-close / httpclose). */
 enum http_conn_mode { HTTP_KAL, HTTP_SCL, HTTP_CLO };
@@ -128,6 +129,13 @@ struct http_txn {
 	/* retry-on with L7 conditions: the request as sent, until the response
 	 * head is accepted (http_retry.h), pooled buffer or NULL */
 	struct buf         *retry_buf;
+	/* compression (comp.h): the algorithm the request accepts, the state
+	 * of a compressed response (NULL: not compressed), and a response
+	 * that bypassed compression (a limit) with where its body began */
+	signed char         comp_algo;
+	unsigned char       comp_byp;
+	struct comp_ctx    *comp;
+	uint64_t            comp_byp_mark;
 };
 
 /* ---- the HTTP/1 stream protocol (stream_proto, registered for mode

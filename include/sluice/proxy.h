@@ -20,6 +20,7 @@ struct stats_px;
 struct persist_px;
 struct lf_expr;
 struct acl_px;
+struct comp_px;
 struct tcp_px;
 struct httpchk_px;
 struct chk_px;
@@ -130,6 +131,7 @@ struct proxy {
 	struct acl_px         *acl;          /* acl_px.h: named ACLs, use_backend rules */
 	struct tcp_px         *tcp_rules;    /* tcp_rules.h: tcp-request/tcp-response rules */
 	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
+	struct comp_px        *comp;         /* compression settings (comp.h) */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

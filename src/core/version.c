@@ -12,6 +12,9 @@
 #ifdef USE_PCRE2
 #include <pcre2.h>
 #endif
+#ifdef USE_ZLIB
+#include <zlib.h>
+#endif
 
 static int pcre2_has_jit(void)
 {
@@ -41,10 +44,13 @@ static const struct feature {
 	{ "PCRE2", 0 },
 #endif
 	{ "PCRE2_JIT", -1 }, /* decided at run time from the library */
-	/* Not built: no Lua support and nothing uses zlib yet, so the
-	 * binary contains neither, whatever USE_LUA/USE_ZLIB say. */
+	/* Not built: no Lua support, whatever USE_LUA says. */
 	{ "LUA", 0 },
+#ifdef USE_ZLIB
+	{ "ZLIB", 1 },
+#else
 	{ "ZLIB", 0 },
+#endif
 #ifdef __linux__
 	{ "LINUX_SPLICE", 1 },
 #else
@@ -93,6 +99,10 @@ void version_print(FILE *f, int verbose)
 		pcre2_config(PCRE2_CONFIG_VERSION, v);
 		fprintf(f, "  PCRE2 %s, JIT %s\n", v, pcre2_has_jit() ? "yes" : "no");
 	}
+#endif
+#ifdef USE_ZLIB
+	fprintf(f, "  zlib %s (running %s), HTTP compression: identity gzip deflate raw-deflate\n",
+		ZLIB_VERSION, zlibVersion());
 #endif
 #ifdef USE_SYSTEMD
 	fprintf(f, "  libsystemd (sd_notify for Type=notify)\n");

@@ -15,6 +15,7 @@
 #include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
+#include <sluice/comp.h>
 #include <sluice/errors.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
@@ -95,6 +96,7 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 	http_line_free(txn->reqline);
 	http_line_free(txn->uniq_id);
 	http_captures_free(s, txn);
+	comp_txn_end(s);
 	if (txn->svc_out) {
 		dstr_free(txn->svc_out);
 		free(txn->svc_out);
@@ -670,6 +672,7 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 				  strlen(txn->uniq_id)))
 			goto rewrite_failed;
 	}
+	comp_req_head(s, h);
 	if (http_add_fwd_headers(s, h) == -1 || http_req_server_prep(s, h) == -1 ||
 	    http_req_conn_hdr(s, h, mf) == -1)
 		goto rewrite_failed;
@@ -794,6 +797,7 @@ static int http_wait_req(struct stream *s)
 
 static void http_res_failed(struct stream *s, enum strm_err t0)
 {
+	comp_txn_end(s);
 	s->be->be_counters.failed_resp++;
 	if (s->ss.target)
 		s->ss.target->counters.failed_resp++;
@@ -887,7 +891,9 @@ static int http_process_res_head(struct stream *s, int hlen)
 	http_capture_head(s, &h, 1);
 	txn->res_head = &h;
 	stk_stick_store(s, 1);
+	comp_res_head(s, &h);
 	if (http_res_rules(s, &h)) {
+		comp_txn_end(s);
 		txn->res_head = NULL;
 		return 0;
 	}
@@ -928,7 +934,8 @@ static int http_process_res_head(struct stream *s, int hlen)
 			return 0;
 		}
 	}
-	if (http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked) == -1) {
+	if (txn->comp ? comp_res_start(s, nl) == -1 :
+	    http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked) == -1) {
 		/* chunks that came with the head are malformed: nothing of
 		 * the response left yet, the client gets a 502 (PH) */
 		http_res_failed(s, SE_PROXY);
@@ -1154,6 +1161,34 @@ static enum http_step http_step_request(struct stream *s)
 	return HTTP_STEP_DONE;
 }
 
+/* A compressed body: what arrived is compressed and leaves, in turns
+ * until nothing moves (a turn's send may read more from the server).
+ * Returns 0, or -1 when the stream was closed (a zlib error or bad
+ * chunks: the client never gets the last chunk). */
+static int http_comp_body(struct stream *s)
+{
+	for (int turn = 0; turn < 64; turn++) {
+		int r = comp_res_step(s);
+
+		if (r == -1) {
+			s->be->be_counters.failed_resp++;
+			if (s->ss.target)
+				s->ss.target->counters.failed_resp++;
+			stream_close(s, SE_PROXY, SF_DATA);
+			return -1;
+		}
+		if (r == 0 || !chan_pending(&s->res))
+			return 0;
+		if (stream_forward(s, &s->res, &s->srv, &s->cli, 0) == CHN_DST_ERR) {
+			stream_close(s, SE_CLI_ABORT, SF_DATA);
+			return -1;
+		}
+	}
+	/* still moving: come back in this loop iteration */
+	ev_feed_event(global.loop, &s->cli.io, EV_READ);
+	return 0;
+}
+
 /* The response side: what the server (or a reply made here) sends reaches
  * the client; interim and final heads are analysed, a body followed to its
  * end. */
@@ -1210,7 +1245,10 @@ static enum http_step http_step_response(struct stream *s)
 		if (s->res.to_forward || !s->res.buf || !s->res.buf->data)
 			break;
 	}
-	if (txn->res_st == HTTP_MSG_BODY && !(txn->flags & TX_F_LOCAL)) {
+	if (unlikely(txn->comp) && txn->res_st == HTTP_MSG_BODY && !(txn->flags & TX_F_LOCAL)) {
+		if (http_comp_body(s) == -1)
+			return HTTP_STEP_CLOSED;
+	} else if (txn->res_st == HTTP_MSG_BODY && !(txn->flags & TX_F_LOCAL)) {
 		if (txn->flags & TX_F_RES_CLOSE_DELIM) {
 			if ((s->res.flags & CH_F_SHUTR) && !chan_pending(&s->res)) {
 				txn->res_st = HTTP_MSG_DONE;

@@ -25,6 +25,7 @@
 #include <sluice/cli_cmd.h>
 #include <sluice/listener.h>
 #include <sluice/common.h>
+#include <sluice/comp.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
 #include <sluice/ticks.h>
@@ -455,21 +456,30 @@ static int cli_show_activity(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-/* set rate-limit connections global <n>: 0 removes the limit. */
+/* set rate-limit connections|http-compression global <n>: 0 removes the
+ * limit (connections per second; kB/s of compression input). */
 static int cli_set_rate_limit(struct cli_ctx *ctx, int argc, char **argv)
 {
+	int comp = argc >= 4 && strcmp(argv[2], "http-compression") == 0;
 	char *end;
 	long v;
 
-	if (argc < 4 || strcmp(argv[2], "connections") != 0 || strcmp(argv[3], "global") != 0) {
+	if (argc < 4 || (strcmp(argv[2], "connections") != 0 && !comp) ||
+	    strcmp(argv[3], "global") != 0) {
 		dstr_printf(&ctx->out, "'set rate-limit' only supports :\n"
-			    "   - 'connections global' to set the per-process maximum connection rate\n");
+			    "   - 'connections global' to set the per-process maximum connection rate\n"
+			    "   - 'http-compression global' to set the per-process maximum "
+			    "compression speed in kB/s\n");
 		return -1;
 	}
 	v = argc > 4 ? strtol(argv[4], &end, 10) : -1;
 	if (argc < 5 || *end || v < 0 || v > 0x7fffffff) {
 		dstr_printf(&ctx->out, "Expects an integer value.\n");
 		return -1;
+	}
+	if (comp) {
+		comp_set_rate_limit((int)v);
+		return 0;
 	}
 	global.conn_rate_limit = (int)v;
 	listener_recheck_limits();
@@ -479,8 +489,8 @@ static int cli_set_rate_limit(struct cli_ctx *ctx, int argc, char **argv)
 static struct cli_kw process_cli_kws[] = {
 	{ { "show", "activity", NULL }, "show activity", "show the event loop's activity counters",
 	  CLI_LVL_USER, cli_show_activity },
-	{ { "set", "rate-limit", NULL }, "set rate-limit connections global <value>",
-	  "change the process-wide connection rate limit (0: none)", CLI_LVL_ADMIN,
+	{ { "set", "rate-limit", NULL }, "set rate-limit connections|http-compression global <value>",
+	  "change the process-wide connection rate limit or compression input rate (0: none)", CLI_LVL_ADMIN,
 	  cli_set_rate_limit },
 	{ { "show", "env", NULL }, "show env [<name>]", "dump the environment, or one variable",
 	  CLI_LVL_OPERATOR, cli_show_env },

@@ -86,9 +86,13 @@ static void test_feature(void **state)
 #else
 	FALSE_("feature(OPENSSL)");
 #endif
-	/* not in the binary: no Lua support, nothing uses zlib */
+	/* not in the binary: no Lua support */
 	FALSE_("feature(LUA)");
+#ifdef USE_ZLIB
+	TRUE_("feature(ZLIB)");
+#else
 	FALSE_("feature(ZLIB)");
+#endif
 }
 
 static void test_defined(void **state)

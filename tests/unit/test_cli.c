@@ -14,6 +14,7 @@
 #include <sluice/cfg.h>
 #include <sluice/cli.h>
 #include <sluice/common.h>
+#include <sluice/comp.h>
 #include <sluice/errors.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>
@@ -316,7 +317,7 @@ static void test_level_answers(void **state)
 {
 	assert_string_equal(run("user; operator"), "\nPermission denied\n\n");
 	ctx.level = CLI_LVL_ADMIN;
-	assert_non_null(strstr(run("help"), "  set rate-limit connections global "));
+	assert_non_null(strstr(run("help"), "  set rate-limit connections|http-compression global "));
 	assert_string_equal(run("operator; set rate-limit connections global 3"),
 			    "\nPermission denied\n\n");
 	assert_null(strstr(run("help"), "set rate-limit"));
@@ -341,6 +342,16 @@ static void test_set_rate_limit(void **state)
 	assert_int_equal(global.conn_rate_limit, 12);
 	assert_string_equal(run("set rate-limit connections global 0"), "\n");
 	assert_int_equal(global.conn_rate_limit, 0);
+	/* the compression input rate (maxcomprate), kB/s */
+	assert_string_equal(run("set rate-limit http-compression global 250"), "\n");
+	assert_int_equal(comp_rate_limit(), 250);
+	assert_int_equal(global.conn_rate_limit, 0);
+	assert_string_equal(run("set rate-limit http-compression global x"),
+			    "Expects an integer value.\n\n");
+	assert_true(strncmp(run("set rate-limit http-compression local 1"),
+			    "'set rate-limit' only supports :\n", 33) == 0);
+	assert_string_equal(run("set rate-limit http-compression global 0"), "\n");
+	assert_int_equal(comp_rate_limit(), 0);
 }
 
 /* show errors / show sess arguments without any capture or session. */
