@@ -248,9 +248,9 @@ test: deps deps-clients
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, libFuzzer, ASan
 # and UBSan into build-fuzz/. The library objects are compiled once, without
-# the USE_* options (no OpenSSL/PCRE2/systemd), so only libev is
-# linked. `make fuzz-smoke` runs each harness fuzz_<name> FUZZ_TIME seconds
-# from its seeds tests/fuzz/corpus/<name>/ (read only; new inputs go to
+# the USE_* options but zlib (no OpenSSL/PCRE2/systemd), so only libev and
+# zlib are linked (zlib: fuzz_proxy compresses some responses). `make
+# fuzz-smoke` runs each harness fuzz_<name> FUZZ_TIME seconds from its seeds tests/fuzz/corpus/<name>/ (read only; new inputs go to
 # build-fuzz/corpus/<name>/) with tests/fuzz/<name>.dict if present, and
 # fails on any crash, leak, timeout or OOM.
 FUZZ_CC     ?= clang
@@ -260,7 +260,7 @@ FUZZ_BINS   := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS   := $(patsubst src/%.c,build-fuzz/obj/%.o,$(LIB_SRCS))
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Iinclude \
                -DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_BUILD_OPTS='"fuzz"' $(LIBEV_CFLAGS) \
-               -fsanitize=address,undefined -fno-sanitize-recover=undefined
+               -DUSE_ZLIB -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 .PHONY: fuzz fuzz-smoke deps-fuzz
 .SECONDARY: $(FUZZ_OBJS)
@@ -279,7 +279,7 @@ build-fuzz/obj/%.o: src/%.c
 
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@echo "  LD  $@"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lm
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lz -lm
 
 -include $(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 

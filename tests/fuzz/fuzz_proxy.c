@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Mode http with the usual rules, a reuse-always backend with retries,
  * redispatch and small server queues, a server-close
- * one, a frontend buffering request bodies (sluice takes
+ * one compressing its responses (gzip, deflate), a frontend buffering request bodies (sluice takes
  * http-buffer-request in frontends only), and a mode tcp frontend. */
 static const char cfg[] =
 	"global\n"
@@ -72,6 +72,7 @@ static const char cfg[] =
 	"  default_backend be_close\n"
 	"backend be_close\n"
 	"  option http-server-close\n"
+	"  compression algo gzip deflate\n"
 	"  server s3 @DIR@/s3.sock\n"
 	"frontend fe_tcp\n"
 	"  mode tcp\n"
