@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #ifdef USE_ZLIB
 #include <zlib.h>
@@ -760,6 +761,18 @@ static void comp_consumed(struct comp_ctx *c, uint64_t n)
 	}
 }
 
+/* Whether the server's socket holds bytes not read yet: the burst is not
+ * over and the next read comes at once, so a sync flush now would only
+ * cost CPU and output size (it waits for the read that drains it). */
+static int comp_srv_pending(const struct stream *s)
+{
+	int n = 0;
+
+	if (s->srv.fd < 0 || (s->res.flags & CH_F_SHUTR))
+		return 0;
+	return ioctl(s->srv.fd, FIONREAD, &n) == 0 && n > 0;
+}
+
 int comp_res_step(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
@@ -816,7 +829,7 @@ int comp_res_step(struct stream *s)
 			moved |= comp_push(s, c);
 		} while (!c->z_end && out_room(c->out));
 		c->unflushed = 0;
-	} else if (c->unflushed && !c->in_end) {
+	} else if (c->unflushed && !c->in_end && !comp_srv_pending(s)) {
 		/* the burst is over: what it gave leaves now */
 		do {
 			if (comp_deflate(s, c, NULL, 0, Z_SYNC_FLUSH, &full) < 0)
