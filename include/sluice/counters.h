@@ -32,6 +32,8 @@ struct counters {
 	uint64_t        http_rsp[6];  /* hrsp_1xx..hrsp_5xx, hrsp_other */
 	uint64_t        intercepted;  /* answered by sluice itself (return, redirect...) */
 	uint64_t        failed_rewrites; /* wrew */
+	uint64_t        cache_lookups; /* requests a cache-use rule looked up */
+	uint64_t        cache_hits;   /* ... and answered from the cache */
 	struct freq_ctr req_rate;     /* req_rate */
 	uint32_t        max_req_rate; /* req_rate_max */
 	uint32_t        rtime_avg;    /* rtime: response time, ms, over ~1024 requests */

@@ -19,6 +19,7 @@ struct stream;
 struct lf_ctx;
 struct lf_expr;
 struct http_reply;
+struct cache_txn;
 
 /* Connection modes (option http-keep-alive / http-server-close / httpclose). */
 enum http_conn_mode { HTTP_KAL, HTTP_SCL, HTTP_CLO };
@@ -128,6 +129,7 @@ struct http_txn {
 	/* retry-on with L7 conditions: the request as sent, until the response
 	 * head is accepted (http_retry.h), pooled buffer or NULL */
 	struct buf         *retry_buf;
+	struct cache_txn   *cache;       /* the HTTP cache's state (cache.c), NULL when unused */
 };
 
 /* ---- the HTTP/1 stream protocol (stream_proto, registered for mode
