@@ -834,11 +834,17 @@ static int cli_show_cache(struct cli_ctx *ctx, int argc, char **argv)
 			    "max-object-size %u, max-age %u\n", c->name,
 			    cache_store_capacity(c->st), cache_store_used(c->st),
 			    cache_store_count(c->st), c->max_obj, c->max_age);
-		while (cache_store_next(c->st, &o))
-			dstr_printf(&ctx->out, "  hash:%016llx size:%zu expire:%llu key:%.*s\n",
+		while (cache_store_next(c->st, &o)) {
+			size_t n = MIN(o.klen, (size_t)200);
+
+			dstr_printf(&ctx->out, "  hash:%016llx size:%zu expire:%llu key:",
 				    (unsigned long long)o.hash, o.size,
-				    (unsigned long long)((o.t_expire - now + 999) / 1000),
-				    (int)MIN(o.klen, (size_t)200), o.key);
+				    (unsigned long long)((o.t_expire - now + 999) / 1000));
+			/* the key's line feed (between host and target) as a space */
+			for (size_t i = 0; i < n; i++)
+				dstr_add(&ctx->out, o.key[i] == '\n' ? " " : &o.key[i], 1);
+			dstr_add(&ctx->out, "\n", 1);
+		}
 	}
 	return 0;
 }
