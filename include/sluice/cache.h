@@ -59,6 +59,9 @@ int cache_store_put(struct cache_store *st, uint64_t hash, const char *key, size
 int cache_store_get(struct cache_store *st, uint64_t hash, const char *key, size_t klen,
                     uint64_t now, struct cache_obj *o);
 
+/* How many objects are stored under <hash> (expired ones included). */
+uint32_t cache_store_count_hash(struct cache_store *st, uint64_t hash);
+
 /* Removes every object expired at <now>. Returns how many. */
 int cache_store_sweep(struct cache_store *st, uint64_t now);
 

@@ -38,6 +38,8 @@ struct cache {
 	uint32_t            max_obj;       /* max-object-size, bytes (0: total / 256) */
 	uint32_t            max_age;       /* max-age, seconds */
 	int                 max_obj_line;  /* where max-object-size was set, 0: not set */
+	int                 vary;          /* process-vary on */
+	uint32_t            max_second;    /* max-secondary-entries */
 	struct cache_store *st;
 	struct cache       *next;
 };
@@ -56,6 +58,7 @@ static struct {
 	struct cache     *cur;      /* section being parsed */
 	struct cache_ref *refs;
 	int               active;   /* some cache is in use: the analyser's hooks run */
+	int               vary;     /* some cache has process-vary on */
 } cs;
 
 /* What one transaction does with the caches. */
@@ -65,9 +68,14 @@ struct cache_txn {
 	struct cache *hit;        /* the response came from this cache */
 	int           cacheable;  /* the request may be stored / served (GET, 1.1...) */
 	int           bypass;     /* request no-cache: not served, may be stored */
-	uint64_t      hash;
-	char         *key;
+	uint64_t      hash;       /* of the primary key: the secondary ones share it */
+	char         *key;        /* primary key (host, LF, target) */
 	size_t        klen;
+	char         *ae;         /* the request's Accept-Encoding, normalised ("" if none) */
+	char         *ref;        /* its Referer ("" if none) */
+	char         *skey;       /* the key of the object being stored (primary or
+	                           * secondary), NULL: the primary key */
+	size_t        sklen;
 	/* collecting the body of a response to store */
 	int           collecting;
 	uint64_t      skip;       /* head bytes still to leave before the body */
@@ -78,6 +86,12 @@ struct cache_txn {
 	uint32_t      age0;
 	int           failed;
 };
+
+/* Vary signatures: which request fields a stored response varies on. */
+#define VARY_AE  0x1   /* Accept-Encoding */
+#define VARY_REF 0x2   /* Referer */
+
+static char *vary_key(const struct cache_txn *ct, unsigned sig, size_t *len);
 
 static uint64_t now_ms(void)
 {
@@ -117,6 +131,7 @@ static int sec_cache(struct cfg_ctx *ctx, int argc, char **argv)
 	c->file = xstrdup(ctx->file);
 	c->line = ctx->line;
 	c->max_age = 60;
+	c->max_second = 10;
 	while (*tail)
 		tail = &(*tail)->next;
 	*tail = c;
@@ -185,19 +200,19 @@ static int kw_process_vary(struct cfg_ctx *ctx, void *t, int argc, char **argv)
 		cfg_alert(ctx, "expects 'on' or 'off'");
 		return -1;
 	}
-	if (strcmp(argv[0], "on") == 0) {
-		cfg_alert(ctx, "'on' is not supported: sluice never stores a response carrying "
-			  "a Vary field (only 'process-vary off' is accepted)");
-		return -1;
-	}
-	return 0;
+	if (cs.cur)
+		cs.cur->vary = strcmp(argv[0], "on") == 0;
+	return cs.cur ? 0 : -1;
 }
 
 static int kw_max_secondary(struct cfg_ctx *ctx, void *t, int argc, char **argv)
 {
-	cfg_alert(ctx, "not supported: it only applies with 'process-vary on', which sluice "
-		  "does not support");
-	return -1;
+	unsigned long long v;
+
+	if (!cs.cur || cache_num(ctx, argc, argv, 1, 65535, &v) == -1)
+		return -1;
+	cs.cur->max_second = (uint32_t)v;
+	return 0;
 }
 
 /* Post-parse: every cache is sized and mapped, every name an action gives
@@ -237,6 +252,7 @@ static int cache_postparse(void)
 			errors++;
 		} else {
 			cs.active = 1;
+			cs.vary |= r->c->vary;
 		}
 	}
 	return errors;
@@ -263,6 +279,7 @@ void cache_free_all(void)
 	}
 	cs.cur = NULL;
 	cs.active = 0;
+	cs.vary = 0;
 }
 
 static struct cache_ref *cache_ref_new(struct cfg_ctx *ctx, const char *name)
@@ -431,6 +448,38 @@ static long long http_date(const char *s)
 	return -1;
 }
 
+/* The Vary signature of response <h>: 0 without Vary, VARY_* bits for the
+ * fields sluice can key objects by, -1 for any other field (or "*"). */
+static int vary_sig(const struct http_head *h)
+{
+	int sig = 0;
+
+	for (int i = http_head_find(h, "vary", 4, 0); i >= 0; i = http_head_find(h, "vary", 4, i + 1)) {
+		const char *p = h->f[i].v.p, *e = p + h->f[i].v.len;
+
+		while (p < e) {
+			const char *q, *te;
+
+			while (p < e && (*p == ' ' || *p == '\t' || *p == ','))
+				p++;
+			q = p;
+			while (q < e && *q != ',')
+				q++;
+			te = q;
+			while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
+				te--;
+			if (te - p == 15 && strncasecmp(p, "accept-encoding", 15) == 0)
+				sig |= VARY_AE;
+			else if (te - p == 7 && strncasecmp(p, "referer", 7) == 0)
+				sig |= VARY_REF;
+			else if (te > p)
+				return -1;
+			p = q;
+		}
+	}
+	return sig;
+}
+
 /* cache-store: decides from the response head (and what the request
  * allowed) whether the response may be stored, and for how long. */
 static void act_cache_store(void *priv, struct stream *s, unsigned where)
@@ -442,6 +491,7 @@ static void act_cache_store(void *priv, struct stream *s, unsigned where)
 	char buf[128];
 	long maxage, age = 0;
 	long long life, fresh = -1;
+	int sig;
 	uint64_t now;
 
 	if (!ct || !h || !ct->cacheable || ct->store || ct->hit || !r->c)
@@ -453,7 +503,10 @@ static void act_cache_store(void *priv, struct stream *s, unsigned where)
 		return;
 	if (http_head_find(h, "cache-control", 13, 0) < 0 && http_head_has_token(h, "pragma", "no-cache"))
 		return;
-	if (http_head_find(h, "set-cookie", 10, 0) >= 0 || http_head_find(h, "vary", 4, 0) >= 0)
+	if (http_head_find(h, "set-cookie", 10, 0) >= 0)
+		return;
+	sig = vary_sig(h);
+	if (sig < 0 || (sig && !r->c->vary))
 		return;
 	/* a body of known end: Content-Length or chunked, never until close */
 	if (!(m->flags & (H1_F_CLEN | H1_F_CHUNKED)) || (m->flags & H1_F_CLEN_DROPPED))
@@ -491,12 +544,127 @@ static void act_cache_store(void *priv, struct stream *s, unsigned where)
 		life = fresh;
 	if (life <= 0)
 		return;
+	if (sig) {
+		struct cache_obj o;
+
+		free(ct->skey);
+		if (!(ct->skey = vary_key(ct, (unsigned)sig, &ct->sklen)))
+			return;
+		/* max-secondary-entries: objects of this primary key (a
+		 * replaced one does not count) */
+		if (cache_store_count_hash(r->c->st, ct->hash) >= r->c->max_second &&
+		    !cache_store_get(r->c->st, ct->hash, ct->skey, ct->sklen, now, &o))
+			return;
+	}
 	ct->store = r->c;
 	ct->age0 = (uint32_t)age;
 	ct->t_expire = now + (uint64_t)life * 1000;
 }
 
 /* ---- the analyser's hooks ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Accept-Encoding values of <h> normalised: the codings the client
+ * accepts (q=0 ones left out), lower case, without parameters, sorted,
+ * once each, comma-separated: "gzip, br;q=0.5" and "BR,gzip" give the same
+ * "br,gzip". Returns a malloc'd string ("" without the field), NULL when
+ * memory is exhausted. */
+static char *ae_normalize(const struct http_head *h)
+{
+	char *tok[32], *out;
+	int n = 0;
+	size_t len = 0;
+
+	for (int i = http_head_find(h, "accept-encoding", 15, 0); i >= 0 && n < 32;
+	     i = http_head_find(h, "accept-encoding", 15, i + 1)) {
+		const char *p = h->f[i].v.p, *e = p + h->f[i].v.len;
+
+		while (p < e && n < 32) {
+			const char *q, *t, *te, *par;
+
+			while (p < e && (*p == ' ' || *p == '\t' || *p == ','))
+				p++;
+			q = p;
+			while (q < e && *q != ',')
+				q++;
+			t = p;
+			te = memchr(t, ';', (size_t)(q - t));
+			par = te;
+			if (!te)
+				te = q;
+			while (te > t && (te[-1] == ' ' || te[-1] == '\t'))
+				te--;
+			p = q;
+			if (te == t)
+				continue;
+			if (par) {
+				/* ";q=0", ";q=0.0"...: not accepted */
+				const char *v = par + 1;
+
+				while (v < q && (*v == ' ' || *v == '\t'))
+					v++;
+				if (q - v >= 3 && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=') {
+					const char *d = v + 2;
+					int zero = *d == '0';
+
+					for (d++; zero && d < q && *d != ' ' && *d != ';'; d++)
+						zero = *d == '.' || *d == '0';
+					if (zero)
+						continue;
+				}
+			}
+			tok[n] = strndup(t, (size_t)(te - t));
+			if (!tok[n])
+				break;
+			for (char *c = tok[n]; *c; c++)
+				if (*c >= 'A' && *c <= 'Z')
+					*c = (char)(*c - 'A' + 'a');
+			n++;
+		}
+	}
+	qsort(tok, (size_t)n, sizeof(*tok), cmp_str);
+	for (int i = 0; i < n; i++)
+		len += strlen(tok[i]) + 1;
+	out = malloc(len + 1);
+	len = 0;
+	for (int i = 0; i < n; i++) {
+		if (out && (i == 0 || strcmp(tok[i], tok[i - 1]) != 0)) {
+			size_t l = strlen(tok[i]);
+
+			if (len)
+				out[len++] = ',';
+			memcpy(out + len, tok[i], l);
+			len += l;
+		}
+		free(tok[i]);
+	}
+	if (out)
+		out[len] = 0;
+	return out;
+}
+
+/* The key of the object varying on <sig> (0: the primary key itself):
+ * the primary key, then a 0x01 byte (which no Host or target holds), the
+ * signature and the values of the fields it names. NULL when memory is
+ * exhausted. */
+static char *vary_key(const struct cache_txn *ct, unsigned sig, size_t *len)
+{
+	char *k;
+	int n;
+
+	if (!ct->ae || !ct->ref)
+		return NULL;
+	n = asprintf(&k, "%.*s\x01%u\n%s\n%s", (int)ct->klen, ct->key, sig,
+		     (sig & VARY_AE) ? ct->ae : "", (sig & VARY_REF) ? ct->ref : "");
+	if (n < 0)
+		return NULL;
+	*len = (size_t)n;
+	return k;
+}
 
 /* Records what the request allows (GET or HEAD, HTTP/1.1, no
  * Authorization, no body) and its key: the Host value and the target. */
@@ -524,6 +692,12 @@ static void cache_req_key(struct stream *s, struct cache_txn *ct)
 	memcpy(ct->key + ct->klen - u->len, u->p, u->len);
 	ct->hash = cache_hash(CACHE_HASH_INIT, ct->key, ct->klen);
 	ct->cacheable = 1;
+	if (cs.vary) {
+		char rb[1024];
+
+		ct->ae = ae_normalize(h);
+		ct->ref = strdup(field_str(h, "referer", rb, sizeof(rb)) ? rb : "");
+	}
 	ct->bypass = cc_has(h, "no-cache") ||
 		     (http_head_find(h, "cache-control", 13, 0) < 0 &&
 		      http_head_has_token(h, "pragma", "no-cache"));
@@ -670,8 +844,26 @@ int cache_req_answer(struct stream *s)
 	if (s->be != s->fe)
 		s->be->be_counters.cache_lookups++;
 	now = now_ms();
-	if (!ct->use->st || !cache_store_get(ct->use->st, ct->hash, ct->key, ct->klen, now, &o))
+	if (!ct->use->st)
 		return 0;
+	if (!cache_store_get(ct->use->st, ct->hash, ct->key, ct->klen, now, &o)) {
+		/* objects that vary: one per signature to try */
+		unsigned sig = 0;
+
+		if (!ct->use->vary)
+			return 0;
+		for (sig = VARY_AE; sig <= (VARY_AE | VARY_REF); sig++) {
+			size_t kl;
+			char *k = vary_key(ct, sig, &kl);
+			int found = k && cache_store_get(ct->use->st, ct->hash, k, kl, now, &o);
+
+			free(k);
+			if (found)
+				break;
+		}
+		if (sig > (VARY_AE | VARY_REF))
+			return 0;
+	}
 	not_mod = cache_not_modified(txn->req_head, &o);
 	head = cache_hit_head(&o, not_mod, now, &hlen);
 	if (!head)
@@ -775,7 +967,8 @@ void cache_txn_end(struct stream *s)
 	/* complete: every granted byte left, the Content-Length matched */
 	if (!ct->failed && !ct->skip && s->txn->res_st == HTTP_MSG_DONE && !s->res.to_forward &&
 	    (ct->clen == UINT64_MAX || ct->clen == blen))
-		cache_store_put(ct->store->st, ct->hash, ct->key, ct->klen, ct->obj.p, ct->hlen,
+		cache_store_put(ct->store->st, ct->hash, ct->skey ? ct->skey : ct->key,
+				ct->skey ? ct->sklen : ct->klen, ct->obj.p, ct->hlen,
 				ct->obj.p + ct->hlen, blen, ct->age0, now_ms(), ct->t_expire);
 	cache_drop(s, ct);
 }
@@ -788,6 +981,9 @@ void cache_txn_free(struct stream *s)
 		return;
 	cache_drop(s, ct);
 	free(ct->key);
+	free(ct->ae);
+	free(ct->ref);
+	free(ct->skey);
 	free(ct);
 	s->txn->cache = NULL;
 }
@@ -862,7 +1058,7 @@ static struct cfg_kw cache_kws[] = {
 	  .usage = "<bytes>" },
 	{ "max-age", CFG_SEC_CACHE, CFG_T_FUNC, 0, .parse = kw_max_age, .usage = "<seconds>" },
 	{ "process-vary", CFG_SEC_CACHE, CFG_T_FUNC, 0, .parse = kw_process_vary,
-	  .usage = "off" },
+	  .usage = "on|off" },
 	{ "max-secondary-entries", CFG_SEC_CACHE, CFG_T_FUNC, 0, .parse = kw_max_secondary,
 	  .usage = "<number>" },
 	{ "filter", CFG_SEC_PROXIES & ~CFG_SEC_DEFAULTS, CFG_T_FUNC, 0, .parse = kw_filter,

@@ -335,6 +335,15 @@ int cache_store_get(struct cache_store *st, uint64_t hash, const char *key, size
 	return 1;
 }
 
+uint32_t cache_store_count_hash(struct cache_store *st, uint64_t hash)
+{
+	uint32_t n = 0;
+
+	for (uint32_t off = *bucket_of(st, hash); off; off = ENT(st, off)->hnext)
+		n += ENT(st, off)->hash == hash;
+	return n;
+}
+
 int cache_store_sweep(struct cache_store *st, uint64_t now)
 {
 	uint32_t off = st->hdr.lru_head;

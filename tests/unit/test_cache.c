@@ -66,6 +66,8 @@ static void test_full_key_compare(void **state)
 	assert_int_equal(cache_store_get(st, 42, "h\n/two", 6, 1, &o), 1);
 	assert_int_equal(o.blen, 20);
 	assert_int_equal(cache_store_get(st, 42, "h\n/thr", 6, 1, &o), 0);
+	assert_int_equal(cache_store_count_hash(st, 42), 2);
+	assert_int_equal(cache_store_count_hash(st, 43), 0);
 	/* a key that is a prefix of another is another key */
 	assert_int_equal(cache_store_get(st, 42, "h\n/on", 5, 1, &o), 0);
 	/* and the hash is part of the match */
