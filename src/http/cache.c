@@ -497,8 +497,8 @@ static void act_cache_store(void *priv, struct stream *s, unsigned where)
 	if (!ct || !h || !ct->cacheable || ct->store || ct->hit || !r->c)
 		return;
 	m = &s->txn->res;
-	if (m->status != 200)
-		return;
+	if (m->status != 200 || s->txn->meth != H1_M_GET)
+		return;   /* a HEAD is answered from a GET, never stored */
 	if (cc_has(h, "no-store") || cc_has(h, "no-cache") || cc_has(h, "private"))
 		return;
 	if (http_head_find(h, "cache-control", 13, 0) < 0 && http_head_has_token(h, "pragma", "no-cache"))
