@@ -640,8 +640,9 @@ static char *ae_normalize(const struct http_head *h)
 			memcpy(out + len, tok[i], l);
 			len += l;
 		}
-		free(tok[i]);
 	}
+	for (int i = 0; i < n; i++)
+		free(tok[i]);
 	if (out)
 		out[len] = 0;
 	return out;
