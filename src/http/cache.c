@@ -11,6 +11,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include <ev.h>
+
 #include <sluice/action.h>
 #include <sluice/buf.h>
 #include <sluice/cache.h>
@@ -18,6 +20,7 @@
 #include <sluice/channel.h>
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
+#include <sluice/global.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_head.h>
 #include <sluice/log.h>
@@ -93,7 +96,7 @@ struct cache_txn {
 
 static char *vary_key(const struct cache_txn *ct, unsigned sig, size_t *len);
 
-static uint64_t now_ms(void)
+static uint64_t cache_now(void)
 {
 	struct timespec ts;
 
@@ -513,7 +516,7 @@ static void act_cache_store(void *priv, struct stream *s, unsigned where)
 		return;
 	if ((m->flags & H1_F_CLEN) && m->clen > r->c->max_obj)
 		return;
-	now = now_ms();
+	now = cache_now();
 	if (field_str(h, "age", buf, sizeof(buf)))
 		age = strtol(buf, NULL, 10);
 	if (age < 0)
@@ -844,7 +847,7 @@ int cache_req_answer(struct stream *s)
 	s->fe->fe_counters.cache_lookups++;
 	if (s->be != s->fe)
 		s->be->be_counters.cache_lookups++;
-	now = now_ms();
+	now = cache_now();
 	if (!ct->use->st)
 		return 0;
 	if (!cache_store_get(ct->use->st, ct->hash, ct->key, ct->klen, now, &o)) {
@@ -957,6 +960,29 @@ void cache_res_begin(struct stream *s, long hlen)
 	s->res.tap_ctx = ct;
 }
 
+/* The periodic sweep: every second once something was stored, expired
+ * objects leave every cache. The timer does not keep the loop alive (a
+ * stopping process does not wait for it). */
+static ev_timer sweep_timer;
+
+static void cache_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	uint64_t now = cache_now();
+
+	for (struct cache *c = cs.caches; c; c = c->next)
+		if (c->st)
+			cache_store_sweep(c->st, now);
+}
+
+static void cache_sweep_arm(void)
+{
+	if (ev_is_active(&sweep_timer) || !global.loop)
+		return;
+	ev_timer_init(&sweep_timer, cache_sweep_cb, 1., 1.);
+	ev_timer_start(global.loop, &sweep_timer);
+	ev_unref(global.loop);
+}
+
 void cache_txn_end(struct stream *s)
 {
 	struct cache_txn *ct = s->txn->cache;
@@ -967,10 +993,11 @@ void cache_txn_end(struct stream *s)
 	blen = ct->obj.len - ct->hlen;
 	/* complete: every granted byte left, the Content-Length matched */
 	if (!ct->failed && !ct->skip && s->txn->res_st == HTTP_MSG_DONE && !s->res.to_forward &&
-	    (ct->clen == UINT64_MAX || ct->clen == blen))
-		cache_store_put(ct->store->st, ct->hash, ct->skey ? ct->skey : ct->key,
-				ct->skey ? ct->sklen : ct->klen, ct->obj.p, ct->hlen,
-				ct->obj.p + ct->hlen, blen, ct->age0, now_ms(), ct->t_expire);
+	    (ct->clen == UINT64_MAX || ct->clen == blen) &&
+	    cache_store_put(ct->store->st, ct->hash, ct->skey ? ct->skey : ct->key,
+			    ct->skey ? ct->sklen : ct->klen, ct->obj.p, ct->hlen,
+			    ct->obj.p + ct->hlen, blen, ct->age0, cache_now(), ct->t_expire) == 0)
+		cache_sweep_arm();
 	cache_drop(s, ct);
 }
 
@@ -1019,14 +1046,13 @@ static int fetch_cache_name(const struct smp_arg *a, struct sample *smp, struct 
 
 static int cli_show_cache(struct cli_ctx *ctx, int argc, char **argv)
 {
-	uint64_t now = now_ms();
+	uint64_t now = cache_now();
 
 	for (struct cache *c = cs.caches; c; c = c->next) {
 		struct cache_obj o = { 0 };
 
 		if (!c->st)
 			continue;
-		cache_store_sweep(c->st, now);
 		dstr_printf(&ctx->out, "%s: total-max-size %zu, used %zu, entries %u, "
 			    "max-object-size %u, max-age %u\n", c->name,
 			    cache_store_capacity(c->st), cache_store_used(c->st),
@@ -1036,7 +1062,7 @@ static int cli_show_cache(struct cli_ctx *ctx, int argc, char **argv)
 
 			dstr_printf(&ctx->out, "  hash:%016llx size:%zu expire:%llu key:",
 				    (unsigned long long)o.hash, o.size,
-				    (unsigned long long)((o.t_expire - now + 999) / 1000));
+				    (unsigned long long)(o.t_expire > now ? (o.t_expire - now + 999) / 1000 : 0));
 			/* the key's line feed (between host and target) as a space */
 			for (size_t i = 0; i < n; i++)
 				dstr_add(&ctx->out, o.key[i] == '\n' ? " " : &o.key[i], 1);
