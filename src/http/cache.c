@@ -542,6 +542,10 @@ static void act_cache_store(void *priv, struct stream *s, unsigned where)
 		   http_head_find(h, "last-modified", 13, 0) < 0) {
 		return;   /* no explicit expiration and no validator (HAProxy) */
 	}
+	if (maxage >= 0 || fresh >= 0) {
+		if (fresh <= 0)
+			return;   /* stale already (its Age is past its max-age) */
+	}
 	life = r->c->max_age;
 	if (fresh >= 0 && fresh < life)
 		life = fresh;
