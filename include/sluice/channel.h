@@ -6,6 +6,7 @@
 #ifndef SLUICE_CHANNEL_H
 #define SLUICE_CHANNEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -29,6 +30,11 @@ struct channel {
 	unsigned          flags;       /* CH_F_* */
 	uint32_t          reserve;     /* buffer bytes reads leave free (tune.maxrewrite
 	                                  while a message head is being analysed) */
+	/* When set, sees every byte the channel sends, in order, right after
+	 * it left (the HTTP cache collects a body with it); no splicing then,
+	 * so that every byte passes through the buffer. */
+	void            (*tap)(void *ctx, const char *p, size_t n);
+	void             *tap_ctx;
 };
 
 enum chan_res { CHN_OK, CHN_SRC_ERR, CHN_DST_ERR };

@@ -36,6 +36,8 @@ struct counters {
 	uint64_t        comp_out;     /* comp_out: bytes it produced */
 	uint64_t        comp_byp;     /* comp_byp: bytes that bypassed it (limits) */
 	uint64_t        comp_rsp;     /* comp_rsp: responses compressed */
+	uint64_t        cache_lookups; /* requests a cache-use rule looked up */
+	uint64_t        cache_hits;   /* ... and answered from the cache */
 	struct freq_ctr req_rate;     /* req_rate */
 	uint32_t        max_req_rate; /* req_rate_max */
 	uint32_t        rtime_avg;    /* rtime: response time, ms, over ~1024 requests */

@@ -20,6 +20,7 @@ struct lf_ctx;
 struct lf_expr;
 struct http_reply;
 struct comp_ctx;
+struct cache_txn;
 
 /* Connection modes (option http-keep-alive / http-server-close / httpclose). */
 enum http_conn_mode { HTTP_KAL, HTTP_SCL, HTTP_CLO };
@@ -136,6 +137,7 @@ struct http_txn {
 	unsigned char       comp_byp;
 	struct comp_ctx    *comp;
 	uint64_t            comp_byp_mark;
+	struct cache_txn   *cache;       /* the HTTP cache's state (cache.c), NULL when unused */
 };
 
 /* ---- the HTTP/1 stream protocol (stream_proto, registered for mode

@@ -221,8 +221,8 @@ static void row_frontend(struct stats_row *r, const struct proxy *px)
 		setu(r, ST_F_REQ_RATE, freq_rate((struct freq_ctr *)&c->req_rate, now));
 		setu(r, ST_F_REQ_RATE_MAX, c->max_req_rate);
 		setu(r, ST_F_INTERCEPTED, c->intercepted);
-		setu(r, ST_F_CACHE_LOOKUPS, 0);
-		setu(r, ST_F_CACHE_HITS, 0);
+		setu(r, ST_F_CACHE_LOOKUPS, c->cache_lookups);
+		setu(r, ST_F_CACHE_HITS, c->cache_hits);
 	}
 }
 
@@ -343,8 +343,8 @@ static void row_backend(struct stats_row *r, const struct proxy *px)
 	row_be_counters(r, &px->be_counters);
 	row_http(r, px, &px->be_counters);
 	if (px->mode == PR_MODE_HTTP) {
-		setu(r, ST_F_CACHE_LOOKUPS, 0);
-		setu(r, ST_F_CACHE_HITS, 0);
+		setu(r, ST_F_CACHE_LOOKUPS, px->be_counters.cache_lookups);
+		setu(r, ST_F_CACHE_HITS, px->be_counters.cache_hits);
 	}
 	setu(r, ST_F_QCUR, (unsigned)px->nbpend);
 	setu(r, ST_F_QMAX, (unsigned)px->max_nbpend);

@@ -13,6 +13,7 @@
 #include <sluice/addr.h>
 #include <sluice/backend.h>
 #include <sluice/buf.h>
+#include <sluice/cache.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/comp.h>
@@ -103,6 +104,8 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 		txn->svc_out = NULL;
 	}
 	txn->reqline = txn->uniq_id = NULL;
+	if (unlikely(txn->cache))
+		cache_txn_free(s);
 	var_store_free(&txn->vars);
 	stk_txn_end(s);
 	http_retry_drop(s);
@@ -646,6 +649,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		answered = s->be != s->fe && http_req_rules(s, s->be, h);
 	}
 	if (!answered)
+		answered = cache_req_answer(s);
+	if (!answered)
 		http_log_snapshot(s, 0);   /* an answer made here took it already */
 	if (answered) {
 		/* answered here (or tarpitted): the head is consumed, and a
@@ -842,6 +847,53 @@ static int http_res_rules(struct stream *s, struct http_head *h)
 	return 0;
 }
 
+int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *body, size_t blen)
+{
+	struct http_txn *txn = s->txn;
+	struct http_head h;
+	struct dstr *d;
+	size_t nl;
+
+	h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
+	if (h1_parse(head, hlen, hlen, &txn->res) != (int)hlen)
+		return 0;   /* not a head this parser takes: the server answers */
+	http_log_snapshot(s, 0);
+	http_srv_abort(s);
+	s->term_err = SE_NONE;
+	s->term_fin = SF_NONE;
+	txn->flags |= TX_F_LOCAL;
+	txn->t_res = tick_ev_now();
+	txn->status = txn->res.status;
+	http_head_init(&h, head, &txn->res, ha.fields, ha.maxf, ha.arena, ha.size);
+	txn->res_head = &h;
+	if (http_res_rules(s, &h)) {
+		txn->res_head = NULL;
+		return 1;   /* a rule replaced it */
+	}
+	http_log_snapshot(s, 1);
+	txn->res_head = NULL;
+	if (http_res_conn_hdr(s, &h) == -1 || (nl = http_head_len(&h)) > ha.size ||
+	    !(d = calloc(1, sizeof(*d)))) {
+		http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
+		return 1;
+	}
+	http_head_write(&h, ha.out);
+	if (dstr_add(d, ha.out, nl) == -1 || (blen && dstr_add(d, body, blen) == -1)) {
+		dstr_free(d);
+		free(d);
+		http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
+		return 1;
+	}
+	chan_release(&s->res);
+	s->res.to_forward = d->len;
+	s->res.reserve = 0;
+	txn->svc_out = d;
+	txn->res_st = HTTP_MSG_DONE;
+	http_count_status(s, txn->status, 0);
+	http_svc_refill(s);
+	return 1;
+}
+
 /* A complete response head of <hlen> bytes is at the start of the response
  * buffer. Returns 0. */
 static int http_process_res_head(struct stream *s, int hlen)
@@ -941,6 +993,8 @@ static int http_process_res_head(struct stream *s, int hlen)
 		http_res_failed(s, SE_PROXY);
 		return 0;
 	}
+	if (unlikely(txn->cache))
+		cache_res_begin(s, nl);
 	http_count_status(s, status, 1);
 	return 0;
 }
@@ -1013,6 +1067,9 @@ static int http_end_txn(struct stream *s)
 	struct http_txn *txn = s->txn;
 	struct server *freed;
 	long tr = txn->t_res && s->t_est ? tick_ev_to_ms(txn->t_res - MAX(s->t_est, txn->t_head)) : -1;
+
+	if (unlikely(txn->cache))
+		cache_txn_end(s);
 
 	if (tr >= 0 && s->ss.target) {
 		struct counters *c = &s->ss.target->counters;

@@ -40,6 +40,14 @@ void http_count_lat(struct stream *s);
  * server when it came from the server (<to_server>). */
 void http_count_status(struct stream *s, int status, int to_server);
 
+/* Answers the current request of <s> with a stored response (the HTTP
+ * cache): head <head> (<hlen> bytes, complete, may be rewritten in place
+ * while parsed) and <blen> body bytes, both copied. The response rules run
+ * on it as on a server's response. Returns 1 when the request was
+ * answered (possibly by a reply a rule made), 0 when the head could not be
+ * parsed (nothing was done: the server is asked). */
+int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *body, size_t blen);
+
 /* ---- srv_conn.c: the server side of an exchange ---- */
 
 struct server;

@@ -29,6 +29,7 @@ enum { Z_NO_FLUSH, Z_SYNC_FLUSH = 2, Z_FINISH = 4 };
 #include <sluice/global.h>
 #include <sluice/h1.h>
 #include <sluice/http_ana.h>
+#include <sluice/http_filter.h>
 #include <sluice/http_head.h>
 #include <sluice/log.h>
 #include <sluice/pool.h>
@@ -984,17 +985,20 @@ dup:;
 	return -1;
 }
 
-/* filter compression: the only filter; its place among filters does not
- * arise (see doc/configuration.md). */
-static int kw_filter(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+/* filter compression: what the compression lines say applies; its place
+ * among filters does not arise (see doc/configuration.md). */
+static int filter_compression(struct cfg_ctx *ctx, int argc, char **argv)
 {
-	if (argc != 1 || strcmp(argv[0], "compression") != 0) {
-		cfg_alert(ctx, "'%s' is not supported: the only filter is 'compression'",
-			  argc ? argv[0] : "");
+	if (argc) {
+		cfg_alert(ctx, "'filter compression' takes no argument");
 		return -1;
 	}
 	return 0;
 }
+
+static struct http_filter_kw comp_filters[] = {
+	{ "compression", filter_compression },
+};
 
 static void *comp_global_cfg(struct cfg_ctx *ctx)
 {
@@ -1004,7 +1008,6 @@ static void *comp_global_cfg(struct cfg_ctx *ctx)
 static struct cfg_kw comp_kws[] = {
 	{ "compression", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_compression,
 	  .usage = "algo <algo>... | type <mime>... | offload" },
-	{ "filter", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_filter, .usage = "compression" },
 	{ "maxcomprate", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct comp_global, rate_limit),
 	  .min = 0, .max = 0x7fffffff, .usage = "kB/s", .base = comp_global_cfg },
 	{ "maxcompcpuusage", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct comp_global, cpu_limit),
@@ -1059,6 +1062,7 @@ static const struct smp_fetch_kw comp_fetches[] = {
 SLUICE_INIT(comp_register)
 {
 	cfg_register(comp_kws, ARRAY_SIZE(comp_kws));
+	http_filter_register(comp_filters, ARRAY_SIZE(comp_filters));
 	cfg_register_postparse(comp_postparse, 40);
 	proxy_register_ext(&comp_px_ext);
 	smp_register_fetches(comp_fetches, ARRAY_SIZE(comp_fetches));

@@ -83,7 +83,7 @@ static ssize_t chan_recv(struct channel *ch, struct conn *src)
 	ssize_t n;
 	size_t room;
 
-	if ((ch->flags & CH_F_SPLICE) && !(ch->flags & CH_F_NOSPLICE) && !ch->buf) {
+	if ((ch->flags & CH_F_SPLICE) && !(ch->flags & CH_F_NOSPLICE) && !ch->buf && !ch->tap) {
 		n = chan_recv_splice(ch, src->fd);
 		if (n != -ENOTSUP)
 			return n;
@@ -166,6 +166,8 @@ static ssize_t chan_send(struct channel *ch, struct conn *dst)
 				 MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
 		if (n < 0)
 			return total ? total : dst->ssl ? n : -errno;
+		if (unlikely(ch->tap))
+			ch->tap(ch->tap_ctx, ch->buf->area + ch->buf->head, (size_t)n);
 		ch->buf->head += (uint32_t)n;
 		ch->buf->data -= (uint32_t)n;
 		if (ch->to_forward != CHN_INFINITE)

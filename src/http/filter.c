@@ -1,0 +1,58 @@
+/* The `filter` keyword (http_filter.h): finds the filter's row and lets its
+ * module parse the rest of the line. */
+#include <string.h>
+
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/http_filter.h>
+#include <sluice/str.h>
+
+struct http_filter_table {
+	struct http_filter_kw   *kws;
+	size_t                   n;
+	struct http_filter_table *next;
+};
+
+static struct http_filter_table *filters;
+
+void http_filter_register(struct http_filter_kw *kws, size_t n)
+{
+	struct http_filter_table *t = xcalloc(1, sizeof(*t)), **tail = &filters;
+
+	t->kws = kws;
+	t->n = n;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = t;
+}
+
+static int kw_filter(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct dstr known = { 0 };
+
+	for (struct http_filter_table *t = filters; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++) {
+			if (argc && strcmp(argv[0], t->kws[i].name) == 0) {
+				dstr_free(&known);
+				return t->kws[i].parse(ctx, argc - 1, argv + 1);
+			}
+			dstr_printf(&known, "%s'%s'", known.len ? ", " : "", t->kws[i].name);
+		}
+	if (argc)
+		cfg_alert(ctx, "unknown filter '%s' (sluice has %s)", argv[0],
+			  known.p ? known.p : "none");
+	else
+		cfg_alert(ctx, "expects a filter name (%s)", known.p ? known.p : "none");
+	dstr_free(&known);
+	return -1;
+}
+
+static struct cfg_kw filter_kws[] = {
+	{ "filter", CFG_SEC_PROXIES & ~CFG_SEC_DEFAULTS, CFG_T_FUNC, 0, .parse = kw_filter,
+	  .usage = "<name> [<args>]" },
+};
+
+SLUICE_INIT(http_filter_kw_register)
+{
+	cfg_register(filter_kws, ARRAY_SIZE(filter_kws));
+}
