@@ -351,45 +351,11 @@ static void act_cache_use(void *priv, struct stream *s, unsigned where)
 		ct->use = r->c;
 }
 
-/* Parses the delta-seconds of directive <d> ("max-age=N") in the
- * Cache-Control fields of <h>: -1 when absent. */
-static long cc_seconds(const struct http_head *h, const char *d)
-{
-	size_t dl = strlen(d);
-
-	for (int i = http_head_find(h, "cache-control", 13, 0); i >= 0;
-	     i = http_head_find(h, "cache-control", 13, i + 1)) {
-		const char *p = h->f[i].v.p, *e = p + h->f[i].v.len;
-
-		while (p < e) {
-			const char *q;
-
-			while (p < e && (*p == ' ' || *p == '\t' || *p == ','))
-				p++;
-			q = p;
-			while (q < e && *q != ',')
-				q++;
-			if ((size_t)(q - p) > dl && strncasecmp(p, d, dl) == 0 && p[dl] == '=') {
-				long v = 0;
-				const char *n = p + dl + 1;
-
-				if (n < q && *n == '"')
-					n++;
-				if (n >= q || *n < '0' || *n > '9')
-					return -1;
-				while (n < q && *n >= '0' && *n <= '9' && v < 1000000000L)
-					v = v * 10 + (*n++ - '0');
-				return v;
-			}
-			p = q;
-		}
-	}
-	return -1;
-}
-
-/* Whether some Cache-Control directive of <h> is <d>, alone or with a
- * value ("private", "private=x", "no-cache=set-cookie"). */
-static int cc_has(const struct http_head *h, const char *d)
+/* Finds Cache-Control directive <d> in the fields of <h>, alone or with a
+ * value ("private", "max-age=5", "no-cache=set-cookie"): returns where it
+ * starts and sets *<end> to where it ends (its ',' or the field's end), or
+ * returns NULL when absent. */
+static const char *cc_find(const struct http_head *h, const char *d, const char **end)
 {
 	size_t dl = strlen(d);
 
@@ -406,12 +372,43 @@ static int cc_has(const struct http_head *h, const char *d)
 			while (q < e && *q != ',')
 				q++;
 			if ((size_t)(q - p) >= dl && strncasecmp(p, d, dl) == 0 &&
-			    (p + dl == q || p[dl] == '=' || p[dl] == ' ' || p[dl] == '\t'))
-				return 1;
+			    (p + dl == q || p[dl] == '=' || p[dl] == ' ' || p[dl] == '\t')) {
+				*end = q;
+				return p;
+			}
 			p = q;
 		}
 	}
-	return 0;
+	return NULL;
+}
+
+/* The delta-seconds of directive <d> ("max-age=N") in the Cache-Control
+ * fields of <h>: -1 when absent or without a number. */
+static long cc_seconds(const struct http_head *h, const char *d)
+{
+	size_t dl = strlen(d);
+	const char *q, *p = cc_find(h, d, &q), *n;
+	long v = 0;
+
+	if (!p || q - p <= (long)dl || p[dl] != '=')
+		return -1;
+	n = p + dl + 1;
+	if (n < q && *n == '"')
+		n++;
+	if (n >= q || *n < '0' || *n > '9')
+		return -1;
+	while (n < q && *n >= '0' && *n <= '9' && v < 1000000000L)
+		v = v * 10 + (*n++ - '0');
+	return v;
+}
+
+/* Whether some Cache-Control directive of <h> is <d>, alone or with a
+ * value. */
+static int cc_has(const struct http_head *h, const char *d)
+{
+	const char *q;
+
+	return cc_find(h, d, &q) != NULL;
 }
 
 /* The value of the first <name> field of <h> as a NUL-terminated copy in
