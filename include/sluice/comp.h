@@ -49,6 +49,11 @@ void comp_ae_init(struct comp_ae *ae);
  * none is accepted. */
 enum comp_algo comp_ae_choose(const struct comp_ae *ae, const unsigned char *algos, int n);
 
+/* show info's CompressBpsIn, CompressBpsOut (bytes per second given to and
+ * produced by deflate over the last second) and CompressBpsRateLim
+ * (maxcomprate in bytes per second, 0: none). */
+void comp_rates(uint32_t *in, uint32_t *out, uint32_t *limit);
+
 /* Name of <a> as configured ("gzip", "raw-deflate"...). */
 const char *comp_algo_name(enum comp_algo a);
 

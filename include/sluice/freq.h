@@ -28,6 +28,13 @@ static inline uint32_t freq_add(struct freq_ctr *f, uint32_t now_sec)
 	return f->curr + f->prev;
 }
 
+/* Counts <n> events (bytes, nanoseconds...) at <now_sec>, saturating. */
+static inline void freq_add_n(struct freq_ctr *f, uint32_t now_sec, uint64_t n)
+{
+	freq_rotate(f, now_sec);
+	f->curr = n >= UINT32_MAX - f->curr ? UINT32_MAX : f->curr + (uint32_t)n;
+}
+
 /* Events over the last second, estimated at <now_ms> (milliseconds). */
 static inline uint32_t freq_rate(struct freq_ctr *f, uint64_t now_ms)
 {

@@ -12,6 +12,7 @@
 #include <sluice/check.h>
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
+#include <sluice/comp.h>
 #include <sluice/global.h>
 #include <sluice/hist.h>
 #include <sluice/listener.h>
@@ -724,6 +725,7 @@ void stats_dump_info(struct dstr *out)
 	struct rlimit rl = { 0 };
 	uint64_t pool_bytes = 0, pool_used = 0;
 	unsigned pool_failed = 0;
+	uint32_t comp_in, comp_out, comp_lim;
 	char upstr[64];
 
 	for (struct pool *p = pool_first(); p; p = p->next) {
@@ -733,6 +735,7 @@ void stats_dump_info(struct dstr *out)
 	}
 	getrlimit(RLIMIT_NOFILE, &rl);
 	info_uptime(upstr, sizeof(upstr), up);
+	comp_rates(&comp_in, &comp_out, &comp_lim);
 	dstr_printf(out,
 		"Name: sluice\n"
 		"Version: %s\n"
@@ -767,7 +770,7 @@ void stats_dump_info(struct dstr *out)
 		"SslRate: 0\nSslRateLimit: 0\nMaxSslRate: 0\n"
 		"SslFrontendKeyRate: 0\nSslFrontendMaxKeyRate: 0\nSslFrontendSessionReuse_pct: 0\n"
 		"SslBackendKeyRate: 0\nSslBackendMaxKeyRate: 0\nSslCacheLookups: 0\nSslCacheMisses: 0\n"
-		"CompressBpsIn: 0\nCompressBpsOut: 0\nCompressBpsRateLim: 0\n"
+		"CompressBpsIn: %u\nCompressBpsOut: %u\nCompressBpsRateLim: %u\n"
 		"Tasks: %d\n"
 		"Run_queue: 0\n"
 		"Idle_pct: 100\n"
@@ -804,6 +807,7 @@ void stats_dump_info(struct dstr *out)
 		pipe_max(), pipe_nb_used(), pipe_nb_free(),
 		freq_rate(&global.conn_rate, tick_now_ms()), global.conn_rate_limit, global.max_conn_rate,
 		freq_rate(&global.conn_rate, tick_now_ms()), global.max_conn_rate,
+		comp_in, comp_out, comp_lim,
 		stream_count(), global.node ? global.node : "",
 		global.desc ? "description: " : "", global.desc ? global.desc : "",
 		global.desc ? "\n" : "",

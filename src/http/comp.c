@@ -26,6 +26,7 @@ enum { Z_NO_FLUSH, Z_SYNC_FLUSH = 2, Z_FINISH = 4 };
 #include <sluice/channel.h>
 #include <sluice/common.h>
 #include <sluice/comp.h>
+#include <sluice/freq.h>
 #include <sluice/global.h>
 #include <sluice/h1.h>
 #include <sluice/http_ana.h>
@@ -57,36 +58,10 @@ struct comp_global {
 static struct comp_global cg = { .cpu_limit = 100, .maxlevel = 1 };
 
 /* A per-second sum over 64 bits (bytes, nanoseconds). */
-struct sec_sum {
-	uint32_t sec;
-	uint64_t curr, prev;
-};
-
-static struct sec_sum comp_in_rate, comp_cpu_ns;
+/* What went through deflate over the last second (bytes in and out, ns of
+ * CPU): the limits and show info read them. */
+static struct freq_ctr comp_in_rate, comp_out_rate, comp_cpu_ns;
 static uint64_t zlib_used;
-
-static void sec_add(struct sec_sum *f, uint64_t v)
-{
-	uint32_t now = tick_sec();
-
-	if (f->sec != now) {
-		f->prev = now - f->sec == 1 ? f->curr : 0;
-		f->curr = 0;
-		f->sec = now;
-	}
-	f->curr += v;
-}
-
-/* The sum over the last second, the previous second weighted by how much
- * of it is still in the window. */
-static uint64_t sec_last(struct sec_sum *f)
-{
-	tick_ms now = tick_now_ms();
-	uint64_t frac = now % 1000;
-
-	sec_add(f, 0);
-	return f->curr + f->prev * (1000 - frac) / 1000;
-}
 
 void comp_set_rate_limit(int kbps)
 {
@@ -98,6 +73,13 @@ int comp_rate_limit(void)
 	return cg.rate_limit;
 }
 
+void comp_rates(uint32_t *in, uint32_t *out, uint32_t *limit)
+{
+	*in = freq_rate(&comp_in_rate, tick_now_ms());
+	*out = freq_rate(&comp_out_rate, tick_now_ms());
+	*limit = cg.rate_limit > 0 ? (uint32_t)MIN((uint64_t)cg.rate_limit * 1024, UINT32_MAX) : 0;
+}
+
 uint64_t comp_zlib_used(void)
 {
 	return zlib_used;
@@ -106,9 +88,9 @@ uint64_t comp_zlib_used(void)
 /* Whether a new response must bypass compression: a limit is reached. */
 static int comp_limited(void)
 {
-	if (cg.rate_limit && sec_last(&comp_in_rate) / 1024 >= (uint64_t)cg.rate_limit)
+	if (cg.rate_limit && freq_rate(&comp_in_rate, tick_now_ms()) / 1024 >= (uint64_t)cg.rate_limit)
 		return 1;
-	if (cg.cpu_limit < 100 && sec_last(&comp_cpu_ns) / 10000000 >= (uint64_t)cg.cpu_limit)
+	if (cg.cpu_limit < 100 && freq_rate(&comp_cpu_ns, tick_now_ms()) / 10000000 >= (uint64_t)cg.cpu_limit)
 		return 1;
 	return 0;
 }
@@ -627,7 +609,7 @@ static long comp_deflate(struct stream *s, struct comp_ctx *c, const char *in, s
 	r = deflate(&c->z, flush);
 	if (cg.cpu_limit < 100) {
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		sec_add(&comp_cpu_ns, (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+		freq_add_n(&comp_cpu_ns, tick_sec(), (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
 						 (t1.tv_nsec - t0.tv_nsec)));
 	}
 	if (r == Z_STREAM_ERROR || (r != Z_OK && r != Z_BUF_ERROR && r != Z_STREAM_END))
@@ -637,13 +619,14 @@ static long comp_deflate(struct stream *s, struct comp_ctx *c, const char *in, s
 	o->data += room - c->z.avail_out;
 	s->fe->fe_counters.comp_out += room - c->z.avail_out;
 	s->be->be_counters.comp_out += room - c->z.avail_out;
+	freq_add_n(&comp_out_rate, tick_sec(), room - c->z.avail_out);
 	if (!c->z.avail_out)
 		*full = 1;
 	len -= c->z.avail_in;
 	if (len) {
 		s->fe->fe_counters.comp_in += len;
 		s->be->be_counters.comp_in += len;
-		sec_add(&comp_in_rate, len);
+		freq_add_n(&comp_in_rate, tick_sec(), len);
 	}
 	return (long)len;
 #endif
