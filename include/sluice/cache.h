@@ -97,6 +97,9 @@ void cache_res_begin(struct stream *s, long hlen);
  * being collected is stored when it is complete. */
 void cache_txn_end(struct stream *s);
 
+/* Whether <s>'s response was answered from a cache (logged as <CACHE>). */
+int cache_txn_hit(const struct stream *s);
+
 /* Frees the cache state of the transaction of <s> (an object being
  * collected is dropped). */
 void cache_txn_free(struct stream *s);

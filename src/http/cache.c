@@ -1002,6 +1002,11 @@ void cache_txn_end(struct stream *s)
 	cache_drop(s, ct);
 }
 
+int cache_txn_hit(const struct stream *s)
+{
+	return s->txn && s->txn->cache && s->txn->cache->hit;
+}
+
 void cache_txn_free(struct stream *s)
 {
 	struct cache_txn *ct = s->txn->cache;

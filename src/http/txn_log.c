@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <sluice/cache.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
@@ -178,7 +179,8 @@ void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)
 #endif
 	/* answered by the frontend's own rules: no backend yet */
 	c->be_name = (txn->flags & TX_F_BE_SET) ? s->be->name : s->fe->name;
-	c->srv_name = s->ss.target ? s->ss.target->name : "<NOSRV>";
+	c->srv_name = s->ss.target ? s->ss.target->name :
+		      unlikely(txn->cache) && cache_txn_hit(s) ? "<CACHE>" : "<NOSRV>";
 	c->Ti = ms_between(s->t_idle, t_req);
 	c->Th = 0;
 	c->TR = txn->t_head ? ms_between(t_req, txn->t_head) : -1;
