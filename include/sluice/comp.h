@@ -49,6 +49,10 @@ void comp_ae_init(struct comp_ae *ae);
  * none is accepted. */
 enum comp_algo comp_ae_choose(const struct comp_ae *ae, const unsigned char *algos, int n);
 
+/* Whether User-Agent <ua> (<len> bytes) gets no compression: a Mozilla/4
+ * browser other than MSIE 6 with SV1 and MSIE 7 and later. */
+int comp_ua_refused(const char *ua, size_t len);
+
 /* show info's CompressBpsIn, CompressBpsOut (bytes per second given to and
  * produced by deflate over the last second) and CompressBpsRateLim
  * (maxcomprate in bytes per second, 0: none). */

@@ -345,6 +345,23 @@ static int comp_offload(const struct stream *s)
 	       (s->be && s->be->comp && s->be->comp->offload);
 }
 
+/* Whether User-Agent <ua> (<len> bytes) is a Mozilla/4 browser known to
+ * mishandle compressed responses: every one but MSIE 6 with SV1 (XP SP2)
+ * and MSIE 7 and later, as HAProxy decides. */
+int comp_ua_refused(const char *ua, size_t len)
+{
+	const char *m, *e = ua + len;
+
+	if (len < 9 || strncmp(ua, "Mozilla/4", 9) != 0)
+		return 0;
+	m = memmem(ua, len, "MSIE ", 5);
+	if (!m || m + 5 >= e || m[5] < '0' || m[5] > '9')
+		return 1;
+	if (m[5] >= '7' || (m + 6 < e && m[6] >= '0' && m[6] <= '9'))
+		return 0;                 /* 7..9, 10 and later */
+	return !(m[5] == '6' && memmem(ua, len, "SV1", 3));
+}
+
 void comp_req_head(struct stream *s, struct http_head *h)
 {
 	const struct comp_px *p = comp_px_of(s);
@@ -362,6 +379,9 @@ void comp_req_head(struct stream *s, struct http_head *h)
 	for (; i >= 0; i = http_head_find(h, "accept-encoding", 15, i + 1))
 		if (comp_ae_parse(h->f[i].v.p, h->f[i].v.len, &ae) == -1)
 			bad = 1;
+	i = http_head_find(h, "user-agent", 10, 0);
+	if (i >= 0 && comp_ua_refused(h->f[i].v.p, h->f[i].v.len))
+		bad = 1;
 	if (!bad)
 		txn->comp_algo = (signed char)comp_ae_choose(&ae, p->algos, p->nalgos);
 	if (comp_offload(s))

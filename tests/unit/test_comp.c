@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -166,6 +167,35 @@ static void test_choose(void **state)
 	assert_string_equal(comp_algo_name(COMP_A_RAW_DEFLATE), "raw-deflate");
 }
 
+/* The user agents HAProxy refuses to compress for, and those it allows;
+ * every prefix of a refused one is cut too (a prefix never reads past
+ * its end). */
+static void test_user_agents(void **state)
+{
+	static const struct { const char *ua; int refused; } uas[] = {
+		{ "Mozilla/4.0 (compatible; MSIE 5.5; Windows 98)", 1 },
+		{ "Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1)", 1 },
+		{ "Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1; SV1)", 0 },
+		{ "Mozilla/4.0 (compatible; MSIE 7.0; Windows NT 6.0)", 0 },
+		{ "Mozilla/4.0 (compatible; MSIE 10.0; Windows NT 6.1)", 0 },
+		{ "Mozilla/4.76 [en] (X11; U; Linux)", 1 },
+		{ "Mozilla/5.0 (X11; Linux x86_64)", 0 },
+		{ "curl/7.88.1", 0 },
+		{ "", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(uas) / sizeof(uas[0]); i++) {
+		size_t n = strlen(uas[i].ua);
+		char *copy = malloc(n ? n : 1);
+
+		memcpy(copy, uas[i].ua, n);
+		assert_int_equal(comp_ua_refused(copy, n), uas[i].refused);
+		for (size_t cut = 0; cut < n; cut++)
+			(void)comp_ua_refused(copy, cut);
+		free(copy);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_every_cut),
 		cmocka_unit_test(test_known_cuts),
 		cmocka_unit_test(test_choose),
+		cmocka_unit_test(test_user_agents),
 	};
 
 	return cmocka_run_group_tests_name("comp", tests, NULL, NULL);
