@@ -872,8 +872,26 @@ int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *bo
 	}
 	http_log_snapshot(s, 1);
 	txn->res_head = NULL;
-	if (http_res_conn_hdr(s, &h) == -1 || (nl = http_head_len(&h)) > ha.size ||
-	    !(d = calloc(1, sizeof(*d)))) {
+	if (http_res_conn_hdr(s, &h) == -1 || (nl = http_head_len(&h)) > ha.size) {
+		http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
+		return 1;
+	}
+	chan_release(&s->res);
+	s->res.reserve = 0;
+	if (nl + blen <= buf_size() && (s->res.buf = buf_get())) {
+		/* the whole answer fits one buffer: written there at once */
+		struct buf *b = s->res.buf;
+
+		b->head = 0;
+		http_head_write(&h, b->area);
+		memcpy(b->area + nl, body, blen);
+		b->data = (uint32_t)(nl + blen);
+		s->res.to_forward = nl + blen;
+		txn->res_st = HTTP_MSG_DONE;
+		http_count_status(s, txn->status, 0);
+		return 1;
+	}
+	if (!(d = calloc(1, sizeof(*d)))) {
 		http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
 		return 1;
 	}
@@ -884,9 +902,7 @@ int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *bo
 		http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
 		return 1;
 	}
-	chan_release(&s->res);
 	s->res.to_forward = d->len;
-	s->res.reserve = 0;
 	txn->svc_out = d;
 	txn->res_st = HTTP_MSG_DONE;
 	http_count_status(s, txn->status, 0);

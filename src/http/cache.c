@@ -818,7 +818,17 @@ static char *cache_hit_head(const struct cache_obj *o, int not_mod, uint64_t now
 	} else {
 		dstr_add(&d, p, (size_t)(e - p));
 	}
-	dstr_printf(&d, "age: %llu\r\n\r\n", (unsigned long long)age);
+	{
+		/* the Age field, without printf on every hit */
+		char num[24], *q = num + sizeof(num);
+
+		do
+			*--q = (char)('0' + age % 10);
+		while ((age /= 10));
+		dstr_add(&d, "age: ", 5);
+		dstr_add(&d, q, (size_t)(num + sizeof(num) - q));
+		dstr_add(&d, "\r\n\r\n", 4);
+	}
 	if (!d.p)
 		return NULL;
 	*len = d.len;
