@@ -1,5 +1,6 @@
 /* sluice entry point: command line, start-up order, signals, shutdown. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,11 @@ int main(int argc, char **argv)
 	const char *slash = strrchr(argv[0], '/');
 	int errors = 0, worker, bound;
 
+	/* descriptors 0-2 closed by whoever started us would be taken by the
+	 * first sockets, and messages written into them */
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) == -1 && errno == EBADF && open("/dev/null", O_RDWR) != fd)
+			return 1;
 	global.progname = (char *)(slash ? slash + 1 : argv[0]);
 	global.pid = getpid();
 	global.start_time = tick_wall();

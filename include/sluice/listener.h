@@ -118,7 +118,8 @@ void listener_close_all(struct listener *list);
  * line whose address has the key of a handed-over socket takes it instead of
  * binding a new one, so that no connection waiting in its queue is lost. */
 
-/* The key of <li>'s address: "tcp@<ip>:<port>" ("[ip6]:port"), or
+/* The key of <li>'s address: "tcp@<ip>:<port>" ("[ip6]:port", followed by
+ * "/v6only" or "/v4v6" when the bind line says so: fixed at bind time), or
  * "unix@<path>" as configured. Returns <out>, "" for an fd@ listener. */
 const char *listener_key(const struct listener *li, char *out, size_t size);
 

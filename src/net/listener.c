@@ -491,7 +491,9 @@ const char *listener_key(const struct listener *li, char *out, size_t size)
 	else if (li->flags & LI_F_UNIX)
 		snprintf(out, size, "unix@%s", ux_path(li));
 	else
-		snprintf(out, size, "tcp@%s", addr_to_str(&li->addr, a, sizeof(a)));
+		snprintf(out, size, "tcp@%s%s", addr_to_str(&li->addr, a, sizeof(a)),
+			 li->addr.ss_family != AF_INET6 ? "" :
+			 li->flags & LI_F_V6ONLY ? "/v6only" : li->flags & LI_F_V4V6 ? "/v4v6" : "");
 	return out;
 }
 
@@ -544,17 +546,30 @@ static int listener_pool_take(struct listener *li)
 		free(p);
 		li->flags |= LI_F_INHERITED | LI_F_POOLED;
 		if (fcntl(li->fd, F_SETFL, O_NONBLOCK) == -1 ||
-		    fcntl(li->fd, F_SETFD, FD_CLOEXEC) == -1 ||
-		    listen(li->fd, listener_backlog(li)) == -1)
+		    fcntl(li->fd, F_SETFD, FD_CLOEXEC) == -1)
 			return listener_fail(li, "take over the socket handed over for");
 		return 1;
 	}
 	return 0;
 }
 
+/* The options of a TCP listening socket that a bound one can still take:
+ * set on a new socket before bind(), and again on one taken over, whose
+ * bind line may have changed since (a reload). */
+static void listener_tcp_opts(const struct listener *li)
+{
+	int one = 1, reuse = !(li->flags & LI_F_NOREUSEPORT), defer = !!(li->flags & LI_F_DEFER);
+
+	setsockopt(li->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Like HAProxy on Linux: SO_REUSEPORT unless refused, so that a new
+	 * process (-sf) can bind while the old one still serves. */
+	setsockopt(li->fd, SOL_SOCKET, SO_REUSEPORT, &reuse, sizeof(reuse));
+	setsockopt(li->fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer));
+}
+
 static int listener_bind_one(struct listener *li)
 {
-	int one = 1, r;
+	int r;
 
 	if (li->flags & LI_F_BOUND)
 		return 0;
@@ -565,43 +580,42 @@ static int listener_bind_one(struct listener *li)
 		return 0;
 	}
 	r = lis.pool ? listener_pool_take(li) : 0;
-	if (r) {
-		if (r == 1)
-			li->flags |= LI_F_BOUND;
-		return r == 1 ? 0 : -1;
-	}
-	li->fd = socket(li->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (li->fd == -1)
-		return listener_fail(li, "create socket for");
-	if (li->flags & LI_F_UNIX) {
-		if (listener_bind_unix(li) == -1)
-			return -1;
+	if (r == -1)
+		return -1;
+	if (r == 1) {
+		if (!(li->flags & LI_F_UNIX))
+			listener_tcp_opts(li);
 	} else {
-		setsockopt(li->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		/* Like HAProxy on Linux: SO_REUSEPORT unless refused, so that a new
-		 * process (-sf) can bind while the old one still serves. */
-		if (!(li->flags & LI_F_NOREUSEPORT))
-			setsockopt(li->fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-		if (li->addr.ss_family == AF_INET6 && (li->flags & (LI_F_V4V6 | LI_F_V6ONLY))) {
-			int v6only = !!(li->flags & LI_F_V6ONLY);
+		li->fd = socket(li->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (li->fd == -1)
+			return listener_fail(li, "create socket for");
+		if (li->flags & LI_F_UNIX) {
+			if (listener_bind_unix(li) == -1)
+				return -1;
+		} else {
+			if (li->addr.ss_family == AF_INET6 && (li->flags & (LI_F_V4V6 | LI_F_V6ONLY))) {
+				int v6only = !!(li->flags & LI_F_V6ONLY);
 
-			setsockopt(li->fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
+				/* fixed at bind(): part of the socket's key */
+				setsockopt(li->fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
+			}
+			listener_tcp_opts(li);
+			if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
+				return listener_fail(li, "bind");
 		}
-		if (li->flags & LI_F_DEFER)
-			setsockopt(li->fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof(one));
-		if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
-			return listener_fail(li, "bind");
 	}
 	if (listen(li->fd, listener_backlog(li)) == -1)
-		return listener_fail(li, "listen on");
+		return listener_fail(li, r == 1 ? "listen on the socket handed over for" : "listen on");
 	/* option tcp-smart-accept: the request of a new connection is
 	 * acknowledged by the response, not by a bare ACK first (set once
-	 * listening, the accepted sockets start in delayed-ACK mode) */
-	if (!(li->flags & LI_F_UNIX) && li->px && li->px->mode == PR_MODE_HTTP &&
-	    (li->px->options & PR_O_SMART_ACC)) {
-		int zero = 0;
+	 * listening, the accepted sockets start in delayed-ACK mode); a socket
+	 * taken over gets the setting of its new bind line either way */
+	if (!(li->flags & LI_F_UNIX)) {
+		int quick = !(li->px && li->px->mode == PR_MODE_HTTP &&
+			      (li->px->options & PR_O_SMART_ACC));
 
-		setsockopt(li->fd, IPPROTO_TCP, TCP_QUICKACK, &zero, sizeof(zero));
+		if (!quick || r == 1)
+			setsockopt(li->fd, IPPROTO_TCP, TCP_QUICKACK, &quick, sizeof(quick));
 	}
 	li->flags |= LI_F_BOUND;
 	return 0;

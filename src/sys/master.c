@@ -37,6 +37,7 @@
 #define MCLI_LINE_MAX 16384  /* longest master CLI line */
 #define MCLI_IDLE_MS  60000  /* an idle master CLI connection closes */
 #define MCLI_RELAY_MAX (1u << 20) /* a worker's answer buffered for a slow client */
+#define MCLI_WAIT_MS  300000 /* longest wait for the outcome of a reload */
 
 enum worker_state {
 	W_STARTING,   /* exec'd, not ready yet */
@@ -80,6 +81,8 @@ struct mcli {
 	ev_io            relay_io;
 	int              closing;       /* close once the output is written */
 	int              eof;           /* the client sent everything */
+	int              events;        /* watched on fd (mcli_want()) */
+	int              relay_shut;    /* the relay was told the client's end */
 };
 
 static struct {
@@ -468,7 +471,13 @@ static void child_cb(struct ev_loop *loop, ev_child *c, int revents)
 		return;
 	exit_desc(c->rstatus, how, sizeof(how));
 	worker_read_output(w);   /* its last words: why it failed */
-	if (w->st == W_STARTING) {
+	if (w->st == W_STARTING && m.stopping) {
+		/* stopped with the master: not a failed reload */
+		log_event(LOG_L_NOTICE, "master: starting worker %d (pid %d) left (%s)", w->num,
+			  (int)w->pid, how);
+		worker_free(w);
+		mcli_reload_done(0, "the master is stopping");
+	} else if (w->st == W_STARTING) {
 		m.failed += m.reloads || worker_current() ? 1 : 0;
 		m.startup_log.len = 0;
 		dstr_add(&m.startup_log, w->log.p ? w->log.p : "", w->log.len);
@@ -576,7 +585,7 @@ static void signal_cb(struct ev_loop *loop, ev_signal *s, int revents)
 
 static void mcli_free(struct mcli *c)
 {
-	ev_io_stop(global.loop, &c->io);
+	ev_io_stop(global.loop, &c->io);    /* also forgets an event fed to it */
 	ev_timer_stop(global.loop, &c->timer);
 	if (c->relay >= 0) {
 		ev_io_stop(global.loop, &c->relay_io);
@@ -591,10 +600,38 @@ static void mcli_free(struct mcli *c)
 	free(c);
 }
 
-static void mcli_process(struct mcli *c);
+/* Watches what <c> waits for on its socket: room to write what is
+ * pending, and input while there is room for it and the client may still
+ * send (also during a reload or a relay: the next commands wait in the
+ * buffer). */
+static void mcli_want(struct mcli *c)
+{
+	int ev = 0;
 
-/* Writes what is pending; then closes, or reads the next command. */
-static void mcli_flush(struct mcli *c)
+	if (c->out_done < c->out.len)
+		ev |= EV_WRITE;
+	if (!c->eof && c->inlen < sizeof(c->in))
+		ev |= EV_READ;
+	if (ev == c->events)
+		return;
+	ev_io_stop(global.loop, &c->io);
+	c->events = ev;
+	if (ev) {
+		ev_io_set(&c->io, c->fd, ev);
+		ev_io_start(global.loop, &c->io);
+	}
+}
+
+/* Comes back to <c> from the loop: its next step never runs inside the
+ * caller's (no recursion, a client freed meanwhile is forgotten). */
+static void mcli_later(struct mcli *c)
+{
+	ev_feed_event(global.loop, &c->io, EV_CUSTOM);
+}
+
+/* Sends what is pending, without blocking. Returns 0, or -1 when the
+ * client is gone (freed). */
+static int mcli_send(struct mcli *c)
 {
 	while (c->out_done < c->out.len) {
 		ssize_t n = send(c->fd, c->out.p + c->out_done, c->out.len - c->out_done,
@@ -602,53 +639,90 @@ static void mcli_flush(struct mcli *c)
 
 		if (n == -1 && errno == EINTR)
 			continue;
-		if (n == -1 && errno == EAGAIN) {
-			ev_io_stop(global.loop, &c->io);
-			ev_io_set(&c->io, c->fd, EV_WRITE);
-			ev_io_start(global.loop, &c->io);
-			return;
-		}
+		if (n == -1 && errno == EAGAIN)
+			return 0;
 		if (n <= 0) {
 			mcli_free(c);
-			return;
+			return -1;
 		}
 		c->out_done += (size_t)n;
+		ev_timer_again(global.loop, &c->timer);
 	}
 	c->out.len = 0;
 	c->out_done = 0;
-	if (c->waiting || c->relay >= 0) {
-		ev_io_stop(global.loop, &c->io);
-		if (c->relay >= 0 && !ev_is_active(&c->relay_io))
-			ev_io_start(global.loop, &c->relay_io);
-		return;
-	}
-	if (c->closing || (c->eof && !memchr(c->in, '\n', c->inlen))) {
-		mcli_free(c);
-		return;
-	}
-	ev_io_stop(global.loop, &c->io);
-	if (!c->eof) {
-		ev_io_set(&c->io, c->fd, EV_READ);
-		ev_io_start(global.loop, &c->io);
-	}
-	ev_timer_again(global.loop, &c->timer);
-	mcli_process(c);   /* pipelined commands */
+	return 0;
 }
 
-/* One command answered: a prompt in interactive mode, else the end. */
-static void mcli_done(struct mcli *c)
+/* A command ended: a prompt in interactive mode, else the connection
+ * closes once the answer left. */
+static void mcli_end_cmd(struct mcli *c)
 {
 	if (c->interactive && !c->eof)
 		dstr_printf(&c->out, "\nmaster> ");
 	else
 		c->closing = 1;
-	mcli_flush(c);
+}
+
+static void mcli_command(struct mcli *c, char *line);
+
+/* Drives <c>: sends what is pending, then runs the next complete command
+ * line (one per call), or closes when it is done. May free <c>. */
+static void mcli_run(struct mcli *c)
+{
+	char *nl;
+	size_t len;
+
+	if (mcli_send(c) == -1)
+		return;
+	if (c->relay >= 0 && !ev_is_active(&c->relay_io) && c->out_done == c->out.len)
+		ev_io_start(global.loop, &c->relay_io);   /* the client took the last part */
+	if (c->relay >= 0 && c->eof && !c->relay_shut) {
+		/* the client sends no more: neither does the worker's CLI get
+		 * more (an interactive session there ends) */
+		shutdown(c->relay, SHUT_WR);
+		c->relay_shut = 1;
+	}
+	if (c->waiting || c->relay >= 0 || c->out.len) {
+		mcli_want(c);
+		return;
+	}
+	if (c->closing) {
+		mcli_free(c);
+		return;
+	}
+	nl = memchr(c->in, '\n', c->inlen);
+	if (!nl && c->eof && c->inlen) {
+		c->in[c->inlen++] = '\n';   /* a last command without newline (eof: room left) */
+		nl = c->in + c->inlen - 1;
+	}
+	if (!nl) {
+		if (c->eof) {
+			mcli_free(c);
+			return;
+		}
+		if (c->inlen == sizeof(c->in)) {
+			dstr_printf(&c->out, "Command line too long (at most %d bytes)\n",
+				    MCLI_LINE_MAX - 1);
+			c->inlen = 0;
+			c->closing = 1;
+			mcli_later(c);
+		}
+		mcli_want(c);
+		return;
+	}
+	len = (size_t)(nl - c->in);
+	*nl = 0;
+	if (len && c->in[len - 1] == '\r')
+		c->in[len - 1] = 0;
+	mcli_command(c, c->in);
+	memmove(c->in, nl + 1, c->inlen - len - 1);
+	c->inlen -= len + 1;
+	mcli_later(c);   /* send the answer, then the next command */
 }
 
 static void mcli_reload_done(int ok, const char *why)
 {
-	for (struct mcli *c = m.clients, *next; c; c = next) {
-		next = c->next;
+	for (struct mcli *c = m.clients; c; c = c->next) {
 		if (!c->waiting)
 			continue;
 		c->waiting = 0;
@@ -656,7 +730,10 @@ static void mcli_reload_done(int ok, const char *why)
 		if (why)
 			dstr_printf(&c->out, "%s\n", why);
 		dstr_add(&c->out, m.startup_log.p ? m.startup_log.p : "", m.startup_log.len);
-		mcli_done(c);
+		mcli_end_cmd(c);
+		c->timer.repeat = tick_to_ev(MCLI_IDLE_MS);
+		ev_timer_again(global.loop, &c->timer);
+		mcli_later(c);
 	}
 }
 
@@ -710,20 +787,19 @@ static void mcli_relay_cb(struct ev_loop *loop, ev_io *io, int revents)
 
 	if (n == -1 && (errno == EINTR || errno == EAGAIN))
 		return;
+	ev_timer_again(loop, &c->timer);
 	if (n > 0) {
 		dstr_add(&c->out, buf, (size_t)n);
-		if (c->out.len - c->out_done > MCLI_RELAY_MAX) {
-			/* a long answer: the client takes it before more is read
-			 * (mcli_flush() resumes the relay once it is written) */
-			ev_io_stop(loop, io);
-			mcli_flush(c);
-		}
+		if (c->out.len - c->out_done > MCLI_RELAY_MAX)
+			ev_io_stop(loop, io);   /* resumed once the client took it */
+		mcli_later(c);
 		return;
 	}
 	ev_io_stop(loop, io);
 	close(c->relay);
 	c->relay = -1;
-	mcli_done(c);
+	mcli_end_cmd(c);
+	mcli_later(c);
 }
 
 /* "@<n>", "@!<pid>": the worker a command goes to. */
@@ -747,36 +823,33 @@ static struct worker *mcli_target(const char *w)
 	return worker_current();
 }
 
-/* Sends <cmd> to <w>'s runtime API and relays the answer. */
+/* Sends <cmd> to <w>'s runtime API, at the level of this master CLI
+ * socket, and relays the answer. */
 static void mcli_forward(struct mcli *c, struct worker *w, const char *cmd)
 {
+	char msg[16];
 	int sp[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sp) == -1) {
 		dstr_printf(&c->out, "cannot reach the worker: %s\n", strerror(errno));
-		mcli_done(c);
+		mcli_end_cmd(c);
 		return;
 	}
-	if (w->chan < 0 || fdpass_send(w->chan, "cli", 3, &sp[1], 1) == -1) {
+	snprintf(msg, sizeof(msg), "cli %d", c->li->bc->level);
+	if (w->chan < 0 || fdpass_send(w->chan, msg, strlen(msg), &sp[1], 1) == -1 ||
+	    dprintf(sp[0], "%s\n", cmd) < 0) {
 		close(sp[0]);
 		close(sp[1]);
 		dstr_printf(&c->out, "cannot reach worker %d (pid %d)\n", w->num, (int)w->pid);
-		mcli_done(c);
+		mcli_end_cmd(c);
 		return;
 	}
 	close(sp[1]);
-	if (dprintf(sp[0], "%s\n", cmd) < 0) {
-		close(sp[0]);
-		dstr_printf(&c->out, "cannot reach worker %d (pid %d)\n", w->num, (int)w->pid);
-		mcli_done(c);
-		return;
-	}
 	c->relay = sp[0];
+	c->relay_shut = 0;
 	ev_io_init(&c->relay_io, mcli_relay_cb, sp[0], EV_READ);
 	c->relay_io.data = c;
 	ev_io_start(global.loop, &c->relay_io);
-	ev_timer_stop(global.loop, &c->timer);
-	ev_io_stop(global.loop, &c->io);
 }
 
 static const char mcli_help[] =
@@ -792,6 +865,8 @@ static const char mcli_help[] =
 	"  @!<pid> <command>     : run <command> on the CLI of worker <pid> (old ones too)\n"
 	"  @master <command>     : run <command> here\n";
 
+/* Runs one command line: its answer goes to c->out; a reload or a relay
+ * answers later. Never sends nor frees (mcli_run() does). */
 static void mcli_command(struct mcli *c, char *line)
 {
 	char *cmd = line;
@@ -810,112 +885,69 @@ static void mcli_command(struct mcli *c, char *line)
 			cmd = sp;
 		} else if (!(w = mcli_target(cmd))) {
 			dstr_printf(&c->out, "Can't find the target process '%s'\n", cmd);
-			mcli_done(c);
+			mcli_end_cmd(c);
 			return;
 		} else if (!*sp) {
 			dstr_printf(&c->out, "Missing command after '%s'\n", cmd);
-			mcli_done(c);
+			mcli_end_cmd(c);
 			return;
 		} else {
 			mcli_forward(c, w, sp);
 			return;
 		}
 	}
-	if (strcmp(cmd, "help") == 0 || !*cmd) {
-		if (*cmd || !c->interactive)
-			dstr_printf(&c->out, "%s", mcli_help);
-	} else if (strcmp(cmd, "prompt") == 0) {
+	if (strcmp(cmd, "quit") == 0) {
+		c->closing = 1;
+		return;
+	}
+	if (strcmp(cmd, "prompt") == 0) {
 		c->interactive = !c->interactive;
 		if (!c->interactive) {
 			c->closing = 1;
-			mcli_flush(c);
 			return;
 		}
-	} else if (strcmp(cmd, "quit") == 0) {
-		c->interactive = 0;
-		c->closing = 1;
-		mcli_flush(c);
-		return;
+	} else if (strcmp(cmd, "help") == 0 || !*cmd) {
+		if (*cmd || !c->interactive)
+			dstr_printf(&c->out, "%s", mcli_help);
 	} else if (strcmp(cmd, "show proc") == 0) {
 		mcli_show_proc(c);
 	} else if (strcmp(cmd, "show startup-logs") == 0) {
 		dstr_add(&c->out, m.startup_log.p ? m.startup_log.p : "", m.startup_log.len);
 	} else if (strcmp(cmd, "reload") == 0) {
-		if (c->li->bc->level < CLI_LVL_ADMIN) {
-			dstr_printf(&c->out, "Permission denied\n");
-		} else {
+		if (c->li->bc->level >= CLI_LVL_ADMIN) {
 			c->waiting = 1;
-			ev_timer_stop(global.loop, &c->timer);
-			master_reload();
+			c->timer.repeat = tick_to_ev(MCLI_WAIT_MS);
+			ev_timer_again(global.loop, &c->timer);
+			master_reload();   /* may answer at once (mcli_reload_done()) */
 			return;
 		}
+		dstr_printf(&c->out, "Permission denied\n");
 	} else {
 		dstr_printf(&c->out, "Unknown command: '%s'. Type 'help' for the list.\n", cmd);
 	}
-	mcli_done(c);
-}
-
-/* Runs the complete lines received, one at a time. */
-static void mcli_process(struct mcli *c)
-{
-	char *nl;
-
-	while (!c->waiting && c->relay < 0 && !c->closing &&
-	       (nl = memchr(c->in, '\n', c->inlen))) {
-		size_t len = (size_t)(nl - c->in);
-		char line[MCLI_LINE_MAX];
-
-		memcpy(line, c->in, len);
-		line[len] = 0;
-		if (len && line[len - 1] == '\r')
-			line[len - 1] = 0;
-		memmove(c->in, nl + 1, c->inlen - len - 1);
-		c->inlen -= len + 1;
-		mcli_command(c, line);
-		return;   /* mcli_flush() comes back for the next */
-	}
+	mcli_end_cmd(c);
 }
 
 static void mcli_io_cb(struct ev_loop *loop, ev_io *io, int revents)
 {
 	struct mcli *c = io->data;
-	ssize_t n;
 
-	if (revents & EV_WRITE) {
-		mcli_flush(c);
-		return;
-	}
-	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, 0);
-	if (n == -1 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n < 0) {
-		mcli_free(c);
-		return;
-	}
-	if (n == 0) {
-		/* the client is done sending: answer what came, then close */
-		c->eof = 1;
-		ev_io_stop(loop, io);
-		if (c->inlen && !memchr(c->in, '\n', c->inlen) && c->inlen < sizeof(c->in))
-			c->in[c->inlen++] = '\n';
-		if (!memchr(c->in, '\n', c->inlen)) {
-			if (!c->waiting && c->relay < 0 && c->out_done == c->out.len)
-				mcli_free(c);
+	if (revents & EV_READ) {
+		ssize_t n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, 0);
+
+		if (n == -1 && errno != EINTR && errno != EAGAIN) {
+			mcli_free(c);
 			return;
 		}
-		mcli_process(c);
-		return;
+		if (n == 0)
+			c->eof = 1;   /* half-closed: what came is answered, then the end */
+		if (n > 0) {
+			c->inlen += (size_t)n;
+			if (!c->waiting)
+				ev_timer_again(loop, &c->timer);
+		}
 	}
-	c->inlen += (size_t)n;
-	ev_timer_again(loop, &c->timer);
-	if (!memchr(c->in, '\n', c->inlen) && c->inlen == sizeof(c->in)) {
-		dstr_printf(&c->out, "Command line too long (at most %d bytes)\n", MCLI_LINE_MAX - 1);
-		c->inlen = 0;
-		c->closing = 1;
-		mcli_flush(c);
-		return;
-	}
-	mcli_process(c);
+	mcli_run(c);
 }
 
 static void mcli_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
@@ -936,9 +968,8 @@ static void mcli_accept(struct listener *li, int fd, struct sockaddr_storage *ad
 	c->fd = fd;
 	c->li = li;
 	c->relay = -1;
-	ev_io_init(&c->io, mcli_io_cb, fd, EV_READ);
+	ev_io_init(&c->io, mcli_io_cb, fd, 0);
 	c->io.data = c;
-	ev_io_start(global.loop, &c->io);
 	ev_init(&c->timer, mcli_timer_cb);
 	c->timer.repeat = tick_to_ev(MCLI_IDLE_MS);
 	c->timer.data = c;
@@ -948,9 +979,9 @@ static void mcli_accept(struct listener *li, int fd, struct sockaddr_storage *ad
 		c->next->pprev = &c->next;
 	c->pprev = &m.clients;
 	m.clients = c;
+	mcli_want(c);
 }
 
-/* -S <addr>[,<option>...]: parsed as a stats socket bind line. */
 static int mcli_parse(const char *spec)
 {
 	struct cfg_ctx ctx = { .file = "command line", .line = 0, .kw = "-S", .secname = "-S" };

@@ -239,9 +239,12 @@ static void chan_cb(struct ev_loop *loop, ev_io *w, int revents)
 	} else if (strcmp(msg, "state") == 0 && nfds == 1) {
 		send_state(fds[0]);
 		nfds = 0;
-	} else if (strcmp(msg, "cli") == 0 && nfds == 1) {
+	} else if (strncmp(msg, "cli ", 4) == 0 && nfds == 1) {
+		/* the level of the master CLI socket the command came on */
+		int lvl = atoi(msg + 4);
+
 		fcntl(fds[0], F_SETFL, O_NONBLOCK);
-		cli_adopt(fds[0], CLI_LVL_ADMIN);
+		cli_adopt(fds[0], lvl >= CLI_LVL_USER && lvl <= CLI_LVL_ADMIN ? lvl : CLI_LVL_USER);
 		nfds = 0;
 	} else {
 		log_warning("unknown message from the master: '%.20s'", msg);

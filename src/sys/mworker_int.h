@@ -5,7 +5,8 @@
 /* Messages on a worker's channel (SOCK_SEQPACKET): a word, then arguments.
  *   master -> worker: "stop"            soft stop
  *                     "state" + 1 fd    write your reload state there, close it
- *                     "cli"   + 1 fd    serve the runtime API on it (admin)
+ *                     "cli <level>" + 1 fd  serve the runtime API on it at
+ *                                       that level (the master CLI socket's)
  *   worker -> master: "fds\n<key>\n..." + the listening sockets, in order
  *                     "ready <max-reloads>"  serving; the fds sent are all */
 #define MW_MSG_MAX 16384

@@ -466,13 +466,13 @@ static int xfer_check(struct xfer_rx *rx, int fd, const char *key)
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		char a[128];
-		size_t kl = strlen(key);
+		size_t kl = strcspn(key + 4, "/");   /* the address, less "/v6only" */
 
 		/* a configured port 0 was given a port by the kernel */
-		if (kl > 2 && strcmp(key + kl - 2, ":0") == 0)
+		if (kl > 2 && strncmp(key + 4 + kl - 2, ":0", 2) == 0)
 			return 0;
 		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == -1 ||
-		    strcmp(addr_to_str(&ss, a, sizeof(a)), key + 4) != 0)
+		    strlen(addr_to_str(&ss, a, sizeof(a))) != kl || strncmp(a, key + 4, kl) != 0)
 			return xfer_fail(rx, "the socket sent for '%s' is bound elsewhere", key);
 	}
 	return 0;
