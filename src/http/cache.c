@@ -20,6 +20,7 @@
 #include <sluice/channel.h>
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
+#include <sluice/comp.h>
 #include <sluice/global.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_filter.h>
@@ -574,17 +575,49 @@ static int cmp_str(const void *a, const void *b)
  * once each, comma-separated: "gzip, br;q=0.5" and "BR,gzip" give the same
  * "br,gzip". Returns a malloc'd string ("" without the field), NULL when
  * memory is exhausted. */
+/* The parameters of a coding, from after its ';' to <e>: exactly one
+ * q-value ("q=0", "q=0.5", "q=1.000"), blanks around. Returns 1 for a zero
+ * q-value, 0 for another, -1 for anything else: a list whose meaning
+ * readers might not agree on (several q, other parameters) has no key, so
+ * that no object is stored or served for it. */
+static int ae_qvalue(const char *v, const char *e)
+{
+	int zero, one, k;
+
+	while (v < e && (*v == ' ' || *v == '\t'))
+		v++;
+	while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (e - v < 3 || (v[0] != 'q' && v[0] != 'Q') || v[1] != '=' ||
+	    (v[2] != '0' && v[2] != '1'))
+		return -1;
+	zero = v[2] == '0';
+	one = !zero;
+	v += 3;
+	if (v == e)
+		return zero;
+	if (*v++ != '.')
+		return -1;
+	for (k = 0; v < e; v++, k++) {
+		if (k == 3 || *v < '0' || *v > '9' || (one && *v != '0'))
+			return -1;   /* at most 3 decimals; 1 only as 1.000 */
+		if (*v != '0')
+			zero = 0;
+	}
+	return zero;
+}
+
 static char *ae_normalize(const struct http_head *h)
 {
 	char *tok[32], *out;
-	int n = 0;
+	int n = 0, bad = 0;
 	size_t len = 0;
 
-	for (int i = http_head_find(h, "accept-encoding", 15, 0); i >= 0 && n < 32;
+	for (int i = http_head_find(h, "accept-encoding", 15, 0); i >= 0 && !bad;
 	     i = http_head_find(h, "accept-encoding", 15, i + 1)) {
 		const char *p = h->f[i].v.p, *e = p + h->f[i].v.len;
 
-		while (p < e && n < 32) {
+		while (p < e && !bad) {
 			const char *q, *t, *te, *par;
 
 			while (p < e && (*p == ' ' || *p == '\t' || *p == ','))
@@ -603,20 +636,18 @@ static char *ae_normalize(const struct http_head *h)
 			if (te == t)
 				continue;
 			if (par) {
-				/* ";q=0", ";q=0.0"...: not accepted */
-				const char *v = par + 1;
+				int zero = ae_qvalue(par + 1, q);
 
-				while (v < q && (*v == ' ' || *v == '\t'))
-					v++;
-				if (q - v >= 3 && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=') {
-					const char *d = v + 2;
-					int zero = *d == '0';
-
-					for (d++; zero && d < q && *d != ' ' && *d != ';'; d++)
-						zero = *d == '.' || *d == '0';
-					if (zero)
-						continue;
+				if (zero < 0) {
+					bad = 1;   /* not a list this cache keys on */
+					break;
 				}
+				if (zero)
+					continue;   /* ";q=0": not accepted */
+			}
+			if (n == 32) {
+				bad = 1;
+				break;
 			}
 			tok[n] = strndup(t, (size_t)(te - t));
 			if (!tok[n])
@@ -626,6 +657,11 @@ static char *ae_normalize(const struct http_head *h)
 					*c = (char)(*c - 'A' + 'a');
 			n++;
 		}
+	}
+	if (bad) {
+		for (int i = 0; i < n; i++)
+			free(tok[i]);
+		return NULL;
 	}
 	qsort(tok, (size_t)n, sizeof(*tok), cmp_str);
 	for (int i = 0; i < n; i++)
@@ -695,10 +731,11 @@ static void cache_req_key(struct stream *s, struct cache_txn *ct)
 	ct->hash = cache_hash(CACHE_HASH_INIT, ct->key, ct->klen);
 	ct->cacheable = 1;
 	if (cs.vary) {
-		char rb[1024];
+		int r = http_head_find(h, "referer", 7, 0);
 
 		ct->ae = ae_normalize(h);
-		ct->ref = strdup(field_str(h, "referer", rb, sizeof(rb)) ? rb : "");
+		/* the whole Referer (a cut one would let two share an object) */
+		ct->ref = r >= 0 ? strndup(h->f[r].v.p, h->f[r].v.len) : strdup("");
 	}
 	ct->bypass = cc_has(h, "no-cache") ||
 		     (http_head_find(h, "cache-control", 13, 0) < 0 &&
@@ -835,6 +872,36 @@ static char *cache_hit_head(const struct cache_obj *o, int not_mod, uint64_t now
 	return d.p;
 }
 
+/* Whether the request in <h> accepts the content coding of stored <o>, as
+ * the compressor reads Accept-Encoding: the object's key comes from the
+ * cache's own reading, and a gzip body must never reach a client that the
+ * compressor would not have sent one (codings it does not know are left
+ * to the key). */
+static int cache_coding_accepted(const struct http_head *h, const struct cache_obj *o)
+{
+	size_t vl;
+	const char *v = stored_field(o->head, o->hlen, "content-encoding", &vl);
+	enum comp_algo a;
+	struct comp_ae ae;
+	int q;
+
+	if (!v)
+		return 1;
+	if ((vl == 4 && strncasecmp(v, "gzip", 4) == 0) || (vl == 6 && strncasecmp(v, "x-gzip", 6) == 0))
+		a = COMP_A_GZIP;
+	else if (vl == 7 && strncasecmp(v, "deflate", 7) == 0)
+		a = COMP_A_DEFLATE;
+	else
+		return 1;
+	comp_ae_init(&ae);
+	for (int i = http_head_find(h, "accept-encoding", 15, 0); i >= 0;
+	     i = http_head_find(h, "accept-encoding", 15, i + 1))
+		if (comp_ae_parse(h->f[i].v.p, h->f[i].v.len, &ae) == -1)
+			return 0;
+	q = ae.q[a] >= 0 ? ae.q[a] : ae.star;
+	return q > 0;
+}
+
 int cache_req_answer(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
@@ -876,6 +943,8 @@ int cache_req_answer(struct stream *s)
 		if (sig > (VARY_AE | VARY_REF))
 			return 0;
 	}
+	if (!cache_coding_accepted(txn->req_head, &o))
+		return 0;
 	not_mod = cache_not_modified(txn->req_head, &o);
 	head = cache_hit_head(&o, not_mod, now, &hlen);
 	if (!head)
@@ -918,7 +987,8 @@ static void cache_tap(void *ctx, const char *p, size_t n)
 	}
 	if (!n || ct->failed)
 		return;
-	if (ct->obj.len + n > ct->store->max_obj || dstr_add(&ct->obj, p, n) == -1)
+	/* max-object-size bounds the body, as the Content-Length check does */
+	if (ct->obj.len - ct->hlen + n > ct->store->max_obj || dstr_add(&ct->obj, p, n) == -1)
 		ct->failed = 1;   /* dropped at the end of the exchange */
 }
 
@@ -1002,8 +1072,11 @@ void cache_txn_end(struct stream *s)
 	if (!ct || !ct->collecting)
 		return;
 	blen = ct->obj.len - ct->hlen;
-	/* complete: every granted byte left, the Content-Length matched */
+	/* complete: every granted byte left, the Content-Length matched, and
+	 * what left is the server's response (not a reply made here after its
+	 * head, such as a 502 for bad chunks) */
 	if (!ct->failed && !ct->skip && s->txn->res_st == HTTP_MSG_DONE && !s->res.to_forward &&
+	    !(s->txn->flags & TX_F_LOCAL) &&
 	    (ct->clen == UINT64_MAX || ct->clen == blen) &&
 	    cache_store_put(ct->store->st, ct->hash, ct->skey ? ct->skey : ct->key,
 			    ct->skey ? ct->sklen : ct->klen, ct->obj.p, ct->hlen,
