@@ -8,6 +8,13 @@
 
 #define FDPASS_MAX 200   /* descriptors in one message (the kernel takes 253) */
 
+/* One sendmsg() of <len> bytes (> 0) of <data> with <nfds> descriptors
+ * (0..FDPASS_MAX), plus <flags> (MSG_DONTWAIT...), retrying on EINTR. On a
+ * stream socket the descriptors go with the first byte sent. Returns the
+ * bytes sent, or -1 with errno. */
+ssize_t fdpass_sendmsg(int sock, const void *data, size_t len, const int *fds, int nfds,
+                       int flags);
+
 /* Sends <len> bytes of <data> with <nfds> descriptors (0..FDPASS_MAX) in one
  * message on <sock>, retrying on EINTR. Returns 0, or -1 with errno (EAGAIN
  * on a non-blocking socket that is full). */

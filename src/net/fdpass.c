@@ -7,7 +7,8 @@
 
 #include <sluice/fdpass.h>
 
-int fdpass_send(int sock, const void *data, size_t len, const int *fds, int nfds)
+ssize_t fdpass_sendmsg(int sock, const void *data, size_t len, const int *fds, int nfds,
+                       int flags)
 {
 	union {
 		struct cmsghdr h;
@@ -31,8 +32,15 @@ int fdpass_send(int sock, const void *data, size_t len, const int *fds, int nfds
 		memcpy(CMSG_DATA(&u.h), fds, sizeof(int) * (size_t)nfds);
 	}
 	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL | flags);
 	while (n == -1 && errno == EINTR);
+	return n;
+}
+
+int fdpass_send(int sock, const void *data, size_t len, const int *fds, int nfds)
+{
+	ssize_t n = fdpass_sendmsg(sock, data, len, fds, nfds, 0);
+
 	if (n == -1)
 		return -1;
 	if ((size_t)n != len) {

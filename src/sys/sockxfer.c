@@ -29,6 +29,7 @@
 #include <sluice/addr.h>
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
+#include <sluice/fdpass.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
@@ -77,36 +78,17 @@ static int xfer_wait(int fd, short ev, uint64_t deadline)
 static int xfer_send(int fd, const char *data, size_t len, const int *fds, int nfds,
                      uint64_t deadline)
 {
-	union {
-		char            buf[CMSG_SPACE(SOCKXFER_BATCH * sizeof(int))];
-		struct cmsghdr  align;
-	} cm;
 	size_t off = 0;
 
 	while (off < len) {
-		struct iovec iov = { .iov_base = (char *)data + off, .iov_len = len - off };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		ssize_t n;
+		/* the descriptors go with the first byte */
+		ssize_t n = fdpass_sendmsg(fd, data + off, len - off, off ? NULL : fds,
+					   off ? 0 : nfds, MSG_DONTWAIT);
 
-		if (nfds && !off) {
-			struct cmsghdr *c;
-
-			memset(&cm, 0, sizeof(cm));
-			mh.msg_control = cm.buf;
-			mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
-			c = CMSG_FIRSTHDR(&mh);
-			c->cmsg_level = SOL_SOCKET;
-			c->cmsg_type = SCM_RIGHTS;
-			c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-			memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
-		}
-		n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n >= 0) {
-			off += (size_t)n;   /* the descriptors went with the first byte */
+			off += (size_t)n;
 			continue;
 		}
-		if (errno == EINTR)
-			continue;
 		if (errno != EAGAIN || xfer_wait(fd, POLLOUT, deadline) == -1)
 			return -1;
 	}
