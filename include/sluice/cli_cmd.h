@@ -27,6 +27,8 @@ struct cli_ctx {
 	 * socket, on which a command may pass descriptors (sys/sockxfer.c). */
 	int         expose_fd;
 	int         fd;
+	int         failed;     /* commands run in this context that failed (refused,
+	                           unknown, or their row returned -1) */
 };
 
 struct cli_kw {

@@ -96,6 +96,7 @@ static void cli_exec_one(struct cli_ctx *ctx, char *cmd)
 		return;
 	kw = cli_cmd_find(argc, argv, &nw);
 	if (!kw || kw->level > ctx->level) {
+		ctx->failed++;
 		if (kw) {
 			dstr_printf(&ctx->out, "Permission denied\n\n");
 			return;
@@ -105,7 +106,8 @@ static void cli_exec_one(struct cli_ctx *ctx, char *cmd)
 		dstr_printf(&ctx->out, "\n");
 		return;
 	}
-	kw->fn(ctx, argc, argv);
+	if (kw->fn(ctx, argc, argv) == -1)
+		ctx->failed++;
 	/* Every answer ends with an empty line, as clients expect. */
 	if (!ctx->quit)
 		dstr_printf(&ctx->out, "\n");

@@ -160,8 +160,7 @@ static void state_apply(const char *text, size_t len)
 		struct cli_ctx ctx = { .level = CLI_LVL_ADMIN };
 
 		if (n && p[0] != '#') {
-			if (cli_exec_line(&ctx, p, n) == 0 &&
-			    !(ctx.out.len && ctx.out.p && strstr(ctx.out.p, "rror"))) {
+			if (cli_exec_line(&ctx, p, n) == 0 && !ctx.failed) {
 				ok++;
 			} else {
 				failed++;

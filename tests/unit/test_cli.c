@@ -78,6 +78,11 @@ static void test_help(void **state)
 	assert_int_equal(ctx.quit, 0);
 	/* Blanks around the command do not matter. */
 	assert_int_equal(count(run("  \thelp\t  "), HELP_HEAD), 1);
+	/* ctx.failed counts the commands that failed: an unknown one and a
+	 * refused one here, not help (what a reload's state replay reads) */
+	ctx.failed = 0;
+	run("help; no-such-command; set weight nosuch/srv 5");
+	assert_int_equal(ctx.failed, 2);
 }
 
 static void test_show_info(void **state)
