@@ -397,6 +397,20 @@ static size_t http_svc_refill(struct stream *s)
 	return n;
 }
 
+/* Local answer <d> (owned from now on: a service's, a cache hit's) is the
+ * response, txn->status set: it leaves from txn->svc_out as the client
+ * takes it. */
+static void http_svc_start(struct stream *s, struct dstr *d)
+{
+	chan_release(&s->res);
+	s->res.reserve = 0;
+	s->res.to_forward = d->len;
+	s->txn->svc_out = d;
+	s->txn->res_st = HTTP_MSG_DONE;
+	http_count_status(s, s->txn->status, 0);
+	http_svc_refill(s);
+}
+
 /* Answers the request in <h> with service <svc> (selected by <px>'s
  * settings or a use-service rule). Returns 0. */
 static int http_serve(struct stream *s, const struct http_service *svc, struct proxy *px,
@@ -439,13 +453,7 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 	s->term_fin = SF_REQ;
 	txn->status = status;
 	txn->flags |= TX_F_LOCAL;
-	chan_release(&s->res);
-	s->res.to_forward = d->len;
-	s->res.reserve = 0;
-	txn->svc_out = d;
-	txn->res_st = HTTP_MSG_DONE;
-	http_count_status(s, status, 0);
-	http_svc_refill(s);
+	http_svc_start(s, d);
 	return 0;
 }
 
@@ -902,11 +910,7 @@ int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *bo
 		http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
 		return 1;
 	}
-	s->res.to_forward = d->len;
-	txn->svc_out = d;
-	txn->res_st = HTTP_MSG_DONE;
-	http_count_status(s, txn->status, 0);
-	http_svc_refill(s);
+	http_svc_start(s, d);
 	return 1;
 }
 
