@@ -21,9 +21,9 @@ USE_SYSTEMD ?= 1
 
 # Debian packages: runtime build dependencies, then test-only tools.
 DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
-              libsystemd-dev libcrypt-dev zlib1g-dev
+              libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps \
-              dpkg-dev groff-base man-db systemd
+              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
                -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
@@ -46,7 +46,8 @@ endif
 LIBEV_LIBS   := $(shell $(PKG) --libs libev 2>/dev/null || echo -lev)
 LIBEV_CFLAGS := $(shell $(PKG) --cflags libev 2>/dev/null)
 
-OPT_PKGS :=
+# HTTP/2 framing and HPACK: always built (libnghttp2).
+OPT_PKGS := libnghttp2
 OPT_DEFS :=
 ifeq ($(USE_OPENSSL),1)
   OPT_PKGS += openssl
@@ -249,8 +250,9 @@ test: deps deps-clients
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, libFuzzer, ASan
 # and UBSan into build-fuzz/. The library objects are compiled once, without
-# the USE_* options but zlib (no OpenSSL/PCRE2/systemd), so only libev and
-# zlib are linked (zlib: fuzz_proxy compresses some responses). `make
+# the USE_* options but zlib (no OpenSSL/PCRE2/systemd), so only libev,
+# libnghttp2 (always built) and zlib are linked (zlib: fuzz_proxy compresses
+# some responses). `make
 # fuzz-smoke` runs each harness fuzz_<name> FUZZ_TIME seconds from its seeds tests/fuzz/corpus/<name>/ (read only; new inputs go to
 # build-fuzz/corpus/<name>/) with tests/fuzz/<name>.dict if present, and
 # fails on any crash, leak, timeout or OOM.
@@ -280,7 +282,7 @@ build-fuzz/obj/%.o: src/%.c
 
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@echo "  LD  $@"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lz -lm
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lnghttp2 -lz -lm
 
 -include $(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 

@@ -13,8 +13,34 @@
 #define CO_F_SSL_HS    0x10   /* TLS handshake in progress (ssl_ev says what it waits for) */
 #define CO_F_SSL_RD_WANT_W 0x20 /* a TLS read waits for the socket to be writable */
 #define CO_F_SSL_WR_WANT_R 0x40 /* a TLS write waits for the socket to be readable */
+#define CO_F_MUX       0x80   /* one stream of a multiplexed connection (c->mux) */
 
 struct ssl_st;
+
+/* A virtual endpoint: one stream of a connection that a multiplexer (the
+ * HTTP/2 mux) owns. The channels read and write it through these calls
+ * instead of the socket; <fd> and <ssl> stay those of the real connection,
+ * for what asks about it (addresses, TLS fetches), and are never read,
+ * written, watched or closed through this endpoint. The multiplexer wakes
+ * the stream by feeding its watcher (ev_feed_event() on c->io, never
+ * started): EV_READ when data (or the end) came and EV_READ is wanted,
+ * EV_WRITE when room was made and EV_WRITE is wanted. */
+struct conn_mux_ops {
+	/* Copies up to <n> bytes of input to <p>: > 0 bytes, 0 at the end,
+	 * -EAGAIN when none yet, -ECONNRESET (or another -errno) when the
+	 * stream was aborted. */
+	ssize_t (*recv)(void *ctx, char *p, size_t n);
+	/* Takes up to <n> bytes of output: >= 0 bytes taken (0 or -EAGAIN:
+	 * full, EV_WRITE comes when it has room), or -errno (aborted). */
+	ssize_t (*send)(void *ctx, const char *p, size_t n);
+	/* No more output comes (the end of the message when it had no framing). */
+	void    (*shutw)(void *ctx);
+	/* The events now watched (c->events holds them). */
+	void    (*want)(void *ctx, int events);
+	/* The stream lets go of the endpoint. The multiplexer finishes its
+	 * own stream when the output was complete, else resets it. */
+	void    (*close)(void *ctx);
+};
 
 struct conn {
 	int       fd;
@@ -24,6 +50,8 @@ struct conn {
 	ev_tstamp last_act;    /* last read or write, or start of the current wait */
 	struct ssl_st *ssl;    /* TLS session (ssl.h), NULL: plain socket */
 	int       ssl_ev;      /* CO_F_SSL_HS: EV_READ or EV_WRITE the handshake waits for */
+	const struct conn_mux_ops *mux;   /* CO_F_MUX: the multiplexer's calls ... */
+	void     *mux_ctx;               /* ... and their context */
 };
 
 /* Watches exactly <events> on <c> (0: none); no syscall when unchanged. */
@@ -45,11 +73,13 @@ void conn_io_hand_off(const ev_io *w);
 void conn_io_take_over(ev_io *w, void (*cb)(struct ev_loop *, ev_io *, int), int fd);
 
 /* Stops watching and closes the socket, freeing its TLS session if any
- * (idempotent). */
+ * (idempotent). A CO_F_MUX endpoint is handed back to its multiplexer
+ * instead. */
 void conn_close(struct conn *c);
 
 /* Makes the coming conn_close() reset a TCP connection (RST, nothing
- * more sent: "silent-drop"); no effect on other sockets. */
+ * more sent: "silent-drop"); no effect on other sockets, nor on a CO_F_MUX
+ * endpoint (its stream is reset, the connection lives). */
 void conn_set_rst(struct conn *c);
 
 /* TCP_NODELAY, and SO_KEEPALIVE when <keepalive>. */

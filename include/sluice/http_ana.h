@@ -43,6 +43,7 @@ struct http_capture {
 #define HTTP_O_PRETEND_KA     0x08ULL  /* http-pretend-keepalive (accepted, no effect) */
 #define HTTP_O_IGNORE_PROBES  0x10ULL  /* no 408 nor log for connections that sent nothing */
 #define HTTP_O_BUFREQ         0x20ULL  /* option http-buffer-request: rules wait for the body */
+#define HTTP_O_NO_H2_UPG      0x40ULL  /* option disable-h2-upgrade: no HTTP/2 preface on HTTP/1 */
 
 struct http_px {
 	uint64_t              options;         /* HTTP_O_* */

@@ -49,6 +49,9 @@ int ssl_sock_pending(const struct conn *c);
 const char *ssl_sock_cipher(const struct conn *c);
 const char *ssl_sock_version(const struct conn *c);
 
+/* Whether the handshake of <c> chose ALPN protocol <proto> ("h2"). */
+int ssl_sock_alpn_is(const struct conn *c, const char *proto);
+
 /* Sends close_notify (best effort, never blocks) before a shutdown(). */
 void ssl_sock_shutw(struct conn *c);
 

@@ -20,6 +20,7 @@ struct http_txn;
 struct srv_idle;
 struct stktable;
 struct stksess;
+struct buf;
 
 /* The stream's phase; where its server side stands is s->ss.st. */
 enum stream_state {
@@ -36,6 +37,9 @@ enum stream_state {
 #define STRM_F_RES_INSPECT  0x08  /* tcp-response content rules hold the response data */
 #define STRM_F_DROP         0x10  /* "silent-drop": close with a RST, nothing sent */
 #define STRM_F_BE_SESS      0x20  /* counted as a session of s->be (beconn, scur) */
+#define STRM_F_MUX          0x40  /* one stream of a multiplexed client connection
+                                     (HTTP/2): s->cli is CO_F_MUX, one exchange,
+                                     the connection counts are the mux's */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
@@ -241,8 +245,36 @@ uint64_t stream_next_id(void);
 /* The newest live stream (the others follow through ->next), or NULL. */
 struct stream *stream_first(void);
 
-/* Number of live streams. */
+/* Number of live streams, plus the multiplexed client connections. */
 int stream_count(void);
+
+/* ---- multiplexed client connections (HTTP/2) ---- */
+
+/* Hands the client connection of freshly started stream <s> (mode http, no
+ * exchange begun) over to a multiplexer, which is then the connection for
+ * every count (frontend, listener, process, stream_count()) until it calls
+ * stream_conn_end(). <c> gets the socket, its TLS session and its watcher
+ * (stopped, given to conn_io_hand_off()), <*rx> the bytes already read
+ * (NULL: none). <s> is freed without a log line. */
+void stream_give_cli(struct stream *s, struct conn *c, struct buf **rx);
+
+/* The multiplexed connection that stream_give_cli() made of a stream of
+ * frontend <fe>, listener <li>, is closed: its counts end. */
+void stream_conn_end(struct proxy *fe, struct listener *li);
+
+/* A new stream of multiplexed connection <c> (socket and TLS session,
+ * never used directly), accepted on <li> from <src> to <dst>: its client
+ * side is the CO_F_MUX endpoint <ops>/<ctx>. It does not count as a
+ * connection. The protocol starts from the next loop pass (the
+ * multiplexer's callbacks never run it). Returns it, or NULL when out of
+ * memory. */
+struct stream *stream_new_mux(struct listener *li, const struct conn *c,
+                              const struct sockaddr_storage *src,
+                              const struct sockaddr_storage *dst,
+                              const struct conn_mux_ops *ops, void *ctx);
+
+/* Wakes stream <s> of a multiplexed connection for <events> it watches. */
+void stream_mux_wake(struct stream *s, int events);
 
 /* Closes the streams connected (or connecting) to <srv>: its sessions are
  * shut down when it goes DOWN with on-marked-down shutdown-sessions.

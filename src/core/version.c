@@ -5,6 +5,7 @@
 #include <sluice/common.h>
 #include <sluice/version.h>
 
+#include <nghttp2/nghttp2.h>
 #ifdef USE_OPENSSL
 #include <openssl/crypto.h>
 #include <openssl/opensslv.h>
@@ -51,6 +52,7 @@ static const struct feature {
 #else
 	{ "ZLIB", 0 },
 #endif
+	{ "HTTP2", 1 },   /* libnghttp2, always built */
 #ifdef __linux__
 	{ "LINUX_SPLICE", 1 },
 #else
@@ -104,6 +106,8 @@ void version_print(FILE *f, int verbose)
 	fprintf(f, "  zlib %s (running %s), HTTP compression: identity gzip deflate raw-deflate\n",
 		ZLIB_VERSION, zlibVersion());
 #endif
+	fprintf(f, "  nghttp2 %s (running %s), HTTP/2 on the client side (ALPN h2, proto h2, "
+		"preface upgrade)\n", NGHTTP2_VERSION, nghttp2_version(0)->version_str);
 #ifdef USE_SYSTEMD
 	fprintf(f, "  libsystemd (sd_notify for Type=notify)\n");
 #endif

@@ -19,6 +19,7 @@
 #include <sluice/comp.h>
 #include <sluice/errors.h>
 #include <sluice/global.h>
+#include <sluice/h2.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_retry.h>
 #include <sluice/ticks.h>
@@ -36,6 +37,7 @@
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
 #include <sluice/srv_observe.h>
+#include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
 #include <sluice/tcp_rules.h>
@@ -159,7 +161,8 @@ static int http_stream_init(struct stream *s)
 	BUG_ON(!ha.hdrs, "HTTP stream before the configuration's post-parse");
 	http_wait_next(s);
 	s->t_idle = s->t_accept;
-	if (!s->fe->logformat && (s->fe->loggers.head || s->fe->loggers.use_global)) {
+	if (!(s->tcp_flags & STRM_F_MUX) && !s->fe->logformat &&
+	    (s->fe->loggers.head || s->fe->loggers.use_global)) {
 		/* No per-request format: HAProxy logs the connection. */
 		char line[512], src[64], dst[64];
 		int n = snprintf(line, sizeof(line), "Connect from %s to %s (%s/%s)",
@@ -582,6 +585,9 @@ static int http_process_req_head(struct stream *s, int hlen)
 
 		txn->reqline = http_line_dup(base + m->skip, l, HTTP_LINE_MAX - 1);
 		txn->reqline_len = txn->reqline ? (uint32_t)strlen(txn->reqline) : 0;
+		/* an HTTP/2 stream logs the version its client spoke */
+		if ((s->tcp_flags & STRM_F_MUX) && txn->reqline_len == l && l > 8)
+			memcpy(txn->reqline + l - 8, "HTTP/2.0", 8);
 	}
 	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
 	/* An HTTP/1.0 absolute-form request without Host: the target's
@@ -1109,7 +1115,9 @@ static int http_end_txn(struct stream *s)
 		freed = ss_keep(s, http_px_of(s->be)->reuse != HTTP_REUSE_NEVER);
 	else
 		freed = ss_release(s);
-	if ((txn->flags & TX_F_CLI_CLOSE) || (s->req.flags & CH_F_SHUTR)) {
+	/* a stream of an HTTP/2 connection carries one exchange */
+	if ((txn->flags & TX_F_CLI_CLOSE) || (s->req.flags & CH_F_SHUTR) ||
+	    (s->tcp_flags & STRM_F_MUX)) {
 		stream_close(s, s->term_err, s->term_fin);
 		backend_srv_freed(freed);
 		return -1;
@@ -1132,6 +1140,15 @@ static void http_check_kept(struct stream *s)
 	}
 }
 
+/* The client speaks HTTP/2: the HTTP/2 mux takes its connection over and
+ * <s> is gone. Returns -1 (<s> is freed either way). */
+static int http_to_h2(struct stream *s)
+{
+	if (h2c_take_over(s) < 0)
+		stream_close(s, SE_RESOURCE, SF_REQ);
+	return -1;
+}
+
 /* No request in progress: a transaction starts with the first byte of the
  * next one. Returns 1 when one started, 0 to keep waiting, -1 when the
  * stream was closed. */
@@ -1139,6 +1156,17 @@ static int http_process_idle(struct stream *s)
 {
 	struct http_txn *txn;
 
+	if (unlikely(!s->nreq) && s->req.buf && s->req.buf->data && !s->cli.ssl &&
+	    !(s->tcp_flags & STRM_F_MUX) &&
+	    !(http_px_of(s->fe)->options & HTTP_O_NO_H2_UPG)) {
+		/* a clear-text connection may start with the HTTP/2 preface */
+		int m = h2_preface_match(s->req.buf->area + s->req.buf->head, s->req.buf->data);
+
+		if (m < 0 && !(s->req.flags & CH_F_SHUTR))
+			return 0;
+		if (m > 0)
+			return http_to_h2(s);
+	}
 	if ((s->req.buf && s->req.buf->data) || ((s->req.flags & CH_F_SHUTR) && !s->nreq)) {
 		txn = http_txn_new(s);
 		if (!txn) {
@@ -1568,6 +1596,14 @@ static int http_srv_waiting(const struct stream *s)
 static int http_stream_start(struct stream *s)
 {
 	s->state = ST_HTTP;
+	if (unlikely(s->li->bc->flags & LI_F_PROTO_H2)
+#ifdef USE_OPENSSL
+	    || unlikely(s->cli.ssl && ssl_sock_alpn_is(&s->cli, "h2"))
+#endif
+	   ) {
+		if (!(s->tcp_flags & STRM_F_MUX))
+			return http_to_h2(s);
+	}
 	return http_process(s);
 }
 

@@ -100,11 +100,18 @@ static ssize_t chan_recv(struct channel *ch, struct conn *src)
 	if (buf_room(ch->buf, buf_size()) <= ch->reserve)
 		return -EAGAIN;
 	room = buf_room(ch->buf, buf_size()) - ch->reserve;
+	if (unlikely(src->flags & CO_F_MUX)) {
+		n = src->mux->recv(src->mux_ctx, ch->buf->area + ch->buf->head + ch->buf->data, room);
+		if (n < 0) {
+			errno = (int)-n;
+			n = -1;
+		}
+	}
 #ifdef USE_OPENSSL
-	if (unlikely(src->ssl))
+	else if (unlikely(src->ssl))
 		n = ssl_sock_recv(src, ch->buf->area + ch->buf->head + ch->buf->data, room);
-	else
 #endif
+	else
 		n = recv(src->fd, ch->buf->area + ch->buf->head + ch->buf->data, room, 0);
 	if (n > 0) {
 		ch->buf->data += (uint32_t)n;
@@ -114,7 +121,7 @@ static ssize_t chan_recv(struct channel *ch, struct conn *src)
 			ch->flags |= CH_F_SPLICE;
 		return n;
 	}
-	if (n < 0 && !src->ssl)
+	if (n < 0 && (!src->ssl || (src->flags & CO_F_MUX)))
 		n = -errno;
 	if (!ch->buf->data) {
 		buf_put(ch->buf);
@@ -157,11 +164,16 @@ static ssize_t chan_send(struct channel *ch, struct conn *dst)
 		 * instead of a small one now. TCP_NODELAY pushes what is left at
 		 * the next send without it, or at the next ACK. */
 		more = ch->to_forward != CHN_INFINITE && ch->to_forward > len;
+		if (unlikely(dst->flags & CO_F_MUX)) {
+			n = dst->mux->send(dst->mux_ctx, ch->buf->area + ch->buf->head, len);
+			if (n <= 0)
+				return total ? total : n ? n : -EAGAIN;
+		}
 #ifdef USE_OPENSSL
-		if (unlikely(dst->ssl))
+		else if (unlikely(dst->ssl))
 			n = ssl_sock_send(dst, ch->buf->area + ch->buf->head, len);
-		else
 #endif
+		else
 			n = send(fd, ch->buf->area + ch->buf->head, len,
 				 MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
 		if (n < 0)
@@ -190,6 +202,11 @@ int chan_shutw_due(const struct channel *ch)
 
 void chan_shutw(struct channel *ch, struct conn *dst)
 {
+	if (unlikely(dst->flags & CO_F_MUX)) {
+		dst->mux->shutw(dst->mux_ctx);
+		ch->flags |= CH_F_SHUTW;
+		return;
+	}
 #ifdef USE_OPENSSL
 	if (dst->ssl)
 		ssl_sock_shutw(dst);
@@ -235,7 +252,7 @@ enum chan_res chan_forward(struct channel *ch, struct conn *src, struct conn *ds
 			 * bytes decrypted inside OpenSSL are not seen by epoll. */
 			if ((ch->buf ? ch->buf->head + ch->buf->data < buf_size()
 				     : ch->pipe && ch->pipe->data < pipe_capacity()) &&
-			    !(src->ssl && ssl_sock_pending(src)))
+			    !(src->ssl && !(src->flags & CO_F_MUX) && ssl_sock_pending(src)))
 				*src_ready = 0;
 			continue;
 		}

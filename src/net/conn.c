@@ -14,6 +14,11 @@ void conn_want(struct conn *c, int events)
 {
 	if (c->events == events)
 		return;
+	if (unlikely(c->flags & CO_F_MUX)) {
+		c->events = events;
+		c->mux->want(c->mux_ctx, events);
+		return;
+	}
 	if (c->events)
 		ev_io_stop(global.loop, &c->io);
 	c->events = events;
@@ -65,6 +70,15 @@ void conn_close(struct conn *c)
 {
 	if (c->fd < 0)
 		return;
+	if (unlikely(c->flags & CO_F_MUX)) {
+		c->mux->close(c->mux_ctx);
+		c->mux = NULL;
+		c->ssl = NULL;
+		c->fd = -1;
+		c->flags = 0;
+		c->events = 0;
+		return;
+	}
 	conn_want(c, 0);
 #ifdef USE_OPENSSL
 	if (c->ssl)

@@ -6,6 +6,7 @@
 struct ssl_counters ssl_counters;
 
 #ifdef USE_OPENSSL
+#include <string.h>
 #include <errno.h>
 
 #include <ev.h>
@@ -162,6 +163,17 @@ const char *ssl_sock_version(const struct conn *c)
 	return c->ssl ? SSL_get_version(c->ssl) : NULL;
 }
 
+int ssl_sock_alpn_is(const struct conn *c, const char *proto)
+{
+	const unsigned char *p = NULL;
+	unsigned int len = 0;
+
+	if (!c->ssl)
+		return 0;
+	SSL_get0_alpn_selected(c->ssl, &p, &len);
+	return p && len == strlen(proto) && memcmp(p, proto, len) == 0;
+}
+
 int ssl_sock_pending(const struct conn *c)
 {
 	return SSL_pending(c->ssl) > 0;
@@ -201,6 +213,17 @@ void ssl_sock_free(struct conn *c)
 
 /* Without OpenSSL no connection ever gets an SSL*: these are never reached
  * with one, they only let the callers link. */
+
+int ssl_sock_alpn_is(const struct conn *c, const char *proto)
+{
+	const unsigned char *p = NULL;
+	unsigned int len = 0;
+
+	if (!c->ssl)
+		return 0;
+	SSL_get0_alpn_selected(c->ssl, &p, &len);
+	return p && len == strlen(proto) && memcmp(p, proto, len) == 0;
+}
 
 int ssl_sock_pending(const struct conn *c)
 {

@@ -91,6 +91,8 @@ static int stream_fail(struct stream *s, enum strm_err t0, enum strm_fin t1);
 static int stream_start(struct stream *s);
 static int stream_ssl_handshake(struct stream *s, struct conn *c);
 static int stream_read_proxy_exact(struct stream *s);
+static void stream_unlink(struct stream *s, int conn);
+static void stream_idle_check(void);
 
 struct stream *stream_first(void)
 {
@@ -509,12 +511,28 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 	tcp_rules_stream_release(s);
 
 	stream_be_uncount(s);
-	s->fe->feconn--;
-	s->fe->fe_counters.cur_sess--;
-	s->li->counters.cur_sess--;
+	stream_unlink(s, !(s->tcp_flags & STRM_F_MUX));
+	backend_srv_freed(freed);   /* the slot it held goes to the oldest waiter */
+	stream_idle_check();
+}
+
+/* The connection of frontend <fe>, listener <li> ends: its counts go. */
+static void stream_conn_uncount(struct proxy *fe, struct listener *li)
+{
+	fe->feconn--;
+	fe->fe_counters.cur_sess--;
+	li->counters.cur_sess--;
 	global.curconn--;
 	global.jobs--;
+	listener_release(li);
+}
 
+/* Removes <s> from the live streams and frees it; <conn>: it was a client
+ * connection, whose counts end with it. */
+static void stream_unlink(struct stream *s, int conn)
+{
+	if (conn)
+		stream_conn_uncount(s->fe, s->li);
 	if (s->prev)
 		s->prev->next = s->next;
 	else
@@ -522,11 +540,103 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 	if (s->next)
 		s->next->prev = s->prev;
 	strm.count--;
-	listener_release(s->li);
 	pool_free(strm.pool, s);
-	backend_srv_freed(freed);   /* the slot it held goes to the oldest waiter */
+}
+
+/* During a soft stop, the last stream (or connection) gone ends it. */
+static void stream_idle_check(void)
+{
 	if (!strm.count && strm.idle_cb)
 		strm.idle_cb();
+}
+
+/* ---- multiplexed client connections ---- */
+
+void stream_give_cli(struct stream *s, struct conn *c, struct buf **rx)
+{
+	BUG_ON(s->txn || s->ss.st != SS_NONE, "stream_give_cli() of a stream at work");
+	ev_timer_stop(global.loop, &s->timer);
+	conn_want(&s->cli, 0);
+	ev_clear_pending(global.loop, &s->cli.io);
+	conn_io_hand_off(&s->cli.io);
+	*c = s->cli;
+	*rx = s->req.buf;
+	s->req.buf = NULL;
+	chan_release(&s->req);
+	chan_release(&s->res);
+	stk_stream_end(s);
+	if (s->dst)
+		pool_free(strm.addr_pool, s->dst);
+	var_store_free(&s->vars);
+	tcp_rules_stream_release(s);
+	stream_be_uncount(s);
+	/* the connection's counts, and its place in stream_count(), are the
+	 * multiplexer's now: only the stream goes */
+	strm.count++;
+	stream_unlink(s, 0);
+}
+
+void stream_conn_end(struct proxy *fe, struct listener *li)
+{
+	stream_conn_uncount(fe, li);
+	strm.count--;
+	stream_idle_check();
+}
+
+struct stream *stream_new_mux(struct listener *li, const struct conn *c,
+                              const struct sockaddr_storage *src,
+                              const struct sockaddr_storage *dst,
+                              const struct conn_mux_ops *ops, void *ctx)
+{
+	struct proxy *fe = li->px;
+	struct stream *s = pool_alloc(strm.pool);
+
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->proto = strm.protos[fe->mode];
+	s->uniq_id = stream_next_id();
+	s->fe = fe;
+	s->li = li;
+	s->be = fe->defbe ? fe->defbe : fe;
+	s->cli_addr = *src;
+	if (dst) {
+		if (!strm.addr_pool)
+			strm.addr_pool = pool_create("stream_addr", sizeof(struct sockaddr_storage));
+		s->dst = pool_alloc(strm.addr_pool);
+		if (s->dst)
+			*s->dst = *dst;
+	}
+	s->cli.fd = c->fd;
+	s->cli.ssl = c->ssl;
+	s->cli.flags = CO_F_CONNECTED | CO_F_MUX | CO_F_RD_READY;
+	s->cli.mux = ops;
+	s->cli.mux_ctx = ctx;
+	s->srv.fd = -1;
+	s->t_accept = s->cli.last_act = tick_ev_now();
+	clock_gettime(CLOCK_REALTIME, &s->accept_date);
+	ev_io_init(&s->cli.io, stream_io_cb, c->fd, 0);   /* only ever fed, never started */
+	s->cli.io.data = s;
+	ev_init(&s->timer, stream_timer_cb);
+	s->tcp_flags = STRM_F_MUX;
+	s->req.flags |= CH_F_NOSPLICE;
+	s->res.flags |= CH_F_NOSPLICE;
+	s->state = ST_HTTP;
+
+	s->next = strm.list;
+	if (strm.list)
+		strm.list->prev = s;
+	strm.list = s;
+	strm.count++;
+	if (s->proto->init(s) == -1)
+		return NULL;
+	ev_feed_event(global.loop, &s->cli.io, EV_CUSTOM);
+	return s;
+}
+
+void stream_mux_wake(struct stream *s, int events)
+{
+	ev_feed_event(global.loop, &s->cli.io, events);
 }
 
 /* Starts a side's inactivity period when we begin waiting for it. */
@@ -689,6 +799,12 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct stream *s = w->data;
 	struct conn *c = (w == &s->cli.io) ? &s->cli : &s->srv;
+
+	if (unlikely(revents & EV_CUSTOM) && c == &s->cli && (s->tcp_flags & STRM_F_MUX)) {
+		/* a multiplexed stream's first pass (stream_new_mux()) */
+		s->proto->start(s);
+		return;
+	}
 
 	if (revents & EV_READ)
 		c->flags |= CO_F_RD_READY;

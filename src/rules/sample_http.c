@@ -129,7 +129,24 @@ static int ver_of(const struct http_head *h, int i, struct sample *smp)
 static int fetch_ver(const struct smp_arg *a, struct sample *smp, struct stream *s,
 		     const void *priv)
 {
+	/* an HTTP/2 stream: its request reads as HTTP/1.1 to the analysers */
+	if (s->tcp_flags & STRM_F_MUX)
+		return req_head(s) ? smp_set_str(smp, "2.0") : 0;
 	return ver_of(req_head(s), HTTP_SL_RQVER, smp);
+}
+
+/* fc_http_major: the HTTP major version the client speaks (1 or 2);
+ * bc_http_major: towards the server (always 1: no HTTP/2 to servers). */
+static int fetch_fc_http_major(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			       const void *priv)
+{
+	return smp_set_int(smp, (s->tcp_flags & STRM_F_MUX) ? 2 : 1);
+}
+
+static int fetch_bc_http_major(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			       const void *priv)
+{
+	return s->srv.fd >= 0 ? smp_set_int(smp, 1) : 0;
 }
 
 /* The value of the first <name>=value of the parameters in p[0..end),
@@ -820,6 +837,8 @@ static const struct smp_fetch_kw smp_http_fetches[] = {
 	  NULL },
 	{ "base",          fetch_base,        { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
 	{ "req.ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "fc_http_major", fetch_fc_http_major, { 0 }, 0, SMP_T_SINT, SMP_USE_L4, NULL, NULL },
+	{ "bc_http_major", fetch_bc_http_major, { 0 }, 0, SMP_T_SINT, SMP_USE_L4, NULL, NULL },
 	{ "req_ver",       fetch_ver,         { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
 	{ "hdr",           fetch_hdr,         { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RQ, NULL,
 	  NULL },

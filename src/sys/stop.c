@@ -10,6 +10,7 @@
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/h2.h>
 #include <sluice/log.h>
 #include <sluice/proxy.h>
 #include <sluice/srv_idle.h>
@@ -69,6 +70,7 @@ static void stop_drain(void)
 		   stream_count());
 	proxy_stop_all();
 	srv_idle_close_all();
+	h2_stop_all();   /* HTTP/2 clients get their GOAWAY */
 	if (global.close_spread)
 		stream_stop_spread(now, stop_spread_len(now));
 	if (!stream_count())

@@ -1,0 +1,509 @@
+/* The HTTP/2 mux on the client side (h2.h): one client connection, framed
+ * by libnghttp2 (HPACK, flow control, RFC 9113 validation), carrying many
+ * streams, each one a sluice stream (h2_stream.c). Owns the socket and
+ * its TLS session once the HTTP/1 stream it was accepted as hands it over
+ * (ALPN h2, "proto h2", or the HTTP/2 preface on a clear-text connection),
+ * the connection's timers, GOAWAY on soft stop and on abuse, and the
+ * tune.h2.* keywords. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <sluice/buf.h>
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/h2.h>
+#include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/proxy.h>
+#include <sluice/ssl.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+#include <sluice/ticks.h>
+
+#include "h2_int.h"
+
+struct h2_tune h2_tune = {
+	.header_table_size      = 4096,
+	.initial_window_size    = 65535,
+	.max_concurrent_streams = 100,
+	.max_frame_size         = 16384,
+	.max_resets             = 100,
+};
+
+static struct {
+	nghttp2_session_callbacks *cbs;
+	nghttp2_option            *opt;
+	struct h2c                *list;
+	int                        count;
+} h2;
+
+/* Bytes read from one connection per wake-up before the others get a turn. */
+#define H2C_READ_BUDGET (256 * 1024)
+
+static void h2c_io_cb(struct ev_loop *loop, ev_io *w, int revents);
+static void h2c_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
+static void h2c_process(struct h2c *h2c);
+
+const char h2_preface[H2_PREFACE_LEN + 1] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+int h2_preface_match(const char *p, size_t n)
+{
+	if (n > H2_PREFACE_LEN)
+		n = H2_PREFACE_LEN;
+	if (memcmp(p, h2_preface, n) != 0)
+		return 0;
+	return n == H2_PREFACE_LEN ? 1 : -1;
+}
+
+/* ---- nghttp2 glue ---- */
+
+static int h2c_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
+{
+	return h2s_on_frame_recv(ng, f, ud);
+}
+
+/* Frames nghttp2 refused (invalid): the stream was reset; counted. */
+static int h2c_on_invalid_frame(nghttp2_session *ng, const nghttp2_frame *f, int err, void *ud)
+{
+	struct h2c *h2c = ud;
+
+	h2c->fe->fe_counters.failed_req++;
+	return 0;
+}
+
+static int h2c_on_error(nghttp2_session *ng, int code, const char *msg, size_t len, void *ud)
+{
+	struct h2c *h2c = ud;
+
+	log_event_px(&h2c->fe->loggers, LOG_L_INFO, "%s: HTTP/2 protocol error: %.*s",
+		     h2c->fe->name, (int)len, msg);
+	return 0;
+}
+
+SLUICE_INIT(h2_callbacks_init)
+{
+	nghttp2_session_callbacks *cb;
+
+	if (nghttp2_session_callbacks_new(&cb) != 0)
+		abort();
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, h2s_on_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(cb, h2s_on_header);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, h2c_on_frame_recv);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, h2s_on_data_chunk);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, h2s_on_stream_close);
+	nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, h2c_on_invalid_frame);
+	nghttp2_session_callbacks_set_error_callback2(cb, h2c_on_error);
+	h2.cbs = cb;
+}
+
+/* The session options: the library's own bounds on abuse. */
+static nghttp2_option *h2_options(void)
+{
+	if (h2.opt)
+		return h2.opt;
+	if (nghttp2_option_new(&h2.opt) != 0)
+		return NULL;
+	/* the window comes back as the stream reads, never before */
+	nghttp2_option_set_no_auto_window_update(h2.opt, 1);
+	/* queued SETTINGS/PING acknowledgements (a flood of them) */
+	nghttp2_option_set_max_outbound_ack(h2.opt, 1000);
+	nghttp2_option_set_max_settings(h2.opt, 32);
+	/* CONTINUATION frames per header block (CVE-2024-28182) */
+	nghttp2_option_set_max_continuations(h2.opt, 16);
+	/* resets: a burst, then a rate per second (CVE-2023-44487) */
+	nghttp2_option_set_stream_reset_rate_limit(h2.opt, (uint64_t)h2_tune.max_resets * 10,
+						   (uint64_t)h2_tune.max_resets);
+	nghttp2_option_set_max_deflate_dynamic_table_size(h2.opt, 4096);
+	return h2.opt;
+}
+
+/* ---- connection life ---- */
+
+static void h2c_close(struct h2c *h2c)
+{
+	h2s_abort_all(h2c);
+	nghttp2_session_del(h2c->ng);
+	h2c->ng = NULL;
+	ev_timer_stop(global.loop, &h2c->timer);
+	ev_clear_pending(global.loop, &h2c->c.io);
+	conn_close(&h2c->c);
+	h2_bytes_free(&h2c->out);
+	if (h2c->prev)
+		h2c->prev->next = h2c->next;
+	else
+		h2.list = h2c->next;
+	if (h2c->next)
+		h2c->next->prev = h2c->prev;
+	h2.count--;
+	stream_conn_end(h2c->fe, h2c->li);
+	free(h2c);
+}
+
+void h2c_want_flush(struct h2c *h2c)
+{
+	if (!(h2c->flags & H2C_F_IN_RECV))
+		ev_feed_event(global.loop, &h2c->c.io, EV_CUSTOM);
+}
+
+void h2c_stream_gone(struct h2c *h2c)
+{
+	if (!--h2c->nstreams)
+		h2c->t_idle = tick_ev_now();
+	h2c_want_flush(h2c);
+}
+
+int h2c_take_over(struct stream *s)
+{
+	struct h2c *h2c = calloc(1, sizeof(*h2c));
+	struct buf *rx = NULL;
+	nghttp2_settings_entry iv[] = {
+		{ NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, (uint32_t)h2_tune.max_concurrent_streams },
+		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (uint32_t)h2_tune.initial_window_size },
+		{ NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, (uint32_t)h2_tune.header_table_size },
+		{ NGHTTP2_SETTINGS_MAX_FRAME_SIZE, (uint32_t)h2_tune.max_frame_size },
+		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, global.bufsize - global.maxrewrite },
+		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+	};
+	nghttp2_option *opt = h2_options();
+
+	if (!h2c || !opt || nghttp2_session_server_new2(&h2c->ng, h2.cbs, h2c, opt) != 0) {
+		free(h2c);
+		return -1;
+	}
+	h2c->li = s->li;
+	h2c->fe = s->fe;
+	h2c->src = s->cli_addr;
+	if (s->dst) {
+		h2c->dst = *s->dst;
+		h2c->has_dst = 1;
+	}
+	stream_give_cli(s, &h2c->c, &rx);
+	conn_io_take_over(&h2c->c.io, h2c_io_cb, h2c->c.fd);
+	h2c->c.io.data = h2c;
+	h2c->c.events = 0;
+	h2c->c.flags |= CO_F_RD_READY;
+	ev_init(&h2c->timer, h2c_timer_cb);
+	h2c->t_idle = tick_ev_now();
+	h2c->next = h2.list;
+	if (h2.list)
+		h2.list->prev = h2c;
+	h2.list = h2c;
+	h2.count++;
+	nghttp2_submit_settings(h2c->ng, NGHTTP2_FLAG_NONE, iv, ARRAY_SIZE(iv));
+	/* the connection's window is as large as a stream's */
+	if (h2_tune.initial_window_size > 65535)
+		nghttp2_session_set_local_window_size(h2c->ng, NGHTTP2_FLAG_NONE, 0,
+						      (int32_t)h2_tune.initial_window_size);
+	if (global.flags & GLB_F_STOPPING)
+		h2c->flags |= H2C_F_GOAWAY;
+	if (rx) {
+		ssize_t r = nghttp2_session_mem_recv(h2c->ng, (const uint8_t *)rx->area + rx->head,
+						     rx->data);
+
+		buf_put(rx);
+		if (r < 0)
+			h2c->flags |= H2C_F_CLOSING;
+	}
+	h2c_process(h2c);
+	return 0;
+}
+
+/* ---- I/O ---- */
+
+/* Reads and hands what came to nghttp2. Returns 0, or -1 when the
+ * connection is to close (the peer left, an error, a fatal frame). */
+static int h2c_read(struct h2c *h2c)
+{
+	size_t budget = H2C_READ_BUDGET;
+	struct buf *b;
+
+	if (!(h2c->c.flags & CO_F_RD_READY) || (h2c->flags & H2C_F_CLOSING))
+		return 0;
+	b = buf_get();
+	if (!b)
+		return 0;   /* no memory now: retried at the next event */
+	while (budget) {
+		ssize_t n, r;
+
+#ifdef USE_OPENSSL
+		if (h2c->c.ssl)
+			n = ssl_sock_recv(&h2c->c, b->area, buf_size());
+		else
+#endif
+		{
+			n = recv(h2c->c.fd, b->area, buf_size(), 0);
+			if (n < 0)
+				n = -errno;
+		}
+		if (n == -EAGAIN || n == -EINTR) {
+			if (n == -EAGAIN)
+				h2c->c.flags &= ~CO_F_RD_READY;
+			break;
+		}
+		if (n <= 0) {
+			buf_put(b);
+			return -1;
+		}
+		h2c->c.last_act = tick_ev_now();
+		h2c->fe->fe_counters.bytes_in += (uint64_t)n;
+		h2c->li->counters.bytes_in += (uint64_t)n;
+		h2c->flags |= H2C_F_IN_RECV;
+		r = nghttp2_session_mem_recv(h2c->ng, (const uint8_t *)b->area, (size_t)n);
+		h2c->flags &= ~H2C_F_IN_RECV;
+		if (r < 0) {
+			log_event_px(&h2c->fe->loggers, LOG_L_INFO, "%s: HTTP/2 connection error: %s",
+				     h2c->fe->name, nghttp2_strerror((int)r));
+			buf_put(b);
+			return -1;
+		}
+		budget = (size_t)n >= budget ? 0 : budget - (size_t)n;
+		if ((size_t)n < buf_size() && !(h2c->c.ssl && ssl_sock_pending(&h2c->c))) {
+			h2c->c.flags &= ~CO_F_RD_READY;
+			break;
+		}
+	}
+	buf_put(b);
+	/* rapid reset: a client resetting what it asked for, over and over,
+	 * gets a GOAWAY (ENHANCE_YOUR_CALM) past tune.h2.max-resets beyond
+	 * the streams it let finish */
+	if (h2c->resets > (uint32_t)h2_tune.max_resets &&
+	    h2c->resets > (h2c->nreq - h2c->resets) / 2 && !(h2c->flags & H2C_F_CLOSING)) {
+		log_event_px(&h2c->fe->loggers, LOG_L_WARNING,
+			     "%s: HTTP/2 client reset %u of its %llu streams: GOAWAY "
+			     "ENHANCE_YOUR_CALM", h2c->fe->name, h2c->resets,
+			     (unsigned long long)h2c->nreq);
+		nghttp2_session_terminate_session(h2c->ng, NGHTTP2_ENHANCE_YOUR_CALM);
+		h2c->flags |= H2C_F_CLOSING;
+	}
+	return 0;
+}
+
+/* Sends what is queued. Returns 0 (all sent, or the socket is full), or -1
+ * on an error. */
+static int h2c_send_out(struct h2c *h2c)
+{
+	while (h2c->out.len) {
+		ssize_t n;
+
+#ifdef USE_OPENSSL
+		if (h2c->c.ssl)
+			n = ssl_sock_send(&h2c->c, h2c->out.p + h2c->out.off, h2c->out.len);
+		else
+#endif
+		{
+			n = send(h2c->c.fd, h2c->out.p + h2c->out.off, h2c->out.len,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n < 0)
+				n = -errno;
+		}
+		if (n == -EAGAIN || n == -EINTR)
+			return 0;
+		if (n < 0)
+			return -1;
+		h2c->c.last_act = tick_ev_now();
+		h2c->fe->fe_counters.bytes_out += (uint64_t)n;
+		h2c->li->counters.bytes_out += (uint64_t)n;
+		global.bytes_out += (uint64_t)n;
+		h2_bytes_take(&h2c->out, NULL, (size_t)n);
+	}
+	return 0;
+}
+
+/* Takes frames from nghttp2 while the socket takes them. Returns 0 or -1. */
+static int h2c_write(struct h2c *h2c)
+{
+	for (;;) {
+		const uint8_t *p;
+		ssize_t n;
+
+		if (h2c_send_out(h2c) < 0)
+			return -1;
+		/* at most a buffer waits for the socket */
+		if (h2c->out.len >= global.bufsize)
+			return 0;
+		n = nghttp2_session_mem_send(h2c->ng, &p);
+		if (n < 0)
+			return -1;
+		if (!n)
+			return 0;
+		if (h2_bytes_add(&h2c->out, (const char *)p, (size_t)n, SIZE_MAX) < 0)
+			return -1;
+	}
+}
+
+/* Idle (no stream) past its timeout, or its stop: when it closes. */
+static ev_tstamp h2c_deadline(const struct h2c *h2c)
+{
+	uint32_t t;
+
+	if (h2c->nstreams)
+		return h2c->out.len && h2c->fe->timeout.client ?
+		       h2c->c.last_act + tick_to_ev(h2c->fe->timeout.client) : 0;
+	t = h2c->fe->timeout.http_keep_alive ? h2c->fe->timeout.http_keep_alive :
+	    h2c->fe->timeout.client;
+	return t ? MAX(h2c->t_idle, h2c->c.last_act) + tick_to_ev(t) : 0;
+}
+
+static void h2c_arm(struct h2c *h2c)
+{
+	ev_tstamp d = h2c_deadline(h2c);
+
+	if (!d) {
+		ev_timer_stop(global.loop, &h2c->timer);
+		h2c->armed = 0;
+		return;
+	}
+	if (h2c->armed && h2c->armed <= d && ev_is_active(&h2c->timer))
+		return;
+	ev_timer_stop(global.loop, &h2c->timer);
+	ev_timer_set(&h2c->timer, MAX(d - tick_ev_now(), 0.0), 0.);
+	ev_timer_start(global.loop, &h2c->timer);
+	h2c->armed = d;
+}
+
+/* A GOAWAY telling the client which streams will be served. */
+static void h2c_goaway(struct h2c *h2c, uint32_t code)
+{
+	if (h2c->flags & H2C_F_GOAWAY && code == NGHTTP2_NO_ERROR)
+		return;
+	h2c->flags |= H2C_F_GOAWAY;
+	nghttp2_submit_goaway(h2c->ng, NGHTTP2_FLAG_NONE,
+			      nghttp2_session_get_last_proc_stream_id(h2c->ng), code, NULL, 0);
+}
+
+/* Runs the connection: reads, frames out, decides the events, closes when
+ * done. May free <h2c>. */
+static void h2c_process(struct h2c *h2c)
+{
+	int ev = 0;
+
+	if (h2c_read(h2c) < 0) {
+		h2c_close(h2c);
+		return;
+	}
+	if ((global.flags & GLB_F_STOPPING) && !(h2c->flags & H2C_F_GOAWAY))
+		h2c_goaway(h2c, NGHTTP2_NO_ERROR);
+	if (h2c_write(h2c) < 0) {
+		h2c_close(h2c);
+		return;
+	}
+	/* over when nghttp2 has nothing more to do, or after a GOAWAY once
+	 * every stream finished and every byte left */
+	if (!h2c->out.len &&
+	    ((!nghttp2_session_want_read(h2c->ng) && !nghttp2_session_want_write(h2c->ng)) ||
+	     ((h2c->flags & (H2C_F_GOAWAY | H2C_F_CLOSING)) && !h2c->nstreams &&
+	      !nghttp2_session_want_write(h2c->ng)))) {
+		h2c_close(h2c);
+		return;
+	}
+	if (!(h2c->flags & H2C_F_CLOSING))
+		ev |= EV_READ;
+	if (h2c->out.len)
+		ev |= EV_WRITE;
+	if (h2c->c.ssl) {
+		if (h2c->c.flags & CO_F_SSL_RD_WANT_W)
+			ev |= EV_WRITE;
+		if (h2c->c.flags & CO_F_SSL_WR_WANT_R)
+			ev |= EV_READ;
+	}
+	conn_want(&h2c->c, ev);
+	h2c_arm(h2c);
+}
+
+static void h2c_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct h2c *h2c = w->data;
+
+	if (revents & EV_READ)
+		h2c->c.flags |= CO_F_RD_READY;
+	if ((h2c->c.flags & CO_F_SSL_RD_WANT_W) && (revents & EV_WRITE))
+		h2c->c.flags |= CO_F_RD_READY;
+	h2c_process(h2c);
+}
+
+static void h2c_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct h2c *h2c = container_of(w, struct h2c, timer);
+	ev_tstamp d = h2c_deadline(h2c);
+
+	h2c->armed = 0;
+	if (!d || d > tick_ev_now() + 0.0005) {
+		h2c_arm(h2c);
+		return;
+	}
+	if (h2c->nstreams) {
+		/* frames it does not take: it stalls every stream */
+		h2c_close(h2c);
+		return;
+	}
+	/* idle too long: a GOAWAY, then the close */
+	h2c_goaway(h2c, NGHTTP2_NO_ERROR);
+	h2c->flags |= H2C_F_CLOSING;
+	h2c_write(h2c);
+	h2c_close(h2c);
+}
+
+void h2_stop_all(void)
+{
+	for (struct h2c *h2c = h2.list; h2c; h2c = h2c->next)
+		h2c_want_flush(h2c);
+}
+
+int h2_conn_count(void)
+{
+	return h2.count;
+}
+
+/* ---- keywords ---- */
+
+static void *h2_tune_base(struct cfg_ctx *ctx)
+{
+	return &h2_tune;
+}
+
+#define H2_TUNE(kw, field, lo, hi, what) \
+	{ kw, CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct h2_tune, field), .min = lo, .max = hi, \
+	  .usage = what, .base = h2_tune_base }
+
+static struct cfg_kw h2_kws[] = {
+	H2_TUNE("tune.h2.header-table-size", header_table_size, 0, 65536, "a size in bytes"),
+	H2_TUNE("tune.h2.initial-window-size", initial_window_size, 1, 0x7fffffff,
+		"a size in bytes"),
+	H2_TUNE("tune.h2.max-concurrent-streams", max_concurrent_streams, 1, 65535,
+		"a number of streams"),
+	H2_TUNE("tune.h2.max-frame-size", max_frame_size, 16384, 16777215, "a size in bytes"),
+	H2_TUNE("tune.h2.max-resets", max_resets, 1, 1000000, "a number of streams"),
+};
+
+/* bind "proto h2|h1": the protocol clients speak from their first byte
+ * (h1: HTTP/1, which may still upgrade to HTTP/2 by its preface). */
+static int h2_bind_proto(struct bind_conf *bc, const struct bind_kw *kw, int argc, char **argv,
+                         char **err)
+{
+	if (argc < 2) {
+		*err = str_fmt("expects a protocol name ('h2' or 'h1')");
+		return -1;
+	}
+	if (strcmp(argv[1], "h2") == 0) {
+		bc->flags |= LI_F_PROTO_H2;
+	} else if (strcmp(argv[1], "h1") == 0) {
+		bc->flags &= ~LI_F_PROTO_H2;
+	} else {
+		*err = str_fmt("unknown protocol '%s' (sluice knows 'h2' and 'h1')", argv[1]);
+		return -1;
+	}
+	return 2;
+}
+
+static struct bind_kw h2_bind_kws[] = {
+	{ "proto", .parse = h2_bind_proto },
+};
+
+SLUICE_INIT(h2_register)
+{
+	cfg_register(h2_kws, ARRAY_SIZE(h2_kws));
+	bind_register_keywords(h2_bind_kws, ARRAY_SIZE(h2_bind_kws));
+}
