@@ -23,7 +23,7 @@ USE_SYSTEMD ?= 1
 DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
               libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps \
-              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2
+              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
                -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \

@@ -21,6 +21,26 @@ int h2_preface_match(const char *p, size_t n);
  * memory; <s> untouched). */
 int h2c_take_over(struct stream *s);
 
+/* ---- to servers ---- */
+
+struct server;
+struct conn;
+
+/* Whether the requests to <srv> go over HTTP/2: "proto h2", or ALPN chose
+ * h2 on the TLS connection <c> (NULL: not connected yet). */
+int h2_srv_wants(const struct server *srv, const struct conn *c);
+
+/* Stream <s>, assigned to its target server, takes a stream of an HTTP/2
+ * connection to it that has room (<private>: never, http-reuse never).
+ * Returns 0 (SS_EST through it), or -1 when none has room. */
+int h2_back_attach(struct stream *s, int private);
+
+/* The connection <s> just established to its server (SS_EST) becomes an
+ * HTTP/2 connection, shared by later streams unless <private>, and <s>
+ * its first stream. Returns 0, or -1 (out of memory: the connection is
+ * closed, to be counted as failed). */
+int h2_back_take_over(struct stream *s, int private);
+
 /* Soft stop: every HTTP/2 connection sends its GOAWAY and closes once its
  * streams are done. */
 void h2_stop_all(void);

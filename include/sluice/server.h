@@ -33,6 +33,7 @@ struct ssl_srv;
 #define SRV_F_AGENT_DOWN 0x8000 /* the agent said down/fail/stopped */
 #define SRV_F_KILL_SOON  0x10000 /* its sessions are to be shut down (stream_kill_server_soon) */
 #define SRV_F_DEQUEUING  0x20000 /* its freed slots are being handed to waiters */
+#define SRV_F_PROTO_H2   0x40000 /* "proto h2": HTTP/2 to it (src/http/h2.c) */
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };
@@ -95,6 +96,7 @@ struct server {
 	int                     n_idle;
 	int                     pool_max_conn;    /* -1: unlimited */
 	uint32_t                pool_purge_delay; /* ms */
+	void                   *h2_conns;    /* HTTP/2 connections to it (src/http/h2.c) */
 
 	struct ssl_srv         *ssl;         /* TLS options (ssl_cfg.h), NULL: none given */
 

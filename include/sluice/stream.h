@@ -111,6 +111,11 @@ struct stream_proto {
 	int (*process)(struct stream *s);
 	/* The server connection is up (NULL: nothing to do). */
 	void (*connected)(struct stream *s);
+	/* A new server connection is established (TCP, PROXY header and TLS
+	 * done, SS_EST): the protocol may wrap it (HTTP/2 to the server).
+	 * Returns 0, or -1 when the connection is to be counted as failed.
+	 * NULL: nothing to do. */
+	int (*srv_ready)(struct stream *s);
 	/* The protocol's own deadline (0: none), which then takes precedence
 	 * over the stream's I/O timeouts; <kind> is the protocol's code for
 	 * it, handed back to timeout(). NULL: none ever. */
@@ -275,6 +280,14 @@ struct stream *stream_new_mux(struct listener *li, const struct conn *c,
 
 /* Wakes stream <s> of a multiplexed connection for <events> it watches. */
 void stream_mux_wake(struct stream *s, int events);
+
+/* The server side of <s> becomes the CO_F_MUX endpoint <ops>/<ctx> of
+ * multiplexed server connection <c> (HTTP/2): SS_ASSIGNED or SS_TAR ->
+ * SS_EST as a reused connection, or, already SS_EST on the socket the
+ * multiplexer just took over (stream_detach_srv()), the same exchange
+ * going on through it. */
+void stream_attach_srv_mux(struct stream *s, const struct conn *c,
+                           const struct conn_mux_ops *ops, void *ctx);
 
 /* Closes the streams connected (or connecting) to <srv>: its sessions are
  * shut down when it goes DOWN with on-marked-down shutdown-sessions.

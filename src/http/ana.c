@@ -1111,7 +1111,7 @@ static int http_end_txn(struct stream *s)
 	 * freed either way. */
 	if (s->ss.st == SS_EST && !(txn->flags & TX_F_SRV_CLOSE) &&
 	    !(s->res.flags & CH_F_SHUTR) && !(s->req.flags & CH_F_SHUTW) &&
-	    !s->res.buf && !s->res.pipe)
+	    !s->res.buf && !s->res.pipe && !(s->srv.flags & CO_F_MUX))
 		freed = ss_keep(s, http_px_of(s->be)->reuse != HTTP_REUSE_NEVER);
 	else
 		freed = ss_release(s);
@@ -1626,6 +1626,7 @@ static const struct stream_proto h1_proto = {
 	.deadline    = http_deadline,
 	.timeout     = http_timeout,
 	.fail        = http_fail,
+	.srv_ready   = http_srv_ready,
 	.release     = http_stream_release,
 	.idle        = http_txn_idle,
 	.cli_waiting = http_cli_waiting,

@@ -78,6 +78,8 @@ int http_req_server_prep(struct stream *s, struct http_head *h);
 void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl);
 
 /* Connects the request to a server. Returns 0 or -1 (closed). */
+/* A new server connection is established (stream_proto.srv_ready). */
+int http_srv_ready(struct stream *s);
 int http_connect(struct stream *s);
 
 /* ---- msg.c ---- */

@@ -18,6 +18,7 @@
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/proxy.h>
+#include <sluice/server.h>
 #include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -122,6 +123,22 @@ static nghttp2_option *h2_options(void)
 
 /* ---- connection life ---- */
 
+/* The list <h2c> is on: every client connection, or its server's. */
+static struct h2c **h2c_list(struct h2c *h2c)
+{
+	return h2c->back ? (struct h2c **)&h2c->srv->h2_conns : &h2.list;
+}
+
+static void h2c_link(struct h2c *h2c)
+{
+	struct h2c **l = h2c_list(h2c);
+
+	h2c->next = *l;
+	if (*l)
+		(*l)->prev = h2c;
+	*l = h2c;
+}
+
 static void h2c_close(struct h2c *h2c)
 {
 	h2s_abort_all(h2c);
@@ -134,11 +151,13 @@ static void h2c_close(struct h2c *h2c)
 	if (h2c->prev)
 		h2c->prev->next = h2c->next;
 	else
-		h2.list = h2c->next;
+		*h2c_list(h2c) = h2c->next;
 	if (h2c->next)
 		h2c->next->prev = h2c->prev;
-	h2.count--;
-	stream_conn_end(h2c->fe, h2c->li);
+	if (!h2c->back) {
+		h2.count--;
+		stream_conn_end(h2c->fe, h2c->li);
+	}
 	free(h2c);
 }
 
@@ -187,10 +206,7 @@ int h2c_take_over(struct stream *s)
 	h2c->c.flags |= CO_F_RD_READY;
 	ev_init(&h2c->timer, h2c_timer_cb);
 	h2c->t_idle = tick_ev_now();
-	h2c->next = h2.list;
-	if (h2.list)
-		h2.list->prev = h2c;
-	h2.list = h2c;
+	h2c_link(h2c);
 	h2.count++;
 	nghttp2_submit_settings(h2c->ng, NGHTTP2_FLAG_NONE, iv, ARRAY_SIZE(iv));
 	/* the connection's window is as large as a stream's */
@@ -248,8 +264,10 @@ static int h2c_read(struct h2c *h2c)
 			return -1;
 		}
 		h2c->c.last_act = tick_ev_now();
-		h2c->fe->fe_counters.bytes_in += (uint64_t)n;
-		h2c->li->counters.bytes_in += (uint64_t)n;
+		if (!h2c->back) {
+			h2c->fe->fe_counters.bytes_in += (uint64_t)n;
+			h2c->li->counters.bytes_in += (uint64_t)n;
+		}
 		h2c->flags |= H2C_F_IN_RECV;
 		r = nghttp2_session_mem_recv(h2c->ng, (const uint8_t *)b->area, (size_t)n);
 		h2c->flags &= ~H2C_F_IN_RECV;
@@ -269,7 +287,7 @@ static int h2c_read(struct h2c *h2c)
 	/* rapid reset: a client resetting what it asked for, over and over,
 	 * gets a GOAWAY (ENHANCE_YOUR_CALM) past tune.h2.max-resets beyond
 	 * the streams it let finish */
-	if (h2c->resets > (uint32_t)h2_tune.max_resets &&
+	if (!h2c->back && h2c->resets > (uint32_t)h2_tune.max_resets &&
 	    h2c->resets > (h2c->nreq - h2c->resets) / 2 && !(h2c->flags & H2C_F_CLOSING)) {
 		log_event_px(&h2c->fe->loggers, LOG_L_WARNING,
 			     "%s: HTTP/2 client reset %u of its %llu streams: GOAWAY "
@@ -304,8 +322,10 @@ static int h2c_send_out(struct h2c *h2c)
 		if (n < 0)
 			return -1;
 		h2c->c.last_act = tick_ev_now();
-		h2c->fe->fe_counters.bytes_out += (uint64_t)n;
-		h2c->li->counters.bytes_out += (uint64_t)n;
+		if (!h2c->back) {
+			h2c->fe->fe_counters.bytes_out += (uint64_t)n;
+			h2c->li->counters.bytes_out += (uint64_t)n;
+		}
 		global.bytes_out += (uint64_t)n;
 		h2_bytes_take(&h2c->out, NULL, (size_t)n);
 	}
@@ -339,6 +359,12 @@ static ev_tstamp h2c_deadline(const struct h2c *h2c)
 {
 	uint32_t t;
 
+	if (h2c->back) {
+		/* frames the server does not take, or idle past pool-purge-delay */
+		t = h2c->nstreams ? (h2c->out.len ? h2c->fe->timeout.server : 0)
+				  : h2c->srv->pool_purge_delay;
+		return t ? MAX(h2c->t_idle, h2c->c.last_act) + tick_to_ev(t) : 0;
+	}
 	if (h2c->nstreams)
 		return h2c->out.len && h2c->fe->timeout.client ?
 		       h2c->c.last_act + tick_to_ev(h2c->fe->timeout.client) : 0;
@@ -386,6 +412,8 @@ static void h2c_process(struct h2c *h2c)
 	}
 	if ((global.flags & GLB_F_STOPPING) && !(h2c->flags & H2C_F_GOAWAY))
 		h2c_goaway(h2c, NGHTTP2_NO_ERROR);
+	if (h2c->back && !h2c->nstreams && (h2c->flags & H2C_F_PRIVATE))
+		h2c->flags |= H2C_F_GOAWAY;   /* its one stream is over */
 	if (h2c_write(h2c) < 0) {
 		h2c_close(h2c);
 		return;
@@ -450,6 +478,96 @@ void h2_stop_all(void)
 {
 	for (struct h2c *h2c = h2.list; h2c; h2c = h2c->next)
 		h2c_want_flush(h2c);
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next)
+			for (struct h2c *h2c = srv->h2_conns; h2c; h2c = h2c->next)
+				h2c_want_flush(h2c);   /* idle ones close (GLB_F_STOPPING) */
+}
+
+/* ---- to servers ---- */
+
+/* Whether back connection <h2c> may carry one more stream. */
+static int h2c_back_room(struct h2c *h2c)
+{
+	uint32_t max = nghttp2_session_get_remote_settings(h2c->ng,
+							    NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+
+	return !(h2c->flags & (H2C_F_GOAWAY | H2C_F_CLOSING | H2C_F_PRIVATE)) &&
+	       (uint32_t)h2c->nstreams < max && nghttp2_session_check_request_allowed(h2c->ng);
+}
+
+struct h2c *h2c_back_first(struct server *srv)
+{
+	for (struct h2c *h2c = srv->h2_conns; h2c; h2c = h2c->next)
+		if (h2c_back_room(h2c))
+			return h2c;
+	return NULL;
+}
+
+int h2_srv_wants(const struct server *srv, const struct conn *c)
+{
+	if (srv->flags & SRV_F_PROTO_H2)
+		return 1;
+#ifdef USE_OPENSSL
+	if (c && c->ssl && !(c->flags & CO_F_MUX) && ssl_sock_alpn_is(c, "h2"))
+		return 1;
+#endif
+	return 0;
+}
+
+int h2_back_attach(struct stream *s, int private)
+{
+	struct h2c *h2c = private ? NULL : h2c_back_first(s->ss.target);
+
+	if (!h2c || h2s_attach_back(h2c, s) < 0)
+		return -1;
+	h2c_want_flush(h2c);
+	return 0;
+}
+
+int h2_back_take_over(struct stream *s, int private)
+{
+	struct h2c *h2c = calloc(1, sizeof(*h2c));
+	nghttp2_settings_entry iv[] = {
+		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (uint32_t)h2_tune.initial_window_size },
+		{ NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, (uint32_t)h2_tune.header_table_size },
+		{ NGHTTP2_SETTINGS_MAX_FRAME_SIZE, (uint32_t)h2_tune.max_frame_size },
+	};
+	nghttp2_option *opt = h2_options();
+	struct ssl_st *ssl;
+	int fd;
+
+	if (!h2c || !opt || nghttp2_session_client_new2(&h2c->ng, h2.cbs, h2c, opt) != 0) {
+		free(h2c);
+		return -1;
+	}
+	h2c->back = 1;
+	h2c->srv = s->ss.target;
+	h2c->fe = s->be;
+	if (private)
+		h2c->flags |= H2C_F_PRIVATE;
+	fd = stream_detach_srv(s, &ssl);
+	conn_io_hand_off(&s->srv.io);
+	h2c->c.fd = fd;
+	h2c->c.ssl = ssl;
+	h2c->c.flags = CO_F_CONNECTED | CO_F_TCP | CO_F_RD_READY;
+	conn_io_take_over(&h2c->c.io, h2c_io_cb, fd);
+	h2c->c.io.data = h2c;
+	h2c->c.last_act = h2c->t_idle = tick_ev_now();
+	ev_init(&h2c->timer, h2c_timer_cb);
+	h2c_link(h2c);
+	nghttp2_submit_settings(h2c->ng, NGHTTP2_FLAG_NONE, iv, ARRAY_SIZE(iv));
+	if (h2_tune.initial_window_size > 65535)
+		nghttp2_session_set_local_window_size(h2c->ng, NGHTTP2_FLAG_NONE, 0,
+						      (int32_t)h2_tune.initial_window_size);
+	if (h2s_attach_back(h2c, s) < 0) {
+		/* the socket is the connection's now: the stream retries */
+		h2c_close(h2c);
+		return -1;
+	}
+	h2c_want_flush(h2c);
+	return 0;
 }
 
 int h2_conn_count(void)
@@ -502,8 +620,33 @@ static struct bind_kw h2_bind_kws[] = {
 	{ "proto", .parse = h2_bind_proto },
 };
 
+/* server "proto h2|h1": the protocol spoken to the server (h2: HTTP/2 from
+ * the first byte, multiplexed). */
+static int h2_srv_proto(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                        char **err)
+{
+	if (argc < 2) {
+		*err = str_fmt("expects a protocol name ('h2' or 'h1')");
+		return -1;
+	}
+	if (strcmp(argv[1], "h2") == 0) {
+		srv->flags |= SRV_F_PROTO_H2;
+	} else if (strcmp(argv[1], "h1") == 0) {
+		srv->flags &= ~SRV_F_PROTO_H2;
+	} else {
+		*err = str_fmt("unknown protocol '%s' (sluice knows 'h2' and 'h1')", argv[1]);
+		return -1;
+	}
+	return 2;
+}
+
+static struct srv_kw h2_srv_kws[] = {
+	{ "proto", .parse = h2_srv_proto },
+};
+
 SLUICE_INIT(h2_register)
 {
 	cfg_register(h2_kws, ARRAY_SIZE(h2_kws));
 	bind_register_keywords(h2_bind_kws, ARRAY_SIZE(h2_bind_kws));
+	srv_register_keywords(h2_srv_kws, ARRAY_SIZE(h2_srv_kws));
 }

@@ -15,6 +15,7 @@
 
 struct listener;
 struct proxy;
+struct server;
 struct stream;
 struct buf;
 
@@ -44,13 +45,17 @@ void h2_bytes_free(struct h2_bytes *b);
 #define H2C_F_GOAWAY    0x01   /* GOAWAY submitted: no new stream, close once idle */
 #define H2C_F_CLOSING   0x02   /* closing: nothing more is read */
 #define H2C_F_IN_RECV   0x04   /* inside nghttp2_session_mem_recv() */
+#define H2C_F_PRIVATE   0x08   /* back: carries its first stream only (http-reuse never) */
 
-/* One HTTP/2 client connection. */
+/* One HTTP/2 connection: from a client (front, we are the server), or to a
+ * server (back, we are the client). */
 struct h2c {
 	struct conn      c;          /* the socket, its TLS session, its watcher */
 	nghttp2_session *ng;
-	struct listener *li;
-	struct proxy    *fe;
+	int              back;       /* to a server */
+	struct server   *srv;        /* back: the server */
+	struct listener *li;         /* front: where it was accepted */
+	struct proxy    *fe;         /* front: its frontend; back: the server's backend */
 	struct sockaddr_storage src, dst;
 	int              has_dst;
 	unsigned         flags;      /* H2C_F_* */
@@ -62,24 +67,28 @@ struct h2c {
 	int              nattached;  /* of which a sluice stream is attached */
 	uint32_t         resets;     /* streams the client reset before their end */
 	uint64_t         nreq;       /* streams that became requests */
-	struct h2c      *prev, *next;
+	struct h2s      *streams;    /* its live h2s */
+	struct h2c      *prev, *next;   /* front: every one; back: its server's */
 };
 
-#define H2S_F_REQ_END    0x0001  /* the request ended (END_STREAM received) */
+#define H2S_F_IN_END     0x0001  /* what the peer sends ended (END_STREAM received) */
 #define H2S_F_CHUNKED    0x0002  /* its HTTP/1 form frames the body as chunked */
-#define H2S_F_HAS_CLEN   0x0004  /* the request carried content-length */
+#define H2S_F_HAS_CLEN   0x0004  /* the peer's message carried content-length */
 #define H2S_F_HDR_ERR    0x0008  /* its header list was refused (too large) */
 #define H2S_F_NG_CLOSED  0x0010  /* nghttp2 closed it (ended or reset) */
 #define H2S_F_RESET      0x0020  /* ... by a reset, before its response ended */
 #define H2S_F_DEFERRED   0x0040  /* the data source said DEFERRED: resume on data */
-#define H2S_F_RES_HEAD   0x0080  /* the final response head was submitted */
+#define H2S_F_OUT_HEAD   0x0080  /* the final head towards the peer was submitted */
 #define H2S_F_TRAILERS   0x0100  /* trailers follow the response body */
 #define H2S_F_STARTED    0x0200  /* a sluice stream was made for it */
 #define H2S_F_BLOCKED    0x0400  /* a send found no room: wake the stream on room */
 #define H2S_F_DATA_PRD   0x0800  /* the response has a body (a data provider) */
 #define H2S_F_SHUTW      0x1000  /* the stream's output ended (shutw) */
+#define H2S_F_IN_FINAL   0x2000  /* back: the final response head came */
+#define H2S_F_IN_NOBODY  0x4000  /* back: the response has no body (HEAD, 204, 304) */
 
-/* Where the HTTP/1 response from the stream stands. */
+/* Where the HTTP/1 message the stream writes stands (front: the response,
+ * back: the request). */
 enum h2s_res {
 	H2S_RS_HEAD,       /* gathering a head (1xx ones, then the final one) */
 	H2S_RS_CLEN,       /* body of <left> bytes */
@@ -92,14 +101,17 @@ enum h2s_res {
 	H2S_RS_DONE,       /* the whole response was taken */
 };
 
-/* One HTTP/2 stream. */
+/* One HTTP/2 stream. What the peer sends is read by the sluice stream as
+ * HTTP/1.1 (front: the request, back: the response); what the stream
+ * writes as HTTP/1.1 goes to the peer as frames. */
 struct h2s {
 	struct h2c      *h2c;
-	int32_t          id;
+	int32_t          id;         /* 0: not submitted yet (back) */
 	unsigned         flags;      /* H2S_F_* */
 	struct stream   *s;          /* the sluice stream, NULL: none (yet, or any more) */
-	enum h1_meth     meth;
-	/* the request, as HTTP/1.1 for the stream */
+	enum h1_meth     meth;       /* the request's method */
+	int              status;     /* back: the response's :status */
+	/* what the peer sends, as HTTP/1.1 for the stream */
 	struct dstr      method, path, authority;
 	struct dstr      hdrs;       /* "name: value\r\n" lines of the head (or trailers) */
 	struct dstr      cookie;     /* cookie crumbs, joined with "; " */
@@ -111,13 +123,13 @@ struct h2s {
 	                                it takes give the window back exactly) */
 	struct dstr      trl;        /* request trailers, "name: value\r\n" lines */
 	int              req_last;   /* chunked: the last chunk was given */
-	/* the response, from the stream's HTTP/1 */
+	/* what the stream writes, as HTTP/1 */
 	enum h2s_res     rs;
 	struct h2_bytes  head;       /* a response head (or trailers) being gathered */
 	struct h2_bytes  body;       /* response payload for DATA frames */
 	uint64_t         left;       /* CLEN, CK_DATA: bytes left */
 	uint32_t         ck_digits;
-	struct h2s      *next_free;
+	struct h2s      *prev, *next;   /* in h2c->streams */
 };
 
 /* ---- h2_stream.c, for h2.c ---- */
@@ -136,6 +148,10 @@ int h2s_on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error_code, vo
  * sluice stream is told (reset), the others are freed. */
 void h2s_abort_all(struct h2c *h2c);
 
+/* Back: a new stream of <h2c> for sluice stream <s>, whose server side
+ * becomes its endpoint. Returns 0, or -1 (out of memory). */
+int h2s_attach_back(struct h2c *h2c, struct stream *s);
+
 /* ---- h2.c, for h2_stream.c ---- */
 
 /* Has <h2c> send what nghttp2 has for it (at the end of this loop pass). */
@@ -143,5 +159,8 @@ void h2c_want_flush(struct h2c *h2c);
 
 /* A stream of <h2c> ended (freed). */
 void h2c_stream_gone(struct h2c *h2c);
+
+/* Back: the server's connections that may carry one more stream. */
+struct h2c *h2c_back_first(struct server *srv);
 
 #endif

@@ -1,12 +1,15 @@
-/* The streams of the HTTP/2 mux (h2_int.h). Each HTTP/2 stream becomes one
- * sluice stream of mode http whose client side is a CO_F_MUX endpoint
- * (conn.h): the stream reads its request as HTTP/1.1 bytes made here from
- * the HEADERS and DATA frames, and writes its response as HTTP/1.1 bytes
- * that are parsed here back into HEADERS, DATA and trailers. Every rule,
- * fetch, log line, server choice and connection reuse of the HTTP/1
- * analysers thus works per HTTP/2 stream unchanged.
+/* The streams of the HTTP/2 mux (h2_int.h), both ways. On a client's
+ * connection (front) each HTTP/2 stream becomes one sluice stream of mode
+ * http whose client side is a CO_F_MUX endpoint (conn.h); on a server's
+ * connection (back) a sluice stream's server side is the endpoint of one
+ * HTTP/2 stream. Either way the sluice stream reads what the peer sends as
+ * HTTP/1.1 bytes made here from HEADERS, DATA and trailers (front: the
+ * request, back: the response), and writes HTTP/1.1 bytes that are parsed
+ * here back into frames (front: the response, back: the request). Every
+ * rule, fetch, log line, server choice and retry of the HTTP/1 analysers
+ * thus works per HTTP/2 stream unchanged.
  *
- * nghttp2 validates what the client sends (RFC 9113 section 8: pseudo-
+ * nghttp2 validates what the peer sends (RFC 9113 section 8: pseudo-
  * headers, field names and values, connection-specific fields, TE,
  * content-length against DATA); what reaches the translation is a valid
  * message, so no CR, LF or NUL can be smuggled into the HTTP/1 form. */
@@ -17,6 +20,7 @@
 
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/http_reply.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/proxy.h>
@@ -81,9 +85,33 @@ static struct h2s *h2s_of(nghttp2_session *ng, int32_t id)
 	return nghttp2_session_get_stream_user_data(ng, id);
 }
 
+/* A new h2s of <h2c>, linked; NULL when out of memory. */
+static struct h2s *h2s_new(struct h2c *h2c)
+{
+	struct h2s *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->h2c = h2c;
+	h->rs = H2S_RS_HEAD;
+	h->next = h2c->streams;
+	if (h2c->streams)
+		h2c->streams->prev = h;
+	h2c->streams = h;
+	h2c->nstreams++;
+	return h;
+}
+
 static void h2s_free(struct h2s *h)
 {
 	struct h2c *h2c = h->h2c;
+
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		h2c->streams = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
 
 	dstr_free(&h->method);
 	dstr_free(&h->path);
@@ -100,11 +128,22 @@ static void h2s_free(struct h2s *h)
 	h2c_stream_gone(h2c);
 }
 
+/* The sluice stream's side that is this HTTP/2 stream. */
+static struct conn *h2s_ep(const struct h2s *h)
+{
+	return h->h2c->back ? &h->s->srv : &h->s->cli;
+}
+
 /* Wakes the attached stream for what it watches among <ev>. */
 static void h2s_wake(struct h2s *h, int ev)
 {
-	if (h->s && (h->s->cli.events & ev))
-		stream_mux_wake(h->s, h->s->cli.events & ev);
+	struct conn *c;
+
+	if (!h->s)
+		return;
+	c = h2s_ep(h);
+	if (c->events & ev)
+		ev_feed_event(global.loop, &c->io, c->events & ev);
 }
 
 /* The largest response payload held for DATA frames: one buffer. */
@@ -120,7 +159,7 @@ int h2s_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 	struct h2c *h2c = ud;
 	struct h2s *h;
 
-	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
+	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST || h2c->back)
 		return 0;
 	/* Streams reset by the client leave their sluice streams behind for
 	 * a moment (they close at their next pass): those count too, so that
@@ -130,16 +169,13 @@ int h2s_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 					  NGHTTP2_REFUSED_STREAM);
 		return 0;
 	}
-	h = calloc(1, sizeof(*h));
+	h = h2s_new(h2c);
 	if (!h) {
 		nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, f->hd.stream_id,
 					  NGHTTP2_INTERNAL_ERROR);
 		return 0;
 	}
-	h->h2c = h2c;
 	h->id = f->hd.stream_id;
-	h->rs = H2S_RS_HEAD;
-	h2c->nstreams++;
 	nghttp2_session_set_stream_user_data(ng, h->id, h);
 	return 0;
 }
@@ -147,6 +183,14 @@ int h2s_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 static int h2_name_is(const uint8_t *n, size_t len, const char *what)
 {
 	return len == strlen(what) && memcmp(n, what, len) == 0;
+}
+
+/* Whether HEADERS frame <f> carries a message head (else: trailers). */
+static int h2s_head_cat(const struct h2s *h, const nghttp2_frame *f)
+{
+	if (!h->h2c->back)
+		return f->headers.cat == NGHTTP2_HCAT_REQUEST;
+	return !(h->flags & H2S_F_IN_FINAL);
 }
 
 int h2s_on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *name,
@@ -170,25 +214,27 @@ int h2s_on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *na
 		return 0;
 	}
 	if (namelen && n[0] == ':') {
-		if (h2_name_is(name, namelen, ":method"))
+		if (h2_name_is(name, namelen, ":status")) {
+			h->status = 0;
+			for (size_t i = 0; i < valuelen && i < 3; i++)
+				h->status = h->status * 10 + (v[i] - '0');
+		} else if (h2_name_is(name, namelen, ":method"))
 			r = dstr_add(&h->method, v, valuelen);
 		else if (h2_name_is(name, namelen, ":path"))
 			r = dstr_add(&h->path, v, valuelen);
 		else if (h2_name_is(name, namelen, ":authority"))
 			r = dstr_add(&h->authority, v, valuelen);
 		/* :scheme: the HTTP/1 form has none (origin-form) */
-	} else if (f->headers.cat == NGHTTP2_HCAT_REQUEST && h2_name_is(name, namelen, "cookie")) {
+	} else if (h2s_head_cat(h, f) && !h->h2c->back && h2_name_is(name, namelen, "cookie")) {
 		/* RFC 9113 8.2.3: crumbs are joined back into one field */
 		if (h->cookie.len)
 			r = dstr_add(&h->cookie, "; ", 2);
 		if (!r)
 			r = dstr_add(&h->cookie, v, valuelen);
-	} else if (f->headers.cat == NGHTTP2_HCAT_REQUEST && h2_name_is(name, namelen, "host") &&
-		   h->authority.len) {
+	} else if (h2s_head_cat(h, f) && h2_name_is(name, namelen, "host") && h->authority.len) {
 		/* :authority wins over Host (RFC 9113 8.3.1) */
 	} else {
-		if (f->headers.cat == NGHTTP2_HCAT_REQUEST &&
-		    h2_name_is(name, namelen, "content-length"))
+		if (h2s_head_cat(h, f) && h2_name_is(name, namelen, "content-length"))
 			h->flags |= H2S_F_HAS_CLEN;
 		r = dstr_add(&h->hdrs, n, namelen);
 		r = r ? r : dstr_add(&h->hdrs, ": ", 2);
@@ -244,7 +290,7 @@ static int h2s_start(struct h2s *h, int end_stream)
 	}
 	h->meth = h2_meth_id(&h->method);
 	if (end_stream)
-		h->flags |= H2S_F_REQ_END;
+		h->flags |= H2S_F_IN_END;
 	else if (!(h->flags & H2S_F_HAS_CLEN) && h->meth != H1_M_CONNECT)
 		h->flags |= H2S_F_CHUNKED;
 	r = dstr_add(&d, h->method.p, h->method.len);
@@ -285,6 +331,49 @@ static int h2s_start(struct h2s *h, int end_stream)
 	return 0;
 }
 
+/* Back: a response head came (a 1xx one, or the final one); its HTTP/1.1
+ * form goes to the stream. */
+static int h2s_res_head(struct h2s *h, int end_stream)
+{
+	struct dstr d = { 0 };
+	int r, interim = h->status >= 100 && h->status < 200;
+
+	if (h->flags & H2S_F_HDR_ERR) {
+		nghttp2_submit_rst_stream(h->h2c->ng, NGHTTP2_FLAG_NONE, h->id, NGHTTP2_CANCEL);
+		h->flags |= H2S_F_RESET;
+		h2s_wake(h, EV_READ | EV_WRITE);
+		return 0;
+	}
+	if (!interim) {
+		h->flags |= H2S_F_IN_FINAL;
+		if (h->meth == H1_M_HEAD || h->status == 204 || h->status == 304)
+			h->flags |= H2S_F_IN_NOBODY;
+		else if (!(h->flags & H2S_F_HAS_CLEN) && !end_stream)
+			h->flags |= H2S_F_CHUNKED;
+	}
+	r = dstr_printf(&d, "HTTP/1.1 %03d %s\r\n", h->status, http_reason(h->status));
+	r = r ? r : dstr_add(&d, h->hdrs.p, h->hdrs.len);
+	if (!interim && (h->flags & H2S_F_CHUNKED))
+		r = r ? r : dstr_add(&d, "transfer-encoding: chunked\r\n", 28);
+	else if (!interim && end_stream && !(h->flags & (H2S_F_HAS_CLEN | H2S_F_IN_NOBODY)))
+		r = r ? r : dstr_add(&d, "content-length: 0\r\n", 19);
+	r = r ? r : dstr_add(&d, "\r\n", 2);
+	r = r ? r : h2_bytes_add(&h->rq, d.p, d.len, (size_t)h->rq.len + d.len);
+	dstr_free(&d);
+	dstr_free(&h->hdrs);
+	h->hdr_bytes = h->nhdrs = 0;
+	h->flags &= ~H2S_F_HAS_CLEN;
+	if (r) {
+		nghttp2_submit_rst_stream(h->h2c->ng, NGHTTP2_FLAG_NONE, h->id,
+					  NGHTTP2_INTERNAL_ERROR);
+		h->flags |= H2S_F_RESET;
+	}
+	if (end_stream)
+		h->flags |= H2S_F_IN_END;
+	h2s_wake(h, EV_READ);
+	return 0;
+}
+
 int h2s_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 {
 	struct h2s *h;
@@ -295,8 +384,8 @@ int h2s_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 	h = h2s_of(ng, f->hd.stream_id);
 	if (!h)
 		return 0;
-	if (f->hd.type == NGHTTP2_HEADERS && f->headers.cat == NGHTTP2_HCAT_REQUEST)
-		return h2s_start(h, end);
+	if (f->hd.type == NGHTTP2_HEADERS && h2s_head_cat(h, f))
+		return h->h2c->back ? h2s_res_head(h, end) : h2s_start(h, end);
 	if (f->hd.type == NGHTTP2_HEADERS) {
 		/* trailers: kept for a chunked HTTP/1 form, else dropped */
 		if ((h->flags & H2S_F_CHUNKED) && !(h->flags & H2S_F_HDR_ERR)) {
@@ -307,7 +396,7 @@ int h2s_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 		dstr_free(&h->hdrs);
 	}
 	if (end)
-		h->flags |= H2S_F_REQ_END;
+		h->flags |= H2S_F_IN_END;
 	h2s_wake(h, EV_READ);
 	return 0;
 }
@@ -335,14 +424,19 @@ int h2s_on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error_code, vo
 	if (!h)
 		return 0;
 	h->flags |= H2S_F_NG_CLOSED;
-	/* request bytes nobody will read: their window comes back */
-	if (h->data.len)
-		nghttp2_session_consume_connection(ng, h->data.len);
-	h2_bytes_free(&h->data);
-	if (h->rs != H2S_RS_DONE || h->body.len || error_code != NGHTTP2_NO_ERROR) {
+	/* complete: front, the whole response left; back, the whole response
+	 * came (the stream may still be reading it) */
+	if (error_code != NGHTTP2_NO_ERROR ||
+	    (h2c->back ? !(h->flags & H2S_F_IN_END) : h->rs != H2S_RS_DONE || h->body.len)) {
 		h->flags |= H2S_F_RESET;
-		if (h->flags & H2S_F_STARTED)
+		if ((h->flags & H2S_F_STARTED) && !h2c->back)
 			h2c->resets++;
+	}
+	if (!h->s || (h->flags & H2S_F_RESET) || !h2c->back) {
+		/* bytes nobody will read: their window comes back */
+		if (h->data.len)
+			nghttp2_session_consume_connection(ng, h->data.len);
+		h2_bytes_free(&h->data);
 	}
 	if (!h->s) {
 		h2s_free(h);
@@ -354,19 +448,35 @@ int h2s_on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error_code, vo
 
 void h2s_abort_all(struct h2c *h2c)
 {
-	/* nghttp2_session_del() calls no callback: walk the streams it has */
-	for (int32_t id = nghttp2_session_get_last_proc_stream_id(h2c->ng); id > 0; id -= 2) {
-		struct h2s *h = h2s_of(h2c->ng, id);
+	struct h2s *h, *next;
 
-		if (!h)
-			continue;
-		nghttp2_session_set_stream_user_data(h2c->ng, id, NULL);
-		h->flags |= H2S_F_NG_CLOSED | H2S_F_RESET;
+	/* nghttp2_session_del() calls no callback: every stream is told here */
+	for (h = h2c->streams; h; h = next) {
+		next = h->next;
+		if (h->id && !(h->flags & H2S_F_NG_CLOSED))
+			nghttp2_session_set_stream_user_data(h2c->ng, h->id, NULL);
+		h->flags |= H2S_F_NG_CLOSED;
+		if (!(h2c->back && (h->flags & H2S_F_IN_END)))
+			h->flags |= H2S_F_RESET;
 		if (h->s)
 			h2s_wake(h, EV_READ | EV_WRITE);
 		else
 			h2s_free(h);
 	}
+}
+
+int h2s_attach_back(struct h2c *h2c, struct stream *s)
+{
+	struct h2s *h = h2s_new(h2c);
+
+	if (!h)
+		return -1;
+	h->s = s;
+	h->flags |= H2S_F_STARTED;
+	h2c->nattached++;
+	h2c->nreq++;
+	stream_attach_srv_mux(s, &h2c->c, &h2s_ops, h);
+	return 0;
 }
 
 /* ---- the mux endpoint: what the stream reads ---- */
@@ -398,7 +508,7 @@ static ssize_t h2s_recv(void *ctx, char *p, size_t n)
 			got += 2;
 			payload += take;
 		}
-		if (!h->data.len && (h->flags & H2S_F_REQ_END) && !h->req_last &&
+		if (!h->data.len && (h->flags & H2S_F_IN_END) && !h->req_last &&
 		    n - got >= 5 + h->trl.len) {
 			memcpy(p + got, "0\r\n", 3);
 			got += 3;
@@ -411,14 +521,17 @@ static ssize_t h2s_recv(void *ctx, char *p, size_t n)
 			h->req_last = 1;
 		}
 	}
-	if (payload && !(h->flags & H2S_F_NG_CLOSED)) {
-		nghttp2_session_consume(h2c->ng, h->id, payload);
+	if (payload) {
+		if (h->flags & H2S_F_NG_CLOSED)
+			nghttp2_session_consume_connection(h2c->ng, payload);
+		else
+			nghttp2_session_consume(h2c->ng, h->id, payload);
 		h2c_want_flush(h2c);
 	}
 	if (got)
 		return (ssize_t)got;
 	/* a tunnel (CONNECT) ends with the client's END_STREAM */
-	if (h->meth == H1_M_CONNECT && (h->flags & H2S_F_REQ_END))
+	if (h->meth == H1_M_CONNECT && (h->flags & H2S_F_IN_END) && !h->h2c->back)
 		return 0;
 	return -EAGAIN;
 }
@@ -514,7 +627,7 @@ static int h2s_submit_head(struct h2s *h, char *p, size_t hlen, struct h1_msg *m
 					    (size_t)k, NULL);
 		return rv < 0 ? -1 : 0;
 	}
-	h->flags |= H2S_F_RES_HEAD;
+	h->flags |= H2S_F_OUT_HEAD;
 	if ((m->flags & H1_F_NO_BODY) || ((m->flags & H1_F_CLEN) && !m->clen)) {
 		h->rs = H2S_RS_DONE;
 		rv = nghttp2_submit_response(h2c->ng, h->id, h2x.nv, (size_t)k, NULL);
@@ -533,6 +646,73 @@ static int h2s_submit_head(struct h2s *h, char *p, size_t hlen, struct h1_msg *m
 	return rv < 0 ? -1 : 0;
 }
 
+/* Back: a complete request head at <p> is submitted as HEADERS (its body,
+ * if any, through a data provider). Returns 0, or -1 when it cannot go
+ * over HTTP/2 (CONNECT, no room for a new stream). */
+static int h2s_submit_req(struct h2s *h, char *p, struct h1_msg *m)
+{
+	struct h2c *h2c = h->h2c;
+	size_t lo = 0;
+	int k = 0, rv;
+	const char *path = p + m->uri.off, *auth = NULL;
+	size_t plen = m->uri.len, alen = 0;
+	nghttp2_data_provider prd = { .source.ptr = h, .read_callback = h2s_data_read };
+
+	h->meth = m->meth_id;
+	if (m->meth_id == H1_M_CONNECT || m->target == H1_T_AUTHORITY)
+		return -1;
+	if (m->flags & H1_F_HOST) {
+		auth = p + m->host.off;
+		alen = m->host.len;
+	} else if (m->target == H1_T_ABSOLUTE) {
+		auth = p + m->authority.off;
+		alen = m->authority.len;
+	}
+	if (m->target == H1_T_ABSOLUTE) {
+		/* the path part after scheme://authority */
+		const char *a = memmem(path, plen, "://", 3);
+		const char *q = a ? memchr(a + 3, '/', plen - (size_t)(a + 3 - path)) : NULL;
+
+		plen = q ? plen - (size_t)(q - path) : 1;
+		path = q ? q : "/";
+	}
+	h2x.nv[k++] = (nghttp2_nv){ (uint8_t *)":method", (uint8_t *)p + m->meth.off, 7,
+				    m->meth.len, NGHTTP2_NV_FLAG_NONE };
+	h2x.nv[k++] = (nghttp2_nv){ (uint8_t *)":scheme", (uint8_t *)(h2c->c.ssl ? "https" : "http"),
+				    7, h2c->c.ssl ? 5 : 4, NGHTTP2_NV_FLAG_NONE };
+	if (auth)
+		h2x.nv[k++] = (nghttp2_nv){ (uint8_t *)":authority", (uint8_t *)auth, 10, alen,
+					    NGHTTP2_NV_FLAG_NONE };
+	h2x.nv[k++] = (nghttp2_nv){ (uint8_t *)":path", (uint8_t *)path, 5, plen,
+				    NGHTTP2_NV_FLAG_NONE };
+	for (int i = 0; i < m->nhdrs; i++) {
+		const struct h1_hdr *f = &m->hdrs[i];
+		const char *fn = p + f->name.off, *fv = p + f->value.off;
+
+		if (h1_hdr_is(p, f, "host") ||
+		    (h1_hdr_is(p, f, "te") && !(f->value.len == 8 && !strncasecmp(fv, "trailers", 8))))
+			continue;
+		h2x_add(&k, &lo, fn, f->name.len, fv, f->value.len);
+	}
+	if (m->flags & H1_F_CHUNKED) {
+		h->rs = H2S_RS_CK_SIZE;
+	} else if ((m->flags & H1_F_CLEN) && m->clen) {
+		h->rs = H2S_RS_CLEN;
+		h->left = m->clen;
+	} else {
+		h->rs = H2S_RS_DONE;
+	}
+	h->flags |= H2S_F_OUT_HEAD;
+	if (h->rs != H2S_RS_DONE)
+		h->flags |= H2S_F_DATA_PRD;
+	rv = nghttp2_submit_request(h2c->ng, NULL, h2x.nv, (size_t)k,
+				    h->rs != H2S_RS_DONE ? &prd : NULL, h);
+	if (rv < 0)
+		return -1;
+	h->id = rv;
+	return 0;
+}
+
 /* Takes head bytes from <p> (<n>): returns how many belong to the head
  * (all when it is not complete yet), or -1 on an error. */
 static ssize_t h2s_take_head(struct h2s *h, const char *p, size_t n)
@@ -545,13 +725,14 @@ static ssize_t h2s_take_head(struct h2s *h, const char *p, size_t n)
 		return -1;
 	if (h2x_reserve(global.maxhdr + 64, global.bufsize) < 0)
 		return -1;
-	h1_msg_init(&m, h2x.hdrs, h2x.max - 1, 1, h->meth);
+	h1_msg_init(&m, h2x.hdrs, h2x.max - 1, !h->h2c->back, h->meth);
 	r = h1_parse(h->head.p + h->head.off, h->head.len, global.bufsize, &m);
 	if (r < 0)
 		return -1;
 	if (r == 0)
 		return h->head.len >= global.bufsize ? -1 : (ssize_t)take;
-	if (h2s_submit_head(h, h->head.p + h->head.off, (size_t)r, &m) < 0)
+	if ((h->h2c->back ? h2s_submit_req(h, h->head.p + h->head.off, &m)
+			  : h2s_submit_head(h, h->head.p + h->head.off, (size_t)r, &m)) < 0)
 		return -1;
 	h->head.off = h->head.len = 0;
 	return (ssize_t)r - (ssize_t)had;
@@ -772,11 +953,11 @@ static void h2s_want(void *ctx, int events)
 
 	if ((events & EV_READ) &&
 	    (h->rq.len || h->data.len || (h->flags & H2S_F_RESET) ||
-	     ((h->flags & H2S_F_REQ_END) && (h->flags & H2S_F_CHUNKED) && !h->req_last) ||
-	     (h->meth == H1_M_CONNECT && (h->flags & H2S_F_REQ_END))))
-		stream_mux_wake(h->s, EV_READ);
+	     ((h->flags & H2S_F_IN_END) && (h->flags & H2S_F_CHUNKED) && !h->req_last) ||
+	     (h->meth == H1_M_CONNECT && (h->flags & H2S_F_IN_END))))
+		ev_feed_event(global.loop, &h2s_ep(h)->io, EV_READ);
 	if ((events & EV_WRITE) && ((h->flags & H2S_F_RESET) || h->body.len < h2s_body_max()))
-		stream_mux_wake(h->s, EV_WRITE);
+		ev_feed_event(global.loop, &h2s_ep(h)->io, EV_WRITE);
 }
 
 static void h2s_close(void *ctx)
@@ -786,14 +967,15 @@ static void h2s_close(void *ctx)
 
 	h->s = NULL;
 	h2c->nattached--;
-	if (h->flags & H2S_F_NG_CLOSED) {
+	if ((h->flags & H2S_F_NG_CLOSED) || !h->id) {
 		h2s_free(h);
 		return;
 	}
-	if (h->rs != H2S_RS_DONE) {
-		/* the stream ended before its response did */
+	if (h2c->back ? h->rs != H2S_RS_DONE || !(h->flags & H2S_F_IN_END) : h->rs != H2S_RS_DONE) {
+		/* the stream ended before its exchange did */
 		nghttp2_submit_rst_stream(h2c->ng, NGHTTP2_FLAG_NONE, h->id,
-					  (h->flags & H2S_F_RES_HEAD) ? NGHTTP2_INTERNAL_ERROR
+					  h2c->back ? NGHTTP2_CANCEL :
+					  (h->flags & H2S_F_OUT_HEAD) ? NGHTTP2_INTERNAL_ERROR
 								      : NGHTTP2_REFUSED_STREAM);
 		h->flags |= H2S_F_RESET;
 	}

@@ -5,6 +5,7 @@
  * when its exchange is over. */
 #include <sluice/backend.h>
 #include <sluice/common.h>
+#include <sluice/h2.h>
 #include <sluice/http_ana.h>
 #include <sluice/lb.h>
 #include <sluice/persist.h>
@@ -80,6 +81,16 @@ void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl)
 	s->ss.target->counters.reuse++;
 }
 
+/* A new connection to the server is established: HTTP/2 when the server
+ * speaks it ("proto h2", or ALPN h2), the connection then shared by later
+ * requests unless http-reuse never. Returns 0, or -1 (failed). */
+int http_srv_ready(struct stream *s)
+{
+	if (!h2_srv_wants(s->ss.target, &s->srv))
+		return 0;
+	return h2_back_take_over(s, http_px_of(s->be)->reuse == HTTP_REUSE_NEVER);
+}
+
 /* Connects the request to a server: the connection kept from the previous
  * request when load balancing picks the same server, else an idle one the
  * http-reuse policy allows, else a new one. Returns 0 or -1 (closed). */
@@ -111,6 +122,13 @@ int http_connect(struct stream *s)
 	}
 	if (kept_fd >= 0)
 		http_pool_conn(kept, kept_fd, kept_ssl);
+	/* HTTP/2 to this server: a stream of a connection that has room */
+	if (srv->h2_conns && reuse != HTTP_REUSE_NEVER && h2_back_attach(s, 0) == 0) {
+		s->txn->flags |= TX_F_REUSED;
+		s->be->be_counters.reuse++;
+		srv->counters.reuse++;
+		return 0;
+	}
 	fd = -1;
 	if (reuse == HTTP_REUSE_ALWAYS || (reuse != HTTP_REUSE_NEVER && s->nreq > 1))
 		fd = srv_idle_get(srv, 0, &ssl);

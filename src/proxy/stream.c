@@ -93,6 +93,7 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c);
 static int stream_read_proxy_exact(struct stream *s);
 static void stream_unlink(struct stream *s, int conn);
 static void stream_idle_check(void);
+static int stream_srv_ready(struct stream *s);
 
 struct stream *stream_first(void)
 {
@@ -387,7 +388,7 @@ static int stream_established(struct stream *s)
 	ss_established(s, 0);
 	s->t_est = tick_ev_now();
 	s->srv.last_act = s->t_est;
-	return 0;
+	return stream_srv_ready(s);
 }
 
 int stream_connect(struct stream *s)
@@ -639,6 +640,33 @@ void stream_mux_wake(struct stream *s, int events)
 	ev_feed_event(global.loop, &s->cli.io, events);
 }
 
+void stream_attach_srv_mux(struct stream *s, const struct conn *c,
+                           const struct conn_mux_ops *ops, void *ctx)
+{
+	s->srv.fd = c->fd;
+	s->srv.ssl = c->ssl;
+	s->srv.flags = CO_F_CONNECTED | CO_F_MUX;
+	s->srv.events = 0;
+	s->srv.mux = ops;
+	s->srv.mux_ctx = ctx;
+	ev_io_init(&s->srv.io, stream_io_cb, c->fd, 0);   /* only ever fed, never started */
+	s->srv.io.data = s;
+	s->req.flags |= CH_F_NOSPLICE;
+	s->res.flags |= CH_F_NOSPLICE;
+	if (s->ss.st != SS_EST) {
+		ss_established(s, 1);
+		s->t_conn = s->t_est = tick_ev_now();
+	}
+	s->srv.last_act = tick_ev_now();
+}
+
+/* A fresh server connection is established: the protocol may wrap it.
+ * Returns 0, or -1 when it failed. */
+static int stream_srv_ready(struct stream *s)
+{
+	return s->proto->srv_ready ? s->proto->srv_ready(s) : 0;
+}
+
 /* Starts a side's inactivity period when we begin waiting for it. */
 static void stream_mark_wait(struct conn *c, int waiting)
 {
@@ -878,6 +906,10 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c)
 		ss_established(s, 0);
 		s->t_est = tick_ev_now();
 		s->srv.last_act = s->t_est;
+		if (stream_srv_ready(s) == -1) {
+			stream_conn_failed(s, 0);
+			return -1;
+		}
 		return 0;
 	}
 	if (r < 0) {
