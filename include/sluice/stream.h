@@ -40,6 +40,7 @@ enum stream_state {
 #define STRM_F_MUX          0x40  /* one stream of a multiplexed client connection
                                      (HTTP/2): s->cli is CO_F_MUX, one exchange,
                                      the connection counts are the mux's */
+#define STRM_F_MUX_LATER    0x80  /* STRM_F_MUX, not the first request of its connection */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */

@@ -86,6 +86,8 @@ struct h2c {
 #define H2S_F_SHUTW      0x1000  /* the stream's output ended (shutw) */
 #define H2S_F_IN_FINAL   0x2000  /* back: the final response head came */
 #define H2S_F_IN_NOBODY  0x4000  /* back: the response has no body (HEAD, 204, 304) */
+#define H2S_F_ORPHAN     0x8000  /* its connection closed (h2c NULL): only the stream
+                                    holds it, until it lets go */
 
 /* Where the HTTP/1 message the stream writes stands (front: the response,
  * back: the request). */
@@ -105,7 +107,8 @@ enum h2s_res {
  * HTTP/1.1 (front: the request, back: the response); what the stream
  * writes as HTTP/1.1 goes to the peer as frames. */
 struct h2s {
-	struct h2c      *h2c;
+	struct h2c      *h2c;        /* NULL once orphaned (H2S_F_ORPHAN) */
+	int              back;       /* h2c->back, kept when orphaned */
 	int32_t          id;         /* 0: not submitted yet (back) */
 	unsigned         flags;      /* H2S_F_* */
 	struct stream   *s;          /* the sluice stream, NULL: none (yet, or any more) */

@@ -93,6 +93,7 @@ static struct h2s *h2s_new(struct h2c *h2c)
 	if (!h)
 		return NULL;
 	h->h2c = h2c;
+	h->back = h2c->back;
 	h->rs = H2S_RS_HEAD;
 	h->next = h2c->streams;
 	if (h2c->streams)
@@ -102,7 +103,8 @@ static struct h2s *h2s_new(struct h2c *h2c)
 	return h;
 }
 
-static void h2s_free(struct h2s *h)
+/* Takes <h> out of its connection's list. */
+static void h2s_unlink(struct h2s *h)
 {
 	struct h2c *h2c = h->h2c;
 
@@ -112,6 +114,15 @@ static void h2s_free(struct h2s *h)
 		h2c->streams = h->next;
 	if (h->next)
 		h->next->prev = h->prev;
+	h->prev = h->next = NULL;
+}
+
+static void h2s_free(struct h2s *h)
+{
+	struct h2c *h2c = h->h2c;
+
+	if (h2c)
+		h2s_unlink(h);
 
 	dstr_free(&h->method);
 	dstr_free(&h->path);
@@ -122,16 +133,17 @@ static void h2s_free(struct h2s *h)
 	h2_bytes_free(&h->rq);
 	h2_bytes_free(&h->head);
 	h2_bytes_free(&h->body);
-	if (h->id && !(h->flags & H2S_F_NG_CLOSED))
+	if (h2c && h->id && !(h->flags & H2S_F_NG_CLOSED))
 		nghttp2_session_set_stream_user_data(h2c->ng, h->id, NULL);
 	free(h);
-	h2c_stream_gone(h2c);
+	if (h2c)
+		h2c_stream_gone(h2c);
 }
 
 /* The sluice stream's side that is this HTTP/2 stream. */
 static struct conn *h2s_ep(const struct h2s *h)
 {
-	return h->h2c->back ? &h->s->srv : &h->s->cli;
+	return h->back ? &h->s->srv : &h->s->cli;
 }
 
 /* Wakes the attached stream for what it watches among <ev>. */
@@ -325,6 +337,10 @@ static int h2s_start(struct h2s *h, int end_stream)
 		nghttp2_submit_rst_stream(h2c->ng, NGHTTP2_FLAG_NONE, h->id, NGHTTP2_INTERNAL_ERROR);
 		return 0;
 	}
+	/* http-reuse safe lets the requests after a connection's first one
+	 * take idle server connections: so are its later streams */
+	if (h2c->nreq)
+		h->s->tcp_flags |= STRM_F_MUX_LATER;
 	h->flags |= H2S_F_STARTED;
 	h2c->nattached++;
 	h2c->nreq++;
@@ -458,10 +474,17 @@ void h2s_abort_all(struct h2c *h2c)
 		h->flags |= H2S_F_NG_CLOSED;
 		if (!(h2c->back && (h->flags & H2S_F_IN_END)))
 			h->flags |= H2S_F_RESET;
-		if (h->s)
+		if (h->s) {
+			/* the stream lets go later: it holds the h2s alone */
+			h2s_unlink(h);
+			h->h2c = NULL;
+			h->flags |= H2S_F_ORPHAN;
+			h2c->nstreams--;
+			h2c->nattached--;
 			h2s_wake(h, EV_READ | EV_WRITE);
-		else
+		} else {
 			h2s_free(h);
+		}
 	}
 }
 
@@ -521,7 +544,7 @@ static ssize_t h2s_recv(void *ctx, char *p, size_t n)
 			h->req_last = 1;
 		}
 	}
-	if (payload) {
+	if (payload && h2c) {
 		if (h->flags & H2S_F_NG_CLOSED)
 			nghttp2_session_consume_connection(h2c->ng, payload);
 		else
@@ -531,7 +554,7 @@ static ssize_t h2s_recv(void *ctx, char *p, size_t n)
 	if (got)
 		return (ssize_t)got;
 	/* a tunnel (CONNECT) ends with the client's END_STREAM */
-	if (h->meth == H1_M_CONNECT && (h->flags & H2S_F_IN_END) && !h->h2c->back)
+	if (h->meth == H1_M_CONNECT && (h->flags & H2S_F_IN_END) && !h->back)
 		return 0;
 	return -EAGAIN;
 }
@@ -937,6 +960,8 @@ static void h2s_shutw(void *ctx)
 	struct h2s *h = ctx;
 
 	h->flags |= H2S_F_SHUTW;
+	if (!h->h2c)
+		return;
 	if (h->rs == H2S_RS_CLOSE) {
 		h->rs = H2S_RS_DONE;
 		if (h->flags & H2S_F_DEFERRED) {
@@ -966,6 +991,10 @@ static void h2s_close(void *ctx)
 	struct h2c *h2c = h->h2c;
 
 	h->s = NULL;
+	if (!h2c) {   /* orphaned: its connection is gone */
+		h2s_free(h);
+		return;
+	}
 	h2c->nattached--;
 	if ((h->flags & H2S_F_NG_CLOSED) || !h->id) {
 		h2s_free(h);

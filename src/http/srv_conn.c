@@ -130,7 +130,8 @@ int http_connect(struct stream *s)
 		return 0;
 	}
 	fd = -1;
-	if (reuse == HTTP_REUSE_ALWAYS || (reuse != HTTP_REUSE_NEVER && s->nreq > 1))
+	if (reuse == HTTP_REUSE_ALWAYS ||
+	    (reuse != HTTP_REUSE_NEVER && (s->nreq > 1 || (s->tcp_flags & STRM_F_MUX_LATER))))
 		fd = srv_idle_get(srv, 0, &ssl);
 	else if (reuse == HTTP_REUSE_AGGRESSIVE)
 		fd = srv_idle_get(srv, 1, &ssl);

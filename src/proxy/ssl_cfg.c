@@ -112,9 +112,8 @@ static unsigned ssl_no_ver_bit(const char *kw)
 	return 0;
 }
 
-/* "alpn http/1.1,...": to wire format. h2 only where sluice speaks HTTP/2
- * (<h2>: a bind line; servers speak HTTP/1 only). */
-static int ssl_parse_alpn(const char *v, unsigned char **out, size_t *outlen, int h2, char **err)
+/* "alpn h2,http/1.1,...": to wire format. */
+static int ssl_parse_alpn(const char *v, unsigned char **out, size_t *outlen, char **err)
 {
 	size_t len = strlen(v), o = 0;
 	unsigned char *w;
@@ -129,11 +128,6 @@ static int ssl_parse_alpn(const char *v, unsigned char **out, size_t *outlen, in
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		size_t l = strlen(t);
 
-		if (!h2 && strcmp(t, "h2") == 0) {
-			*err = str_fmt("'alpn': protocol 'h2' towards servers is not supported yet "
-				       "(sluice speaks HTTP/2 to clients only); use 'http/1.1'");
-			goto fail;
-		}
 		if (l > 255) {
 			*err = str_fmt("'alpn': protocol name too long");
 			goto fail;
@@ -285,7 +279,7 @@ static int ssl_opt_alpn(struct ssl_bind_opts *o, const struct ssl_opt *opt, int 
                         char **argv, char **err)
 {
 	return ssl_need_arg(argc, argv, opt->what, err) ||
-	       ssl_parse_alpn(argv[1], &o->alpn, &o->alpn_len, 1, err) ? -1 : 2;
+	       ssl_parse_alpn(argv[1], &o->alpn, &o->alpn_len, err) ? -1 : 2;
 }
 
 static int ssl_opt_verify(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
@@ -946,7 +940,7 @@ static int ssl_srv_alpn(struct server *srv, const struct srv_kw *kw, int argc, c
 
 	if (ssl_need_arg(argc, argv, "an argument", err))
 		return -1;
-	return ssl_parse_alpn(argv[1], &x->alpn, &x->alpn_len, 0, err) ? -1 : 2;
+	return ssl_parse_alpn(argv[1], &x->alpn, &x->alpn_len, err) ? -1 : 2;
 }
 
 /* sni <expr>: evaluated per connection. */

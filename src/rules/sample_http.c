@@ -135,8 +135,8 @@ static int fetch_ver(const struct smp_arg *a, struct sample *smp, struct stream 
 	return ver_of(req_head(s), HTTP_SL_RQVER, smp);
 }
 
-/* fc_http_major: the HTTP major version the client speaks (1 or 2);
- * bc_http_major: towards the server (always 1: no HTTP/2 to servers). */
+/* fc_http_major, bc_http_major: the HTTP major version spoken with the
+ * client, with the server (1 or 2: HTTP/2 is a multiplexed endpoint). */
 static int fetch_fc_http_major(const struct smp_arg *a, struct sample *smp, struct stream *s,
 			       const void *priv)
 {
@@ -146,7 +146,7 @@ static int fetch_fc_http_major(const struct smp_arg *a, struct sample *smp, stru
 static int fetch_bc_http_major(const struct smp_arg *a, struct sample *smp, struct stream *s,
 			       const void *priv)
 {
-	return s->srv.fd >= 0 ? smp_set_int(smp, 1) : 0;
+	return s->srv.fd >= 0 ? smp_set_int(smp, (s->srv.flags & CO_F_MUX) ? 2 : 1) : 0;
 }
 
 /* The value of the first <name>=value of the parameters in p[0..end),
