@@ -71,6 +71,8 @@ void conn_close(struct conn *c)
 	if (c->fd < 0)
 		return;
 	if (unlikely(c->flags & CO_F_MUX)) {
+		/* a wake-up the mux fed must not reach a freed stream */
+		ev_clear_pending(global.loop, &c->io);
 		c->mux->close(c->mux_ctx);
 		c->mux = NULL;
 		c->ssl = NULL;
