@@ -45,6 +45,8 @@ struct chk_http {
 	unsigned flags;       /* H1_F_* of the head */
 };
 
+struct chk_h2;
+
 struct check {
 	struct server          *srv;
 	int                     fd;          /* -1 between checks */
@@ -86,6 +88,7 @@ struct check {
 	uint64_t                hana_failed; /* hanafail: errors observed in live traffic */
 	struct ssl_st          *ssl;         /* TLS session of the running check (check-ssl) */
 	int                     ssl_hs;      /* its handshake is in progress */
+	struct chk_h2          *h2;          /* check-proto h2: the running check's session */
 };
 
 /* Health check options of a proxy (struct chk_px.options), one per keyword. */

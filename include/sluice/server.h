@@ -34,6 +34,7 @@ struct ssl_srv;
 #define SRV_F_KILL_SOON  0x10000 /* its sessions are to be shut down (stream_kill_server_soon) */
 #define SRV_F_DEQUEUING  0x20000 /* its freed slots are being handed to waiters */
 #define SRV_F_PROTO_H2   0x40000 /* "proto h2": HTTP/2 to it (src/http/h2.c) */
+#define SRV_F_CHECK_H2   0x80000 /* "check-proto h2": HTTP checks speak HTTP/2 */
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };

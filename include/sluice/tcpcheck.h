@@ -6,6 +6,7 @@
 #define SLUICE_TCPCHECK_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -111,6 +112,11 @@ void tcpchk_target(const struct check *c, const struct tcpchk_rule *r,
 /* Whether the answer being read can grow no more (closed, or the buffer
  * is full): an expect must decide with what it has. */
 int tcpchk_input_done(const struct check *c);
+
+/* Reads into / writes from <buf> over the running check's connection (TLS
+ * or not): bytes, 0 at the end of input (reads), or -1 with errno set. */
+ssize_t tcpchk_io_recv(struct check *c, char *buf, size_t len);
+ssize_t tcpchk_io_send(struct check *c, const char *data, size_t len);
 
 /* The result of a check whose connection is up but whose rules did not
  * finish in time: L7TOUT, or L6TOUT while a TLS hello is awaited. */

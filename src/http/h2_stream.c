@@ -18,12 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sluice/addr.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/http_reply.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/proxy.h>
+#include <sluice/server.h>
 #include <sluice/stream.h>
 
 #include "h2_int.h"
@@ -703,9 +705,16 @@ static int h2s_submit_req(struct h2s *h, char *p, struct h1_msg *m)
 				    m->meth.len, NGHTTP2_NV_FLAG_NONE };
 	h2x.nv[k++] = (nghttp2_nv){ (uint8_t *)":scheme", (uint8_t *)(h2c->c.ssl ? "https" : "http"),
 				    7, h2c->c.ssl ? 5 : 4, NGHTTP2_NV_FLAG_NONE };
-	if (auth)
-		h2x.nv[k++] = (nghttp2_nv){ (uint8_t *)":authority", (uint8_t *)auth, 10, alen,
-					    NGHTTP2_NV_FLAG_NONE };
+	if (!auth) {
+		/* HTTP/1.0 without Host: HTTP/2 servers want an authority
+		 * (RFC 9113 8.3.1), the server's address stands for it */
+		static char sa[64];
+
+		auth = addr_to_str(&h2c->srv->addr, sa, sizeof(sa));
+		alen = strlen(sa);
+	}
+	h2x.nv[k++] = (nghttp2_nv){ (uint8_t *)":authority", (uint8_t *)auth, 10, alen,
+				    NGHTTP2_NV_FLAG_NONE };
 	h2x.nv[k++] = (nghttp2_nv){ (uint8_t *)":path", (uint8_t *)path, 5, plen,
 				    NGHTTP2_NV_FLAG_NONE };
 	for (int i = 0; i < m->nhdrs; i++) {

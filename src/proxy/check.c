@@ -12,6 +12,7 @@
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/check.h>
+#include <sluice/check_h2.h>
 #include <sluice/srv_agent.h>
 #include <sluice/backend.h>
 #include <sluice/common.h>
@@ -361,6 +362,7 @@ static void check_close_conn(struct check *c)
 #endif
 	c->ssl = NULL;
 	c->ssl_hs = 0;
+	chk_h2_free(c);
 	close(c->fd);
 	c->fd = -1;
 }

@@ -13,6 +13,7 @@
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/check.h>
+#include <sluice/check_h2.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/httpchk.h>
@@ -128,6 +129,7 @@ const char *tcpchk_conn_error(const struct check *c, const char *err)
 /* Forgets what the server sent (a new request, a new connection). */
 static void tcpchk_forget_input(struct check *c)
 {
+	chk_h2_free(c);
 	c->rlen = 0;
 	c->rclosed = 0;
 	memset(&c->http, 0, sizeof(c->http));
@@ -229,8 +231,16 @@ static int tcpchk_read(struct check *c)
 	}
 }
 
-/* Sends <len> bytes of <data> over the check's connection (TLS or not). */
-static ssize_t tcpchk_send(struct check *c, const char *data, size_t len)
+ssize_t tcpchk_io_recv(struct check *c, char *buf, size_t len)
+{
+#ifdef USE_OPENSSL
+	if (c->ssl)
+		return ssl_check_io(c->ssl, c->fd, buf, len, 0);
+#endif
+	return recv(c->fd, buf, len, 0);
+}
+
+ssize_t tcpchk_io_send(struct check *c, const char *data, size_t len)
 {
 #ifdef USE_OPENSSL
 	if (c->ssl)
@@ -278,7 +288,10 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 		c->run_ok = CHK_R_L7OK;
 		c->run_info = NULL;
 	}
-	if (tcpchk_read(c) == -1) {
+	/* HTTP/2 checks: the server's frames are the session's, which the
+	 * send rule starts (they wait in the socket until then) */
+	if (((c->srv->flags & SRV_F_CHECK_H2) && (chk_px_of(c->srv->px)->options & CHK_O_HTTPCHK) ?
+	     (c->h2 ? chk_h2_read(c) : 0) : tcpchk_read(c)) == -1) {
 		*info = strerror(errno);
 		return TCPCHK_FAIL;
 	}
@@ -306,7 +319,9 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 				tcpchk_forget_input(c);
 				c->http.head_req = httpchk_req_is_head(r->req);
 			}
-			if (tcpchk_send(c, r->data, r->len) != (ssize_t)r->len) {
+			if ((c->srv->flags & SRV_F_CHECK_H2) && (r->flags & TCPCHK_F_HTTP) ?
+			    chk_h2_send(c, r->req) < 0 :
+			    tcpchk_io_send(c, r->data, r->len) != (ssize_t)r->len) {
 				snprintf(msg, sizeof(msg), "TCPCHK send failed at step %d", c->step_no);
 				*info = msg;
 				ret = TCPCHK_FAIL;
