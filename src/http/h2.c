@@ -139,19 +139,28 @@ static void h2c_close(struct h2c *h2c)
 		h2c->next->prev = h2c->prev;
 	h2.count--;
 	stream_conn_end(h2c->fe, h2c->li);
-	free(h2c);
+	/* streams still attached point to it: it goes with the last of them
+	 * (h2c_stream_gone()), as a husk nothing wakes any more */
+	h2c->flags |= H2C_F_DEAD;
+	if (!h2c->nstreams)
+		free(h2c);
 }
 
 void h2c_want_flush(struct h2c *h2c)
 {
-	if (!(h2c->flags & H2C_F_IN_RECV))
+	if (!(h2c->flags & (H2C_F_IN_RECV | H2C_F_DEAD)))
 		ev_feed_event(global.loop, &h2c->c.io, EV_CUSTOM);
 }
 
 void h2c_stream_gone(struct h2c *h2c)
 {
-	if (!--h2c->nstreams)
+	if (!--h2c->nstreams) {
+		if (h2c->flags & H2C_F_DEAD) {
+			free(h2c);
+			return;
+		}
 		h2c->t_idle = tick_ev_now();
+	}
 	h2c_want_flush(h2c);
 }
 

@@ -44,6 +44,8 @@ void h2_bytes_free(struct h2_bytes *b);
 #define H2C_F_GOAWAY    0x01   /* GOAWAY submitted: no new stream, close once idle */
 #define H2C_F_CLOSING   0x02   /* closing: nothing more is read */
 #define H2C_F_IN_RECV   0x04   /* inside nghttp2_session_mem_recv() */
+#define H2C_F_DEAD      0x08   /* closed (no socket, no session): only kept until its
+                                  last attached stream lets its h2s go */
 
 /* One HTTP/2 client connection. */
 struct h2c {
@@ -110,7 +112,10 @@ struct h2s {
 	                                added as the stream reads, so that the bytes
 	                                it takes give the window back exactly) */
 	struct dstr      trl;        /* request trailers, "name: value\r\n" lines */
-	int              req_last;   /* chunked: the last chunk was given */
+	int              req_last;   /* chunked: the last chunk was queued */
+	struct h2_bytes  fr;         /* chunked: framing bytes (size line, CRLF, last
+	                                chunk and trailers) not read yet */
+	uint64_t         ck_left;    /* chunked: payload bytes left in the chunk begun */
 	/* the response, from the stream's HTTP/1 */
 	enum h2s_res     rs;
 	struct h2_bytes  head;       /* a response head (or trailers) being gathered */
