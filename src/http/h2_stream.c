@@ -731,10 +731,13 @@ static ssize_t h2s_send(void *ctx, const char *p, size_t n)
 		nghttp2_session_resume_data(h2c->ng, h->id);
 	}
 	h2c_want_flush(h2c);
-	if (!used) {
+	/* not all taken: the stream waits for EV_WRITE, which only the data
+	 * source taking body bytes gives (a partial write blocks as much as
+	 * a refused one) */
+	if (used < n && h->rs != H2S_RS_DONE)
 		h->flags |= H2S_F_BLOCKED;
+	if (!used)
 		return -EAGAIN;
-	}
 	return (ssize_t)used;
 }
 
