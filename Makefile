@@ -179,6 +179,14 @@ define run_tls
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tls:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# The HTTP/2 checks (tests/h2/run, Debian's /usr/bin/python3 with
+# python3-h2; curl, h2load, nginx): also under SANITIZE=1. Same contract as
+# run_tls.
+define run_h2
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/h2/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL h2:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # The runtime API checks varnishtest cannot express (descriptors run out,
 # failed reloads, long pipelined input), a few seconds: also under
 # SANITIZE=1. They record their own PASS/FAIL lines; a crash or a timeout of
@@ -239,6 +247,7 @@ test: deps deps-clients
 	@RESULTS=$(BUILD)/results.txt tests/run-unit $(UNIT_BINS) || true
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
 	$(run_tls)
+	$(run_h2)
 	$(run_cli)
 	$(run_comp)
 	$(run_mworker)

@@ -125,7 +125,10 @@ struct h2s {
 	                                added as the stream reads, so that the bytes
 	                                it takes give the window back exactly) */
 	struct dstr      trl;        /* request trailers, "name: value\r\n" lines */
-	int              req_last;   /* chunked: the last chunk was given */
+	int              req_last;   /* chunked: the last chunk was queued */
+	struct h2_bytes  fr;         /* chunked: framing bytes (size line, CRLF, last
+	                                chunk and trailers) not read yet */
+	uint64_t         ck_left;    /* chunked: payload bytes left in the chunk begun */
 	/* what the stream writes, as HTTP/1 */
 	enum h2s_res     rs;
 	struct h2_bytes  head;       /* a response head (or trailers) being gathered */

@@ -133,6 +133,7 @@ static void h2s_free(struct h2s *h)
 	dstr_free(&h->cookie);
 	dstr_free(&h->trl);
 	h2_bytes_free(&h->rq);
+	h2_bytes_free(&h->fr);
 	h2_bytes_free(&h->head);
 	h2_bytes_free(&h->body);
 	if (h2c && h->id && !(h->flags & H2S_F_NG_CLOSED))
@@ -481,6 +482,9 @@ void h2s_abort_all(struct h2c *h2c)
 			h2s_unlink(h);
 			h->h2c = NULL;
 			h->flags |= H2S_F_ORPHAN;
+			/* the TLS session goes with the connection: the
+			 * stream's fetches must not read it any more */
+			h2s_ep(h)->ssl = NULL;
 			h2c->nstreams--;
 			h2c->nattached--;
 			h2s_wake(h, EV_READ | EV_WRITE);
@@ -521,29 +525,39 @@ static ssize_t h2s_recv(void *ctx, char *p, size_t n)
 		payload = h2_bytes_take(&h->data, p + got, n - got);
 		got += payload;
 	} else {
-		/* the chunk framing is made now, around what the room allows */
-		while (h->data.len && n - got > 24) {
-			size_t take = MIN((size_t)h->data.len, n - got - 24);
-			int hl = snprintf(p + got, 20, "%zx\r\n", take);
+		/* The chunk framing is made as the stream reads, one piece at a
+		 * time (size line, payload, CRLF, last chunk with the trailers),
+		 * so that any room takes something: a read that returned
+		 * nothing while bytes wait would never be retried (the stream
+		 * keeps watching EV_READ, no event comes). */
+		while (got < n) {
+			if (h->fr.len) {
+				got += h2_bytes_take(&h->fr, p + got, n - got);
+			} else if (h->ck_left && h->data.len) {
+				size_t take = h2_bytes_take(&h->data, p + got,
+							    MIN(h->ck_left, (uint64_t)(n - got)));
 
-			got += (size_t)hl;
-			h2_bytes_take(&h->data, p + got, take);
-			got += take;
-			memcpy(p + got, "\r\n", 2);
-			got += 2;
-			payload += take;
-		}
-		if (!h->data.len && (h->flags & H2S_F_IN_END) && !h->req_last &&
-		    n - got >= 5 + h->trl.len) {
-			memcpy(p + got, "0\r\n", 3);
-			got += 3;
-			if (h->trl.len) {
-				memcpy(p + got, h->trl.p, h->trl.len);
-				got += h->trl.len;
+				got += take;
+				payload += take;
+				h->ck_left -= take;
+				if (!h->ck_left && h2_bytes_add(&h->fr, "\r\n", 2, SIZE_MAX) < 0)
+					return -ENOMEM;
+			} else if (!h->ck_left && h->data.len) {
+				char line[24];
+				int hl = snprintf(line, sizeof(line), "%x\r\n", (unsigned)h->data.len);
+
+				if (h2_bytes_add(&h->fr, line, (size_t)hl, SIZE_MAX) < 0)
+					return -ENOMEM;
+				h->ck_left = h->data.len;
+			} else if (!h->ck_left && (h->flags & H2S_F_IN_END) && !h->req_last) {
+				if (h2_bytes_add(&h->fr, "0\r\n", 3, SIZE_MAX) < 0 ||
+				    h2_bytes_add(&h->fr, h->trl.p, h->trl.len, SIZE_MAX) < 0 ||
+				    h2_bytes_add(&h->fr, "\r\n", 2, SIZE_MAX) < 0)
+					return -ENOMEM;
+				h->req_last = 1;
+			} else {
+				break;
 			}
-			memcpy(p + got, "\r\n", 2);
-			got += 2;
-			h->req_last = 1;
 		}
 	}
 	if (payload && h2c) {
@@ -933,10 +947,13 @@ static ssize_t h2s_send(void *ctx, const char *p, size_t n)
 		nghttp2_session_resume_data(h2c->ng, h->id);
 	}
 	h2c_want_flush(h2c);
-	if (!used) {
+	/* not all taken: the stream waits for EV_WRITE, which only the data
+	 * source taking body bytes gives (a partial write blocks as much as
+	 * a refused one) */
+	if (used < n && h->rs != H2S_RS_DONE)
 		h->flags |= H2S_F_BLOCKED;
+	if (!used)
 		return -EAGAIN;
-	}
 	return (ssize_t)used;
 }
 
@@ -969,8 +986,8 @@ static void h2s_shutw(void *ctx)
 	struct h2s *h = ctx;
 
 	h->flags |= H2S_F_SHUTW;
-	if (!h->h2c)
-		return;
+	if (!h->h2c || (h->flags & H2S_F_NG_CLOSED))
+		return;   /* no session to tell */
 	if (h->rs == H2S_RS_CLOSE) {
 		h->rs = H2S_RS_DONE;
 		if (h->flags & H2S_F_DEFERRED) {
@@ -986,7 +1003,7 @@ static void h2s_want(void *ctx, int events)
 	struct h2s *h = ctx;
 
 	if ((events & EV_READ) &&
-	    (h->rq.len || h->data.len || (h->flags & H2S_F_RESET) ||
+	    (h->rq.len || h->data.len || h->fr.len || (h->flags & H2S_F_RESET) ||
 	     ((h->flags & H2S_F_IN_END) && (h->flags & H2S_F_CHUNKED) && !h->req_last) ||
 	     (h->meth == H1_M_CONNECT && (h->flags & H2S_F_IN_END))))
 		ev_feed_event(global.loop, &h2s_ep(h)->io, EV_READ);

@@ -109,8 +109,10 @@ static void test_bind_options(void **state)
 	assert_int_equal(parse(&o, 0, "alpn http/1.1,x"), 2);
 	assert_int_equal(o.alpn_len, 11);
 	assert_memory_equal(o.alpn, "\x08http/1.1\x01x", 11);
-	assert_int_equal(parse(&o, 0, "alpn h2,http/1.1"), 2);   /* HTTP/2 to clients */
+	/* a bind line speaks HTTP/2 (h2.c): h2 is offered */
+	assert_int_equal(parse(&o, 0, "alpn h2,http/1.1"), 2);
 	assert_int_equal(o.alpn_len, 12);
+	assert_memory_equal(o.alpn, "\x02h2\x08http/1.1", 12);
 	assert_int_equal(parse(&o, 0, "alpn"), -1);
 	assert_int_equal(parse(&o, 0, "ssl-min-ver TLSv1.3"), 2);
 	assert_int_equal(o.min_ver, TLS1_3_VERSION);
