@@ -56,7 +56,8 @@ int dstr_add(struct dstr *d, const char *s, size_t len)
 {
 	if (dstr_reserve(d, len) == -1)
 		return -1;
-	memcpy(d->p + d->len, s, len);
+	if (len)   /* an empty <s> may be NULL (an empty dstr's p) */
+		memcpy(d->p + d->len, s, len);
 	d->len += len;
 	d->p[d->len] = '\0';
 	return 0;

@@ -65,6 +65,8 @@ size_t h2_bytes_take(struct h2_bytes *b, char *dst, size_t n)
 {
 	if (n > b->len)
 		n = b->len;
+	if (!n)
+		return 0;
 	if (dst)
 		memcpy(dst, b->p + b->off, n);
 	b->off += (uint32_t)n;
