@@ -39,6 +39,13 @@ static struct {
 	nghttp2_option            *opt;
 	struct h2c                *list;
 	int                        count;
+	/* connections with frames to send, sent together once the loop pass
+	 * ran every callback (so that the responses of one pass share a
+	 * send), before the loop waits again */
+	struct h2c                *flush_head;
+	ev_prepare                 flush_w;
+	ev_check                   check_w;
+	int                        late;   /* the flush pass ran: flush at once */
 } h2;
 
 /* Bytes read from one connection per wake-up before the others get a turn. */
@@ -47,6 +54,7 @@ static struct {
 static void h2c_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void h2c_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 static void h2c_process(struct h2c *h2c);
+static void h2c_unqueue(struct h2c *h2c);
 
 const char h2_preface[H2_PREFACE_LEN + 1] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
@@ -141,6 +149,8 @@ static void h2c_link(struct h2c *h2c)
 
 static void h2c_close(struct h2c *h2c)
 {
+	h2c->flags |= H2C_F_DYING;   /* what its streams do now flushes nothing */
+	h2c_unqueue(h2c);
 	h2s_abort_all(h2c);
 	nghttp2_session_del(h2c->ng);
 	h2c->ng = NULL;
@@ -161,10 +171,62 @@ static void h2c_close(struct h2c *h2c)
 	free(h2c);
 }
 
+/* Takes <h2c> off the list of connections to flush. */
+static void h2c_unqueue(struct h2c *h2c)
+{
+	if (!(h2c->flags & H2C_F_QUEUED))
+		return;
+	if (h2c->fprev)
+		h2c->fprev->fnext = h2c->fnext;
+	else
+		h2.flush_head = h2c->fnext;
+	if (h2c->fnext)
+		h2c->fnext->fprev = h2c->fprev;
+	h2c->fprev = h2c->fnext = NULL;
+	h2c->flags &= ~H2C_F_QUEUED;
+}
+
+/* Before the loop waits: every connection asked for sends what it has. */
+static void h2_flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	struct h2c *h2c;
+
+	/* what this pass wakes is flushed at once: no later pass is sure */
+	h2.late = 1;
+	while ((h2c = h2.flush_head)) {
+		h2c_unqueue(h2c);
+		h2c_process(h2c);
+	}
+}
+
+/* The loop woke up: flushes are gathered for the end of the pass again. */
+static void h2_check_cb(struct ev_loop *loop, ev_check *w, int revents)
+{
+	h2.late = 0;
+}
+
 void h2c_want_flush(struct h2c *h2c)
 {
-	if (!(h2c->flags & H2C_F_IN_RECV))
+	if (h2c->flags & (H2C_F_IN_RECV | H2C_F_QUEUED | H2C_F_DYING))
+		return;
+	if (h2.late) {
 		ev_feed_event(global.loop, &h2c->c.io, EV_CUSTOM);
+		return;
+	}
+	if (!ev_is_active(&h2.flush_w)) {
+		ev_prepare_init(&h2.flush_w, h2_flush_cb);
+		ev_prepare_start(global.loop, &h2.flush_w);
+		ev_unref(global.loop);   /* never keeps a stopping loop alive */
+		ev_check_init(&h2.check_w, h2_check_cb);
+		ev_check_start(global.loop, &h2.check_w);
+		ev_unref(global.loop);
+	}
+	h2c->flags |= H2C_F_QUEUED;
+	h2c->fprev = NULL;
+	h2c->fnext = h2.flush_head;
+	if (h2.flush_head)
+		h2.flush_head->fprev = h2c;
+	h2.flush_head = h2c;
 }
 
 void h2c_stream_gone(struct h2c *h2c)
@@ -336,22 +398,30 @@ static int h2c_send_out(struct h2c *h2c)
 static int h2c_write(struct h2c *h2c)
 {
 	for (;;) {
-		const uint8_t *p;
-		ssize_t n;
+		/* frames gathered up to a buffer's worth, then one send (one
+		 * TLS record) for all of them */
+		while (h2c->out.len < global.bufsize) {
+			const uint8_t *p;
+			ssize_t n = nghttp2_session_mem_send(h2c->ng, &p);
 
+			if (n < 0)
+				return -1;
+			if (!n)
+				break;
+			if (h2_bytes_add(&h2c->out, (const char *)p, (size_t)n, SIZE_MAX) < 0)
+				return -1;
+		}
+		if (!h2c->out.len)
+			break;
 		if (h2c_send_out(h2c) < 0)
 			return -1;
-		/* at most a buffer waits for the socket */
-		if (h2c->out.len >= global.bufsize)
-			return 0;
-		n = nghttp2_session_mem_send(h2c->ng, &p);
-		if (n < 0)
-			return -1;
-		if (!n)
-			return 0;
-		if (h2_bytes_add(&h2c->out, (const char *)p, (size_t)n, SIZE_MAX) < 0)
-			return -1;
+		if (h2c->out.len || !nghttp2_session_want_write(h2c->ng))
+			break;   /* the socket is full, or all is sent */
 	}
+	/* an idle connection holds no output buffer */
+	if (!h2c->out.len)
+		h2_bytes_free(&h2c->out);
+	return 0;
 }
 
 /* Idle (no stream) past its timeout, or its stop: when it closes. */

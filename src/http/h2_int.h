@@ -46,6 +46,8 @@ void h2_bytes_free(struct h2_bytes *b);
 #define H2C_F_CLOSING   0x02   /* closing: nothing more is read */
 #define H2C_F_IN_RECV   0x04   /* inside nghttp2_session_mem_recv() */
 #define H2C_F_PRIVATE   0x08   /* back: carries its first stream only (http-reuse never) */
+#define H2C_F_QUEUED    0x10   /* on the list of connections to flush */
+#define H2C_F_DYING     0x20   /* h2c_close() runs */
 
 /* One HTTP/2 connection: from a client (front, we are the server), or to a
  * server (back, we are the client). */
@@ -69,6 +71,7 @@ struct h2c {
 	uint64_t         nreq;       /* streams that became requests */
 	struct h2s      *streams;    /* its live h2s */
 	struct h2c      *prev, *next;   /* front: every one; back: its server's */
+	struct h2c      *fprev, *fnext; /* H2C_F_QUEUED: the list to flush */
 };
 
 #define H2S_F_IN_END     0x0001  /* what the peer sends ended (END_STREAM received) */
