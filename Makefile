@@ -225,7 +225,7 @@ endef
 # py_compile does, without leaving __pycache__ behind.
 BENCH_PY := bench/quick bench/profile bench/run-all bench/size_sweep bench/conn_rate \
             bench/session bench/concurrency bench/latency bench/rules bench/backends \
-            bench/multicore bench/tls bench/reload bench/compression bench/cache \
+            bench/multicore bench/tls bench/reload bench/compression bench/cache bench/h2 \
             bench/lib/benchlib.py bench/lib/study.py
 define check_bench_scripts
 	@if python3 -c 'import sys; [compile(open(f).read(), f, "exec") for f in sys.argv[1:]]' \
