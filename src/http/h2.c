@@ -158,6 +158,7 @@ static void h2c_close(struct h2c *h2c)
 	ev_clear_pending(global.loop, &h2c->c.io);
 	conn_close(&h2c->c);
 	h2_bytes_free(&h2c->out);
+	h2_hd_free(&h2c->hd);
 	if (h2c->prev)
 		h2c->prev->next = h2c->next;
 	else

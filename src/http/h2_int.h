@@ -49,6 +49,15 @@ void h2_bytes_free(struct h2_bytes *b);
 #define H2C_F_QUEUED    0x10   /* on the list of connections to flush */
 #define H2C_F_DYING     0x20   /* h2c_close() runs */
 
+/* The header block being decoded on a connection (blocks never interleave:
+ * RFC 9113 4.3), kept from one block to the next so that its memory is
+ * reused. */
+struct h2_hd {
+	struct dstr method, path, authority;
+	struct dstr hdrs;       /* "name: value\r\n" lines */
+	struct dstr cookie;     /* cookie crumbs, joined with "; " */
+};
+
 /* One HTTP/2 connection: from a client (front, we are the server), or to a
  * server (back, we are the client). */
 struct h2c {
@@ -70,6 +79,7 @@ struct h2c {
 	uint32_t         resets;     /* streams the client reset before their end */
 	uint64_t         nreq;       /* streams that became requests */
 	struct h2s      *streams;    /* its live h2s */
+	struct h2_hd     hd;         /* the header block being decoded */
 	struct h2c      *prev, *next;   /* front: every one; back: its server's */
 	struct h2c      *fprev, *fnext; /* H2C_F_QUEUED: the list to flush */
 };
@@ -117,10 +127,8 @@ struct h2s {
 	struct stream   *s;          /* the sluice stream, NULL: none (yet, or any more) */
 	enum h1_meth     meth;       /* the request's method */
 	int              status;     /* back: the response's :status */
-	/* what the peer sends, as HTTP/1.1 for the stream */
-	struct dstr      method, path, authority;
-	struct dstr      hdrs;       /* "name: value\r\n" lines of the head (or trailers) */
-	struct dstr      cookie;     /* cookie crumbs, joined with "; " */
+	/* what the peer sends, as HTTP/1.1 for the stream (its header blocks
+	 * are decoded into h2c->hd) */
 	uint32_t         hdr_bytes;  /* decoded header list size (RFC 9113 6.5.2) */
 	uint32_t         nhdrs;
 	struct h2_bytes  rq;         /* the HTTP/1 head (then the trailers) not read yet */
@@ -142,6 +150,10 @@ struct h2s {
 };
 
 /* ---- h2_stream.c, for h2.c ---- */
+
+/* Empties a header block's scratch (its memory is kept), or frees it. */
+void h2_hd_reset(struct h2_hd *hd);
+void h2_hd_free(struct h2_hd *hd);
 
 /* nghttp2 callbacks about streams (h2.c registers them). */
 int h2s_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *ud);

@@ -24,6 +24,7 @@
 #include <sluice/http_reply.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/stream.h>
@@ -82,6 +83,20 @@ void h2_bytes_free(struct h2_bytes *b)
 	memset(b, 0, sizeof(*b));
 }
 
+void h2_hd_reset(struct h2_hd *hd)
+{
+	hd->method.len = hd->path.len = hd->authority.len = hd->hdrs.len = hd->cookie.len = 0;
+}
+
+void h2_hd_free(struct h2_hd *hd)
+{
+	dstr_free(&hd->method);
+	dstr_free(&hd->path);
+	dstr_free(&hd->authority);
+	dstr_free(&hd->hdrs);
+	dstr_free(&hd->cookie);
+}
+
 /* ---- stream life ---- */
 
 static struct h2s *h2s_of(nghttp2_session *ng, int32_t id)
@@ -90,12 +105,18 @@ static struct h2s *h2s_of(nghttp2_session *ng, int32_t id)
 }
 
 /* A new h2s of <h2c>, linked; NULL when out of memory. */
+static struct pool *h2s_pool;
+
 static struct h2s *h2s_new(struct h2c *h2c)
 {
-	struct h2s *h = calloc(1, sizeof(*h));
+	struct h2s *h;
 
+	if (!h2s_pool)
+		h2s_pool = pool_create("h2s", sizeof(struct h2s));
+	h = pool_alloc(h2s_pool);
 	if (!h)
 		return NULL;
+	memset(h, 0, sizeof(*h));
 	h->h2c = h2c;
 	h->back = h2c->back;
 	h->rs = H2S_RS_HEAD;
@@ -128,11 +149,6 @@ static void h2s_free(struct h2s *h)
 	if (h2c)
 		h2s_unlink(h);
 
-	dstr_free(&h->method);
-	dstr_free(&h->path);
-	dstr_free(&h->authority);
-	dstr_free(&h->hdrs);
-	dstr_free(&h->cookie);
 	dstr_free(&h->trl);
 	h2_bytes_free(&h->rq);
 	h2_bytes_free(&h->fr);
@@ -140,7 +156,7 @@ static void h2s_free(struct h2s *h)
 	h2_bytes_free(&h->body);
 	if (h2c && h->id && !(h->flags & H2S_F_NG_CLOSED))
 		nghttp2_session_set_stream_user_data(h2c->ng, h->id, NULL);
-	free(h);
+	pool_free(h2s_pool, h);
 	if (h2c)
 		h2c_stream_gone(h2c);
 }
@@ -176,7 +192,10 @@ int h2s_on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 	struct h2c *h2c = ud;
 	struct h2s *h;
 
-	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST || h2c->back)
+	if (f->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	h2_hd_reset(&h2c->hd);   /* a new block: what the last one left goes */
+	if (f->headers.cat != NGHTTP2_HCAT_REQUEST || h2c->back)
 		return 0;
 	/* Streams reset by the client leave their sluice streams behind for
 	 * a moment (they close at their next pass): those count too, so that
@@ -216,18 +235,19 @@ int h2s_on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *na
 {
 	struct h2s *h = h2s_of(ng, f->hd.stream_id);
 	const char *n = (const char *)name, *v = (const char *)value;
+	struct h2_hd *hd;
 	int r = 0;
 
 	if (!h || f->hd.type != NGHTTP2_HEADERS || (h->flags & H2S_F_HDR_ERR))
 		return 0;
+	hd = &h->h2c->hd;
 	/* RFC 9113 6.5.2's size of a field; the whole list is held to what an
 	 * HTTP/1 head may take, and to tune.http.maxhdr fields. */
 	h->hdr_bytes += (uint32_t)(namelen + valuelen + 32);
 	if (h->hdr_bytes > global.bufsize - global.maxrewrite ||
 	    ++h->nhdrs > (uint32_t)global.maxhdr) {
 		h->flags |= H2S_F_HDR_ERR;
-		dstr_free(&h->hdrs);
-		dstr_free(&h->cookie);
+		h2_hd_reset(&h->h2c->hd);
 		return 0;
 	}
 	if (namelen && n[0] == ':') {
@@ -236,27 +256,27 @@ int h2s_on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *na
 			for (size_t i = 0; i < valuelen && i < 3; i++)
 				h->status = h->status * 10 + (v[i] - '0');
 		} else if (h2_name_is(name, namelen, ":method"))
-			r = dstr_add(&h->method, v, valuelen);
+			r = dstr_add(&hd->method, v, valuelen);
 		else if (h2_name_is(name, namelen, ":path"))
-			r = dstr_add(&h->path, v, valuelen);
+			r = dstr_add(&hd->path, v, valuelen);
 		else if (h2_name_is(name, namelen, ":authority"))
-			r = dstr_add(&h->authority, v, valuelen);
+			r = dstr_add(&hd->authority, v, valuelen);
 		/* :scheme: the HTTP/1 form has none (origin-form) */
 	} else if (h2s_head_cat(h, f) && !h->h2c->back && h2_name_is(name, namelen, "cookie")) {
 		/* RFC 9113 8.2.3: crumbs are joined back into one field */
-		if (h->cookie.len)
-			r = dstr_add(&h->cookie, "; ", 2);
+		if (hd->cookie.len)
+			r = dstr_add(&hd->cookie, "; ", 2);
 		if (!r)
-			r = dstr_add(&h->cookie, v, valuelen);
-	} else if (h2s_head_cat(h, f) && h2_name_is(name, namelen, "host") && h->authority.len) {
+			r = dstr_add(&hd->cookie, v, valuelen);
+	} else if (h2s_head_cat(h, f) && h2_name_is(name, namelen, "host") && hd->authority.len) {
 		/* :authority wins over Host (RFC 9113 8.3.1) */
 	} else {
 		if (h2s_head_cat(h, f) && h2_name_is(name, namelen, "content-length"))
 			h->flags |= H2S_F_HAS_CLEN;
-		r = dstr_add(&h->hdrs, n, namelen);
-		r = r ? r : dstr_add(&h->hdrs, ": ", 2);
-		r = r ? r : dstr_add(&h->hdrs, v, valuelen);
-		r = r ? r : dstr_add(&h->hdrs, "\r\n", 2);
+		r = dstr_add(&hd->hdrs, n, namelen);
+		r = r ? r : dstr_add(&hd->hdrs, ": ", 2);
+		r = r ? r : dstr_add(&hd->hdrs, v, valuelen);
+		r = r ? r : dstr_add(&hd->hdrs, "\r\n", 2);
 	}
 	return r ? NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE : 0;
 }
@@ -293,7 +313,7 @@ static void h2s_answer(struct h2s *h, const char *status)
 static int h2s_start(struct h2s *h, int end_stream)
 {
 	struct h2c *h2c = h->h2c;
-	struct dstr d = { 0 };
+	struct h2_hd *hd = &h2c->hd;
 	int r;
 
 	if (h->flags & H2S_F_HDR_ERR) {
@@ -305,36 +325,38 @@ static int h2s_start(struct h2s *h, int end_stream)
 		h2s_answer(h, "431");
 		return 0;
 	}
-	h->meth = h2_meth_id(&h->method);
+	h->meth = h2_meth_id(&hd->method);
 	if (end_stream)
 		h->flags |= H2S_F_IN_END;
 	else if (!(h->flags & H2S_F_HAS_CLEN) && h->meth != H1_M_CONNECT)
 		h->flags |= H2S_F_CHUNKED;
-	r = dstr_add(&d, h->method.p, h->method.len);
-	r = r ? r : dstr_add(&d, " ", 1);
-	if (h->meth == H1_M_CONNECT)
-		r = r ? r : dstr_add(&d, h->authority.p, h->authority.len);
-	else
-		r = r ? r : dstr_add(&d, h->path.p, h->path.len);
-	r = r ? r : dstr_add(&d, " HTTP/1.1\r\n", 11);
-	if (h->authority.len) {
-		r = r ? r : dstr_add(&d, "host: ", 6);
-		r = r ? r : dstr_add(&d, h->authority.p, h->authority.len);
-		r = r ? r : dstr_add(&d, "\r\n", 2);
+	/* the HTTP/1.1 head, written once into the stream's input */
+	{
+		const struct dstr *target = h->meth == H1_M_CONNECT ? &hd->authority : &hd->path;
+		size_t max = hd->method.len + target->len + hd->authority.len + hd->hdrs.len +
+			     hd->cookie.len + 96;
+		struct h2_bytes *q = &h->rq;
+
+		r = h2_bytes_add(q, hd->method.p, hd->method.len, max);
+		r = r ? r : h2_bytes_add(q, " ", 1, max);
+		r = r ? r : h2_bytes_add(q, target->p, target->len, max);
+		r = r ? r : h2_bytes_add(q, " HTTP/1.1\r\n", 11, max);
+		if (hd->authority.len) {
+			r = r ? r : h2_bytes_add(q, "host: ", 6, max);
+			r = r ? r : h2_bytes_add(q, hd->authority.p, hd->authority.len, max);
+			r = r ? r : h2_bytes_add(q, "\r\n", 2, max);
+		}
+		r = r ? r : h2_bytes_add(q, hd->hdrs.p, hd->hdrs.len, max);
+		if (hd->cookie.len) {
+			r = r ? r : h2_bytes_add(q, "cookie: ", 8, max);
+			r = r ? r : h2_bytes_add(q, hd->cookie.p, hd->cookie.len, max);
+			r = r ? r : h2_bytes_add(q, "\r\n", 2, max);
+		}
+		if (h->flags & H2S_F_CHUNKED)
+			r = r ? r : h2_bytes_add(q, "transfer-encoding: chunked\r\n", 28, max);
+		r = r ? r : h2_bytes_add(q, "\r\n", 2, max);
 	}
-	r = r ? r : dstr_add(&d, h->hdrs.p, h->hdrs.len);
-	if (h->cookie.len) {
-		r = r ? r : dstr_add(&d, "cookie: ", 8);
-		r = r ? r : dstr_add(&d, h->cookie.p, h->cookie.len);
-		r = r ? r : dstr_add(&d, "\r\n", 2);
-	}
-	if (h->flags & H2S_F_CHUNKED)
-		r = r ? r : dstr_add(&d, "transfer-encoding: chunked\r\n", 28);
-	r = r ? r : dstr_add(&d, "\r\n", 2);
-	r = r ? r : h2_bytes_add(&h->rq, d.p, d.len, d.len);
-	dstr_free(&d);
-	dstr_free(&h->hdrs);
-	dstr_free(&h->cookie);
+	h2_hd_reset(hd);
 	if (!r)
 		h->s = stream_new_mux(h2c->li, &h2c->c, &h2c->src, h2c->has_dst ? &h2c->dst : NULL,
 				      &h2s_ops, h);
@@ -373,7 +395,7 @@ static int h2s_res_head(struct h2s *h, int end_stream)
 			h->flags |= H2S_F_CHUNKED;
 	}
 	r = dstr_printf(&d, "HTTP/1.1 %03d %s\r\n", h->status, http_reason(h->status));
-	r = r ? r : dstr_add(&d, h->hdrs.p, h->hdrs.len);
+	r = r ? r : dstr_add(&d, h->h2c->hd.hdrs.p, h->h2c->hd.hdrs.len);
 	if (!interim && (h->flags & H2S_F_CHUNKED))
 		r = r ? r : dstr_add(&d, "transfer-encoding: chunked\r\n", 28);
 	else if (!interim && end_stream && !(h->flags & (H2S_F_HAS_CLEN | H2S_F_IN_NOBODY)))
@@ -381,7 +403,7 @@ static int h2s_res_head(struct h2s *h, int end_stream)
 	r = r ? r : dstr_add(&d, "\r\n", 2);
 	r = r ? r : h2_bytes_add(&h->rq, d.p, d.len, (size_t)h->rq.len + d.len);
 	dstr_free(&d);
-	dstr_free(&h->hdrs);
+	h2_hd_reset(&h->h2c->hd);
 	h->hdr_bytes = h->nhdrs = 0;
 	h->flags &= ~H2S_F_HAS_CLEN;
 	if (r) {
@@ -410,11 +432,11 @@ int h2s_on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *ud)
 	if (f->hd.type == NGHTTP2_HEADERS) {
 		/* trailers: kept for a chunked HTTP/1 form, else dropped */
 		if ((h->flags & H2S_F_CHUNKED) && !(h->flags & H2S_F_HDR_ERR)) {
-			dstr_free(&h->trl);
-			h->trl = h->hdrs;
-			memset(&h->hdrs, 0, sizeof(h->hdrs));
+			h->trl.len = 0;
+			if (dstr_add(&h->trl, h->h2c->hd.hdrs.p, h->h2c->hd.hdrs.len) < 0)
+				h->trl.len = 0;
 		}
-		dstr_free(&h->hdrs);
+		h2_hd_reset(&h->h2c->hd);
 	}
 	if (end)
 		h->flags |= H2S_F_IN_END;
@@ -769,9 +791,21 @@ static ssize_t h2s_take_head(struct h2s *h, const char *p, size_t n)
 	size_t had = h->head.len, take = MIN(n, (size_t)global.bufsize - had);
 	int r;
 
-	if (!take || h2_bytes_add(&h->head, p, take, global.bufsize) < 0)
-		return -1;
 	if (h2x_reserve(global.maxhdr + 64, global.bufsize) < 0)
+		return -1;
+	if (!had) {
+		/* the usual case, a whole head in one write: read where it is.
+		 * (h1_parse() may only rewrite obs-folds in place, which the
+		 * analysers never write; the bytes are taken either way.) */
+		h1_msg_init(&m, h2x.hdrs, h2x.max - 1, !h->h2c->back, h->meth);
+		r = h1_parse((char *)p, MIN(n, (size_t)global.bufsize), global.bufsize, &m);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			return (h->h2c->back ? h2s_submit_req(h, (char *)p, &m)
+					     : h2s_submit_head(h, (char *)p, (size_t)r, &m)) < 0 ? -1 : r;
+	}
+	if (!take || h2_bytes_add(&h->head, p, take, global.bufsize) < 0)
 		return -1;
 	h1_msg_init(&m, h2x.hdrs, h2x.max - 1, !h->h2c->back, h->meth);
 	r = h1_parse(h->head.p + h->head.off, h->head.len, global.bufsize, &m);
