@@ -31,12 +31,13 @@
  *
  * Templates. Families of names are written once with placeholders: `<n>`
  * in a span stands for each of 0, 1, 2 (`sc<n>_trackers`, `track-sc<n>`);
- * `<d>` for each value of the nearest definition "`<d>` of `a`, `b`, ..."
- * or "`<d>` in `a`, `b`, ..." — the code spans following it (the first
- * right after) up to a ':' or a table cell's end, those inside parentheses
- * or holding a '<' excepted, at least two.
- * A definition in a table row holds for that row; one in a paragraph for
- * the blocks after it up to the next heading.
+ * another `<x>` (a lower-case word) for each value of the nearest
+ * definition "`<x>` of `a`, `b`, ..." or "`<x>` in `a`, `b`, ..." — the
+ * code spans right after it up to a ':', a table cell's end or a span
+ * holding a '<', those inside parentheses excepted, at least two. A
+ * definition in a table row holds for that row; one in a paragraph for the
+ * blocks after it up to the next heading. A placeholder without a
+ * definition is left as written.
  *
  * The documents are read from doc/ relative to the working directory (the
  * repository root, where `make unit` runs tests/run-unit), else from ../doc
@@ -117,24 +118,25 @@ static void doc_add(struct doc *d, const char *text, size_t len, int sec)
 	d->n++;
 }
 
-/* The values of a placeholder definition. */
+/* The values of a placeholder definition: "<d>" and its values. */
 struct defset {
+	char   ph[24];
 	char  *v[64];
 	size_t n;
 };
 
-static void defset_clear(struct defset *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	s->n = 0;
-}
+/* The definitions in force. */
+struct defs {
+	struct defset s[8];
+	size_t        n;
+};
 
-static void defset_copy(struct defset *dst, const struct defset *src)
+static void defs_clear(struct defs *d)
 {
-	defset_clear(dst);
-	for (size_t i = 0; i < src->n; i++)
-		dst->v[dst->n++] = strdup(src->v[i]);
+	for (size_t i = 0; i < d->n; i++)
+		for (size_t j = 0; j < d->s[i].n; j++)
+			free(d->s[i].v[j]);
+	d->n = 0;
 }
 
 /* Copies the span starting after the backtick at <p> into <out> (size
@@ -153,24 +155,39 @@ static const char *span_read(const char *p, char *out, size_t size)
 	return *p ? p : NULL;
 }
 
-/* Reads the first "`<d>` of|in `a`, `b`..." definition of <blk> (one with
- * at least two values) into <s>. Returns 1 when there is one. */
-static int def_parse(const char *blk, struct defset *s)
+/* The length of the placeholder "<word>" at <p> (a lower-case word), else 0. */
+static size_t ph_len(const char *p)
 {
-	for (const char *p = strstr(blk, "`<d>` "); p; p = strstr(p + 1, "`<d>` ")) {
+	size_t n = 1;
+
+	if (*p != '<')
+		return 0;
+	while (p[n] >= 'a' && p[n] <= 'z')
+		n++;
+	return n > 1 && n < 20 && p[n] == '>' ? n + 1 : 0;
+}
+
+/* Adds to <ds> (replacing one of the same placeholder) every definition
+ * "`<x>` of|in `a`, `b`..." of <blk> with at least two values. */
+static void defs_parse(const char *blk, struct defs *ds)
+{
+	for (const char *p = strchr(blk, '`'); p; p = strchr(p + 1, '`')) {
+		size_t pl = ph_len(p + 1);
 		struct defset tmp = { 0 };
 		int depth = 0;
 
-		if ((strncmp(p + 6, "of ", 3) != 0 && strncmp(p + 6, "in ", 3) != 0) || p[9] != '`')
+		if (!pl || p[pl + 1] != '`' || (strncmp(p + pl + 2, " of `", 5) != 0 &&
+		                                 strncmp(p + pl + 2, " in `", 5) != 0))
 			continue;
-		for (const char *q = p + 9; *q; q++) {
+		memcpy(tmp.ph, p + 1, pl);
+		for (const char *q = p + pl + 6; *q; q++) {
 			if (*q == '`') {
 				char buf[128];
 				const char *e = span_read(q, buf, sizeof(buf));
 
-				if (!e)
+				if (!e || strchr(buf, '<'))
 					break;
-				if (!depth && !strchr(buf, '<') && tmp.n < sizeof(tmp.v) / sizeof(tmp.v[0]))
+				if (!depth && tmp.n < sizeof(tmp.v) / sizeof(tmp.v[0]))
 					tmp.v[tmp.n++] = strdup(buf);
 				q = e;
 			} else if (*q == '(') {
@@ -181,68 +198,89 @@ static int def_parse(const char *blk, struct defset *s)
 				break;
 			}
 		}
-		if (tmp.n >= 2) {
-			defset_copy(s, &tmp);
-			defset_clear(&tmp);
-			return 1;
+		if (tmp.n < 2) {
+			for (size_t j = 0; j < tmp.n; j++)
+				free(tmp.v[j]);
+			continue;
 		}
-		defset_clear(&tmp);
+		for (size_t i = 0; i < ds->n; i++)
+			if (strcmp(ds->s[i].ph, tmp.ph) == 0) {
+				for (size_t j = 0; j < ds->s[i].n; j++)
+					free(ds->s[i].v[j]);
+				ds->s[i] = tmp;
+				tmp.n = 0;
+				break;
+			}
+		if (tmp.n && ds->n < sizeof(ds->s) / sizeof(ds->s[0]))
+			ds->s[ds->n++] = tmp;
 	}
-	return 0;
 }
 
-/* Adds span <text> to <d>, with every expansion of its first placeholder
- * (<n>: 0..2, <d>: the values of <def>) when it has one. */
-static void span_expand(struct doc *d, const char *text, int sec, const struct defset *def)
+/* The values of placeholder <ph> (<len> bytes): <n> is 0..2, others come
+ * from <row>, then <para>. NULL when it has none. */
+static const struct defset *defs_find(const char *ph, size_t len, const struct defs *row,
+                                      const struct defs *para)
 {
-	const char *pn = strstr(text, "<n>"), *pd = strstr(text, "<d>");
-	const char *ph = pn && (!pd || pn < pd) ? pn : pd;
-	static const char *const digits[] = { "0", "1", "2" };
-	const char *const *vals;
-	size_t nvals;
+	static struct defset digits = { "<n>", { "0", "1", "2" }, 3 };
 
-	if (!ph || (ph == pd && !def->n) || strlen(text) == 3) {
+	if (len == 3 && memcmp(ph, "<n>", 3) == 0)
+		return &digits;
+	for (int k = 0; k < 2; k++) {
+		const struct defs *ds = k ? para : row;
+
+		for (size_t i = 0; i < ds->n; i++)
+			if (strlen(ds->s[i].ph) == len && memcmp(ds->s[i].ph, ph, len) == 0)
+				return &ds->s[i];
+	}
+	return NULL;
+}
+
+/* Adds span <text> to <d>, with every expansion of its placeholders that
+ * have values (a span that is only a placeholder stays as it is). */
+static void span_expand(struct doc *d, const char *text, int sec, const struct defs *row,
+                        const struct defs *para)
+{
+	const struct defset *set = NULL;
+	const char *ph = text;
+	size_t pl = 0;
+
+	if (ph_len(text) != strlen(text))
+		for (ph = strchr(text, '<'); ph; ph = strchr(ph + 1, '<'))
+			if ((pl = ph_len(ph)) && (set = defs_find(ph, pl, row, para)))
+				break;
+	if (!set) {
 		doc_add(d, text, strlen(text), sec);
 		return;
 	}
-	vals = ph == pn ? digits : (const char *const *)def->v;
-	nvals = ph == pn ? 3 : def->n;
-	for (size_t i = 0; i < nvals; i++) {
-		size_t pre = (size_t)(ph - text), vl = strlen(vals[i]);
+	for (size_t i = 0; i < set->n; i++) {
+		size_t pre = (size_t)(ph - text), vl = strlen(set->v[i]);
 		char *s = malloc(strlen(text) + vl + 1);
 
 		assert_non_null(s);
 		memcpy(s, text, pre);
-		memcpy(s + pre, vals[i], vl);
-		strcpy(s + pre + vl, ph + 3);
-		span_expand(d, s, sec, def);
+		memcpy(s + pre, set->v[i], vl);
+		strcpy(s + pre + vl, ph + pl);
+		span_expand(d, s, sec, row, para);
 		free(s);
 	}
 }
 
 /* Adds the code spans of block <blk> (a paragraph or a table row). */
-static void block_spans(struct doc *d, const char *blk, int sec, struct defset *para_def,
-                        int is_row)
+static void block_spans(struct doc *d, const char *blk, int sec, struct defs *para, int is_row)
 {
-	struct defset row_def = { 0 };
-	const struct defset *def = para_def;
+	struct defs row = { 0 };
 
-	if (is_row) {
-		if (def_parse(blk, &row_def))
-			def = &row_def;
-	} else {
-		def_parse(blk, para_def);
-	}
+	defs_parse(blk, is_row ? &row : para);
 	for (const char *p = blk; (p = strchr(p, '`')); p++) {
 		char buf[1024];
 		const char *e = span_read(p, buf, sizeof(buf));
 
 		if (!e)
 			break;
-		span_expand(d, buf, sec, def);
+		span_expand(d, buf, sec, &row, para);
 		p = e;
 	}
-	defset_clear(&row_def);
+	defs_clear(&row);
 }
 
 /* Reads document <d>: its inline code spans, with their sections. */
@@ -251,7 +289,7 @@ static void doc_load(struct doc *d)
 	char *text = read_doc(d->name), *line, *save = NULL;
 	size_t cap = strlen(text) + 1, blen = 0;
 	char *blk = malloc(cap);
-	struct defset para_def = { 0 };
+	struct defs para_def = { 0 };
 	int sec = 0, fenced = 0;
 
 	assert_non_null(blk);
@@ -271,7 +309,7 @@ static void doc_load(struct doc *d)
 			int n;
 
 			FLUSH();
-			defset_clear(&para_def);
+			defs_clear(&para_def);
 			if (sscanf(line, "## %d.", &n) == 1)
 				sec = n;
 			continue;
@@ -294,7 +332,7 @@ static void doc_load(struct doc *d)
 #undef FLUSH
 	free(blk);
 	free(text);
-	defset_clear(&para_def);
+	defs_clear(&para_def);
 	assert_true(d->n > 100);
 }
 
@@ -446,7 +484,7 @@ static void test_converters(void **state)
 
 /* The rule sets an action may be written after, in a span documenting it. */
 static const char *const act_sets[] = {
-	"", "http-request ", "http-response ", "http-after-response ", "tcp-request connection ",
+	"http-request ", "http-response ", "http-after-response ", "tcp-request connection ",
 	"tcp-request session ", "tcp-request content ", "tcp-response content ",
 };
 
@@ -454,7 +492,7 @@ static void act_check(struct misses *m, const char *name)
 {
 	char line[192];
 
-	for (size_t i = 1; i < sizeof(act_sets) / sizeof(act_sets[0]); i++) {
+	for (size_t i = 0; i < sizeof(act_sets) / sizeof(act_sets[0]); i++) {
 		snprintf(line, sizeof(line), "%s%s", act_sets[i], name);
 		if (documented(&conf, line, SEC_ANY))
 			return;
@@ -522,13 +560,14 @@ static void test_cli_commands(void **state)
 static void test_rule(void **state)
 {
 	struct doc d = { .name = "test" };
-	struct defset def = { 0 };
+	struct defs def = { 0 };
 
 	block_spans(&d, "A `timeout connect` and `hdr(name)` and `hdr_cnt` and `no option x`.",
 		    1, &def, 0);
 	block_spans(&d, "For each `<d>` of `aa`, `bb` (not `cc`): the", 1, &def, 0);
 	block_spans(&d, "| `sc<n>_<d>([<t>])` | `crt\\|x` |", 2, &def, 1);
 	block_spans(&d, "| `t_<d>` for `<d>` in `x1`, `x2` | `<d>` of it |", 2, &def, 1);
+	block_spans(&d, "| `m_<m>_<o>` for `<m>` in `p`, `q` and `<o>` in `r`, `s` |", 2, &def, 1);
 	assert_true(documented(&d, "timeout connect", SEC_ANY));
 	assert_true(documented(&d, "timeout", SEC_ANY));   /* used as `timeout connect` */
 	assert_false(documented(&d, "timeout conn", SEC_ANY));
@@ -543,10 +582,13 @@ static void test_rule(void **state)
 	assert_true(documented(&d, "crt", SEC_ANY));
 	assert_true(documented(&d, "t_x2", SEC_ANY));
 	assert_false(documented(&d, "t_aa", SEC_ANY));
+	assert_true(documented(&d, "m_q_r", SEC_ANY));
+	assert_false(documented(&d, "m_r_q", SEC_ANY));
+	assert_false(documented(&d, "m_q_x2", SEC_ANY));
 	for (size_t i = 0; i < d.n; i++)
 		free(d.spans[i].text);
 	free(d.spans);
-	defset_clear(&def);
+	defs_clear(&def);
 }
 
 static int setup(void **state)
