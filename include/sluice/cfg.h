@@ -102,6 +102,14 @@ void cfg_register(struct cfg_kw *kws, size_t n);
 void cfg_register_sections(struct cfg_section *secs, size_t n);
 void cfg_register_postparse(int (*fn)(void), int prio);
 
+/* Calls <fn> on every registered keyword row (every section's), in
+ * registration order; the rows must not be changed. For listings and the
+ * documentation test. */
+void cfg_kw_foreach(void (*fn)(const struct cfg_kw *kw, void *arg), void *arg);
+
+/* Calls <fn> on every registered section keyword ("global", "cache"...). */
+void cfg_section_foreach(void (*fn)(const struct cfg_section *sec, void *arg), void *arg);
+
 /* Loads a file, or every *.cfg of a directory in lexical order. Parses all of
  * it, reporting every error. Returns the number of errors (0: success); a
  * file that cannot be read counts as one error. */

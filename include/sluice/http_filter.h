@@ -18,4 +18,8 @@ struct http_filter_kw {
 /* Registers <n> filter rows; tables must outlive the process' use. */
 void http_filter_register(struct http_filter_kw *kws, size_t n);
 
+/* Calls <fn> on every registered filter row, in registration order. For
+ * listings and the documentation test. */
+void http_filter_foreach(void (*fn)(const struct http_filter_kw *kw, void *arg), void *arg);
+
 #endif

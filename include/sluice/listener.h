@@ -168,6 +168,10 @@ struct bind_kw {
 
 void bind_register_keywords(struct bind_kw *kws, size_t n);
 
+/* Calls <fn> on every registered bind option row (stats-socket-only ones
+ * included: see kw->cli_only). For listings and the documentation test. */
+void bind_kw_foreach(void (*fn)(const struct bind_kw *kw, void *arg), void *arg);
+
 /* Registers <fn>, which frees what the module above attached to a bind
  * line (bc->ssl, the TLS options) when the listener layer frees a bind_conf
  * that nothing references; proxies free theirs themselves. One hook. */

@@ -116,6 +116,11 @@ struct smp_conv_kw {
 void smp_register_fetches(const struct smp_fetch_kw *kws, size_t n);
 void smp_register_convs(const struct smp_conv_kw *kws, size_t n);
 
+/* Call <fn> on every registered fetch / converter row. For listings and
+ * the documentation test. */
+void smp_fetch_foreach(void (*fn)(const struct smp_fetch_kw *kw, void *arg), void *arg);
+void smp_conv_foreach(void (*fn)(const struct smp_conv_kw *kw, void *arg), void *arg);
+
 /* Finds a fetch by its exact name (<len> bytes), NULL if unknown. */
 const struct smp_fetch_kw *smp_fetch_find(const char *name, size_t len);
 

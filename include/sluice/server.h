@@ -164,6 +164,10 @@ struct srv_kw {
 
 void srv_register_keywords(struct srv_kw *kws, size_t n);
 
+/* Calls <fn> on every registered server option row. For listings and the
+ * documentation test. */
+void srv_kw_foreach(void (*fn)(const struct srv_kw *kw, void *arg), void *arg);
+
 struct cli_ctx;
 
 /* Finds the server named by a runtime command's "backend/server" argument

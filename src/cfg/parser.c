@@ -81,6 +81,20 @@ void cfg_register_postparse(int (*fn)(void), int prio)
 	*pp = p;
 }
 
+void cfg_kw_foreach(void (*fn)(const struct cfg_kw *kw, void *arg), void *arg)
+{
+	for (const struct kw_table *t = reg.kws; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++)
+			fn(&t->kws[i], arg);
+}
+
+void cfg_section_foreach(void (*fn)(const struct cfg_section *sec, void *arg), void *arg)
+{
+	for (const struct sec_table *t = reg.secs; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++)
+			fn(&t->secs[i], arg);
+}
+
 static const char *section_label(const struct cfg_ctx *ctx)
 {
 	return ctx->secname ? ctx->secname : "no";

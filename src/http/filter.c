@@ -26,6 +26,13 @@ void http_filter_register(struct http_filter_kw *kws, size_t n)
 	*tail = t;
 }
 
+void http_filter_foreach(void (*fn)(const struct http_filter_kw *kw, void *arg), void *arg)
+{
+	for (const struct http_filter_table *t = filters; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++)
+			fn(&t->kws[i], arg);
+}
+
 static int kw_filter(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct dstr known = { 0 };

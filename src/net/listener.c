@@ -69,6 +69,13 @@ void bind_register_keywords(struct bind_kw *kws, size_t n)
 	lis.kws = t;
 }
 
+void bind_kw_foreach(void (*fn)(const struct bind_kw *kw, void *arg), void *arg)
+{
+	for (const struct bind_kw_table *t = lis.kws; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++)
+			fn(&t->kws[i], arg);
+}
+
 void bind_register_release(void (*fn)(struct bind_conf *bc))
 {
 	lis.bind_release = fn;

@@ -39,6 +39,13 @@ void srv_register_keywords(struct srv_kw *kws, size_t n)
 	srv_kws = t;
 }
 
+void srv_kw_foreach(void (*fn)(const struct srv_kw *kw, void *arg), void *arg)
+{
+	for (const struct srv_kw_table *t = srv_kws; t; t = t->next)
+		for (size_t i = 0; i < t->n; i++)
+			fn(&t->kws[i], arg);
+}
+
 static const struct srv_kw *srv_find_kw(const char *name, const char **suggest)
 {
 	struct cfg_suggest sg;

@@ -56,6 +56,20 @@ void smp_register_convs(const struct smp_conv_kw *kws, size_t n)
 	smp_list_add(&conv_lists, kws, n);
 }
 
+void smp_fetch_foreach(void (*fn)(const struct smp_fetch_kw *kw, void *arg), void *arg)
+{
+	for (const struct smp_kw_list *l = fetch_lists; l; l = l->next)
+		for (size_t i = 0; i < l->n; i++)
+			fn(&((const struct smp_fetch_kw *)l->rows)[i], arg);
+}
+
+void smp_conv_foreach(void (*fn)(const struct smp_conv_kw *kw, void *arg), void *arg)
+{
+	for (const struct smp_kw_list *l = conv_lists; l; l = l->next)
+		for (size_t i = 0; i < l->n; i++)
+			fn(&((const struct smp_conv_kw *)l->rows)[i], arg);
+}
+
 const struct smp_fetch_kw *smp_fetch_find(const char *name, size_t len)
 {
 	for (const struct smp_kw_list *l = fetch_lists; l; l = l->next) {
