@@ -131,6 +131,20 @@ static nghttp2_option *h2_options(void)
 
 /* ---- connection life ---- */
 
+/* The nghttp2 session of <h2c> (<server>: we serve a client), its memory
+ * from h2_mem (its frame buffer noted, to be trimmed when idle). */
+static int h2c_session_new(struct h2c *h2c, int server, nghttp2_option *opt)
+{
+	int rv;
+
+	h2_mem_owner(h2c);
+	rv = server ? nghttp2_session_server_new3(&h2c->ng, h2.cbs, h2c, opt, &h2_mem)
+		    : nghttp2_session_client_new3(&h2c->ng, h2.cbs, h2c, opt, &h2_mem);
+	h2c->fbuf = h2_mem_owned();
+	h2_mem_owner(NULL);
+	return rv;
+}
+
 /* The list <h2c> is on: every client connection, or its server's. */
 static struct h2c **h2c_list(struct h2c *h2c)
 {
@@ -251,7 +265,7 @@ int h2c_take_over(struct stream *s)
 	};
 	nghttp2_option *opt = h2_options();
 
-	if (!h2c || !opt || nghttp2_session_server_new2(&h2c->ng, h2.cbs, h2c, opt) != 0) {
+	if (!h2c || !opt || h2c_session_new(h2c, 1, opt) != 0) {
 		free(h2c);
 		return -1;
 	}
@@ -409,6 +423,7 @@ static int h2c_write(struct h2c *h2c)
 				return -1;
 			if (!n)
 				break;
+			h2c->trimmed = 0;   /* its frame buffer is written again */
 			if (h2_bytes_add(&h2c->out, (const char *)p, (size_t)n, SIZE_MAX) < 0)
 				return -1;
 		}
@@ -419,9 +434,15 @@ static int h2c_write(struct h2c *h2c)
 		if (h2c->out.len || !nghttp2_session_want_write(h2c->ng))
 			break;   /* the socket is full, or all is sent */
 	}
-	/* an idle connection holds no output buffer */
-	if (!h2c->out.len)
+	/* an idle connection holds no output buffer, and its frame buffer's
+	 * pages go back to the kernel until it writes again */
+	if (!h2c->out.len) {
 		h2_bytes_free(&h2c->out);
+		if (!h2c->nstreams && !h2c->trimmed && !nghttp2_session_want_write(h2c->ng)) {
+			h2_mem_trim(h2c->fbuf, h2c);
+			h2c->trimmed = 1;
+		}
+	}
 	return 0;
 }
 
@@ -609,7 +630,7 @@ int h2_back_take_over(struct stream *s, int private)
 	struct ssl_st *ssl;
 	int fd;
 
-	if (!h2c || !opt || nghttp2_session_client_new2(&h2c->ng, h2.cbs, h2c, opt) != 0) {
+	if (!h2c || !opt || h2c_session_new(h2c, 0, opt) != 0) {
 		free(h2c);
 		return -1;
 	}

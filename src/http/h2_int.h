@@ -80,6 +80,8 @@ struct h2c {
 	uint64_t         nreq;       /* streams that became requests */
 	struct h2s      *streams;    /* its live h2s */
 	struct h2_hd     hd;         /* the header block being decoded */
+	void            *fbuf;       /* nghttp2's frame buffer (h2_mem_trim() when idle) */
+	int              trimmed;    /* its pages were given back since it was last used */
 	struct h2c      *prev, *next;   /* front: every one; back: its server's */
 	struct h2c      *fprev, *fnext; /* H2C_F_QUEUED: the list to flush */
 };
@@ -148,6 +150,21 @@ struct h2s {
 	uint32_t         ck_digits;
 	struct h2s      *prev, *next;   /* in h2c->streams */
 };
+
+/* ---- h2_mem.c: libnghttp2's allocator ---- */
+
+extern nghttp2_mem h2_mem;
+
+/* The multi-page blocks handed out from now on belong to <owner> (NULL:
+ * nobody); h2_mem_owned() is the last one given to it (its session's frame
+ * buffer, right after the session is made). */
+void h2_mem_owner(const void *owner);
+void *h2_mem_owned(void);
+
+/* Gives the pages of block <p> back to the kernel (they read as zero
+ * after) if it still belongs to <owner>: what an idle connection's frame
+ * buffer holds is dead once everything was sent. */
+void h2_mem_trim(void *p, const void *owner);
 
 /* ---- h2_stream.c, for h2.c ---- */
 
