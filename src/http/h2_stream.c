@@ -930,10 +930,12 @@ static ssize_t h2s_send(void *ctx, const char *p, size_t n)
 		nghttp2_session_resume_data(h2c->ng, h->id);
 	}
 	h2c_want_flush(h2c);
-	if (!used) {
+	/* refused some bytes (a full body buffer): the writer waits for an
+	 * EV_WRITE, fed once DATA frames take some of the body */
+	if (used < n && h->rs != H2S_RS_DONE)
 		h->flags |= H2S_F_BLOCKED;
+	if (!used)
 		return -EAGAIN;
-	}
 	return (ssize_t)used;
 }
 
