@@ -138,7 +138,7 @@ reg-tests: sluice
 # promtool) and headless Chromium on the stats page. Heavy and optional:
 # `make deps-clients` tries to install them and never fails; a client that
 # could not be installed is reported as SKIP by the checks.
-DEPS_CLIENTS := hatop prometheus-haproxy-exporter prometheus chromium
+DEPS_CLIENTS := hatop prometheus-haproxy-exporter prometheus chromium python3-h2 python3-grpcio
 
 # $(call install_missing,TARGET,PACKAGES,WHAT IF NOT): installs, as root,
 # those of PACKAGES that dpkg does not list as installed; never fails.
@@ -185,6 +185,13 @@ endef
 define run_h2
 	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/h2/run >/dev/null; \
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL h2:run (exit $$rc)" >> $(BUILD)/results.txt
+# HTTP/2 to servers (tests/h2back/run, with Debian's /usr/bin/python3 for
+# python3-h2 and python3-grpcio): gRPC, HTTP/1.1 to HTTP/2 translation,
+# multiplexing, hostile servers, ALPN; also under SANITIZE=1. Same contract
+# as run_tls.
+define run_h2back
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/h2back/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL h2back:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
 # The runtime API checks varnishtest cannot express (descriptors run out,
@@ -248,6 +255,7 @@ test: deps deps-clients
 	@RESULTS=$(BUILD)/results.txt tests/run-reg-tests || true
 	$(run_tls)
 	$(run_h2)
+	$(run_h2back)
 	$(run_cli)
 	$(run_comp)
 	$(run_mworker)

@@ -584,6 +584,12 @@ static ssize_t h2s_recv(void *ctx, char *p, size_t n)
 			}
 		}
 	}
+	/* bytes left behind (the reader's room was short): announced again,
+	 * as a socket would stay readable; the reader may take a short read
+	 * for a drained source and wait for an event that no new frame
+	 * would bring (the peer waits for the window these bytes hold) */
+	if (h->data.len || h->rq.len || h->fr.len)
+		h2s_wake(h, EV_READ);
 	if (payload && h2c) {
 		if (h->flags & H2S_F_NG_CLOSED)
 			nghttp2_session_consume_connection(h2c->ng, payload);
