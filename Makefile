@@ -185,6 +185,8 @@ endef
 define run_h2
 	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/h2/run >/dev/null; \
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL h2:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # HTTP/2 to servers (tests/h2back/run, with Debian's /usr/bin/python3 for
 # python3-h2 and python3-grpcio): gRPC, HTTP/1.1 to HTTP/2 translation,
 # multiplexing, hostile servers, ALPN; also under SANITIZE=1. Same contract

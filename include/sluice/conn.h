@@ -35,7 +35,9 @@ struct conn_mux_ops {
 	ssize_t (*send)(void *ctx, const char *p, size_t n);
 	/* No more output comes (the end of the message when it had no framing). */
 	void    (*shutw)(void *ctx);
-	/* The events now watched (c->events holds them). */
+	/* The events now watched (c->events holds them), told at every
+	 * conn_want() even unchanged: the multiplexer wakes the stream for
+	 * those that are ready, as a level-triggered socket would. */
 	void    (*want)(void *ctx, int events);
 	/* The stream lets go of the endpoint. The multiplexer finishes its
 	 * own stream when the output was complete, else resets it. */

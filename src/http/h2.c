@@ -457,8 +457,11 @@ static ev_tstamp h2c_deadline(const struct h2c *h2c)
 				  : h2c->srv->pool_purge_delay;
 		return t ? MAX(h2c->t_idle, h2c->c.last_act) + tick_to_ev(t) : 0;
 	}
+	/* frames the client does not take, or streams no sluice stream holds
+	 * any more (a response sent whose request never ended, a 431): those
+	 * wait for the client alone, and no stream's timeout watches them */
 	if (h2c->nstreams)
-		return h2c->out.len && h2c->fe->timeout.client ?
+		return (h2c->out.len || !h2c->nattached) && h2c->fe->timeout.client ?
 		       h2c->c.last_act + tick_to_ev(h2c->fe->timeout.client) : 0;
 	t = h2c->fe->timeout.http_keep_alive ? h2c->fe->timeout.http_keep_alive :
 	    h2c->fe->timeout.client;

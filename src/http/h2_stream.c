@@ -151,6 +151,7 @@ static void h2s_free(struct h2s *h)
 
 	dstr_free(&h->trl);
 	h2_bytes_free(&h->rq);
+	h2_bytes_free(&h->data);
 	h2_bytes_free(&h->fr);
 	h2_bytes_free(&h->head);
 	h2_bytes_free(&h->body);
@@ -401,7 +402,10 @@ static int h2s_res_head(struct h2s *h, int end_stream)
 	else if (!interim && end_stream && !(h->flags & (H2S_F_HAS_CLEN | H2S_F_IN_NOBODY)))
 		r = r ? r : dstr_add(&d, "content-length: 0\r\n", 19);
 	r = r ? r : dstr_add(&d, "\r\n", 2);
-	r = r ? r : h2_bytes_add(&h->rq, d.p, d.len, (size_t)h->rq.len + d.len);
+	/* 1xx heads the stream has not read yet are held to one buffer: HEADERS
+	 * are not flow-controlled, a server sending 1xx after 1xx would grow
+	 * this queue without end while the client does not read */
+	r = r ? r : h2_bytes_add(&h->rq, d.p, d.len, global.bufsize);
 	dstr_free(&d);
 	h2_hd_reset(&h->h2c->hd);
 	h->hdr_bytes = h->nhdrs = 0;
@@ -584,12 +588,6 @@ static ssize_t h2s_recv(void *ctx, char *p, size_t n)
 			}
 		}
 	}
-	/* bytes left behind (the reader's room was short): announced again,
-	 * as a socket would stay readable; the reader may take a short read
-	 * for a drained source and wait for an event that no new frame
-	 * would bring (the peer waits for the window these bytes hold) */
-	if (h->data.len || h->rq.len || h->fr.len)
-		h2s_wake(h, EV_READ);
 	if (payload && h2c) {
 		if (h->flags & H2S_F_NG_CLOSED)
 			nghttp2_session_consume_connection(h2c->ng, payload);
@@ -1064,6 +1062,13 @@ static void h2s_close(void *ctx)
 		return;
 	}
 	h2c->nattached--;
+	/* bytes nobody will read (a response fully received but not all read,
+	 * back): their window comes back to the connection, whose window the
+	 * closed stream no longer has */
+	if (h->data.len && (h->flags & H2S_F_NG_CLOSED)) {
+		nghttp2_session_consume_connection(h2c->ng, h->data.len);
+		h2_bytes_free(&h->data);
+	}
 	if ((h->flags & H2S_F_NG_CLOSED) || !h->id) {
 		h2s_free(h);
 		return;

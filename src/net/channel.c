@@ -98,7 +98,7 @@ static ssize_t chan_recv(struct channel *ch, struct conn *src)
 	if (!ch->buf->data)
 		ch->buf->head = 0;
 	if (buf_room(ch->buf, buf_size()) <= ch->reserve)
-		return -EAGAIN;
+		return -ENOBUFS;   /* no room here: says nothing of the source */
 	room = buf_room(ch->buf, buf_size()) - ch->reserve;
 	if (unlikely(src->flags & CO_F_MUX)) {
 		n = src->mux->recv(src->mux_ctx, ch->buf->area + ch->buf->head + ch->buf->data, room);
@@ -225,11 +225,12 @@ enum chan_res chan_forward(struct channel *ch, struct conn *src, struct conn *ds
                            int *src_ready, uint64_t *rcvd, uint64_t *sent)
 {
 	uint64_t budget = CHN_READ_BUDGET;
+	int dst_full = 0;
 
 	for (;;) {
 		ssize_t n;
 
-		if (dst && dst->fd >= 0 && chan_pending(ch)) {
+		if (!dst_full && dst && dst->fd >= 0 && chan_pending(ch)) {
 			n = chan_send(ch, dst);
 			if (n > 0) {
 				*sent += (uint64_t)n;
@@ -237,8 +238,11 @@ enum chan_res chan_forward(struct channel *ch, struct conn *src, struct conn *ds
 			} else if (n != -EAGAIN && n != -EINTR && n != 0) {
 				return CHN_DST_ERR;
 			}
+			/* destination full: EV_WRITE says when it takes more; the
+			 * room left is still filled (a source watched for reading
+			 * while nothing reads it would be reported again and again) */
 			if (chan_pending(ch))
-				break;  /* destination full: wait for EV_WRITE */
+				dst_full = 1;
 		}
 		if ((ch->flags & CH_F_SHUTR) || !*src_ready || !chan_has_room(ch) || !budget)
 			break;
@@ -249,10 +253,14 @@ enum chan_res chan_forward(struct channel *ch, struct conn *src, struct conn *ds
 			budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
 			/* A short read drained the socket: epoll reports when more
 			 * arrives, an extra recv() now would only say EAGAIN. TLS:
-			 * bytes decrypted inside OpenSSL are not seen by epoll. */
+			 * bytes decrypted inside OpenSSL are not seen by epoll. A
+			 * mux endpoint is woken only when something new comes
+			 * (never again for what it holds already): only its
+			 * -EAGAIN says it is drained. */
 			if ((ch->buf ? ch->buf->head + ch->buf->data < buf_size()
 				     : ch->pipe && ch->pipe->data < pipe_capacity()) &&
-			    !(src->ssl && !(src->flags & CO_F_MUX) && ssl_sock_pending(src)))
+			    !(src->flags & CO_F_MUX) &&
+			    !(src->ssl && ssl_sock_pending(src)))
 				*src_ready = 0;
 			continue;
 		}
@@ -264,6 +272,8 @@ enum chan_res chan_forward(struct channel *ch, struct conn *src, struct conn *ds
 			*src_ready = 0;
 			break;
 		}
+		if (n == -ENOBUFS)
+			break;   /* the source may still hold bytes: read once there is room */
 		if (n == -EINTR)
 			continue;
 		return CHN_SRC_ERR;

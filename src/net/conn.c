@@ -12,13 +12,17 @@
 
 void conn_want(struct conn *c, int events)
 {
-	if (c->events == events)
-		return;
+	/* A mux endpoint is told every time, changed or not: it wakes the
+	 * stream for what is ready among <events>, as a level-triggered
+	 * socket would report it again (the stream may have taken a write
+	 * grant or made room without reading or writing in this pass). */
 	if (unlikely(c->flags & CO_F_MUX)) {
 		c->events = events;
 		c->mux->want(c->mux_ctx, events);
 		return;
 	}
+	if (c->events == events)
+		return;
 	if (c->events)
 		ev_io_stop(global.loop, &c->io);
 	c->events = events;
