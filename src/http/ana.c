@@ -857,23 +857,35 @@ static int http_res_rules(struct stream *s, struct http_head *h)
 	return 0;
 }
 
-/* Sends a stored answer straight to the client: head <hd> (<nl> bytes)
- * and body <body> (<blen> bytes, in the cache's store) in one sendmsg(),
- * neither copied into a buffer, when the client is a plain socket and
- * nothing else is on its way to it. Returns the bytes sent (0: none, or
- * not possible here; an error is met again, and handled, by the buffered
+/* A stored answer up to this size is copied after its head and sent with
+ * send(): cheaper than sendmsg()'s two iovecs for small objects (the
+ * kernel's msghdr and iovec handling costs more than the copy). */
+#define HTTP_STORED_COPY_MAX 2048
+
+/* Sends a stored answer straight to the client: head <hd> (<nl> bytes, in
+ * ha.out) and body <body> (<blen> bytes, in the cache's store) in one
+ * system call, the body not copied into a buffer (but for a small one,
+ * appended to the head), when the client is a plain socket and nothing
+ * else is on its way to it. Returns the bytes sent (0: none, or not
+ * possible here; an error is met again, and handled, by the buffered
  * path). The bytes are counted as chan_forward() counts them. */
-static size_t http_send_stored(struct stream *s, const char *hd, size_t nl, const char *body,
+static size_t http_send_stored(struct stream *s, char *hd, size_t nl, const char *body,
                                size_t blen)
 {
-	struct iovec iov[2] = { { (void *)hd, nl }, { (void *)body, blen } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = blen ? 2 : 1 };
 	ssize_t n;
 
 	if (s->cli.fd < 0 || s->cli.ssl || s->res.tap || s->res.buf || s->res.pipe ||
 	    (s->res.flags & CH_F_SHUTW))
 		return 0;
-	n = sendmsg(s->cli.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (nl + blen <= HTTP_STORED_COPY_MAX && nl + blen <= ha.size) {
+		memcpy(hd + nl, body, blen);
+		n = send(s->cli.fd, hd, nl + blen, MSG_NOSIGNAL | MSG_DONTWAIT);
+	} else {
+		struct iovec iov[2] = { { hd, nl }, { (void *)body, blen } };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = blen ? 2 : 1 };
+
+		n = sendmsg(s->cli.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
 	if (n <= 0)
 		return 0;
 	global.copied_bytes += (uint64_t)n;
