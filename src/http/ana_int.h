@@ -46,7 +46,7 @@ void http_count_status(struct stream *s, int status, int to_server);
  * is <head> already parsed (its fields' offsets are into <head>): it is
  * used instead of parsing it again. The response rules run on it as on a
  * server's response. The answer is sent at once, head and body in one
- * sendmsg() from where they are, when the client is a plain socket with
+ * system call from where they are, when the client is a plain socket with
  * nothing else pending; what the socket does not take (and any answer
  * that cannot go that way) is copied to be sent as the client reads.
  * <head> and <body> are not used after the call. Returns 1 when the

@@ -826,14 +826,26 @@ static const char *stored_field(const char *head, size_t hlen, const char *name,
 	return NULL;
 }
 
+/* The stored parse of object <o>'s head, or NULL when it has none (or
+ * one whose size does not match its field count). */
+static const struct head_parse *obj_parse(const struct cache_obj *o)
+{
+	const struct head_parse *hp = o->meta;
+
+	if (!hp || o->mlen < sizeof(*hp) || hp->m.nhdrs < 0 ||
+	    o->mlen != sizeof(*hp) + (size_t)hp->m.nhdrs * sizeof(hp->hdrs[0]))
+		return NULL;
+	return hp;
+}
+
 /* The value of field <name> in stored object <o>, or NULL: through its
  * stored parse when it has one (no scan of the head's bytes). */
 static const char *obj_field(const struct cache_obj *o, const char *name, size_t *vlen)
 {
-	const struct head_parse *hp = o->meta;
+	const struct head_parse *hp = obj_parse(o);
 	size_t nl = strlen(name);
 
-	if (!hp || o->mlen < sizeof(*hp))
+	if (!hp)
 		return stored_field(o->head, o->hlen, name, vlen);
 	for (int i = 0; i < hp->m.nhdrs; i++) {
 		const struct h1_hdr *f = &hp->hdrs[i];
@@ -929,12 +941,10 @@ static char *cache_hit_head(const struct cache_obj *o, int not_mod, uint64_t now
 static const struct h1_msg *cache_hit_parse(const struct cache_obj *o, const char *head,
                                             size_t hlen, struct h1_msg *m)
 {
-	const struct head_parse *hp = o->meta;
+	const struct head_parse *hp = obj_parse(o);
 	uint32_t n, at = (uint32_t)o->hlen - 2;   /* where the Age field starts */
 
-	if (!hp || o->mlen < sizeof(*hp) || hp->m.nhdrs < 0 ||
-	    o->mlen != sizeof(*hp) + (size_t)hp->m.nhdrs * sizeof(hp->hdrs[0]) ||
-	    hlen < at + 10 || memcmp(head + at, "age: ", 5) != 0)
+	if (!hp || hlen < at + 10 || memcmp(head + at, "age: ", 5) != 0)
 		return NULL;
 	n = (uint32_t)hp->m.nhdrs + 1;
 	if (n > cs.hit_nhdrs) {
