@@ -29,6 +29,8 @@ struct cache_obj {
 	size_t      hlen;
 	const char *body;       /* the body bytes as they were forwarded */
 	size_t      blen;
+	const void *meta;       /* what the caller stored with it (8-aligned), NULL: none */
+	size_t      mlen;
 	uint64_t    t_store;    /* ms, wall clock */
 	uint64_t    t_expire;   /* ms, wall clock: never served from then on */
 	uint32_t    age0;       /* the response's Age when it was stored, seconds */
@@ -43,15 +45,20 @@ struct cache_store *cache_store_new(size_t size);
 /* Unmaps the store (NULL accepted). */
 void cache_store_free(struct cache_store *st);
 
-/* Arena bytes an object of <klen> + <hlen> + <blen> bytes takes. */
-size_t cache_store_objsize(size_t klen, size_t hlen, size_t blen);
+/* Arena bytes an object of <klen> + <hlen> + <blen> bytes, with <mlen>
+ * bytes of meta, takes. */
+size_t cache_store_objsize(size_t klen, size_t hlen, size_t blen, size_t mlen);
 
 /* Stores an object under <hash> and key <key> (<klen> bytes), replacing one
  * with the same key; the least recently used objects are evicted until it
- * fits. Returns 0, or -1 when it cannot fit even in an empty store. */
+ * fits. <meta> (<mlen> bytes, 0: none) is kept with it, 8-aligned, for the
+ * caller (the HTTP cache keeps the head's parse there): it must hold no
+ * pointer, only what stays true in another process's mapping. Returns 0,
+ * or -1 when it cannot fit even in an empty store. */
 int cache_store_put(struct cache_store *st, uint64_t hash, const char *key, size_t klen,
                     const char *head, size_t hlen, const char *body, size_t blen,
-                    uint32_t age0, uint64_t now, uint64_t expire);
+                    const void *meta, size_t mlen, uint32_t age0, uint64_t now,
+                    uint64_t expire);
 
 /* The fresh object of key <key> (hash <hash>; the whole key is compared),
  * made the most recently used; an expired one found is removed. Returns 1

@@ -42,11 +42,19 @@ void http_count_status(struct stream *s, int status, int to_server);
 
 /* Answers the current request of <s> with a stored response (the HTTP
  * cache): head <head> (<hlen> bytes, complete, may be rewritten in place
- * while parsed) and <blen> body bytes, both copied. The response rules run
- * on it as on a server's response. Returns 1 when the request was
- * answered (possibly by a reply a rule made), 0 when the head could not be
- * parsed (nothing was done: the server is asked). */
-int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *body, size_t blen);
+ * while parsed) and <blen> body bytes at <body>. <parsed>, when not NULL,
+ * is <head> already parsed (its fields' offsets are into <head>): it is
+ * used instead of parsing it again. The response rules run on it as on a
+ * server's response. The answer is sent at once, head and body in one
+ * system call from where they are, when the client is a plain socket with
+ * nothing else pending; what the socket does not take (and any answer
+ * that cannot go that way) is copied to be sent as the client reads.
+ * <head> and <body> are not used after the call. Returns 1 when the
+ * request was answered (possibly by a reply a rule made), 0 when the head
+ * could not be parsed (nothing was done: the server is asked). */
+struct h1_msg;
+int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *body, size_t blen,
+                       const struct h1_msg *parsed);
 
 /* ---- srv_conn.c: the server side of an exchange ---- */
 

@@ -5,6 +5,7 @@
  * rules ran, a response body collected while it is forwarded (a channel
  * tap) and stored once the exchange ended complete. The store itself is
  * cache_store.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,12 @@
 #include <sluice/common.h>
 #include <sluice/comp.h>
 #include <sluice/global.h>
+#include <sluice/h1.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_filter.h>
 #include <sluice/http_head.h>
 #include <sluice/log.h>
+#include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
 #include <sluice/str.h>
@@ -64,7 +67,20 @@ static struct {
 	struct cache_ref *refs;
 	int               active;   /* some cache is in use: the analyser's hooks run */
 	int               vary;     /* some cache has process-vary on */
+	struct pool      *ct_pool;  /* struct cache_txn */
+	struct dstr       hit_head; /* the head of the hit being answered (scratch) */
+	struct h1_hdr    *hit_hdrs; /* its fields' parse (scratch) */
+	uint32_t          hit_nhdrs;
 } cs;
+
+/* A stored head's parse, kept with the object as its meta (cache.h) so
+ * that a hit is not parsed again: the message as h1_parse() left it for a
+ * GET (pointers cleared: only offsets into the stored head are kept), then
+ * its fields. */
+struct head_parse {
+	struct h1_msg m;
+	struct h1_hdr hdrs[];
+};
 
 /* What one transaction does with the caches. */
 struct cache_txn {
@@ -74,7 +90,7 @@ struct cache_txn {
 	int           cacheable;  /* the request may be stored / served (GET, 1.1...) */
 	int           bypass;     /* request no-cache: not served, may be stored */
 	uint64_t      hash;       /* of the primary key: the secondary ones share it */
-	char         *key;        /* primary key (host, LF, target) */
+	char         *key;        /* primary key (host, LF, target): kbuf or malloc'd */
 	size_t        klen;
 	char         *ae;         /* the request's Accept-Encoding, normalised ("" if none) */
 	char         *ref;        /* its Referer ("" if none) */
@@ -90,6 +106,7 @@ struct cache_txn {
 	uint64_t      t_expire;
 	uint32_t      age0;
 	int           failed;
+	char          kbuf[192];  /* the key when it fits: no allocation per request */
 };
 
 /* Vary signatures: which request fields a stored response varies on. */
@@ -282,6 +299,10 @@ void cache_free_all(void)
 		free(r->file);
 		free(r);
 	}
+	dstr_free(&cs.hit_head);
+	free(cs.hit_hdrs);
+	cs.hit_hdrs = NULL;
+	cs.hit_nhdrs = 0;
 	cs.cur = NULL;
 	cs.active = 0;
 	cs.vary = 0;
@@ -325,8 +346,13 @@ static struct cache_txn *ctxn_of(struct stream *s)
 
 	if (!txn)
 		return NULL;
-	if (!txn->cache)
-		txn->cache = calloc(1, sizeof(*txn->cache));
+	if (!txn->cache) {
+		if (!cs.ct_pool)
+			cs.ct_pool = pool_create("cache_txn", sizeof(struct cache_txn));
+		/* all but the key's buffer starts zeroed */
+		if ((txn->cache = pool_alloc(cs.ct_pool)))
+			memset(txn->cache, 0, offsetof(struct cache_txn, kbuf));
+	}
 	return txn->cache;
 }
 
@@ -721,7 +747,7 @@ static void cache_req_key(struct stream *s, struct cache_txn *ct)
 	u = &h->sl[HTTP_SL_URI];
 	i = http_head_find(h, "host", 4, 0);
 	ct->klen = (i >= 0 ? h->f[i].v.len : 0) + 1 + u->len;
-	ct->key = malloc(ct->klen);
+	ct->key = ct->klen <= sizeof(ct->kbuf) ? ct->kbuf : malloc(ct->klen);
 	if (!ct->key)
 		return;
 	if (i >= 0)
@@ -800,6 +826,38 @@ static const char *stored_field(const char *head, size_t hlen, const char *name,
 	return NULL;
 }
 
+/* The stored parse of object <o>'s head, or NULL when it has none (or
+ * one whose size does not match its field count). */
+static const struct head_parse *obj_parse(const struct cache_obj *o)
+{
+	const struct head_parse *hp = o->meta;
+
+	if (!hp || o->mlen < sizeof(*hp) || hp->m.nhdrs < 0 ||
+	    o->mlen != sizeof(*hp) + (size_t)hp->m.nhdrs * sizeof(hp->hdrs[0]))
+		return NULL;
+	return hp;
+}
+
+/* The value of field <name> in stored object <o>, or NULL: through its
+ * stored parse when it has one (no scan of the head's bytes). */
+static const char *obj_field(const struct cache_obj *o, const char *name, size_t *vlen)
+{
+	const struct head_parse *hp = obj_parse(o);
+	size_t nl = strlen(name);
+
+	if (!hp)
+		return stored_field(o->head, o->hlen, name, vlen);
+	for (int i = 0; i < hp->m.nhdrs; i++) {
+		const struct h1_hdr *f = &hp->hdrs[i];
+
+		if (f->name.len == nl && strncasecmp(o->head + f->name.off, name, nl) == 0) {
+			*vlen = f->value.len;
+			return o->head + f->value.off;
+		}
+	}
+	return NULL;
+}
+
 /* Whether the request's conditions make a stored object a 304. */
 static int cache_not_modified(const struct http_head *rq, const struct cache_obj *o)
 {
@@ -809,16 +867,16 @@ static int cache_not_modified(const struct http_head *rq, const struct cache_obj
 	char buf[128];
 
 	if (i >= 0) {
-		v = stored_field(o->head, o->hlen, "etag", &vl);
+		v = obj_field(o, "etag", &vl);
 		return v && etag_listed(rq->f[i].v.p, rq->f[i].v.len, v, vl);
 	}
 	if (field_str(rq, "if-modified-since", buf, sizeof(buf))) {
 		long long ims = http_date(buf), lm;
 		char lmb[128];
 
-		v = stored_field(o->head, o->hlen, "last-modified", &vl);
+		v = obj_field(o, "last-modified", &vl);
 		if (!v)
-			v = stored_field(o->head, o->hlen, "date", &vl);
+			v = obj_field(o, "date", &vl);
 		if (v && vl < sizeof(lmb)) {
 			memcpy(lmb, v, vl);
 			lmb[vl] = 0;
@@ -832,22 +890,24 @@ static int cache_not_modified(const struct http_head *rq, const struct cache_obj
 }
 
 /* The head to send for a hit: the stored one, or a 304 made of its
- * validators and freshness fields, with the Age field. NULL when memory
- * is exhausted. */
+ * validators and freshness fields, with the Age field, written in the
+ * cache's scratch string (kept from hit to hit: no allocation once it is
+ * large enough). NULL when memory is exhausted. */
 static char *cache_hit_head(const struct cache_obj *o, int not_mod, uint64_t now, size_t *len)
 {
 	static const char *const keep304[] = {
 		"etag", "last-modified", "cache-control", "expires", "date", "content-location", "vary",
 	};
-	struct dstr d = { 0 };
+	struct dstr d = cs.hit_head;
 	uint64_t age = o->age0 + (now > o->t_store ? (now - o->t_store) / 1000 : 0);
 	const char *p = o->head, *e = o->head + o->hlen - 2;   /* without the empty line */
 
+	d.len = 0;
 	if (not_mod) {
 		dstr_add(&d, "HTTP/1.1 304 Not Modified\r\n", 27);
 		for (size_t i = 0; i < ARRAY_SIZE(keep304); i++) {
 			size_t vl;
-			const char *v = stored_field(o->head, o->hlen, keep304[i], &vl);
+			const char *v = obj_field(o, keep304[i], &vl);
 
 			if (v)
 				dstr_printf(&d, "%s: %.*s\r\n", keep304[i], (int)vl, v);
@@ -866,10 +926,45 @@ static char *cache_hit_head(const struct cache_obj *o, int not_mod, uint64_t now
 		dstr_add(&d, q, (size_t)(num + sizeof(num) - q));
 		dstr_add(&d, "\r\n\r\n", 4);
 	}
-	if (!d.p)
+	cs.hit_head = d;
+	if (!d.p || d.len < 4 || memcmp(d.p + d.len - 4, "\r\n\r\n", 4))
 		return NULL;
 	*len = d.len;
 	return d.p;
+}
+
+/* The parse of hit head <head> (<hlen> bytes: stored object <o>'s head
+ * with the Age field appended, cache_hit_head()) from the object's stored
+ * parse, in the cache's scratch: NULL when the object has none (the head
+ * is then parsed). Valid for a GET answered in full only (the stored parse
+ * frames the body of a GET). */
+static const struct h1_msg *cache_hit_parse(const struct cache_obj *o, const char *head,
+                                            size_t hlen, struct h1_msg *m)
+{
+	const struct head_parse *hp = obj_parse(o);
+	uint32_t n, at = (uint32_t)o->hlen - 2;   /* where the Age field starts */
+
+	if (!hp || hlen < at + 10 || memcmp(head + at, "age: ", 5) != 0)
+		return NULL;
+	n = (uint32_t)hp->m.nhdrs + 1;
+	if (n > cs.hit_nhdrs) {
+		struct h1_hdr *a = realloc(cs.hit_hdrs, n * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		cs.hit_hdrs = a;
+		cs.hit_nhdrs = n;
+	}
+	*m = hp->m;
+	m->hdrs = cs.hit_hdrs;
+	m->maxhdr = (int)n;
+	m->nhdrs = (int)n;
+	memcpy(cs.hit_hdrs, hp->hdrs, (n - 1) * sizeof(*m->hdrs));
+	cs.hit_hdrs[n - 1].name = (struct h1_slice){ at, 3 };
+	cs.hit_hdrs[n - 1].value = (struct h1_slice){ at + 5, (uint32_t)(hlen - 4 - (at + 5)) };
+	m->head_len = (uint32_t)hlen;
+	m->scanned = (uint32_t)hlen;
+	return m;
 }
 
 /* Whether the request in <h> accepts the content coding of stored <o>, as
@@ -880,7 +975,7 @@ static char *cache_hit_head(const struct cache_obj *o, int not_mod, uint64_t now
 static int cache_coding_accepted(const struct http_head *h, const struct cache_obj *o)
 {
 	size_t vl;
-	const char *v = stored_field(o->head, o->hlen, "content-encoding", &vl);
+	const char *v = obj_field(o, "content-encoding", &vl);
 	enum comp_algo a;
 	struct comp_ae ae;
 	int q;
@@ -910,6 +1005,7 @@ int cache_req_answer(struct stream *s)
 	uint64_t now;
 	char *head;
 	size_t hlen;
+	struct h1_msg pm;
 	int not_mod, ret;
 
 	if (likely(!cs.active))
@@ -951,8 +1047,9 @@ int cache_req_answer(struct stream *s)
 		return 0;
 	ct->hit = ct->use;
 	ret = http_answer_stored(s, head, hlen, o.body,
-				 not_mod || txn->meth == H1_M_HEAD ? 0 : o.blen);
-	free(head);
+				 not_mod || txn->meth == H1_M_HEAD ? 0 : o.blen,
+				 !not_mod && txn->meth == H1_M_GET ?
+				 cache_hit_parse(&o, head, hlen, &pm) : NULL);
 	if (ret) {
 		s->fe->fe_counters.cache_hits++;
 		if (s->be != s->fe)
@@ -1064,10 +1161,33 @@ static void cache_sweep_arm(void)
 	ev_unref(global.loop);
 }
 
+/* The parse of the head of the object <ct> collected, to store with it
+ * (struct head_parse, <*len> bytes, to free), or NULL when it does not
+ * parse as a response to a GET (the hits parse it then, and fail as the
+ * store does). */
+static struct head_parse *cache_head_parse(struct cache_txn *ct, size_t *len)
+{
+	int maxh = global.maxhdr > 1 ? global.maxhdr - 1 : 1;
+	struct head_parse *hp = malloc(sizeof(*hp) + (size_t)maxh * sizeof(hp->hdrs[0]));
+
+	if (!hp)
+		return NULL;
+	h1_msg_init(&hp->m, hp->hdrs, maxh, 1, H1_M_GET);
+	if (h1_parse(ct->obj.p, ct->hlen, ct->hlen, &hp->m) != (int)ct->hlen) {
+		free(hp);
+		return NULL;
+	}
+	hp->m.hdrs = NULL;     /* offsets only: the store could be shared */
+	hp->m.err_msg = NULL;
+	*len = sizeof(*hp) + (size_t)hp->m.nhdrs * sizeof(hp->hdrs[0]);
+	return hp;
+}
+
 void cache_txn_end(struct stream *s)
 {
 	struct cache_txn *ct = s->txn->cache;
-	size_t blen;
+	struct head_parse *hp = NULL;
+	size_t blen, mlen = 0;
 
 	if (!ct || !ct->collecting)
 		return;
@@ -1078,10 +1198,13 @@ void cache_txn_end(struct stream *s)
 	if (!ct->failed && !ct->skip && s->txn->res_st == HTTP_MSG_DONE && !s->res.to_forward &&
 	    !(s->txn->flags & TX_F_LOCAL) &&
 	    (ct->clen == UINT64_MAX || ct->clen == blen) &&
+	    ((hp = cache_head_parse(ct, &mlen)) || 1) &&
 	    cache_store_put(ct->store->st, ct->hash, ct->skey ? ct->skey : ct->key,
 			    ct->skey ? ct->sklen : ct->klen, ct->obj.p, ct->hlen,
-			    ct->obj.p + ct->hlen, blen, ct->age0, cache_now(), ct->t_expire) == 0)
+			    ct->obj.p + ct->hlen, blen, hp, mlen, ct->age0, cache_now(),
+			    ct->t_expire) == 0)
 		cache_sweep_arm();
+	free(hp);
 	cache_drop(s, ct);
 }
 
@@ -1097,11 +1220,12 @@ void cache_txn_free(struct stream *s)
 	if (!ct)
 		return;
 	cache_drop(s, ct);
-	free(ct->key);
+	if (ct->key != ct->kbuf)
+		free(ct->key);
 	free(ct->ae);
 	free(ct->ref);
 	free(ct->skey);
-	free(ct);
+	pool_free(cs.ct_pool, ct);
 	s->txn->cache = NULL;
 }
 

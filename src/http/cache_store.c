@@ -42,8 +42,8 @@ struct ent {
 	uint32_t hnext;              /* next object of the bucket */
 	uint32_t lru_prev, lru_next;
 	uint32_t klen, hlen, blen;
-	uint32_t pad;
-	/* key, head, body follow */
+	uint32_t mlen;               /* bytes of meta */
+	/* key, head, body follow, then the meta at the next multiple of 8 */
 };
 
 struct cache_store {
@@ -104,9 +104,19 @@ void cache_store_free(struct cache_store *st)
 		munmap(st, st->hdr.size);
 }
 
-size_t cache_store_objsize(size_t klen, size_t hlen, size_t blen)
+size_t cache_store_objsize(size_t klen, size_t hlen, size_t blen, size_t mlen)
 {
-	return align_up(sizeof(struct blk) + sizeof(struct ent) + klen + hlen + blen);
+	size_t n = align_up(sizeof(struct blk) + sizeof(struct ent) + klen + hlen + blen);
+
+	return mlen ? n + align_up(mlen) : n;
+}
+
+/* Offset of the meta from the object's key (8-aligned in the arena: the
+ * entry ends on a multiple of 8). */
+static size_t meta_off(size_t klen, size_t hlen, size_t blen)
+{
+	return align_up(sizeof(struct blk) + sizeof(struct ent) + klen + hlen + blen) -
+	       sizeof(struct blk) - sizeof(struct ent);
 }
 
 uint32_t cache_store_count(const struct cache_store *st)
@@ -267,6 +277,8 @@ static void obj_fill(const struct cache_store *st, uint32_t off, struct cache_ob
 	o->hlen = e->hlen;
 	o->body = o->head + e->hlen;
 	o->blen = e->blen;
+	o->meta = e->mlen ? k + meta_off(e->klen, e->hlen, e->blen) : NULL;
+	o->mlen = e->mlen;
 	o->t_store = e->t_store;
 	o->t_expire = e->t_expire;
 	o->age0 = e->age0;
@@ -275,9 +287,9 @@ static void obj_fill(const struct cache_store *st, uint32_t off, struct cache_ob
 
 int cache_store_put(struct cache_store *st, uint64_t hash, const char *key, size_t klen,
                     const char *head, size_t hlen, const char *body, size_t blen,
-                    uint32_t age0, uint64_t now, uint64_t expire)
+                    const void *meta, size_t mlen, uint32_t age0, uint64_t now, uint64_t expire)
 {
-	size_t need = cache_store_objsize(klen, hlen, blen);
+	size_t need = cache_store_objsize(klen, hlen, blen, mlen);
 	uint32_t off;
 	struct ent *e;
 	char *p;
@@ -310,6 +322,9 @@ int cache_store_put(struct cache_store *st, uint64_t hash, const char *key, size
 	memcpy(p + klen, head, hlen);
 	if (blen)
 		memcpy(p + klen + hlen, body, blen);
+	e->mlen = (uint32_t)mlen;
+	if (mlen)
+		memcpy(p + meta_off(klen, hlen, blen), meta, mlen);
 	e->hnext = *bucket_of(st, hash);
 	*bucket_of(st, hash) = off;
 	lru_push(st, off);

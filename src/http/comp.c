@@ -6,7 +6,8 @@
  * that output is put back in the channel as HTTP/1.1 chunks, which are the
  * only bytes granted. A burst of input ends with Z_SYNC_FLUSH so that a
  * streaming response is not held back; the end of the body with Z_FINISH
- * and the last chunk. A body that ends early never gets its last chunk. */
+ * and the last chunk, followed by the server's trailer fields when it sent
+ * some (a chunked body). A body that ends early never gets its last chunk. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,10 @@ struct comp_ctx {
 	int               in_end;    /* the body's end was read */
 	int               z_end;     /* Z_STREAM_END reached */
 	int               last_put;  /* the last chunk is in the channel */
+	/* CF_CHUNKED: the server's trailer section as it came (fields and the
+	 * empty line that ends it), written after the last chunk */
+	char             *trl;
+	uint32_t          trl_len;
 	unsigned          chflags;   /* the channel's splice flags, restored at the end */
 };
 
@@ -690,12 +695,18 @@ static int comp_push(struct stream *s, struct comp_ctx *c)
 		raw = b->data - granted;
 		room = buf_size() - b->data;
 		if (last) {
-			if (room < 5)
+			/* "0" CRLF, then the trailer section (at least its
+			 * empty line) */
+			const char *t = c->trl_len ? c->trl : "\r\n";
+			uint32_t tl = c->trl_len ? c->trl_len : 2;
+
+			if (room < 3 + tl)
 				return moved;
-			memmove(b->area + granted + 5, b->area + granted, raw);
-			memcpy(b->area + granted, "0\r\n\r\n", 5);
-			b->data += 5;
-			ch->to_forward += 5;
+			memmove(b->area + granted + 3 + tl, b->area + granted, raw);
+			memcpy(b->area + granted, "0\r\n", 3);
+			memcpy(b->area + granted + 3, t, tl);
+			b->data += 3 + tl;
+			ch->to_forward += 3 + tl;
 			c->last_put = 1;
 			return 1;
 		}
@@ -714,6 +725,10 @@ static int comp_push(struct stream *s, struct comp_ctx *c)
 		moved = 1;
 	}
 }
+
+/* The longest trailer section kept (fields and the empty line): a server
+ * sending more gets its response cut (bad framing), as a head too large. */
+#define COMP_TRL_MAX 4096
 
 /* The payload bytes at the start of the raw region (<raw> bytes from
  * <p>): how many may go to deflate now (framing bytes before them are
@@ -735,10 +750,20 @@ static long comp_payload(struct comp_ctx *c, const char *p, uint32_t raw, uint32
 		while (*skip < raw && !(c->ck.state == H1_CK_DATA && c->ck.left)) {
 			const char *err;
 			size_t used;
+			int trailer = c->ck.state == H1_CK_TRAILER;
 			int r = h1_chunk_scan(&c->ck, p + *skip, 1, &used, &err);
 
 			if (r == -1)
 				return -1;
+			if (trailer) {
+				/* kept for the last chunk, bounded as a head's
+				 * rewrite is: beyond, the response is cut */
+				if (!c->trl && !(c->trl = malloc(COMP_TRL_MAX)))
+					return -1;
+				if (c->trl_len >= COMP_TRL_MAX)
+					return -1;
+				c->trl[c->trl_len++] = p[*skip];
+			}
 			(*skip)++;
 			if (r == 1) {
 				c->in_end = 1;
@@ -873,6 +898,7 @@ void comp_txn_end(struct stream *s)
 		return;
 	comp_zend(c);
 	buf_put(c->out);
+	free(c->trl);
 	pool_free(ctx_pool, c);
 	txn->comp = NULL;
 }

@@ -20,7 +20,7 @@ static int put(struct cache_store *st, uint64_t h, const char *key, size_t blen,
 
 	memset(body, 'x', blen);
 	return cache_store_put(st, h, key, strlen(key), "HTTP/1.1 200 OK\r\n\r\n", 19, body, blen,
-			       0, now, exp);
+			       NULL, 0, 0, now, exp);
 }
 
 static void test_insert_lookup(void **state)
@@ -30,7 +30,7 @@ static void test_insert_lookup(void **state)
 
 	assert_non_null(st);
 	assert_int_equal(cache_store_count(st), 0);
-	assert_int_equal(cache_store_put(st, 7, "h\n/a", 4, "HEAD", 4, "body", 4, 3, 1000, 5000), 0);
+	assert_int_equal(cache_store_put(st, 7, "h\n/a", 4, "HEAD", 4, "body", 4, NULL, 0, 3, 1000, 5000), 0);
 	assert_int_equal(cache_store_get(st, 7, "h\n/a", 4, 2000, &o), 1);
 	assert_int_equal(o.hlen, 4);
 	assert_memory_equal(o.head, "HEAD", 4);
@@ -39,16 +39,43 @@ static void test_insert_lookup(void **state)
 	assert_int_equal(o.age0, 3);
 	assert_int_equal(o.t_store, 1000);
 	assert_int_equal(o.t_expire, 5000);
-	assert_int_equal(o.size, cache_store_objsize(4, 4, 4));
+	assert_int_equal(o.size, cache_store_objsize(4, 4, 4, 0));
 	assert_int_equal(cache_store_used(st), o.size);
 	/* another key, another hash: nothing */
 	assert_int_equal(cache_store_get(st, 8, "h\n/b", 4, 2000, &o), 0);
 	/* the same key stored again replaces it */
-	assert_int_equal(cache_store_put(st, 7, "h\n/a", 4, "H2", 2, "", 0, 0, 1000, 5000), 0);
+	assert_int_equal(cache_store_put(st, 7, "h\n/a", 4, "H2", 2, "", 0, NULL, 0, 0, 1000, 5000), 0);
 	assert_int_equal(cache_store_count(st), 1);
 	assert_int_equal(cache_store_get(st, 7, "h\n/a", 4, 2000, &o), 1);
 	assert_int_equal(o.hlen, 2);
+	assert_null(o.meta);
+	assert_int_equal(o.mlen, 0);
 	assert_int_equal(o.blen, 0);
+	cache_store_free(st);
+}
+
+/* Meta kept with an object comes back 8-aligned and intact, whatever the
+ * lengths before it, and counts in the object's size. */
+static void test_meta(void **state)
+{
+	struct cache_store *st = cache_store_new(ARENA);
+	const uint64_t meta[3] = { 1, 0x1122334455667788ULL, 3 };
+	struct cache_obj o;
+
+	assert_non_null(st);
+	for (size_t bl = 0; bl < 9; bl++) {
+		assert_int_equal(cache_store_put(st, 9, "k", 1, "HH3", 3, "bbbbbbbbb", bl, meta,
+						 sizeof(meta), 0, 1000, 5000), 0);
+		assert_int_equal(cache_store_get(st, 9, "k", 1, 2000, &o), 1);
+		assert_int_equal(o.blen, bl);
+		assert_int_equal(o.mlen, sizeof(meta));
+		assert_non_null(o.meta);
+		assert_int_equal((uintptr_t)o.meta % 8, 0);
+		assert_memory_equal(o.meta, meta, sizeof(meta));
+		assert_memory_equal(o.head, "HH3", 3);
+		assert_int_equal(o.size, cache_store_objsize(1, 3, bl, sizeof(meta)));
+		assert_int_equal(cache_store_used(st), o.size);
+	}
 	cache_store_free(st);
 }
 
@@ -116,7 +143,7 @@ static void test_bounds(void **state)
 	assert_int_equal(put(st, 2, "b", cap, 0, 1000), -1);
 	assert_int_equal(cache_store_count(st), 1);
 	/* exactly the capacity fits once the rest is evicted */
-	assert_int_equal(put(st, 3, "c", cap - cache_store_objsize(1, 19, 0), 0, 1000), 0);
+	assert_int_equal(put(st, 3, "c", cap - cache_store_objsize(1, 19, 0, 0), 0, 1000), 0);
 	assert_int_equal(cache_store_count(st), 1);
 	assert_int_equal(cache_store_used(st), cap);
 	/* many small objects: iteration sees each once, all inside the arena */
@@ -155,7 +182,7 @@ static void test_expire(void **state)
 	assert_int_equal(cache_store_count(st), 0);
 	assert_int_equal(cache_store_used(st), 0);
 	/* freed blocks merged back: the whole capacity is one block again */
-	assert_int_equal(put(st, 4, "d", cache_store_capacity(st) - cache_store_objsize(1, 19, 0),
+	assert_int_equal(put(st, 4, "d", cache_store_capacity(st) - cache_store_objsize(1, 19, 0, 0),
 			     0, 9000), 0);
 	cache_store_free(st);
 }
@@ -164,6 +191,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_insert_lookup),
+		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_full_key_compare),
 		cmocka_unit_test(test_lru_evict),
 		cmocka_unit_test(test_bounds),
