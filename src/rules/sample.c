@@ -507,6 +507,17 @@ static void smp_args_queue(struct smp_arg *args, const char *expr)
 	}
 }
 
+/* The type <c> gives to an input of type <cur>: its own, the input's for a
+ * converter taking and giving any type (set-var: the value passes
+ * through), unknown (any) for one whose output type depends on its
+ * arguments or on the data (json_query). */
+static enum smp_type smp_conv_out(const struct smp_conv_kw *c, enum smp_type cur)
+{
+	if (c->out != SMP_T_ANY)
+		return c->out;
+	return c->in == SMP_T_ANY ? cur : SMP_T_ANY;
+}
+
 int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char **err)
 {
 	const char *p = str;
@@ -578,7 +589,7 @@ int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char *
 			free(m);
 			goto fail;
 		}
-		cur = c->out == SMP_T_ANY ? cur : c->out;
+		cur = smp_conv_out(c, cur);
 	}
 	if (end)
 		*end = p;
@@ -598,8 +609,7 @@ enum smp_type smp_expr_type(const struct smp_expr *e)
 	enum smp_type t = e->fetch ? e->fetch->out : SMP_T_ANY;
 
 	for (int i = 0; i < e->nconv; i++)
-		if (e->convs[i].kw->out != SMP_T_ANY)
-			t = e->convs[i].kw->out;
+		t = smp_conv_out(e->convs[i].kw, t);
 	return t;
 }
 
