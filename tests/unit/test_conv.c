@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <sluice/cfg.h>
 #include <sluice/common.h>
@@ -37,9 +39,12 @@
 
 static const char cfg_text[] =
 	"defaults\n mode http\n timeout client 1s\n timeout server 1s\n timeout connect 1s\n"
-	"frontend fe\n default_backend be\n"
+	"frontend fe\n default_backend be\n declare capture request len 4\n"
+	" capture request header Host len 32\n declare capture response len 3\n"
 	"backend be\n server s1 127.0.0.1:8080\n server s2 127.0.0.1:8081 maxconn 10\n"
-	"backend other\n server o1 127.0.0.1:8082\n";
+	"backend other\n server o1 127.0.0.1:8082\n server o2 127.0.0.1:8083 disabled\n"
+	" server o3 127.0.0.1:8084 backup\n"
+	"backend nonelive\n server n1 127.0.0.1:8085 disabled\n server n2 127.0.0.1:8086 backup\n";
 
 static void setup_stream(void)
 {
@@ -504,6 +509,155 @@ static void test_vars(void **state)
 	EV("str(x),unset-var(nope)", "<error: converter 'unset-var': invalid variable name 'nope' (expects <scope>.<name> with scope proc, sess, txn, req or res)>");
 }
 
+/* ---- nbsrv, srv_queue ---- */
+
+static void test_proxies(void **state)
+{
+	struct proxy *be, *other;
+
+	setup_stream();
+	be = proxy_find("be", PR_CAP_BE);
+	other = proxy_find("other", PR_CAP_BE);
+	EV("str(be),nbsrv", "int:2");
+	EV("str(other),nbsrv", "int:1");          /* o2 disabled, o3 backup */
+	EV("str(nonelive),nbsrv", "int:1");       /* no active server: the backups */
+	EV("str(fe),nbsrv", "<none>");            /* a frontend only */
+	EV("str(nosuch),nbsrv", "<none>");
+	EV("str(),nbsrv", "<none>");
+	EV("str(be\\x),nbsrv", "<none>");
+	EV("be_name,nbsrv", "int:2");
+	EV("int(1),nbsrv", "<none>");
+	EV("str(be),nbsrv(1)", "<error: too many arguments for 'nbsrv' (at most 0)>");
+
+	be->servers->nbpend = 3;                  /* s1 */
+	other->servers->next->nbpend = 5;         /* o2 */
+	EV("str(be/s1),srv_queue", "int:3");
+	EV("str(s1),srv_queue", "int:3");         /* the stream's backend */
+	EV("str(s2),srv_queue", "int:0");
+	EV("str(other/o2),srv_queue", "int:5");
+	EV("str(o2),srv_queue", "<none>");        /* not in the stream's backend */
+	EV("str(be/nosuch),srv_queue", "<none>");
+	EV("str(nosuch/s1),srv_queue", "<none>");
+	EV("str(fe/s1),srv_queue", "<none>");
+	EV("str(/s1),srv_queue", "<none>");
+	EV("str(be/),srv_queue", "<none>");
+	EV("str(),srv_queue", "<none>");
+	EV("str(be/s1/x),srv_queue", "<none>");
+	{
+		char expr[700];
+
+		memset(expr, 0, sizeof(expr));
+		memcpy(expr, "str(", 4);
+		memset(expr + 4, 'b', 600);
+		strcat(expr, "/s1),srv_queue");
+		EV(expr, "<none>");
+	}
+	EV("str(s1),srv_queue(x)", "<error: too many arguments for 'srv_queue' (at most 0)>");
+	be->servers->nbpend = 0;
+	other->servers->next->nbpend = 0;
+}
+
+/* ---- capture-req, capture-res ---- */
+
+static void test_capture(void **state)
+{
+	setup_stream();
+	/* slot 0: declare capture request len 4; slot 1: Host header */
+	EV("str(abcdef),capture-req(0)", "str:abcdef");
+	EV("capture.req.hdr(0)", "str:abcd");
+	EV("str(xy),capture-req(0)", "str:xy");
+	EV("capture.req.hdr(0)", "str:xy");            /* the last value wins */
+	EV("str(host),capture-req(1)", "str:host");
+	EV("capture.req.hdr(1)", "str:host");
+	EV("str(x),capture-req(2)", "<none>");        /* no such slot */
+	EV("str(),capture-req(0)", "str:");
+	EV("capture.req.hdr(0)", "str:");
+	EV("int(12345),capture-req(0)", "str:12345");
+	EV("capture.req.hdr(0)", "str:1234");
+	EV("str(resp),capture-res(0)", "str:resp");
+	EV("capture.res.hdr(0)", "str:res");
+	EV("str(x),capture-res(1)", "<none>");
+	EV("str(x),capture-req", "<error: missing argument 1 of 'capture-req'>");
+	EV("str(x),capture-req(-1)", "<error: converter 'capture-req': capture slot -1 out of range (0 to 65535)>");
+	EV("str(x),capture-res(65536)", "<error: converter 'capture-res': capture slot 65536 out of range (0 to 65535)>");
+	EV("str(x),capture-req(a)", "<error: argument 1 of 'capture-req' must be an integer (got 'a')>");
+	EV("str(x),capture-req(1,2)", "<error: too many arguments for 'capture-req' (at most 1)>");
+}
+
+static void test_declare_capture_cfg(void **state)
+{
+	PARSE_FRESH("backend b\n declare capture request len 4\n", 1);
+	assert_non_null(strstr(errtext, "is not valid in a backend section"));
+	PARSE_FRESH("frontend f\n declare capture request\n", 1);
+	assert_non_null(strstr(errtext, "expects 'len <length>'"));
+	PARSE_FRESH("frontend f\n declare capture request len 0\n", 1);
+	assert_non_null(strstr(errtext, "'len 0'"));
+	PARSE_FRESH("frontend f\n declare capture request len 65537\n", 1);
+	PARSE_FRESH("frontend f\n declare capture response size 4\n", 1);
+	PARSE_FRESH("frontend f\n declare capture request len 4 x\n", 1);
+	PARSE_FRESH("frontend f\n declare capture sideways len 4\n", 1);
+	PARSE_FRESH("frontend f\n declare capture request len 4\n"
+		    " declare capture response len 65536\n", 0);
+	/* mode tcp: accepted, with a warning that nothing fills the slot */
+	PARSE_FRESH("frontend f\n mode tcp\n declare capture request len 4\n", 0);
+	EXPECT_ERRORS(postparse(), 0);
+	assert_non_null(strstr(errtext, "'declare capture' slots are only filled in 'mode http'"));
+}
+
+/* ---- debug ---- */
+
+/* Evaluates <expr> with the standard error (or output, <fd>) sent to a
+ * file; returns what was written. */
+static const char *debug_run(const char *expr, int fd, const char *want_val)
+{
+	static char got[4096];
+	char path[] = "/tmp/test_conv.XXXXXX";
+	int tmp = mkstemp(path), saved = dup(fd);
+	ssize_t n;
+
+	assert_true(tmp >= 0 && saved >= 0);
+	fflush(NULL);
+	assert_int_equal(dup2(tmp, fd), fd);
+	assert_string_equal(ev(expr), want_val);
+	assert_int_equal(dup2(saved, fd), fd);
+	close(saved);
+	n = pread(tmp, got, sizeof(got) - 1, 0);
+	close(tmp);
+	unlink(path);
+	got[n > 0 ? n : 0] = '\0';
+	return got;
+}
+
+static void test_debug(void **state)
+{
+	setup_stream();
+	assert_string_equal(debug_run("str(a\tb\\\\),debug(p1,stderr)", 2, "str:a\tb\\"),
+			    "[debug] p1: type=str a\\x09b\\x5c\n");
+	assert_string_equal(debug_run("int(42),debug(,stderr),add(1)", 2, "int:43"),
+			    "[debug] debug: type=sint 42\n");
+	assert_string_equal(debug_run("src,debug(ip,stdout)", 1, "ipv4:192.0.2.7"),
+			    "[debug] ip: type=ipv4 192.0.2.7\n");
+	assert_string_equal(debug_run("int(1),bool,debug(b,stderr),not", 2, "bool:0"),
+			    "[debug] b: type=bool 1\n");
+	{
+		const char *out;
+
+		set_long("big", 'z', VAR_MAX_LEN);
+		out = debug_run("var(proc.big),debug(big,stderr),length", 2, "int:16384");
+		assert_true(strlen(out) < 2048);
+		assert_non_null(strstr(out, "zzz...\n"));
+		set_long("bin", '\x01', 4);
+		out = debug_run("var(proc.bin),debug(b,stderr)", 2, "str:\x01\x01\x01\x01");
+		assert_string_equal(out, "[debug] b: type=str \\x01\\x01\\x01\\x01\n");
+	}
+	EV("str(x),debug", "<error: converter 'debug': destination 'buf0' is a ring buffer, which sluice does not have; name 'stderr' or 'stdout' (debug(<prefix>,stderr))>");
+	EV("str(x),debug(p)", "<error: converter 'debug': destination 'buf0' is a ring buffer, which sluice does not have; name 'stderr' or 'stdout' (debug(<prefix>,stderr))>");
+	EV("str(x),debug(p,buf0)", "<error: converter 'debug': destination 'buf0' is a ring buffer, which sluice does not have; name 'stderr' or 'stdout' (debug(<prefix>,stderr))>");
+	EV("str(x),debug(p,myring)", "<error: converter 'debug': destination 'myring' is a ring buffer, which sluice does not have; name 'stderr' or 'stdout' (debug(<prefix>,stderr))>");
+	EV("str(x),debug(p,STDERR)", "<error: converter 'debug': destination 'STDERR' is a ring buffer, which sluice does not have; name 'stderr' or 'stdout' (debug(<prefix>,stderr))>");
+	EV("str(x),debug(p,stderr,x)", "<error: too many arguments for 'debug' (at most 2)>");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +666,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_json_query, reset),
 		cmocka_unit_test_teardown(test_language, reset),
 		cmocka_unit_test_teardown(test_vars, reset),
+		cmocka_unit_test_teardown(test_proxies, reset),
+		cmocka_unit_test_teardown(test_capture, reset),
+		cmocka_unit_test_teardown(test_declare_capture_cfg, reset),
+		cmocka_unit_test_teardown(test_debug, reset),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
