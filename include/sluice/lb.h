@@ -19,7 +19,9 @@ enum lb_algo { LB_ROUNDROBIN, LB_STATIC_RR, LB_LEASTCONN, LB_FIRST, LB_SOURCE, L
 #define LB_F_PATH_ONLY   0x02  /* balance uri path-only: no scheme nor authority */
 #define LB_F_DOMAIN_ONLY 0x04  /* balance hdr() use_domain_only */
 #define LB_F_CHECK_POST  0x08  /* balance url_param ... check_post */
-enum lb_hash_fn { LB_H_SDBM, LB_H_DJB2, LB_H_WT6, LB_H_CRC32 };
+/* LB_H_CRC32C serves the crc32c converter only: hash-type does not offer
+ * it, as in HAProxy 2.6. */
+enum lb_hash_fn { LB_H_SDBM, LB_H_DJB2, LB_H_WT6, LB_H_CRC32, LB_H_CRC32C };
 
 struct lb_point {
 	uint32_t       hash;

@@ -64,6 +64,10 @@ static struct {
 	char              *arena;
 	char              *out;
 	uint32_t           size;
+	/* the head of an answer made by sluice (http-request return, error
+	 * pages): apart from the request head's, which its formats read */
+	struct http_field *rfields;
+	char              *rarena;
 } ha;
 
 /* Post-parse: the scratch space sized by the configuration (tune.bufsize,
@@ -78,12 +82,16 @@ static int http_scratch_init(void)
 	free(ha.fields);
 	free(ha.arena);
 	free(ha.out);
+	free(ha.rfields);
+	free(ha.rarena);
 	ha.hdrs = xcalloc((size_t)global.maxhdr, sizeof(*ha.hdrs));
 	ha.maxf = global.maxhdr + HTTP_EXTRA_FIELDS;
 	ha.fields = xcalloc((size_t)ha.maxf, sizeof(*ha.fields));
 	ha.size = global.bufsize;
 	ha.arena = xcalloc(1, ha.size);
 	ha.out = xcalloc(1, ha.size);
+	ha.rfields = xcalloc((size_t)ha.maxf, sizeof(*ha.rfields));
+	ha.rarena = xcalloc(1, ha.size);
 	return 0;
 }
 
@@ -300,13 +308,15 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 		txn->flags |= TX_F_CLI_CLOSE;
 
 	memset(&h, 0, sizeof(h));
-	h.f = ha.fields;
+	/* its own fields and arena: the formats of its fields and body
+	 * (%[req.hdr(...)]) still read the request head */
+	h.f = ha.rfields;
 	h.maxf = ha.maxf;
-	h.arena = ha.arena;
+	h.arena = ha.rarena;
 	h.arena_size = ha.size;
 	if (out && out->location.p) {
-		/* The location and cookie live in the request head's arena,
-		 * which this head reuses: set them aside first. */
+		/* The location and cookie live in the request head's arena;
+		 * they are set aside first (a copy bounded by one buffer). */
 		struct http_str loc = out->location, ck = out->cookie;
 		const char *reason = status == 301 ? "Moved Permanently" : status == 302 ? "Found" :
 				     status == 303 ? "See Other" : status == 307 ? "Temporary Redirect" :

@@ -291,6 +291,40 @@ static int kw_capture(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	return 0;
 }
 
+/* declare capture request|response len N (row value 1: response): a slot
+ * with no header, numbered with those of "capture ... header", for
+ * http-request/http-response capture id N and capture-req()/capture-res(). */
+static int kw_declare_capture(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct http_px *h;
+	const int res = (int)ctx->kw_row->arg;
+	struct http_capture **tab;
+	int *n;
+	long len;
+	const char *err;
+
+	if (!(ctx->px->cap & PR_CAP_FE)) {
+		cfg_alert(ctx, "is only allowed in a frontend or listen section");
+		return -1;
+	}
+	if (argc != 2 || strcmp(argv[0], "len") != 0) {
+		cfg_alert(ctx, "expects 'len <length>'");
+		return -1;
+	}
+	if (parse_int(argv[1], 1, 64 * 1024, &len, &err) == -1) {
+		cfg_alert(ctx, "'len %s': %s", argv[1], err);
+		return -1;
+	}
+	h = http_px_w(ctx->px);
+	tab = res ? &h->res_cap : &h->req_cap;
+	n = res ? &h->n_res_cap : &h->n_req_cap;
+	*tab = xrealloc(*tab, (size_t)(*n + 1) * sizeof(**tab));
+	(*tab)[*n].name = xstrdup("");
+	(*tab)[*n].len = (int)len;
+	(*n)++;
+	return 0;
+}
+
 /* unique-id-format FMT (row value 1) | unique-id-header NAME (0) */
 static int kw_unique_id(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
@@ -369,6 +403,10 @@ static struct cfg_kw http_px_kws[] = {
 	{ "http-reuse", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_http_reuse,
 	  .usage = "never|safe|aggressive|always" },
 	{ "monitor-uri", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_monitor_uri, .usage = "<uri>" },
+	{ "declare capture request", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_declare_capture, .usage = "len <length>", .arg = 0 },
+	{ "declare capture response", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_declare_capture, .usage = "len <length>", .arg = 1 },
 	{ "capture request header", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
 	  .parse = kw_capture, .usage = "<name> len <length>", .arg = 0 },
 	{ "capture response header", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
@@ -418,6 +456,19 @@ static int http_px_postparse(void)
 				    px->conf_file, px->conf_line, px->name);
 			free(px->logformat_str);
 			px->logformat_str = xstrdup(LF_TCPLOG);
+		}
+		if ((px->cap & PR_CAP_FE) && px->mode == PR_MODE_TCP && h) {
+			int declared = 0;
+
+			for (int i = 0; i < h->n_req_cap; i++)
+				declared |= !h->req_cap[i].name[0];
+			for (int i = 0; i < h->n_res_cap; i++)
+				declared |= !h->res_cap[i].name[0];
+			if (declared)
+				log_warning("%s:%d: proxy '%s': 'declare capture' slots are only "
+					    "filled in 'mode http' by sluice (mode tcp captures are "
+					    "made by 'tcp-request content capture'); ignored",
+					    px->conf_file, px->conf_line, px->name);
 		}
 		if ((px->cap & PR_CAP_FE) && !px->logformat_str && (px->options & PR_O_TCPLOG))
 			px->logformat_str = xstrdup(LF_TCPLOG);

@@ -127,6 +127,9 @@ void http_capture_head(struct stream *s, const struct http_head *h, int res)
 		size_t nl = strlen(cap[i].name);
 		int last = -1;
 
+		if (!nl)
+			continue;   /* a "declare capture" slot: filled by rules */
+
 		/* the last occurrence of the field is kept */
 		for (int f = http_head_find(h, cap[i].name, nl, 0); f >= 0;
 		     f = http_head_find(h, cap[i].name, nl, f + 1))

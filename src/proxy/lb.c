@@ -47,6 +47,21 @@ static uint32_t lb_crc32(const unsigned char *p, size_t len)
 	return ~crc;
 }
 
+/* CRC-32C (Castagnoli, RFC 3720 section B.4): reflected polynomial
+ * 0x82F63B78, initial value and final xor all ones; "123456789" gives
+ * 0xE3069283. */
+static uint32_t lb_crc32c(const unsigned char *p, size_t len)
+{
+	uint32_t crc = 0xffffffff;
+
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82f63b78 & (0 - (crc & 1)));
+	}
+	return ~crc;
+}
+
 static uint32_t rotl32(uint32_t v, unsigned n)
 {
 	n &= 31;
@@ -90,6 +105,9 @@ uint32_t lb_hash(enum lb_hash_fn fn, int avalanche, const void *key, size_t len)
 		break;
 	case LB_H_CRC32:
 		h = lb_crc32(p, len);
+		break;
+	case LB_H_CRC32C:
+		h = lb_crc32c(p, len);
 		break;
 	case LB_H_WT6:
 		h = lb_wt6(p, len);

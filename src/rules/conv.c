@@ -3,6 +3,7 @@
  * writes into a rotating scratch buffer, never allocating. */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -411,6 +412,12 @@ static int conv_crc32(const struct smp_arg *a, struct sample *smp, const void *p
 	return conv_hash(a, smp, LB_H_CRC32);
 }
 
+/* crc32c([avalanche]): CRC-32C (Castagnoli), unsigned 32 bits. */
+static int conv_crc32c(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	return conv_hash(a, smp, LB_H_CRC32C);
+}
+
 static int conv_wt6(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
 	return conv_hash(a, smp, LB_H_WT6);
@@ -454,6 +461,132 @@ static int conv_cpl(const struct smp_arg *a, struct sample *smp, const void *pri
 	return smp_out_int(smp, ~smp->u.sint);
 }
 
+/* be2dec(<separator>,<chunk_size>[,<truncate>]) and be2hex([<separator>
+ * [,<chunk_size>[,<truncate>]]]): chunk_size is 1 to 8 for be2dec, and
+ * positive for be2hex as soon as a separator or truncate asks for chunks. */
+static int conv_check_be2dec(struct smp_arg *a, char **err, const void *priv)
+{
+	if (a[1].sint < 1 || a[1].sint > 8) {
+		*err = str_fmt("chunk_size must be between 1 and 8 (got %lld)", (long long)a[1].sint);
+		return -1;
+	}
+	return 0;
+}
+
+static int conv_check_be2hex(struct smp_arg *a, char **err, const void *priv)
+{
+	if (a[1].type == ARGT_SINT && a[1].sint <= 0) {
+		*err = str_fmt("chunk_size must be positive (got %lld)", (long long)a[1].sint);
+		return -1;
+	}
+	if (a[1].type != ARGT_SINT && ((a[0].str && a[0].len) || a[2].sint)) {
+		*err = str_fmt("a separator or truncate needs a positive chunk_size");
+		return -1;
+	}
+	return 0;
+}
+
+/* Appends <len> bytes at out[*o] when they fit in the scratch area. */
+static int out_put(char *out, size_t *o, const char *p, size_t len)
+{
+	if (len > SMP_SCRATCH_SIZE - *o)
+		return 0;
+	memcpy(out + *o, p, len);
+	*o += len;
+	return 1;
+}
+
+/* One unsigned big-endian number per <chunk_size> input bytes, in decimal,
+ * <separator> between them; the last partial chunk is dropped with
+ * <truncate>. Output that would not fit is cut at a chunk, as HAProxy
+ * stops where its buffer ends. */
+static int conv_be2dec(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	const unsigned char *p = (const unsigned char *)smp->u.str.p;
+	size_t len = smp->u.str.len, cs = (size_t)a[1].sint, o = 0;
+	char *out = smp_scratch_get();
+
+	if (a[2].sint)
+		len -= len % cs;
+	for (size_t i = 0; i < len; ) {
+		char num[24];
+		uint64_t v = 0;
+		int n;
+
+		size_t sep = i ? a[0].len : 0;
+
+		for (size_t k = 0; k < cs && i < len; k++)
+			v = (v << 8) | p[i++];
+		n = snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+		if (sep + (size_t)n > SMP_SCRATCH_SIZE - o)
+			break;
+		out_put(out, &o, a[0].str, sep);
+		out_put(out, &o, num, (size_t)n);
+	}
+	return smp_out_str(smp, out, o, SMP_T_STR);
+}
+
+/* Two upper-case hex digits per byte, <separator> every <chunk_size>
+ * bytes, the last partial chunk dropped with <truncate>. */
+static int conv_be2hex(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	static const char hx[] = "0123456789ABCDEF";
+	const unsigned char *p = (const unsigned char *)smp->u.str.p;
+	size_t len = smp->u.str.len, cs = a[1].type == ARGT_SINT ? (size_t)a[1].sint : 0, o = 0;
+	char *out = smp_scratch_get();
+
+	if (cs && a[2].sint)
+		len -= len % cs;
+	for (size_t i = 0; i < len; i++) {
+		char d[2] = { hx[p[i] >> 4], hx[p[i] & 15] };
+
+		if (cs && i && i % cs == 0 && a[0].str && !out_put(out, &o, a[0].str, a[0].len))
+			break;
+		if (!out_put(out, &o, d, 2))
+			break;
+	}
+	return smp_out_str(smp, out, o, SMP_T_STR);
+}
+
+/* cut_crlf: the string up to its first CR or LF. */
+static int conv_cut_crlf(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	for (size_t i = 0; i < smp->u.str.len; i++)
+		if (smp->u.str.p[i] == '\r' || smp->u.str.p[i] == '\n') {
+			smp->u.str.len = i;
+			break;
+		}
+	return 1;
+}
+
+/* even, odd: booleans on the lowest bit. */
+static int conv_even(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = !(smp->u.sint & 1);
+	return 1;
+}
+
+static int conv_odd(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = smp->u.sint & 1;
+	return 1;
+}
+
+/* htonl: the integer cut to 32 unsigned bits, as 4 bytes in network order. */
+static int conv_htonl(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	unsigned char *out = (unsigned char *)smp_scratch_get();
+	uint32_t v = (uint32_t)smp->u.sint;
+
+	out[0] = (unsigned char)(v >> 24);
+	out[1] = (unsigned char)(v >> 16);
+	out[2] = (unsigned char)(v >> 8);
+	out[3] = (unsigned char)v;
+	return smp_out_str(smp, (const char *)out, 4, SMP_T_BIN);
+}
+
 static const struct smp_conv_kw smp_convs[] = {
 	{ "lower",   conv_lower,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL, NULL },
 	{ "upper",   conv_upper,   { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL, NULL },
@@ -481,6 +614,7 @@ static const struct smp_conv_kw smp_convs[] = {
 	{ "sdbm",    conv_sdbm,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL, NULL },
 	{ "djb2",    conv_djb2,    { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL, NULL },
 	{ "crc32",   conv_crc32,   { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL, NULL },
+	{ "crc32c",  conv_crc32c,  { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL, NULL },
 	{ "wt6",     conv_wt6,     { ARGT_SINT }, 0, SMP_T_BIN, SMP_T_SINT, NULL, NULL },
 	{ "ub64enc", conv_ub64enc, { 0 }, 0, SMP_T_BIN, SMP_T_STR, NULL, NULL },
 	{ "ub64dec", conv_ub64dec, { 0 }, 0, SMP_T_STR, SMP_T_BIN, NULL, NULL },
@@ -488,6 +622,14 @@ static const struct smp_conv_kw smp_convs[] = {
 	{ "bool",    conv_bool,    { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL, NULL },
 	{ "not",     conv_not,     { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL, NULL },
 	{ "cpl",     conv_cpl,     { 0 }, 0, SMP_T_SINT, SMP_T_SINT, NULL, NULL },
+	{ "be2dec",  conv_be2dec,  { ARGT_STR, ARGT_SINT, ARGT_SINT }, 2, SMP_T_BIN, SMP_T_STR,
+	  conv_check_be2dec, NULL },
+	{ "be2hex",  conv_be2hex,  { ARGT_STR, ARGT_SINT, ARGT_SINT }, 0, SMP_T_BIN, SMP_T_STR,
+	  conv_check_be2hex, NULL },
+	{ "cut_crlf", conv_cut_crlf, { 0 }, 0, SMP_T_STR, SMP_T_STR, NULL, NULL },
+	{ "even",    conv_even,    { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL, NULL },
+	{ "odd",     conv_odd,     { 0 }, 0, SMP_T_SINT, SMP_T_BOOL, NULL, NULL },
+	{ "htonl",   conv_htonl,   { 0 }, 0, SMP_T_SINT, SMP_T_BIN, NULL, NULL },
 };
 
 SLUICE_INIT(conv_register)

@@ -1,7 +1,10 @@
 /* Sample converters on text (sample.h): URL and JSON escaping, trimming,
- * dates (http_date, ltime, utime), iif and regsub. Like conv.c, each one
+ * dates (http_date, ltime, utime), iif, regsub, json_query (a bounded,
+ * non-recursive JSON scanner) and language (Accept-Language q-values). Like conv.c, each one
  * writes into a rotating scratch buffer and never allocates per call. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -386,6 +389,511 @@ static int conv_regsub(const struct smp_arg *a, struct sample *smp, const void *
 }
 #endif
 
+/* ---- json_query ---- */
+
+/* A compiled JSON path: "$" then ".key" and "[index]" steps. */
+#define JQ_MAX_STEPS 32
+#define JQ_MAX_DEPTH 64   /* nesting of containers skipped on the way */
+
+struct jq_step {
+	const char *key;    /* NULL for an array index */
+	size_t      klen;
+	long        idx;
+};
+
+struct jq_path {
+	int            n;
+	struct jq_step st[JQ_MAX_STEPS];
+};
+
+static int conv_check_json_query(struct smp_arg *a, char **err, const void *priv)
+{
+	const char *p = a[0].str, *end = p + a[0].len;
+	struct jq_path *jp;
+
+	if (a[1].type == ARGT_STR && strcmp(a[1].str, "int") != 0) {
+		*err = str_fmt("unknown output type '%s' (expects 'int')", a[1].str);
+		return -1;
+	}
+	if (!a[0].len || *p != '$') {
+		*err = str_fmt("the JSON path must start with '$' (got '%s')", a[0].str);
+		return -1;
+	}
+	jp = xcalloc(1, sizeof(*jp));
+	for (p++; p < end; ) {
+		struct jq_step *st;
+
+		if (jp->n >= JQ_MAX_STEPS) {
+			*err = str_fmt("JSON path '%s' has more than %d steps", a[0].str, JQ_MAX_STEPS);
+			goto fail;
+		}
+		st = &jp->st[jp->n];
+		if (*p == '.') {
+			st->key = ++p;
+			while (p < end && *p != '.' && *p != '[')
+				p++;
+			st->klen = (size_t)(p - st->key);
+			if (!st->klen)
+				goto bad;
+		} else if (*p == '[') {
+			long v = 0;
+			const char *d = ++p;
+
+			while (p < end && *p >= '0' && *p <= '9' && p - d < 9)
+				v = v * 10 + (*p++ - '0');
+			if (p == d || p >= end || *p != ']')
+				goto bad;
+			p++;
+			st->idx = v;
+		} else {
+			goto bad;
+		}
+		jp->n++;
+	}
+	a[0].ptr = jp;
+	a[0].release = free;
+	return 0;
+bad:
+	*err = str_fmt("invalid JSON path '%s' (expects '$' followed by '.<key>' and "
+		       "'[<index>]' steps)", a[0].str);
+fail:
+	free(jp);
+	return -1;
+}
+
+static const char *jq_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+static int jq_hex4(const char *p, const char *end, uint32_t *v)
+{
+	*v = 0;
+	if (end - p < 4)
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (d < 0)
+			return 0;
+		*v = *v << 4 | (uint32_t)d;
+	}
+	return 1;
+}
+
+/* The end of the string starting at the '"' <p>, or NULL when it is not
+ * a valid JSON string (unknown escape, raw control character, no end). */
+static const char *jq_string(const char *p, const char *end)
+{
+	uint32_t v;
+
+	for (p++; p < end; p++) {
+		if (*p == '"')
+			return p + 1;
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p != '\\')
+			continue;
+		if (++p >= end)
+			return NULL;
+		if (*p == 'u') {
+			if (!jq_hex4(p + 1, end, &v))
+				return NULL;
+			p += 4;
+		} else if (!strchr("\"\\/bfnrt", *p) || !*p) {
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static const char *jq_digits(const char *p, const char *end)
+{
+	const char *s = p;
+
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p > s ? p : NULL;
+}
+
+/* The end of the number at <p> (JSON grammar), or NULL. */
+static const char *jq_number(const char *p, const char *end)
+{
+	if (p < end && *p == '-')
+		p++;
+	if (p < end && *p == '0')
+		p++;
+	else if (!(p = jq_digits(p, end)))
+		return NULL;
+	if (p < end && *p == '.' && !(p = jq_digits(p + 1, end)))
+		return NULL;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (!(p = jq_digits(p, end)))
+			return NULL;
+	}
+	return p;
+}
+
+/* The end of the scalar (string, number, literal) at <p>, or NULL. */
+static const char *jq_scalar(const char *p, const char *end)
+{
+	static const char *const lit[] = { "true", "false", "null" };
+
+	if (p >= end)
+		return NULL;
+	if (*p == '"')
+		return jq_string(p, end);
+	if (*p == '-' || (*p >= '0' && *p <= '9'))
+		return jq_number(p, end);
+	for (size_t i = 0; i < ARRAY_SIZE(lit); i++) {
+		size_t l = strlen(lit[i]);
+
+		if ((size_t)(end - p) >= l && memcmp(p, lit[i], l) == 0)
+			return p + l;
+	}
+	return NULL;
+}
+
+/* After an object's '{' or ',': the member's key and ':'; returns where
+ * its value starts (spaces skipped), NULL when malformed. The raw key (as
+ * written, escapes kept) goes to <k>, <kl>. */
+static const char *jq_member(const char *p, const char *end, const char **k, size_t *kl)
+{
+	const char *e;
+
+	p = jq_ws(p, end);
+	if (p >= end || *p != '"' || !(e = jq_string(p, end)))
+		return NULL;
+	*k = p + 1;
+	*kl = (size_t)(e - 1 - (p + 1));
+	p = jq_ws(e, end);
+	if (p >= end || *p != ':')
+		return NULL;
+	return jq_ws(p + 1, end);
+}
+
+/* The end of the value at <p>, containers included, without recursion:
+ * a stack of open brackets, at most JQ_MAX_DEPTH deep. NULL when
+ * malformed or too deep. */
+static const char *jq_skip(const char *p, const char *end)
+{
+	char stack[JQ_MAX_DEPTH];
+	int depth = 0;
+	const char *k;
+	size_t kl;
+
+	for (;;) {
+		p = jq_ws(p, end);
+		if (p >= end)
+			return NULL;
+		if (*p == '{' || *p == '[') {
+			if (depth >= JQ_MAX_DEPTH)
+				return NULL;
+			stack[depth++] = *p == '{' ? '}' : ']';
+			p = jq_ws(p + 1, end);
+			if (p < end && *p == stack[depth - 1]) {
+				p++;
+				depth--;
+			} else {
+				if (stack[depth - 1] == '}' && !(p = jq_member(p, end, &k, &kl)))
+					return NULL;
+				continue;   /* the first value of the container */
+			}
+		} else if (!(p = jq_scalar(p, end))) {
+			return NULL;
+		}
+		/* a value ended: close containers or go to the next value */
+		for (;;) {
+			if (!depth)
+				return p;
+			p = jq_ws(p, end);
+			if (p >= end)
+				return NULL;
+			if (*p == stack[depth - 1]) {
+				p++;
+				depth--;
+				continue;
+			}
+			if (*p != ',')
+				return NULL;
+			p++;
+			if (stack[depth - 1] == '}' && !(p = jq_member(p, end, &k, &kl)))
+				return NULL;
+			break;
+		}
+	}
+}
+
+/* Follows <st> from the value at <p>: the member's or element's value
+ * start, or NULL when absent or malformed. */
+static const char *jq_step(const char *p, const char *end, const struct jq_step *st)
+{
+	const char *k;
+	size_t kl;
+	long i = 0;
+
+	if (p >= end || *p != (st->key ? '{' : '['))
+		return NULL;
+	p = jq_ws(p + 1, end);
+	if (p < end && *p == (st->key ? '}' : ']'))
+		return NULL;
+	for (;;) {
+		if (st->key) {
+			if (!(p = jq_member(p, end, &k, &kl)))
+				return NULL;
+			if (kl == st->klen && memcmp(k, st->key, kl) == 0)
+				return p;
+		} else if (i++ == st->idx) {
+			return p;
+		}
+		if (!(p = jq_skip(p, end)))
+			return NULL;
+		p = jq_ws(p, end);
+		if (p >= end || *p != ',')
+			return NULL;   /* end of the container (or malformed): absent */
+		p = jq_ws(p + 1, end);
+	}
+}
+
+/* Appends code point <cp> as UTF-8 at out[*o]. */
+static void jq_utf8(char *out, size_t *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[(*o)++] = (char)cp;
+	} else if (cp < 0x800) {
+		out[(*o)++] = (char)(0xC0 | cp >> 6);
+		out[(*o)++] = (char)(0x80 | (cp & 0x3F));
+	} else if (cp < 0x10000) {
+		out[(*o)++] = (char)(0xE0 | cp >> 12);
+		out[(*o)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[(*o)++] = (char)(0x80 | (cp & 0x3F));
+	} else {
+		out[(*o)++] = (char)(0xF0 | cp >> 18);
+		out[(*o)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		out[(*o)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[(*o)++] = (char)(0x80 | (cp & 0x3F));
+	}
+}
+
+/* The string value at <p> (already checked by jq_string) unescaped into
+ * the scratch area; 0 on a lone surrogate or when it does not fit. */
+static int jq_unescape(struct sample *smp, const char *p, const char *e)
+{
+	char *out = smp_scratch_get();
+	size_t o = 0;
+
+	for (p++, e--; p < e; p++) {
+		uint32_t cp, lo;
+
+		if (o >= SMP_SCRATCH_SIZE)
+			return 0;
+		if (*p != '\\') {
+			out[o++] = *p;
+			continue;
+		}
+		if (o + 4 > SMP_SCRATCH_SIZE)
+			return 0;
+		switch (*++p) {
+		case 'b': out[o++] = '\b'; break;
+		case 'f': out[o++] = '\f'; break;
+		case 'n': out[o++] = '\n'; break;
+		case 'r': out[o++] = '\r'; break;
+		case 't': out[o++] = '\t'; break;
+		case 'u':
+			jq_hex4(p + 1, e, &cp);
+			p += 4;
+			if (cp >= 0xDC00 && cp <= 0xDFFF)
+				return 0;
+			if (cp >= 0xD800 && cp <= 0xDBFF) {
+				if (e - p < 7 || p[1] != '\\' || p[2] != 'u' ||
+				    !jq_hex4(p + 3, e, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+					return 0;
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				p += 6;
+			}
+			jq_utf8(out, &o, cp);
+			break;
+		default: out[o++] = *p; break;   /* " \ / */
+		}
+	}
+	return out_str(smp, out, o);
+}
+
+/* json_query(<path>[,int]): the value at <path> in the JSON text of the
+ * sample: a string (unescaped), a boolean, or a number, as a string ("%g",
+ * as HAProxy prints it) or, with "int", its integer part, which must be
+ * within +/-(2^53-1). null, objects, arrays, an absent path or malformed
+ * JSON on the way give no value. */
+static int conv_json_query(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	const struct jq_path *jp = a[0].ptr;
+	const char *p = smp->u.str.p, *end = p + smp->u.str.len, *e;
+	char num[64];
+
+	p = jq_ws(p, end);
+	for (int i = 0; i < jp->n && p; i++)
+		p = jq_step(p, end, &jp->st[i]);
+	if (!p || p >= end)
+		return 0;
+	if (*p == 't' || *p == 'f') {
+		if (!jq_scalar(p, end))
+			return 0;
+		smp->type = SMP_T_BOOL;
+		smp->u.sint = *p == 't';
+		return 1;
+	}
+	if (*p == '"')
+		return (e = jq_string(p, end)) ? jq_unescape(smp, p, e) : 0;
+	if (*p != '-' && (*p < '0' || *p > '9'))
+		return 0;   /* null, object, array, garbage */
+	if (!(e = jq_number(p, end)) || (size_t)(e - p) >= sizeof(num))
+		return 0;
+	if (a[1].type == ARGT_STR) {
+		const int64_t max = ((int64_t)1 << 53) - 1;
+		int neg = *p == '-';
+		int64_t v = 0;
+
+		for (p += neg; p < e && *p >= '0' && *p <= '9'; p++) {
+			v = v * 10 + (*p - '0');
+			if (v > max)
+				return 0;
+		}
+		smp->type = SMP_T_SINT;
+		smp->u.sint = neg ? -v : v;
+		return 1;
+	} else {
+		char *out = smp_scratch_get();
+		int n;
+
+		memcpy(num, p, (size_t)(e - p));
+		num[e - p] = '\0';
+		n = snprintf(out, SMP_SCRATCH_SIZE, "%g", strtod(num, NULL));
+		return out_str(smp, out, (size_t)n);
+	}
+}
+
+/* ---- language ---- */
+
+static int conv_check_language(struct smp_arg *a, char **err, const void *priv)
+{
+	if (!a[0].len) {
+		*err = str_fmt("expects a list of languages separated by ';'");
+		return -1;
+	}
+	return 0;
+}
+
+/* The entry of the ';'-separated <list> equal to tok[0..len), or NULL. */
+static const char *lang_find(const struct smp_arg *list, const char *tok, size_t len,
+                             size_t *olen)
+{
+	const char *p = list->str, *end = p + list->len;
+
+	while (p < end) {
+		const char *e = memchr(p, ';', (size_t)(end - p));
+
+		if (!e)
+			e = end;
+		if ((size_t)(e - p) == len && len && memcmp(p, tok, len) == 0) {
+			*olen = len;
+			return p;
+		}
+		p = e + 1;
+	}
+	return NULL;
+}
+
+/* A q-value: "0", "0.x" to "0.xxx", "1", "1.", "1.0" to "1.000", in
+ * thousandths; -1 when malformed. */
+static int lang_qvalue(const char *p, const char *end)
+{
+	int q, scale = 100;
+
+	if (p >= end || (*p != '0' && *p != '1'))
+		return -1;
+	q = (*p++ - '0') * 1000;
+	if (p < end && *p == '.')
+		for (p++; p < end && *p >= '0' && *p <= '9' && scale; p++, scale /= 10)
+			q += (*p - '0') * scale;
+	return p == end && q <= 1000 ? q : -1;
+}
+
+static int is_lws(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* language(<list>[,<default>]): the entry of <list> that the Accept-Language
+ * value of the sample prefers: the highest q-value (1 when absent; 0 or a
+ * malformed q drops the value), the first one on a tie; a value with a
+ * variant ("en-US") matches that entry, or else its base language ("en").
+ * Case-sensitive. <default>, or no value, when none matches. */
+static int conv_language(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	const char *p = smp->u.str.p, *end = p + smp->u.str.len, *best = NULL;
+	size_t best_len = 0;
+	int best_q = 0;
+
+	while (p < end) {
+		const char *tok, *tend, *m;
+		size_t ml;
+		int q = 1000;
+
+		while (p < end && (is_lws(*p) || *p == ','))
+			p++;
+		tok = p;
+		while (p < end && *p != ';' && *p != ',' && !is_lws(*p))
+			p++;
+		tend = p;
+		while (p < end && *p != ',') {   /* parameters */
+			const char *ps, *pe;
+
+			while (p < end && (is_lws(*p) || *p == ';'))
+				p++;
+			ps = p;
+			while (p < end && *p != ';' && *p != ',')
+				p++;
+			pe = p;
+			while (pe > ps && is_lws(pe[-1]))
+				pe--;
+			if (pe - ps >= 2 && (ps[0] == 'q' || ps[0] == 'Q') && ps[1] == '=')
+				q = lang_qvalue(ps + 2, pe);
+		}
+		if (tend == tok || q <= best_q)
+			continue;   /* empty, refused (q=0 or malformed), or not better */
+		m = lang_find(&a[0], tok, (size_t)(tend - tok), &ml);
+		if (!m) {
+			const char *dash = memchr(tok, '-', (size_t)(tend - tok));
+
+			if (dash)
+				m = lang_find(&a[0], tok, (size_t)(dash - tok), &ml);
+		}
+		if (m) {
+			best = m;
+			best_len = ml;
+			best_q = q;
+		}
+	}
+	if (!best) {
+		if (a[1].type != ARGT_STR)
+			return 0;
+		best = a[1].str;
+		best_len = a[1].len;
+	}
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = best;
+	smp->u.str.len = best_len;
+	return 1;
+}
+
 static const struct smp_conv_kw text_convs[] = {
 	{ "url_enc",   conv_url_enc,   { ARGT_STR }, 0, SMP_T_STR, SMP_T_STR, conv_check_url_enc,
 	  NULL },
@@ -399,6 +907,10 @@ static const struct smp_conv_kw text_convs[] = {
 	  conv_check_http_date, NULL },
 	{ "ltime",     conv_ltime,     { ARGT_STR, ARGT_SINT }, 1, SMP_T_SINT, SMP_T_STR, NULL,
 	  NULL },
+	{ "json_query", conv_json_query, { ARGT_STR, ARGT_STR }, 1, SMP_T_STR, SMP_T_ANY,
+	  conv_check_json_query, NULL },
+	{ "language",  conv_language,  { ARGT_STR, ARGT_STR }, 1, SMP_T_STR, SMP_T_STR,
+	  conv_check_language, NULL },
 	{ "utime",     conv_utime,     { ARGT_STR, ARGT_SINT }, 1, SMP_T_SINT, SMP_T_STR, NULL,
 	  NULL },
 #ifdef USE_PCRE2

@@ -1,7 +1,8 @@
 /* Samples (sample.h): the fetch and converter registries, expression
- * parsing ("fetch(args),conv(args)..."), type casts, evaluation, and the
- * layer-4 and constant fetches. HTTP fetches live in sample_http.c and the
- * converters in conv.c. */
+ * parsing ("fetch(args),conv(args)..."), type casts, evaluation, the
+ * layer-4 and constant fetches, and the nbsrv and srv_queue converters
+ * (a proxy or server named by the sample). HTTP fetches live in
+ * sample_http.c and the other converters in conv*.c. */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -521,6 +522,17 @@ static void smp_args_queue(struct smp_arg *args, const char *expr)
 	}
 }
 
+/* The type <c> gives to an input of type <cur>: its own, the input's for a
+ * converter taking and giving any type (set-var: the value passes
+ * through), unknown (any) for one whose output type depends on its
+ * arguments or on the data (json_query). */
+static enum smp_type smp_conv_out(const struct smp_conv_kw *c, enum smp_type cur)
+{
+	if (c->out != SMP_T_ANY)
+		return c->out;
+	return c->in == SMP_T_ANY ? cur : SMP_T_ANY;
+}
+
 int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char **err)
 {
 	const char *p = str;
@@ -592,7 +604,7 @@ int smp_expr_parse(const char *str, struct smp_expr *e, const char **end, char *
 			free(m);
 			goto fail;
 		}
-		cur = c->out == SMP_T_ANY ? cur : c->out;
+		cur = smp_conv_out(c, cur);
 	}
 	if (end)
 		*end = p;
@@ -612,8 +624,7 @@ enum smp_type smp_expr_type(const struct smp_expr *e)
 	enum smp_type t = e->fetch ? e->fetch->out : SMP_T_ANY;
 
 	for (int i = 0; i < e->nconv; i++)
-		if (e->convs[i].kw->out != SMP_T_ANY)
-			t = e->convs[i].kw->out;
+		t = smp_conv_out(e->convs[i].kw, t);
 	return t;
 }
 
@@ -981,6 +992,63 @@ static int check_srv(struct smp_arg *a, char **err, const void *priv)
 	return 0;
 }
 
+/* Copies <len> bytes of <p> to <out> (<size> bytes) as a C string; 0
+ * when they do not fit or hold a NUL (no proxy or server has such a name). */
+static int smp_name_copy(const char *p, size_t len, char *out, size_t size)
+{
+	if (len >= size || memchr(p, '\0', len))
+		return 0;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return 1;
+}
+
+/* nbsrv converter: the usable servers of the backend named by the input
+ * (those the fetch counts); no value for an unknown backend. */
+static int conv_nbsrv(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	char name[256];
+	struct proxy *px;
+
+	if (!smp_name_copy(smp->u.str.p, smp->u.str.len, name, sizeof(name)) ||
+	    !(px = proxy_find(name, PR_CAP_BE)))
+		return 0;
+	return smp_set_int(smp, px->srv_act ? px->srv_act : px->srv_bck);
+}
+
+/* srv_queue converter: the streams queued on the server named by the
+ * input, "<backend>/<server>", or "<server>" of the stream's backend; no
+ * value when there is no such server. */
+static int conv_srv_queue(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	const char *p = smp->u.str.p, *slash = memchr(p, '/', smp->u.str.len);
+	char bname[256], sname[256];
+	const struct proxy *px;
+
+	if (slash) {
+		if (!smp_name_copy(p, (size_t)(slash - p), bname, sizeof(bname)) ||
+		    !smp_name_copy(slash + 1, smp->u.str.len - (size_t)(slash + 1 - p), sname,
+				   sizeof(sname)))
+			return 0;
+		px = proxy_find(bname, PR_CAP_BE);
+	} else {
+		if (!smp_name_copy(p, smp->u.str.len, sname, sizeof(sname)))
+			return 0;
+		px = smp->strm ? smp->strm->be : NULL;
+	}
+	if (!px || !(px->cap & PR_CAP_BE))
+		return 0;
+	for (const struct server *srv = px->servers; srv; srv = srv->next)
+		if (strcmp(srv->name, sname) == 0)
+			return smp_set_int(smp, srv->nbpend);
+	return 0;
+}
+
+static const struct smp_conv_kw smp_px_convs[] = {
+	{ "nbsrv",     conv_nbsrv,     { 0 }, 0, SMP_T_STR, SMP_T_SINT, NULL, NULL },
+	{ "srv_queue", conv_srv_queue, { 0 }, 0, SMP_T_STR, SMP_T_SINT, NULL, NULL },
+};
+
 #define L4 SMP_USE_L4
 #define CST (SMP_USE_CONST | SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
 
@@ -1018,5 +1086,6 @@ static const struct smp_fetch_kw smp_l4_fetches[] = {
 SLUICE_INIT(smp_register_l4)
 {
 	smp_register_fetches(smp_l4_fetches, ARRAY_SIZE(smp_l4_fetches));
+	smp_register_convs(smp_px_convs, ARRAY_SIZE(smp_px_convs));
 	cfg_register_postparse(smp_postparse, 30);
 }

@@ -1,7 +1,8 @@
 /* Variables (vars.h): the stores of each scope, the set-var and unset-var
- * actions of every rule set, the var() fetch, the set-var() converter, and
- * strcmp()/concat() which read variables. Memory is bounded: one value per
- * configured name, at most VAR_MAX_LEN bytes. */
+ * actions of every rule set, the var() fetch, the set-var() and unset-var()
+ * converters, and strcmp()/concat()/add_item() which read variables.
+ * Memory is bounded: one value per configured name, at most VAR_MAX_LEN
+ * bytes. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,61 @@ static int conv_concat(const struct smp_arg *a, struct sample *smp, const void *
 	return 1;
 }
 
+/* add_item(<delim>[,<var>][,<suffix>]): needs a variable or a suffix. */
+static int conv_check_add_item(struct smp_arg *a, char **err, const void *priv)
+{
+	int has_var = a[1].str && a[1].len;
+
+	if (!has_var && !(a[2].str && a[2].len)) {
+		*err = str_fmt("expects a variable or a suffix after the delimiter");
+		return -1;
+	}
+	return has_var ? var_check_arg(&a[1], err) : 0;
+}
+
+/* Appends <len> bytes of <p> to out[*n], as many as fit. */
+static void add_bytes(char *out, size_t *n, const char *p, size_t len)
+{
+	len = MIN(len, SMP_SCRATCH_SIZE - *n);
+	memcpy(out + *n, p, len);
+	*n += len;
+}
+
+/* add_item: the string, then <delim> when the string is not empty and
+ * something follows (a non-empty variable or suffix), then the variable
+ * (nothing when unset) and the suffix. */
+static int conv_add_item(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	char *out = smp_scratch_get();
+	struct sample v = { 0 };
+	struct var_ref r;
+	size_t n = 0;
+	int has_v = a[1].ptr && var_get(var_arg(&a[1], &r), smp->strm, &v) &&
+		    smp_cast(&v, SMP_T_STR);
+
+	add_bytes(out, &n, smp->u.str.p, smp->u.str.len);
+	if (smp->u.str.len && ((has_v && v.u.str.len) || a[2].len))
+		add_bytes(out, &n, a[0].str, a[0].len);
+	if (has_v)
+		add_bytes(out, &n, v.u.str.p, v.u.str.len);
+	if (a[2].str)
+		add_bytes(out, &n, a[2].str, a[2].len);
+	smp->type = SMP_T_STR;
+	smp->flags &= ~SMP_F_CONST;
+	smp->u.str.p = out;
+	smp->u.str.len = n;
+	return 1;
+}
+
+/* unset-var(<var>): removes the variable; the sample goes on unchanged. */
+static int conv_unset_var(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	struct var_ref r;
+
+	var_unset(var_arg(&a[0], &r), smp->strm);
+	return 1;
+}
+
 /* strcmp(var): <0, 0 or >0 as memcmp, then by length; no result when the
  * variable is not set. */
 static int conv_strcmp(const struct smp_arg *a, struct sample *smp, const void *priv)
@@ -429,6 +485,9 @@ static const struct smp_conv_kw var_convs[] = {
 	{ "set-var", conv_set_var, { ARGT_STR }, 1, SMP_T_ANY, SMP_T_ANY, var_check_0, NULL },
 	{ "concat",  conv_concat,  { ARGT_STR, ARGT_STR, ARGT_STR }, 0, SMP_T_STR, SMP_T_STR,
 	  conv_check_concat, NULL },
+	{ "unset-var", conv_unset_var, { ARGT_STR }, 1, SMP_T_ANY, SMP_T_ANY, var_check_0, NULL },
+	{ "add_item", conv_add_item, { ARGT_STR, ARGT_STR, ARGT_STR }, 1, SMP_T_STR, SMP_T_STR,
+	  conv_check_add_item, NULL },
 	{ "strcmp",  conv_strcmp,  { ARGT_STR }, 1, SMP_T_STR, SMP_T_SINT, var_check_0, NULL },
 	{ "secure_memcmp", conv_secure_memcmp, { ARGT_STR }, 1, SMP_T_BIN, SMP_T_BOOL,
 	  var_check_0, NULL },
