@@ -701,6 +701,13 @@ int cli_adopt(int fd, int level)
 	return 0;
 }
 
+void cli_client_foreach(void (*fn)(int fd, int events, int timer_on,
+                                   const struct cli_ctx *ctx, void *arg), void *arg)
+{
+	for (struct cli_client *c = cli.clients; c; c = c->next)
+		fn(c->fd, c->events, ev_is_active(&c->timer), &c->ctx, arg);
+}
+
 void cli_close_all(void)
 {
 	while (cli.clients)
