@@ -128,6 +128,17 @@ void check_stop_all(void);
 void check_start_server(struct server *srv, double delay);
 void check_stop_server(struct server *srv);
 
+/* "disable health": stops <srv>'s health checks and ignores their last
+ * result: the server is UP (logged with ", health checks disabled") unless
+ * its agent holds it DOWN, and shows "no check" until check_resume().
+ * Returns 0 (also when already stopped), or -1 when it has no "check". */
+int check_pause(struct server *srv);
+
+/* "enable health": the checks paused by check_pause() run again, the
+ * first one at once; the server keeps its state until their results
+ * change it. Returns 0 (also when they run), or -1 without "check". */
+int check_resume(struct server *srv);
+
 /* HAProxy's check_status word for <r> ("L4OK", "L4CON", "L7RSP", ...). */
 const char *check_result_str(enum chk_result r);
 

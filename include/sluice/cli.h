@@ -24,6 +24,12 @@ void cli_accept(struct listener *li, int fd, struct sockaddr_storage *addr, sock
  * reaches a worker's CLI. Returns 0, or -1 (fd closed). */
 int cli_adopt(int fd, int level);
 
+/* Calls <fn> for every runtime-API connection: its socket, the events
+ * watched (EV_READ|EV_WRITE), its level, whether its idle timer runs, and
+ * the context (show fd, show tasks). */
+void cli_client_foreach(void (*fn)(int fd, int events, int timer_on,
+                                   const struct cli_ctx *ctx, void *arg), void *arg);
+
 /* Closes every CLI client connection (exit). */
 void cli_close_all(void);
 

@@ -29,7 +29,15 @@ struct cli_ctx {
 	int         fd;
 	int         failed;     /* commands run in this context that failed (refused,
 	                           unknown, or their row returned -1) */
+	int         severity;   /* "set severity-output": CLI_SEV_* prefix of error answers */
+	int         expert;     /* "expert-mode on" in this session */
+	int         experimental; /* "experimental-mode on" in this session */
 };
+
+/* Prefixes of failed commands' answers ("set severity-output"). */
+#define CLI_SEV_NONE   0
+#define CLI_SEV_NUMBER 1   /* "[3]: " */
+#define CLI_SEV_STRING 2   /* "[err]: " */
 
 struct cli_kw {
 	const char *words[5];   /* command words, NULL-terminated, e.g. {"show","stat"} */

@@ -48,4 +48,15 @@ void h2_stop_all(void);
 /* Live HTTP/2 client connections. */
 int h2_conn_count(void);
 
+struct conn;
+struct proxy;
+struct server;
+
+/* Calls <fn> for every HTTP/2 connection: the client ones (<back> 0, <srv>
+ * NULL), then each server's (<back> 1): its connection (socket, watcher),
+ * frontend or backend, server, and live streams (show fd). */
+void h2_conn_foreach(void (*fn)(const struct conn *c, int back, const struct proxy *px,
+                                const struct server *srv, int nstreams, void *arg),
+                     void *arg);
+
 #endif

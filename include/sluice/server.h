@@ -35,6 +35,8 @@ struct ssl_srv;
 #define SRV_F_DEQUEUING  0x20000 /* its freed slots are being handed to waiters */
 #define SRV_F_PROTO_H2   0x40000 /* "proto h2": HTTP/2 to it (src/http/h2.c) */
 #define SRV_F_CHECK_H2   0x80000 /* "check-proto h2": HTTP checks speak HTTP/2 */
+#define SRV_F_CHECK_OFF  0x100000 /* "disable health": has "check" (SRV_F_CHECKED is
+                                     cleared meanwhile) but its checks are stopped */
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };

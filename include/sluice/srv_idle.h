@@ -40,6 +40,14 @@ void srv_idle_purge(struct server *srv, unsigned age_ms);
 /* Idle connections over every server (show info, stats). */
 int srv_idle_total(void);
 
+/* Calls <fn> for each connection in <srv>'s pool, most recent first: its
+ * socket, whether it already served a request, whether a stream keeps it
+ * (parked: the stream's side shows it too) and the seconds it has been
+ * idle (show fd, show servers conn). */
+void srv_idle_foreach(const struct server *srv,
+                      void (*fn)(int fd, int reused, int parked, double idle_s, void *arg),
+                      void *arg);
+
 /* Closes every idle connection (stop, exit). */
 void srv_idle_close_all(void);
 

@@ -9,6 +9,12 @@
  * PCRE2_JIT, LUA, ZLIB, LINUX_SPLICE, SYSTEMD), else 0. */
 int version_has_feature(const char *name);
 
+struct dstr;
+
+/* Appends the "Libraries" lines of -vv to <out>: each library linked, the
+ * version built against and the one running ("  libev 4.33 (running 4.33)"). */
+void version_libs(struct dstr *out);
+
 /* Prints the version line, and with <verbose> the build options, features
  * and library versions (the `-vv` output). */
 void version_print(FILE *f, int verbose);

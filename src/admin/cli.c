@@ -15,6 +15,8 @@
 #include <sluice/log.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
+#include <sluice/version.h>
+#include <sluice/addr.h>
 #include <sluice/ticks.h>
 
 #define CLI_IN_MAX  16384          /* longest accepted command line */
@@ -82,14 +84,39 @@ static void cli_print_help(struct cli_ctx *ctx)
 	cli_cmd_foreach(cli_help_row, ctx);
 }
 
+/* "set severity-output": the answer of a failed command, written from
+ * offset <start> of the output, gets the error severity as a prefix
+ * (HAProxy prefixes its messages with their syslog severity; an error is
+ * severity 3, "err"). */
+static void cli_severity_prefix(struct cli_ctx *ctx, size_t start)
+{
+	const char *pfx = ctx->severity == CLI_SEV_NUMBER ? "[3]: " :
+			  ctx->severity == CLI_SEV_STRING ? "[err]: " : NULL;
+	size_t tail, plen;
+	char *copy;
+
+	if (!pfx || ctx->out.len <= start)
+		return;
+	tail = ctx->out.len - start;
+	plen = strlen(pfx);
+	copy = xcalloc(1, tail);
+	memcpy(copy, ctx->out.p + start, tail);
+	ctx->out.len = start;
+	dstr_add(&ctx->out, pfx, plen);
+	dstr_add(&ctx->out, copy, tail);
+	free(copy);
+}
+
 static void cli_exec_one(struct cli_ctx *ctx, char *cmd)
 {
 	char *argv[CLI_MAX_ARGS];
 	const struct cli_kw *kw;
 	int argc = cli_split(cmd, argv), nw;
+	size_t start = ctx->out.len;
 
 	if (argc < 0) {
 		dstr_printf(&ctx->out, "Too many words in the command (max %d).\n", CLI_MAX_ARGS);
+		cli_severity_prefix(ctx, start);
 		return;
 	}
 	if (argc == 0)
@@ -99,15 +126,19 @@ static void cli_exec_one(struct cli_ctx *ctx, char *cmd)
 		ctx->failed++;
 		if (kw) {
 			dstr_printf(&ctx->out, "Permission denied\n\n");
+			cli_severity_prefix(ctx, start);
 			return;
 		}
 		dstr_printf(&ctx->out, "Unknown command: '%s'\n", argv[0]);
 		cli_print_help(ctx);
 		dstr_printf(&ctx->out, "\n");
+		cli_severity_prefix(ctx, start);
 		return;
 	}
-	if (kw->fn(ctx, argc, argv) == -1)
+	if (kw->fn(ctx, argc, argv) == -1) {
 		ctx->failed++;
+		cli_severity_prefix(ctx, start);
+	}
 	/* Every answer ends with an empty line, as clients expect. */
 	if (!ctx->quit)
 		dstr_printf(&ctx->out, "\n");
@@ -236,6 +267,119 @@ static int cli_show_reload_state(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static const char *cli_level_name(int lvl)
+{
+	return lvl == CLI_LVL_ADMIN ? "admin" : lvl == CLI_LVL_OPERATOR ? "operator" : "user";
+}
+
+/* Refuses words after a command that takes none. Returns 0, or -1 after
+ * the message. */
+static int cli_no_arg(struct cli_ctx *ctx, int argc, char **argv, int nwords)
+{
+	if (argc <= nwords)
+		return 0;
+	dstr_printf(&ctx->out, "'");
+	for (int i = 0; i < nwords; i++)
+		dstr_printf(&ctx->out, "%s%s", i ? " " : "", argv[i]);
+	dstr_printf(&ctx->out, "' takes no argument (got '%s').\n", argv[nwords]);
+	return -1;
+}
+
+/* show cli level: this session's level, one word. */
+static int cli_show_cli_level(struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (cli_no_arg(ctx, argc, argv, 3) == -1)
+		return -1;
+	dstr_printf(&ctx->out, "%s\n", cli_level_name(ctx->level));
+	return 0;
+}
+
+/* show cli sockets: "# socket lvl processes", then one line per stats
+ * socket: its address (unix@PATH, ipv4@IP:PORT, ipv6@[IP]:PORT), its level
+ * and "all" (one process, one thread). */
+static int cli_show_cli_sockets(struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (cli_no_arg(ctx, argc, argv, 3) == -1)
+		return -1;
+	dstr_printf(&ctx->out, "# socket lvl processes\n");
+	for (struct listener *li = global.cli_listeners; li; li = li->next) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		char a[160];
+
+		if (li->flags & LI_F_UNIX)
+			listener_key(li, a, sizeof(a));
+		else if (li->fd >= 0 && getsockname(li->fd, (struct sockaddr *)&ss, &sl) == 0) {
+			char ip[128];
+
+			snprintf(a, sizeof(a), "%s@%s", ss.ss_family == AF_INET6 ? "ipv6" : "ipv4",
+				 addr_to_str(&ss, ip, sizeof(ip)));
+		} else
+			snprintf(a, sizeof(a), "%s", li->addr_str ? li->addr_str : "?");
+		dstr_printf(&ctx->out, "%s %s all\n", a, cli_level_name(li->bc->level));
+	}
+	return 0;
+}
+
+/* set severity-output none|number|string */
+static int cli_set_severity(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static const char *const names[] = { "none", "number", "string" };
+
+	for (int i = 0; argc == 3 && i < 3; i++)
+		if (strcmp(argv[2], names[i]) == 0) {
+			ctx->severity = i;   /* CLI_SEV_* in the same order */
+			return 0;
+		}
+	dstr_printf(&ctx->out, "one of 'none', 'number', 'string' is a required argument\n");
+	return -1;
+}
+
+/* expert-mode [on|off], experimental-mode [on|off]: a session flag; without
+ * an argument, says whether it is on. <flag> comes from the row's function. */
+static int cli_mode_toggle(struct cli_ctx *ctx, int argc, char **argv, int *flag)
+{
+	if (argc == 1) {
+		dstr_printf(&ctx->out, "%s is %s\n", argv[0], *flag ? "ON" : "OFF");
+		return 0;
+	}
+	if (argc == 2 && (strcmp(argv[1], "on") == 0 || strcmp(argv[1], "off") == 0)) {
+		*flag = argv[1][1] == 'n';
+		return 0;
+	}
+	dstr_printf(&ctx->out, "'%s' expects 'on' or 'off' (or nothing to show it).\n", argv[0]);
+	return -1;
+}
+
+static int cli_expert_mode(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_mode_toggle(ctx, argc, argv, &ctx->expert);
+}
+
+static int cli_experimental_mode(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_mode_toggle(ctx, argc, argv, &ctx->experimental);
+}
+
+/* show version: the version string alone, as -v prints it. */
+static int cli_show_version(struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (cli_no_arg(ctx, argc, argv, 2) == -1)
+		return -1;
+	dstr_printf(&ctx->out, "%s\n", SLUICE_VERSION);
+	return 0;
+}
+
+/* show libs: the libraries sluice was built with and runs with (the
+ * "Libraries" part of -vv). */
+static int cli_show_libs(struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (cli_no_arg(ctx, argc, argv, 2) == -1)
+		return -1;
+	version_libs(&ctx->out);
+	return 0;
+}
+
 static struct cli_kw cli_builtin_kws[] = {
 	{ { "show", "reload-state", NULL }, "show reload-state",
 	  "print the commands a reload replays in the new worker (runtime state)",
@@ -248,6 +392,21 @@ static struct cli_kw cli_builtin_kws[] = {
 	{ { "operator", NULL }, "operator", "lower this connection's level to operator",
 	  CLI_LVL_USER, cli_set_level },
 	{ { "user", NULL }, "user", "lower this connection's level to user", CLI_LVL_USER, cli_set_level },
+	{ { "show", "cli", "level", NULL }, "show cli level", "this connection's level",
+	  CLI_LVL_USER, cli_show_cli_level },
+	{ { "show", "cli", "sockets", NULL }, "show cli sockets", "list the stats sockets and "
+	  "their levels", CLI_LVL_USER, cli_show_cli_sockets },
+	{ { "set", "severity-output", NULL }, "set severity-output none|number|string",
+	  "prefix this connection's error answers with their severity", CLI_LVL_USER,
+	  cli_set_severity },
+	{ { "expert-mode", NULL }, "expert-mode [on|off]", "set or show this connection's "
+	  "expert mode", CLI_LVL_ADMIN, cli_expert_mode },
+	{ { "experimental-mode", NULL }, "experimental-mode [on|off]", "set or show this "
+	  "connection's experimental mode", CLI_LVL_ADMIN, cli_experimental_mode },
+	{ { "show", "version", NULL }, "show version", "the version of this process",
+	  CLI_LVL_USER, cli_show_version },
+	{ { "show", "libs", NULL }, "show libs", "the libraries linked and their versions",
+	  CLI_LVL_OPERATOR, cli_show_libs },
 };
 
 /* ---- connections ---- */
@@ -540,6 +699,13 @@ int cli_adopt(int fd, int level)
 		return -1;
 	}
 	return 0;
+}
+
+void cli_client_foreach(void (*fn)(int fd, int events, int timer_on,
+                                   const struct cli_ctx *ctx, void *arg), void *arg)
+{
+	for (struct cli_client *c = cli.clients; c; c = c->next)
+		fn(c->fd, c->events, ev_is_active(&c->timer), &c->ctx, arg);
 }
 
 void cli_close_all(void)

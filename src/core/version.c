@@ -3,6 +3,7 @@
 
 #include <ev.h>
 #include <sluice/common.h>
+#include <sluice/str.h>
 #include <sluice/version.h>
 
 #include <nghttp2/nghttp2.h>
@@ -78,6 +79,33 @@ int version_has_feature(const char *name)
 	return 0;
 }
 
+void version_libs(struct dstr *out)
+{
+	dstr_printf(out, "  libev %d.%d (running %d.%d)\n", EV_VERSION_MAJOR, EV_VERSION_MINOR,
+		    ev_version_major(), ev_version_minor());
+#ifdef USE_OPENSSL
+	dstr_printf(out, "  %s (running %s)\n", OPENSSL_VERSION_TEXT,
+		    OpenSSL_version(OPENSSL_VERSION));
+#endif
+#ifdef USE_PCRE2
+	{
+		char v[64] = "";
+
+		pcre2_config(PCRE2_CONFIG_VERSION, v);
+		dstr_printf(out, "  PCRE2 %s, JIT %s\n", v, pcre2_has_jit() ? "yes" : "no");
+	}
+#endif
+#ifdef USE_ZLIB
+	dstr_printf(out, "  zlib %s (running %s), HTTP compression: identity gzip deflate "
+		    "raw-deflate\n", ZLIB_VERSION, zlibVersion());
+#endif
+	dstr_printf(out, "  nghttp2 %s (running %s), HTTP/2 on the client side (ALPN h2, proto h2, "
+		    "preface upgrade)\n", NGHTTP2_VERSION, nghttp2_version(0)->version_str);
+#ifdef USE_SYSTEMD
+	dstr_printf(out, "  libsystemd (sd_notify for Type=notify)\n");
+#endif
+}
+
 void version_print(FILE *f, int verbose)
 {
 	fprintf(f, "sluice version %s (HAProxy configuration language %s)\n",
@@ -89,27 +117,13 @@ void version_print(FILE *f, int verbose)
 	for (size_t i = 0; i < ARRAY_SIZE(features); i++)
 		fprintf(f, " %c%s", feature_on(&features[i]) ? '+' : '-', features[i].name);
 	fprintf(f, "\n\nLibraries:\n");
-	fprintf(f, "  libev %d.%d (running %d.%d)\n", EV_VERSION_MAJOR, EV_VERSION_MINOR,
-		ev_version_major(), ev_version_minor());
-#ifdef USE_OPENSSL
-	fprintf(f, "  %s (running %s)\n", OPENSSL_VERSION_TEXT, OpenSSL_version(OPENSSL_VERSION));
-#endif
-#ifdef USE_PCRE2
 	{
-		char v[64] = "";
+		struct dstr libs = { 0 };
 
-		pcre2_config(PCRE2_CONFIG_VERSION, v);
-		fprintf(f, "  PCRE2 %s, JIT %s\n", v, pcre2_has_jit() ? "yes" : "no");
+		version_libs(&libs);
+		if (libs.len)
+			fwrite(libs.p, 1, libs.len, f);
+		dstr_free(&libs);
 	}
-#endif
-#ifdef USE_ZLIB
-	fprintf(f, "  zlib %s (running %s), HTTP compression: identity gzip deflate raw-deflate\n",
-		ZLIB_VERSION, zlibVersion());
-#endif
-	fprintf(f, "  nghttp2 %s (running %s), HTTP/2 on the client side (ALPN h2, proto h2, "
-		"preface upgrade)\n", NGHTTP2_VERSION, nghttp2_version(0)->version_str);
-#ifdef USE_SYSTEMD
-	fprintf(f, "  libsystemd (sd_notify for Type=notify)\n");
-#endif
 	fprintf(f, "\nAvailable polling systems:\n  epoll (libev)\n");
 }

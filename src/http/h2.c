@@ -745,3 +745,15 @@ SLUICE_INIT(h2_register)
 	bind_register_keywords(h2_bind_kws, ARRAY_SIZE(h2_bind_kws));
 	srv_register_keywords(h2_srv_kws, ARRAY_SIZE(h2_srv_kws));
 }
+
+void h2_conn_foreach(void (*fn)(const struct conn *c, int back, const struct proxy *px,
+                                const struct server *srv, int nstreams, void *arg),
+                     void *arg)
+{
+	for (struct h2c *h2c = h2.list; h2c; h2c = h2c->next)
+		fn(&h2c->c, 0, h2c->fe, NULL, h2c->nstreams, arg);
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next)
+			for (struct h2c *h2c = srv->h2_conns; h2c; h2c = h2c->next)
+				fn(&h2c->c, 1, px, srv, h2c->nstreams, arg);
+}

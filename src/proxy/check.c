@@ -238,6 +238,10 @@ static void server_set_down(struct server *srv, const struct server *via,
 	check_track_sync(srv);
 }
 
+/* A transition whose reason is no check's result ("disable health"): its
+ * words, set only around the server_set_up() call that logs it. */
+static const char *check_forced_reason;
+
 static void server_set_up(struct server *srv, const struct server *via, const struct check *why_c)
 {
 	struct check *c = &srv->check;
@@ -254,7 +258,10 @@ static void server_set_up(struct server *srv, const struct server *via, const st
 	if (!(srv->flags & SRV_F_MAINT))
 		srv_slowstart_begin(srv);   /* back from a failure */
 	lb_recalc(px);
-	server_transition_reason(srv, via, why_c, why, sizeof(why));
+	if (check_forced_reason)
+		snprintf(why, sizeof(why), "%s", check_forced_reason);
+	else
+		server_transition_reason(srv, via, why_c, why, sizeof(why));
 	/* HAProxy: [WARNING] on stderr, notice to syslog */
 	log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s is UP%s. %u "
 			"active and %u backup servers online. 0 sessions requeued, 0 total in queue.",
@@ -625,6 +632,42 @@ void check_stop_server(struct server *srv)
 	if (c->fd >= 0)
 		check_close_conn(c);
 	tcpchk_reset(c);
+}
+
+int check_pause(struct server *srv)
+{
+	if (!(srv->flags & (SRV_F_CHECKED | SRV_F_CHECK_OFF)))
+		return -1;
+	if (srv->flags & SRV_F_CHECK_OFF)
+		return 0;
+	check_stop_server(srv);
+	srv->flags &= ~SRV_F_CHECKED;
+	srv->flags |= SRV_F_CHECK_OFF;
+	/* the last result no longer counts: UP unless the agent holds it DOWN */
+	if ((srv->flags & SRV_F_DOWN) && !(srv->flags & SRV_F_AGENT_DOWN)) {
+		check_forced_reason = ", health checks disabled";
+		server_set_up(srv, NULL, NULL);
+		check_forced_reason = NULL;
+	} else if (srv->flags & SRV_F_NOLB) {
+		srv->flags &= ~SRV_F_NOLB;
+		srv->last_change = tick_wall();
+		lb_recalc(srv->px);
+		backend_srv_state_changed(srv);
+	}
+	return 0;
+}
+
+int check_resume(struct server *srv)
+{
+	if (!(srv->flags & (SRV_F_CHECKED | SRV_F_CHECK_OFF)))
+		return -1;
+	if (srv->flags & SRV_F_CHECKED)
+		return 0;
+	srv->flags &= ~SRV_F_CHECK_OFF;
+	srv->flags |= SRV_F_CHECKED;
+	if (global.loop)
+		check_start_server(srv, 0);
+	return 0;
 }
 
 void check_start_all(void)

@@ -16,6 +16,7 @@
 #include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
 #include <sluice/tcpcheck.h>
+#include <sluice/ticks.h>
 #include <sluice/units.h>
 
 struct proxy *proxy_find(const char *name, unsigned cap)
@@ -611,7 +612,7 @@ static int cli_frontend_state(struct cli_ctx *ctx, int argc, char **argv, int di
 
 	if (!px)
 		return -1;
-	if (global.flags & GLB_F_STOPPING) {
+	if ((global.flags & GLB_F_STOPPING) || px->disabled) {
 		dstr_printf(&ctx->out, "Frontend was already shut down.\n");
 		return -1;
 	}
@@ -652,6 +653,32 @@ static int cli_set_maxconn_fe(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* shutdown frontend <fe>: closes its listening sockets for good (the ports
+ * are free for another process), as a soft stop does for every frontend;
+ * its connections in progress go on. It shows STOP in the stats. */
+static int cli_shutdown_frontend(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct proxy *px = cli_frontend(ctx, argc > 2 ? argv[2] : NULL);
+
+	if (!px)
+		return -1;
+	if (argc > 3) {
+		dstr_printf(&ctx->out, "'shutdown frontend' expects a frontend name alone.\n");
+		return -1;
+	}
+	if ((global.flags & GLB_F_STOPPING) || px->disabled) {
+		dstr_printf(&ctx->out, "Frontend was already shut down.\n");
+		return -1;
+	}
+	listener_close_all(px->listeners);
+	px->disabled = 1;
+	px->last_change = tick_wall();
+	log_event(LOG_L_WARNING, "Proxy %s stopped (cumulated conns: FE: %llu, BE: %llu).",
+		  px->name, (unsigned long long)px->fe_counters.cum_sess,
+		  (unsigned long long)px->be_counters.cum_sess);
+	return 0;
+}
+
 static struct cli_kw proxy_cli_kws[] = {
 	{ { "disable", "frontend", NULL }, "disable frontend <frontend>",
 	  "stop accepting on a frontend (sockets stay bound)", CLI_LVL_ADMIN, cli_disable_frontend },
@@ -659,6 +686,8 @@ static struct cli_kw proxy_cli_kws[] = {
 	  "accept again on a disabled frontend", CLI_LVL_ADMIN, cli_enable_frontend },
 	{ { "set", "maxconn", "frontend", NULL }, "set maxconn frontend <frontend> <value>",
 	  "change a frontend's connection limit", CLI_LVL_ADMIN, cli_set_maxconn_fe },
+	{ { "shutdown", "frontend", NULL }, "shutdown frontend <frontend>",
+	  "close a frontend's listening sockets for good", CLI_LVL_ADMIN, cli_shutdown_frontend },
 };
 
 SLUICE_INIT(proxy_register)

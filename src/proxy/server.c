@@ -1011,6 +1011,59 @@ static int cli_enable_server(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_server_maint(ctx, argc, argv, 0);
 }
 
+/* enable health <b>/<s>, disable health <b>/<s>: <enable> from the row. */
+static int cli_health(struct cli_ctx *ctx, int argc, char **argv, int enable)
+{
+	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
+
+	if (!srv)
+		return -1;
+	if (argc > 3) {
+		dstr_printf(&ctx->out, "'%s health' expects <backend>/<server> alone.\n", argv[0]);
+		return -1;
+	}
+	if ((enable ? check_resume : check_pause)(srv) == -1) {
+		dstr_printf(&ctx->out, "Health checks are not configured on this server, cannot "
+			    "%s them.\n", argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static int cli_enable_health(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_health(ctx, argc, argv, 1);
+}
+
+static int cli_disable_health(struct cli_ctx *ctx, int argc, char **argv)
+{
+	return cli_health(ctx, argc, argv, 0);
+}
+
+/* set maxconn server <b>/<s> <n>: the server's connection limit (0: none);
+ * more room hands slots to its waiters at once. */
+static int cli_set_maxconn_srv(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct server *srv = cli_server(ctx, argc > 3 ? argv[3] : NULL);
+	char *end = NULL;
+	long v;
+
+	if (!srv)
+		return -1;
+	v = argc == 5 ? strtol(argv[4], &end, 10) : -1;
+	if (argc != 5 || !*argv[4] || *end || v < 0 || v > 10000000) {
+		dstr_printf(&ctx->out, "'set maxconn server' expects an integer from 0 (no limit) "
+			    "to 10000000.\n");
+		return -1;
+	}
+	/* minconn equal to maxconn means a fixed limit: both follow */
+	if (srv->minconn == srv->maxconn)
+		srv->minconn = (int)v;
+	srv->maxconn = (int)v;
+	backend_srv_freed(srv);
+	return 0;
+}
+
 /* set server BE/SRV health up|stopping|down: the operational state its
  * checks would give, at once (the checks go on and may change it again). */
 static int server_set_health(struct cli_ctx *ctx, struct server *srv, const char *val)
@@ -1236,6 +1289,12 @@ static struct cli_kw server_cli_kws[] = {
 	  "maintenance (no traffic)", CLI_LVL_ADMIN, cli_disable_server },
 	{ { "enable", "server", NULL }, "enable server <bk>/<srv>", "take a server out of "
 	  "maintenance", CLI_LVL_ADMIN, cli_enable_server },
+	{ { "enable", "health", NULL }, "enable health <bk>/<srv>", "resume a server's health "
+	  "checks", CLI_LVL_ADMIN, cli_enable_health },
+	{ { "disable", "health", NULL }, "disable health <bk>/<srv>", "stop a server's health "
+	  "checks (it counts as UP meanwhile)", CLI_LVL_ADMIN, cli_disable_health },
+	{ { "set", "maxconn", "server", NULL }, "set maxconn server <bk>/<srv> <value>",
+	  "change a server's connection limit (0: none)", CLI_LVL_ADMIN, cli_set_maxconn_srv },
 };
 
 SLUICE_INIT(server_register)

@@ -233,3 +233,11 @@ SLUICE_INIT(srv_idle_register)
 {
 	srv_register_keywords(srv_idle_kws, ARRAY_SIZE(srv_idle_kws));
 }
+
+void srv_idle_foreach(const struct server *srv,
+                      void (*fn)(int fd, int reused, int parked, double idle_s, void *arg),
+                      void *arg)
+{
+	for (const struct srv_idle *c = srv->idle; c; c = c->next)
+		fn(c->io.fd, c->reused, c->owner != NULL, ev_now(global.loop) - c->since, arg);
+}

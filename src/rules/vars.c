@@ -6,11 +6,14 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sluice/action.h>
 #include <sluice/cfg.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
+#include <sluice/logformat.h>
 #include <sluice/sample.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -475,6 +478,170 @@ static const struct act_kw var_acts[] = {
 	  var_act_free, "(<scope>.<name>)" },
 };
 
+/* ------------------------------------------------------------------------
+ * Runtime API: get var and set var, on process-wide variables only (the
+ * other scopes live and die with a stream).
+ */
+
+/* "set var" creates no new variable once the process-wide ones take this. */
+#define VAR_CLI_PROC_MAX (1 << 20)
+
+/* Parses <name> into <ref> for the CLI: a proc.<name>. Returns 0, or -1
+ * after the message. */
+static int var_cli_ref(struct cli_ctx *ctx, const char *cmd, const char *name,
+                       struct var_ref *ref)
+{
+	char *err = NULL;
+
+	if (!name || !*name) {
+		dstr_printf(&ctx->out, "'%s var' expects a variable name (proc.<name>).\n", cmd);
+		return -1;
+	}
+	if (var_ref_parse(name, strlen(name), ref, &err) == -1) {
+		dstr_printf(&ctx->out, "%s.\n", err);
+		free(err);
+		return -1;
+	}
+	if (ref->scope != VAR_PROC) {
+		dstr_printf(&ctx->out, "'%s var' only supports process-wide variables ('proc.' "
+			    "prefix).\n", cmd);
+		var_ref_release(ref);
+		return -1;
+	}
+	return 0;
+}
+
+/* get var <name>: "<name>: type=<type> value=<<value>>" (binary values in
+ * hexadecimal). */
+static int cli_get_var(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct var_ref ref;
+	struct sample smp = { 0 };
+
+	if (argc > 3) {
+		dstr_printf(&ctx->out, "'get var' expects one variable name.\n");
+		return -1;
+	}
+	if (var_cli_ref(ctx, "get", argc > 2 ? argv[2] : NULL, &ref) == -1)
+		return -1;
+	if (!var_get(&ref, NULL, &smp)) {
+		dstr_printf(&ctx->out, "Variable not found.\n");
+		var_ref_release(&ref);
+		return -1;
+	}
+	dstr_printf(&ctx->out, "%s: type=%s value=<", argv[2], smp_type_name(smp.type));
+	if (smp.type == SMP_T_BIN) {
+		for (size_t i = 0; i < smp.u.str.len; i++)
+			dstr_printf(&ctx->out, "%02X", (unsigned char)smp.u.str.p[i]);
+	} else if (smp.type == SMP_T_STR) {
+		dstr_add(&ctx->out, smp.u.str.p, smp.u.str.len);
+	} else {
+		char txt[128];
+
+		smp_to_text(&smp, txt, sizeof(txt));
+		dstr_printf(&ctx->out, "%s", txt);
+	}
+	dstr_printf(&ctx->out, ">\n");
+	var_ref_release(&ref);
+	return 0;
+}
+
+/* The value of "set var" from sample expression <str>, evaluated without a
+ * stream. Returns 1 with <smp> set, or 0 after the message. */
+static int var_cli_eval_expr(struct cli_ctx *ctx, const char *str, struct smp_expr *e,
+                             struct sample *smp)
+{
+	char *err = NULL;
+
+	if (smp_expr_parse(str, e, NULL, &err) == -1) {
+		dstr_printf(&ctx->out, "Failed to parse the expression: %s\n", err);
+		free(err);
+		return 0;
+	}
+	if (!(e->fetch->use & SMP_USE_CONST)) {
+		dstr_printf(&ctx->out, "Fetch '%s' needs a connection: only fetches that work "
+			    "without one (str, int, bool, ipv4, ipv6, env, hostname, date, rand, "
+			    "var(proc.*), table_cnt, table_avl) may be used here.\n", e->fetch->name);
+		return 0;
+	}
+	if (!smp_expr_eval(e, NULL, smp)) {
+		dstr_printf(&ctx->out, "The expression gave no value: nothing was set.\n");
+		return 0;
+	}
+	return 1;
+}
+
+/* set var <name> <expr> | set var <name> expr <expr> | set var <name> fmt
+ * <format>: needs the experimental mode of the session, as in HAProxy. */
+static int cli_set_var(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct var_ref ref;
+	struct smp_expr e = { 0 };
+	struct lf_expr lf = { 0 };
+	struct sample smp = { 0 };
+	const char *kind = "expr", *arg;
+	int ok = 0;
+
+	if (!ctx->experimental) {
+		dstr_printf(&ctx->out, "This command is restricted to experimental mode only "
+			    "('experimental-mode on').\n");
+		return -1;
+	}
+	if (argc == 5 && (strcmp(argv[3], "expr") == 0 || strcmp(argv[3], "fmt") == 0)) {
+		kind = argv[3];
+		arg = argv[4];
+	} else if (argc == 4) {
+		arg = argv[3];
+	} else {
+		dstr_printf(&ctx->out, "Usage: set var <name> <expr> | set var <name> expr <expr> | "
+			    "set var <name> fmt <format> (escape spaces with a backslash).\n");
+		return -1;
+	}
+	if (var_cli_ref(ctx, "set", argv[2], &ref) == -1)
+		return -1;
+	if (kind[0] == 'e') {
+		ok = var_cli_eval_expr(ctx, arg, &e, &smp);
+	} else {
+		char *err = NULL;
+
+		if (lf_compile(arg, &lf, &err) == -1) {
+			dstr_printf(&ctx->out, "Failed to parse the format: %s\n", err);
+			free(err);
+		} else {
+			struct lf_ctx c = { 0 };
+			char *out = smp_scratch_get();
+
+			c.li_id = -1;
+			c.pid = (int)getpid();
+			smp.type = SMP_T_STR;
+			smp.u.str.len = lf_render(&lf, &c, out, SMP_SCRATCH_SIZE);
+			smp.u.str.p = out;
+			ok = 1;
+		}
+		lf_free(&lf);
+	}
+	/* names come from the operator here: bound what they may take */
+	if (ok && !var_find(&var_proc, &ref, NULL) && var_proc.bytes > VAR_CLI_PROC_MAX) {
+		dstr_printf(&ctx->out, "Process-wide variables already take %zu bytes: no new "
+			    "one.\n", var_proc.bytes);
+		ok = 0;
+	}
+	if (ok)
+		var_set(&ref, NULL, &smp);
+	if (kind[0] == 'e' && e.fetch)
+		smp_expr_free(&e);
+	var_ref_release(&ref);
+	return ok ? 0 : -1;
+}
+
+static struct cli_kw var_cli_kws[] = {
+	{ { "get", "var", NULL }, "get var <name>", "show a process-wide variable (proc.*)",
+	  CLI_LVL_OPERATOR, cli_get_var },
+	{ { "set", "var", NULL }, "set var <name> [expr|fmt] <value>", "set a process-wide "
+	  "variable from an expression or a log-format (experimental mode)", CLI_LVL_OPERATOR,
+	  cli_set_var },
+};
+
 #define ANYUSE (SMP_USE_CONST | SMP_USE_L4 | SMP_USE_L7REQ | SMP_USE_L7RES)
 
 static const struct smp_fetch_kw var_fetches[] = {
@@ -498,4 +665,5 @@ SLUICE_INIT(var_register)
 	smp_register_fetches(var_fetches, ARRAY_SIZE(var_fetches));
 	smp_register_convs(var_convs, ARRAY_SIZE(var_convs));
 	act_register_ext(var_acts, ARRAY_SIZE(var_acts), sizeof(var_acts[0]), ACT_L_BASE);
+	cli_register(var_cli_kws, ARRAY_SIZE(var_cli_kws));
 }
