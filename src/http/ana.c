@@ -1183,7 +1183,11 @@ static int http_end_txn(struct stream *s)
 		freed = ss_keep(s, http_px_of(s->be)->reuse != HTTP_REUSE_NEVER);
 	else
 		freed = ss_release(s);
-	/* a stream of an HTTP/2 connection carries one exchange */
+	/* a stream of an HTTP/2 connection carries one exchange; its mux
+	 * learns that the response ended here: a body delimited by the
+	 * server's close has no other end (END_STREAM rather than a reset) */
+	if ((s->tcp_flags & STRM_F_MUX) && !(s->res.flags & CH_F_SHUTW))
+		chan_shutw(&s->res, &s->cli);
 	if ((txn->flags & TX_F_CLI_CLOSE) || (s->req.flags & CH_F_SHUTR) ||
 	    (s->tcp_flags & STRM_F_MUX)) {
 		stream_close(s, s->term_err, s->term_fin);

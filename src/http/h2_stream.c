@@ -687,6 +687,11 @@ static int h2s_submit_head(struct h2s *h, char *p, size_t hlen, struct h1_msg *m
 	for (int i = 0; i < m->nhdrs; i++) {
 		const struct h1_hdr *f = &m->hdrs[i];
 
+		/* a response's TE means nothing; a length on a response that has
+		 * no content (RFC 9110 8.6) makes HTTP/2 clients reset it */
+		if (h1_hdr_is(p, f, "te") ||
+		    ((m->status < 200 || m->status == 204) && h1_hdr_is(p, f, "content-length")))
+			continue;
 		h2x_add(&k, &lo, p + f->name.off, f->name.len, p + f->value.off, f->value.len);
 	}
 	if (m->status < 200) {

@@ -216,13 +216,7 @@ void ssl_sock_free(struct conn *c)
 
 int ssl_sock_alpn_is(const struct conn *c, const char *proto)
 {
-	const unsigned char *p = NULL;
-	unsigned int len = 0;
-
-	if (!c->ssl)
-		return 0;
-	SSL_get0_alpn_selected(c->ssl, &p, &len);
-	return p && len == strlen(proto) && memcmp(p, proto, len) == 0;
+	return 0;
 }
 
 int ssl_sock_pending(const struct conn *c)
