@@ -434,20 +434,26 @@ static int h2c_write(struct h2c *h2c)
 		if (h2c->out.len || !nghttp2_session_want_write(h2c->ng))
 			break;   /* the socket is full, or all is sent */
 	}
-	/* an idle connection holds no output buffer, and its frame buffer's
-	 * pages go back to the kernel until it writes again */
-	if (!h2c->out.len) {
+	/* an idle connection holds no output buffer (its frame buffer's pages
+	 * go back after H2C_TRIM_DELAY idle: h2c_timer_cb()) */
+	if (!h2c->out.len)
 		h2_bytes_free(&h2c->out);
-		if (!h2c->nstreams && !h2c->trimmed && !nghttp2_session_want_write(h2c->ng)) {
-			h2_mem_trim(h2c->fbuf, h2c);
-			h2c->trimmed = 1;
-		}
-	}
 	return 0;
 }
 
 /* Idle (no stream) past its timeout, or its stop: when it closes. */
-static ev_tstamp h2c_deadline(const struct h2c *h2c)
+/* An idle connection gives its frame buffer's pages back once it stayed
+ * idle this long (not at each pause between two bursts of streams). */
+#define H2C_TRIM_DELAY 0.2
+
+/* When idle <h2c>'s frame buffer is to be trimmed, 0: not due. */
+static ev_tstamp h2c_trim_at(const struct h2c *h2c)
+{
+	return !h2c->nstreams && !h2c->trimmed && h2c->fbuf && !h2c->out.len ?
+	       MAX(h2c->t_idle, h2c->c.last_act) + H2C_TRIM_DELAY : 0;
+}
+
+static ev_tstamp h2c_deadline_io(const struct h2c *h2c)
 {
 	uint32_t t;
 
@@ -466,6 +472,13 @@ static ev_tstamp h2c_deadline(const struct h2c *h2c)
 	t = h2c->fe->timeout.http_keep_alive ? h2c->fe->timeout.http_keep_alive :
 	    h2c->fe->timeout.client;
 	return t ? MAX(h2c->t_idle, h2c->c.last_act) + tick_to_ev(t) : 0;
+}
+
+static ev_tstamp h2c_deadline(const struct h2c *h2c)
+{
+	ev_tstamp d = h2c_deadline_io(h2c), x = h2c_trim_at(h2c);
+
+	return x && (!d || x < d) ? x : d;
 }
 
 static void h2c_arm(struct h2c *h2c)
@@ -554,6 +567,13 @@ static void h2c_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	h2c->armed = 0;
 	if (!d || d > tick_ev_now() + 0.0005) {
+		h2c_arm(h2c);
+		return;
+	}
+	if (d == h2c_trim_at(h2c) && d != h2c_deadline_io(h2c)) {
+		/* idle for a while: its frame buffer's pages go back */
+		h2_mem_trim(h2c->fbuf, h2c);
+		h2c->trimmed = 1;
 		h2c_arm(h2c);
 		return;
 	}

@@ -4,10 +4,11 @@
  * here from page-aligned slots carved out of large anonymous mappings (a
  * few mappings for any number of sessions, never one per block), so that:
  * a fresh slot costs no memory until written (calloc needs no memset:
- * slots are zero pages); a freed slot is given back to the kernel at once
- * (MADV_DONTNEED, which also leaves it zeroed for its next user); and a
- * connection that falls idle gives its frame buffer's pages back
- * (h2_mem_trim()). Smaller blocks go to malloc. Single-threaded. */
+ * slots are zero pages); freed slots beyond a few kept for reuse are given
+ * back to the kernel (MADV_DONTNEED, which also leaves them zeroed for
+ * their next user); and a connection that falls idle gives its frame
+ * buffer's pages back (h2_mem_trim()). Smaller blocks go to malloc.
+ * Single-threaded. */
 #include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -40,9 +41,17 @@ struct h2m_map {
 	const void     *owner[H2M_PAGES];
 };
 
+/* Freed slots kept as they are (no system call, their pages resident) per
+ * class before the next ones go back to the kernel: a session frees and
+ * takes such blocks often, a madvise() for each would cost more than the
+ * memory it saves. */
+#define H2M_KEEP_DIRTY 32
+
 static struct {
 	struct h2m_map  *maps;
-	struct h2m_slot *free[H2M_CLASSES + 1];
+	struct h2m_slot *free[H2M_CLASSES + 1];   /* zero pages */
+	struct h2m_slot *dirty[H2M_CLASSES + 1];  /* freed, not cleared */
+	int              ndirty[H2M_CLASSES + 1];
 	const void      *owner;      /* who the blocks now handed out are for */
 	void            *owned;      /* the last multi-page block given to <owner> */
 } h2m;
@@ -84,16 +93,25 @@ static struct h2m_map *h2m_map_new(void)
 	return m;
 }
 
-static void *h2m_slot_get(unsigned cls)
+static void *h2m_slot_get(unsigned cls, int zero)
 {
-	struct h2m_slot *s = h2m.free[cls];
+	struct h2m_slot *s = h2m.dirty[cls];
 	struct h2m_map *m;
 	size_t len = (size_t)cls * H2M_PAGE, page = 0;
 	char *p;
 
 	if (s) {
+		h2m.dirty[cls] = s->next;
+		h2m.ndirty[cls]--;
+		if (zero)
+			memset(s, 0, len);
+		else
+			s->next = NULL;
+	} else if ((s = h2m.free[cls])) {
 		h2m.free[cls] = s->next;
-		s->next = NULL;   /* a slot is handed out all zero */
+		s->next = NULL;   /* the rest of the slot is zero pages */
+	}
+	if (s) {
 		m = h2m_find(s, &page);
 		m->owner[page] = h2m.owner;
 		if (h2m.owner && cls > 1)
@@ -120,9 +138,15 @@ static void h2m_slot_put(struct h2m_map *m, size_t page)
 	struct h2m_slot *s = (struct h2m_slot *)(m->base + page * H2M_PAGE);
 	unsigned cls = m->cls[page];
 
+	m->owner[page] = NULL;
+	if (h2m.ndirty[cls] < H2M_KEEP_DIRTY) {
+		s->next = h2m.dirty[cls];
+		h2m.dirty[cls] = s;
+		h2m.ndirty[cls]++;
+		return;
+	}
 	/* its pages go back to the kernel, and come back zero */
 	madvise(s, (size_t)cls * H2M_PAGE, MADV_DONTNEED);
-	m->owner[page] = NULL;
 	s->next = h2m.free[cls];
 	h2m.free[cls] = s;
 }
@@ -131,16 +155,16 @@ static void *h2m_malloc(size_t n, void *ud)
 {
 	unsigned cls = h2m_class(n);
 
-	return cls ? h2m_slot_get(cls) : malloc(n);
+	return cls ? h2m_slot_get(cls, 0) : malloc(n);
 }
 
 static void *h2m_calloc(size_t a, size_t b, void *ud)
 {
 	if (b && a > SIZE_MAX / b)
 		return NULL;
-	if (!h2m_class(a * b))
-		return calloc(a, b);
-	return h2m_malloc(a * b, ud);   /* slots are zero */
+	unsigned cls = h2m_class(a * b);
+
+	return cls ? h2m_slot_get(cls, 1) : calloc(a, b);
 }
 
 static void h2m_free(void *p, void *ud)
