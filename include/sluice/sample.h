@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct stream;
 struct proxy;
@@ -177,6 +178,17 @@ size_t smp_to_text(const struct sample *smp, char *out, size_t size);
  * rotate so that the input of a converter stays valid while it writes its
  * output. Holds SMP_SCRATCH_SIZE bytes. */
 #define SMP_SCRATCH_SIZE 16384
+
+/* Appends <len> bytes of <p> at out[*o] of a scratch area (SMP_SCRATCH_SIZE
+ * bytes). Returns 1, or 0 (nothing appended) when they do not fit. */
+static inline int smp_scratch_put(char *out, size_t *o, const char *p, size_t len)
+{
+	if (len > SMP_SCRATCH_SIZE - *o)
+		return 0;
+	memcpy(out + *o, p, len);
+	*o += len;
+	return 1;
+}
 char *smp_scratch_get(void);
 
 /* Fetch helpers: make <smp> an integer <v>, or a constant string <str>

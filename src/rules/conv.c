@@ -486,16 +486,6 @@ static int conv_check_be2hex(struct smp_arg *a, char **err, const void *priv)
 	return 0;
 }
 
-/* Appends <len> bytes at out[*o] when they fit in the scratch area. */
-static int out_put(char *out, size_t *o, const char *p, size_t len)
-{
-	if (len > SMP_SCRATCH_SIZE - *o)
-		return 0;
-	memcpy(out + *o, p, len);
-	*o += len;
-	return 1;
-}
-
 /* One unsigned big-endian number per <chunk_size> input bytes, in decimal,
  * <separator> between them; the last partial chunk is dropped with
  * <truncate>. Output that would not fit is cut at a chunk, as HAProxy
@@ -520,8 +510,8 @@ static int conv_be2dec(const struct smp_arg *a, struct sample *smp, const void *
 		n = snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
 		if (sep + (size_t)n > SMP_SCRATCH_SIZE - o)
 			break;
-		out_put(out, &o, a[0].str, sep);
-		out_put(out, &o, num, (size_t)n);
+		smp_scratch_put(out, &o, a[0].str, sep);
+		smp_scratch_put(out, &o, num, (size_t)n);
 	}
 	return smp_out_str(smp, out, o, SMP_T_STR);
 }
@@ -540,9 +530,9 @@ static int conv_be2hex(const struct smp_arg *a, struct sample *smp, const void *
 	for (size_t i = 0; i < len; i++) {
 		char d[2] = { hx[p[i] >> 4], hx[p[i] & 15] };
 
-		if (cs && i && i % cs == 0 && a[0].str && !out_put(out, &o, a[0].str, a[0].len))
+		if (cs && i && i % cs == 0 && a[0].str && !smp_scratch_put(out, &o, a[0].str, a[0].len))
 			break;
-		if (!out_put(out, &o, d, 2))
+		if (!smp_scratch_put(out, &o, d, 2))
 			break;
 	}
 	return smp_out_str(smp, out, o, SMP_T_STR);

@@ -334,16 +334,6 @@ static int conv_check_regsub(struct smp_arg *a, char **err, const void *priv)
 	return 0;
 }
 
-/* Appends <len> bytes at out[*o]; 0 when the scratch area is full. */
-static int put(char *out, size_t *o, const char *s, size_t len)
-{
-	if (len > SMP_SCRATCH_SIZE - *o)
-		return 0;
-	memcpy(out + *o, s, len);
-	*o += len;
-	return 1;
-}
-
 /* regsub(<regex>,<subst>[,<flags>]): replaces the first match (every one
  * with "g"); "\1".."\9" in <subst> stand for the groups. */
 static int conv_regsub(const struct smp_arg *a, struct sample *smp, const void *priv)
@@ -360,21 +350,21 @@ static int conv_regsub(const struct smp_arg *a, struct sample *smp, const void *
 		if (rc < 0)
 			break;
 		ov = pcre2_get_ovector_pointer(rs->md);
-		if (!put(out, &o, in + pos, ov[0] - pos))
+		if (!smp_scratch_put(out, &o, in + pos, ov[0] - pos))
 			return 0;
 		for (size_t k = 0; k < a[1].len; k++) {
 			if (sub[k] == '\\' && k + 1 < a[1].len && sub[k + 1] >= '0' && sub[k + 1] <= '9') {
 				int g = sub[++k] - '0';
 
 				if (g < rc && ov[2 * g] != PCRE2_UNSET &&
-				    !put(out, &o, in + ov[2 * g], ov[2 * g + 1] - ov[2 * g]))
+				    !smp_scratch_put(out, &o, in + ov[2 * g], ov[2 * g + 1] - ov[2 * g]))
 					return 0;
-			} else if (!put(out, &o, sub + k, 1)) {
+			} else if (!smp_scratch_put(out, &o, sub + k, 1)) {
 				return 0;
 			}
 		}
 		if (ov[1] == ov[0]) {   /* empty match: keep one byte and move on */
-			if (ov[1] < len && !put(out, &o, in + ov[1], 1))
+			if (ov[1] < len && !smp_scratch_put(out, &o, in + ov[1], 1))
 				return 0;
 			pos = ov[1] + 1;
 		} else {
@@ -383,7 +373,7 @@ static int conv_regsub(const struct smp_arg *a, struct sample *smp, const void *
 		if (!rs->global)
 			break;
 	}
-	if (pos < len && !put(out, &o, in + pos, len - pos))
+	if (pos < len && !smp_scratch_put(out, &o, in + pos, len - pos))
 		return 0;
 	return out_str(smp, out, o);
 }
