@@ -20,6 +20,7 @@
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
 #include <sluice/server.h>
+#include <sluice/ticks.h>
 
 #include "cfg_capture.h"
 #include "rules_stream.h"
@@ -145,6 +146,116 @@ static void test_fetch_l4(void **state)
 	/* No server yet. */
 	strm.ss.target = NULL;
 	EV("srv_name", "<none>");
+}
+
+/* Internal-state fetches: uuid, date_us, bin, proc, thread, stopping,
+ * fe_defbe and the configured timeouts. */
+static void test_fetch_state(void **state)
+{
+	const char *u;
+
+	setup_stream();
+	u = ev("uuid");
+	assert_int_equal(strlen(u), 4 + 36);
+	assert_true(strncmp(u, "str:", 4) == 0);
+	u += 4;
+	for (int i = 0; i < 36; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23)
+			assert_int_equal(u[i], '-');
+		else
+			assert_non_null(strchr("0123456789abcdef", u[i]));
+	}
+	assert_int_equal(u[14], '4');                  /* version 4 */
+	assert_non_null(strchr("89ab", u[19]));        /* RFC 4122 variant */
+	{
+		char first[64];
+
+		snprintf(first, sizeof(first), "%s", ev("uuid(4)"));
+		assert_string_not_equal(first, ev("uuid(4)"));
+	}
+	EV("uuid(1)", "<error: uuid() supports only version 4 (got 1)>");
+	u = ev("date_us");
+	assert_true(strncmp(u, "int:", 4) == 0);
+	assert_true(atol(u + 4) >= 0 && atol(u + 4) <= 999999);
+	EV("bin(414243),hex", "str:414243");
+	EV("bin(61ff),length", "int:2");
+	EV("bin()", "bin:");
+	EV("bin(4)", "<error: bin() expects an even number of hexadecimal digits (got '4')>");
+	EV("bin(zz)", "<error: bin() expects hexadecimal digits (got 'zz')>");
+	EV("proc", "int:1");
+	EV("thread", "int:0");
+	EV("stopping", "bool:0");
+	global.flags |= GLB_F_STOPPING;
+	EV("stopping", "bool:1");
+	global.flags &= ~GLB_F_STOPPING;
+	EV("fe_defbe", "str:be");
+	EV("be_server_timeout", "int:1000");
+	EV("cur_server_timeout", "int:1000");
+	EV("be_tunnel_timeout", "int:0");
+	EV("cur_tunnel_timeout", "int:0");
+	EV("fe_client_timeout", "int:1000");
+	strm.be->timeout.tunnel = 3600000;
+	EV("be_tunnel_timeout", "int:3600000");
+	strm.fe->defbe = NULL;
+	EV("fe_defbe", "<none>");
+	assert_string_equal(ev_on("be_server_timeout", NULL), "<none>");
+	assert_string_equal(ev_on("proc", NULL), "int:1");
+}
+
+/* Rates (on a loop whose cached time stands still) and capacities. */
+static void test_fetch_rates(void **state)
+{
+	struct ev_loop *loop = ev_loop_new(0), *old = global.loop;
+	struct proxy *fe, *be, *other;
+	struct server *s1, *s2;
+
+	setup_stream();
+	global.loop = loop;
+	fe = strm.fe;
+	be = strm.be;
+	other = proxy_find("other", PR_CAP_BE);
+	s1 = be->servers;
+	s2 = s1->next;
+	EV("fe_sess_rate", "int:0");
+	fe->fe_counters.sess_rate = (struct freq_ctr){ .sec = tick_sec(), .curr = 7 };
+	fe->fe_counters.req_rate = (struct freq_ctr){ .sec = tick_sec(), .curr = 9 };
+	other->be_counters.sess_rate = (struct freq_ctr){ .sec = tick_sec(), .curr = 3 };
+	s2->counters.sess_rate = (struct freq_ctr){ .sec = tick_sec(), .curr = 4 };
+	EV("fe_sess_rate", "int:7");
+	EV("fe_sess_rate(fe)", "int:7");
+	EV("fe_req_rate", "int:9");
+	EV("be_sess_rate", "int:0");
+	EV("be_sess_rate(other)", "int:3");
+	EV("srv_sess_rate(be/s2)", "int:4");
+	EV("srv_sess_rate(s2)", "int:4");      /* in the stream's backend */
+	EV("srv_sess_rate(nosuch)", "<none>");
+	/* s1 has no maxconn: unlimited. */
+	EV("be_conn_free", "int:-1");
+	EV("srv_conn_free(s1)", "int:-1");
+	s2->counters.cur_sess = 3;
+	EV("srv_conn_free(be/s2)", "int:7");
+	s1->maxconn = 5;
+	EV("be_conn_free", "int:12");
+	EV("be_conn_free(other)", "int:-1");
+	s2->nbpend = 2;
+	EV("srv_queue(s2)", "int:2");
+	EV("srv_queue(be/s1)", "int:0");
+	EV("srv_is_up(s1)", "bool:1");
+	s1->flags |= SRV_F_MAINT;
+	EV("srv_is_up(s1)", "bool:0");
+	EV("be_conn_free", "int:7");           /* s1 is not usable */
+	s1->flags &= ~SRV_F_MAINT;
+	EV("srv_iweight(s1)", "int:1");
+	EV("srv_uweight(s1)", "int:1");
+	s1->eweight = 1 * SRV_EW_SCALE;
+	EV("srv_weight(s1)", "int:1");
+	s1->uweight = 0;
+	s1->eweight = 0;
+	EV("srv_uweight(s1)", "int:0");
+	EV("srv_weight(s1)", "int:0");
+	EV("srv_iweight(s1)", "int:1");
+	global.loop = old;
+	ev_loop_destroy(loop);
 }
 
 static void test_fetch_args_resolved(void **state)
@@ -447,6 +558,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_parse_errors, reset),
 		cmocka_unit_test_teardown(test_fetch_l4, reset),
+		cmocka_unit_test_teardown(test_fetch_state, reset),
+		cmocka_unit_test_teardown(test_fetch_rates, reset),
 		cmocka_unit_test_teardown(test_fetch_args_resolved, reset),
 		cmocka_unit_test_teardown(test_fetch_http_req, reset),
 		cmocka_unit_test_teardown(test_fetch_http_res, reset),
