@@ -6,6 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +18,7 @@
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/logformat.h>
 #include <sluice/pool.h>
@@ -256,6 +261,70 @@ static void test_fetch_rates(void **state)
 	EV("srv_iweight(s1)", "int:1");
 	global.loop = old;
 	ev_loop_destroy(loop);
+}
+
+/* The sockets' own addresses on a real loopback connection, the
+ * listener's fetches, and whether addresses are the host's. */
+static void test_fetch_conn(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	int lfd, cfd, sfd;
+	char want[64];
+	struct listener li = { .id = 5, .nbconn = 3 };
+	struct bind_conf bc = { .name = "web" };
+
+	setup_stream();
+	EV("fc_src", "<none>");         /* no socket */
+	EV("bc_dst_port", "<none>");    /* no server connection */
+	EV("src_is_local", "bool:0");   /* 192.0.2.7 */
+	EV("dst_is_local", "bool:0");
+	EV("dst_conn", "<none>");
+	EV("fc_rcvd_proxy", "bool:0");
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(lfd, 1), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &l), 0);
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(cfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	sfd = accept(lfd, NULL, NULL);
+	assert_true(sfd >= 0);
+	strm.cli.fd = sfd;   /* the client side: accepted */
+	strm.srv.fd = cfd;   /* the server side: connected */
+	EV("fc_src", "ipv4:127.0.0.1");
+	EV("fc_dst", "ipv4:127.0.0.1");
+	snprintf(want, sizeof(want), "int:%d", ntohs(a.sin_port));
+	EV("fc_dst_port", want);
+	EV("bc_dst_port", want);
+	EV("bc_dst", "ipv4:127.0.0.1");
+	EV("bc_src", "ipv4:127.0.0.1");
+	{
+		char fcsp[32];
+
+		snprintf(fcsp, sizeof(fcsp), "%s", ev("fc_src_port"));
+		assert_string_equal(fcsp, ev("bc_src_port"));
+		assert_string_not_equal(fcsp, want);
+	}
+	EV("src", "ipv4:192.0.2.7");    /* unchanged: as a PROXY header said */
+	EV("fc_src_is_local", "bool:1");
+	EV("fc_dst_is_local", "bool:1");
+	((struct sockaddr_in *)strm.dst)->sin_addr.s_addr = htonl(0x7f000002);
+	EV("dst_is_local", "bool:1");   /* all of 127/8 */
+	strm.li = &li;
+	EV("dst_conn", "int:3");
+	EV("so_id", "int:5");
+	EV("so_name", "<none>");
+	li.bc = &bc;
+	EV("so_name", "str:web");
+	EV("fc_rcvd_proxy", "bool:0");
+	li.flags |= LI_F_ACCEPT_PROXY;
+	EV("fc_rcvd_proxy", "bool:1");
+	strm.li = NULL;
+	strm.cli.fd = strm.srv.fd = -1;
+	close(sfd);
+	close(cfd);
+	close(lfd);
 }
 
 static void test_fetch_args_resolved(void **state)
@@ -560,6 +629,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_fetch_l4, reset),
 		cmocka_unit_test_teardown(test_fetch_state, reset),
 		cmocka_unit_test_teardown(test_fetch_rates, reset),
+		cmocka_unit_test_teardown(test_fetch_conn, reset),
 		cmocka_unit_test_teardown(test_fetch_args_resolved, reset),
 		cmocka_unit_test_teardown(test_fetch_http_req, reset),
 		cmocka_unit_test_teardown(test_fetch_http_res, reset),
