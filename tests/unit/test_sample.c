@@ -18,6 +18,7 @@
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/lb.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/logformat.h>
@@ -406,6 +407,49 @@ static void test_fetch_http_req(void **state)
 	EV("req.proto_http", "bool:0");
 }
 
+/* meth, baseq, url32, captures of the start lines, header names, the
+ * response's full-field count, the bearer token. */
+static void test_fetch_http_l7(void **state)
+{
+	const char *url = "www.Example.com/a/b.html?x=1&y=two&z";
+	char want[64];
+
+	setup_stream();
+	EV("meth", "str:GET");
+	EV("baseq", "str:www.Example.com/a/b.html?x=1&y=two&z");
+	snprintf(want, sizeof(want), "int:%u",
+		 (unsigned)(uint32_t)lb_hash(LB_H_SDBM, 1, url, strlen(url)));
+	EV("url32", want);
+	snprintf(want, sizeof(want), "str:%08X", (unsigned)atol(ev("url32") + 4));
+	strcat(want, "C0000207");    /* 192.0.2.7 */
+	EV("url32+src,hex", want);
+	EV("capture.req.method", "str:GET");
+	EV("capture.req.uri", "str:/a/b.html?x=1&y=two&z");
+	EV("capture.req.ver", "str:HTTP/1.1");
+	EV("capture.res.ver", "str:HTTP/1.1");
+	EV("req.hdr_names", "str:Host,Accept,Accept,Cookie,Cookie,X-Fwd,Content-Length,X-Num");
+	EV("req.hdr_names(;x)", "str:Host;Accept;Accept;Cookie;Cookie;X-Fwd;Content-Length;X-Num");
+	EV("res.hdr_names( )", "str:Location Set-Cookie Set-Cookie X-A");
+	EV("res.fhdr_cnt(x-a)", "int:1");
+	EV("res.hdr_cnt(x-a)", "int:2");
+	EV("res.fhdr_cnt(set-cookie)", "int:2");
+	EV("res.fhdr_cnt", "int:4");
+	EV("res.fhdr_cnt(nope)", "int:0");
+	EV("http_auth_bearer", "<none>");
+	msg_load("GET /x HTTP/1.0\r\nHost: h\r\nAuthorization: bearer  abc.def.ghi \r\n"
+		 "X-Tok: Bearer t2\r\nX-Basic: Basic dTpw\r\n\r\n");
+	EV("http_auth_bearer", "str:abc.def.ghi");
+	EV("http_auth_bearer(x-tok)", "str:t2");
+	EV("http_auth_bearer(X-Basic)", "<none>");
+	EV("capture.req.ver", "str:HTTP/1.0");
+	EV("baseq", "str:h/x");
+	/* No head: no value. */
+	strm.txn->req_head = NULL;
+	EV("meth", "<none>");
+	EV("req.hdr_names", "<none>");
+	EV("url32", "<none>");
+}
+
 /* base32 and the hashes agree with HAProxy 2.6 (values read from it). */
 static void test_fetch_http_ext(void **state)
 {
@@ -634,6 +678,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_fetch_http_req, reset),
 		cmocka_unit_test_teardown(test_fetch_http_res, reset),
 		cmocka_unit_test_teardown(test_fetch_http_ext, reset),
+		cmocka_unit_test_teardown(test_fetch_http_l7, reset),
 		cmocka_unit_test_teardown(test_converters, reset),
 		cmocka_unit_test_teardown(test_converters_ext, reset),
 		cmocka_unit_test_teardown(test_casts, reset),
