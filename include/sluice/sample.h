@@ -12,6 +12,7 @@
 
 struct stream;
 struct proxy;
+struct server;
 
 enum smp_type {
 	SMP_T_ANY,     /* declared only: converters accepting anything */
@@ -190,6 +191,15 @@ static inline int smp_scratch_put(char *out, size_t *o, const char *p, size_t le
 	return 1;
 }
 char *smp_scratch_get(void);
+
+/* The proxy an optional ARGT_BE/ARGT_FE argument <a> names, else the
+ * stream's backend (its frontend when <fe>); NULL when there is none. */
+struct proxy *smp_arg_px(const struct smp_arg *a, struct stream *s, int fe);
+
+/* The server an ARGT_SRV argument <a> names: "backend/server" (resolved
+ * at post-parse), or a bare server name looked up in <s>'s backend; NULL
+ * when there is no such server. */
+struct server *smp_arg_srv(const struct smp_arg *a, struct stream *s);
 
 /* Fetch helpers: make <smp> an integer <v>, or a constant string <str>
  * (not copied: it must outlive the evaluation). Return 1, or 0 for a NULL

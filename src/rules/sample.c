@@ -514,6 +514,9 @@ static void smp_args_queue(struct smp_arg *args, const char *expr)
 		if ((args[i].type != ARGT_BE && args[i].type != ARGT_FE &&
 		     args[i].type != ARGT_SRV && args[i].type != ARGT_USR) || !args[i].str)
 			continue;
+		/* A bare server name is looked up in the stream's backend. */
+		if (args[i].type == ARGT_SRV && !strchr(args[i].str, '/'))
+			continue;
 		p = xcalloc(1, sizeof(*p));
 		p->arg = &args[i];
 		p->where = xstrdup(expr);
@@ -788,11 +791,28 @@ static int fetch_false(const struct smp_arg *a, struct sample *smp, struct strea
 /* The proxy an optional backend (or frontend) argument names, else the
  * stream's backend (frontend when <fe>). Resolved at post-parse; looked up
  * here only if evaluated before (unit tests). */
-static struct proxy *smp_arg_px(const struct smp_arg *a, struct stream *s, int fe)
+struct proxy *smp_arg_px(const struct smp_arg *a, struct stream *s, int fe)
 {
 	if (a->type == ARGT_BE || a->type == ARGT_FE)
 		return a->ptr ? a->ptr : smp_arg_lookup(a);
 	return s ? (fe ? s->fe : s->be) : NULL;
+}
+
+struct server *smp_arg_srv(const struct smp_arg *a, struct stream *s)
+{
+	if (a->ptr)
+		return a->ptr;
+	if (!a->str)
+		return NULL;
+	if (!strchr(a->str, '/')) {
+		if (!s || !s->be)
+			return NULL;
+		for (struct server *srv = s->be->servers; srv; srv = srv->next)
+			if (strcmp(srv->name, a->str) == 0)
+				return srv;
+		return NULL;
+	}
+	return smp_arg_lookup(a);
 }
 
 static int fetch_nbsrv(const struct smp_arg *a, struct sample *smp, struct stream *s,

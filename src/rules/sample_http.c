@@ -821,6 +821,186 @@ static int fetch_http_first_req(const struct smp_arg *a, struct sample *smp, str
 	return 1;
 }
 
+/* ---- request and response captures, header names, bearer token ---- */
+
+/* baseq: the Host header followed by the path with its query string. */
+static int fetch_baseq(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
+{
+	const struct http_head *h = req_head(s);
+	char *out;
+	const char *p;
+	size_t pl, n = 0;
+	int i;
+
+	if (!h || !uri_path(h->sl[HTTP_SL_URI].p, h->sl[HTTP_SL_URI].len, 1, &p, &pl))
+		return 0;
+	out = smp_scratch_get();
+	i = http_head_find(h, "host", 4, 0);
+	if (i >= 0) {
+		n = MIN(h->f[i].v.len, SMP_SCRATCH_SIZE / 2);
+		memcpy(out, h->f[i].v.p, n);
+	}
+	pl = MIN(pl, SMP_SCRATCH_SIZE - n);
+	memcpy(out + n, p, pl);
+	smp->type = SMP_T_STR;
+	smp->u.str.p = out;
+	smp->u.str.len = n + pl;
+	return 1;
+}
+
+/* url32: the SDBM hash (full avalanche) of the first Host header followed
+ * by the whole URI as the request line gives it. */
+static int fetch_url32(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		       const void *priv)
+{
+	const struct http_head *h = req_head(s);
+	char *out;
+	size_t ul, n = 0;
+	int i;
+
+	if (!h)
+		return 0;
+	out = smp_scratch_get();
+	i = http_head_find(h, "host", 4, 0);
+	if (i >= 0) {
+		n = MIN(h->f[i].v.len, SMP_SCRATCH_SIZE / 2);
+		memcpy(out, h->f[i].v.p, n);
+	}
+	ul = MIN(h->sl[HTTP_SL_URI].len, SMP_SCRATCH_SIZE - n);
+	memcpy(out + n, h->sl[HTTP_SL_URI].p, ul);
+	smp->type = SMP_T_SINT;
+	smp->u.sint = (uint32_t)lb_hash(LB_H_SDBM, 1, out, n + ul);
+	return 1;
+}
+
+/* url32+src: url32 in network order followed by the client address. */
+static int fetch_url32_src(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			   const void *priv)
+{
+	uint32_t h;
+	char *out;
+	size_t n = 4;
+
+	if (!fetch_url32(a, smp, s, NULL))
+		return 0;
+	h = htonl((uint32_t)smp->u.sint);
+	out = smp_scratch_get();
+	memcpy(out, &h, 4);
+	if (s->cli_addr.ss_family == AF_INET) {
+		memcpy(out + n, &((const struct sockaddr_in *)&s->cli_addr)->sin_addr, 4);
+		n += 4;
+	} else if (s->cli_addr.ss_family == AF_INET6) {
+		memcpy(out + n, &((const struct sockaddr_in6 *)&s->cli_addr)->sin6_addr, 16);
+		n += 16;
+	} else {
+		return 0;
+	}
+	smp->type = SMP_T_BIN;
+	smp->flags &= ~SMP_F_CONST;
+	smp->u.str.p = out;
+	smp->u.str.len = n;
+	return 1;
+}
+
+/* capture.req.ver, capture.res.ver: the version with its "HTTP/" prefix
+ * ("HTTP/2.0" for an HTTP/2 stream's request). */
+static int fetch_capture_req_ver(const struct smp_arg *a, struct sample *smp,
+				 struct stream *s, const void *priv)
+{
+	const struct http_head *h = req_head(s);
+
+	if (!h)
+		return 0;
+	if (s->tcp_flags & STRM_F_MUX)
+		return smp_set_str(smp, "HTTP/2.0");
+	if (h->sl[HTTP_SL_RQVER].len <= 5)
+		return 0;
+	return smp_set_mem(smp, h->sl[HTTP_SL_RQVER].p, h->sl[HTTP_SL_RQVER].len);
+}
+
+static int fetch_capture_res_ver(const struct smp_arg *a, struct sample *smp,
+				 struct stream *s, const void *priv)
+{
+	const struct http_head *h = res_head(s);
+
+	if (!h || h->sl[HTTP_SL_RSVER].len <= 5)
+		return 0;
+	return smp_set_mem(smp, h->sl[HTTP_SL_RSVER].p, h->sl[HTTP_SL_RSVER].len);
+}
+
+/* req.hdr_names, res.hdr_names([delim]): the field names in order,
+ * separated by the first character of <delim> (a comma by default). */
+static int hdr_names(const struct http_head *h, const struct smp_arg *a, struct sample *smp)
+{
+	char delim = a[0].str && a[0].len ? a[0].str[0] : ',';
+	char *out;
+	size_t n = 0;
+
+	if (!h)
+		return 0;
+	out = smp_scratch_get();
+	for (int i = 0; i < h->nf; i++) {
+		const struct http_field *f = &h->f[i];
+
+		if (n + f->n.len + 1 > SMP_SCRATCH_SIZE)
+			return 0;
+		if (i)
+			out[n++] = delim;
+		memcpy(out + n, f->n.p, f->n.len);
+		n += f->n.len;
+	}
+	smp->type = SMP_T_STR;
+	smp->u.str.p = out;
+	smp->u.str.len = n;
+	return 1;
+}
+
+static int fetch_req_hdr_names(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			       const void *priv)
+{
+	return hdr_names(req_head(s), a, smp);
+}
+
+static int fetch_res_hdr_names(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			       const void *priv)
+{
+	return hdr_names(res_head(s), a, smp);
+}
+
+static int fetch_res_fhdr_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			      const void *priv)
+{
+	return fetch_cnt(res_head(s), a, smp, 0);
+}
+
+/* http_auth_bearer([header]): the token of the first Authorization field
+ * (or of <header>) using the Bearer scheme, unchecked; no value for
+ * another scheme or without the field. */
+static int fetch_http_auth_bearer(const struct smp_arg *a, struct sample *smp,
+				  struct stream *s, const void *priv)
+{
+	const struct http_head *h = req_head(s);
+	const char *name = a[0].str && a[0].len ? a[0].str : "authorization";
+	const char *p, *end;
+	int i;
+
+	if (!h || (i = http_head_find(h, name, strlen(name), 0)) < 0)
+		return 0;
+	p = h->f[i].v.p;
+	end = p + h->f[i].v.len;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (end - p < 7 || strncasecmp(p, "Bearer", 6) != 0 || (p[6] != ' ' && p[6] != '\t'))
+		return 0;
+	p += 7;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	return smp_set_mem(smp, p, (size_t)(end - p));
+}
+
 #define RQ SMP_USE_L7REQ
 #define RS SMP_USE_L7RES
 
@@ -899,6 +1079,19 @@ static const struct smp_fetch_kw smp_http_fetches[] = {
 	{ "capture.res.hdr", fetch_capture_res_hdr, { ARGT_SINT }, 1, SMP_T_STR, RS, NULL, NULL },
 	{ "unique-id",     fetch_unique_id,   { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
 	{ "http_first_req", fetch_http_first_req, { 0 }, 0, SMP_T_BOOL, RQ, NULL, NULL },
+	{ "meth",          fetch_method,      { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "baseq",         fetch_baseq,       { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "url32",         fetch_url32,       { 0 }, 0, SMP_T_SINT, RQ, NULL, NULL },
+	{ "url32+src",     fetch_url32_src,   { 0 }, 0, SMP_T_BIN, RQ, NULL, NULL },
+	{ "capture.req.method", fetch_method, { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "capture.req.uri", fetch_url,       { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "capture.req.ver", fetch_capture_req_ver, { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "capture.res.ver", fetch_capture_res_ver, { 0 }, 0, SMP_T_STR, RS, NULL, NULL },
+	{ "req.hdr_names", fetch_req_hdr_names, { ARGT_STR }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "res.hdr_names", fetch_res_hdr_names, { ARGT_STR }, 0, SMP_T_STR, RS, NULL, NULL },
+	{ "res.fhdr_cnt",  fetch_res_fhdr_cnt, { ARGT_STR }, 0, SMP_T_SINT, RS, NULL, NULL },
+	{ "http_auth_bearer", fetch_http_auth_bearer, { ARGT_STR }, 0, SMP_T_STR, RQ, NULL,
+	  NULL },
 };
 
 SLUICE_INIT(smp_register_http)

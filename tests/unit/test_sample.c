@@ -6,6 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +18,15 @@
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
+#include <sluice/lb.h>
+#include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/logformat.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
 #include <sluice/server.h>
+#include <sluice/ticks.h>
 
 #include "cfg_capture.h"
 #include "rules_stream.h"
@@ -147,6 +154,180 @@ static void test_fetch_l4(void **state)
 	EV("srv_name", "<none>");
 }
 
+/* Internal-state fetches: uuid, date_us, bin, proc, thread, stopping,
+ * fe_defbe and the configured timeouts. */
+static void test_fetch_state(void **state)
+{
+	const char *u;
+
+	setup_stream();
+	u = ev("uuid");
+	assert_int_equal(strlen(u), 4 + 36);
+	assert_true(strncmp(u, "str:", 4) == 0);
+	u += 4;
+	for (int i = 0; i < 36; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23)
+			assert_int_equal(u[i], '-');
+		else
+			assert_non_null(strchr("0123456789abcdef", u[i]));
+	}
+	assert_int_equal(u[14], '4');                  /* version 4 */
+	assert_non_null(strchr("89ab", u[19]));        /* RFC 4122 variant */
+	{
+		char first[64];
+
+		snprintf(first, sizeof(first), "%s", ev("uuid(4)"));
+		assert_string_not_equal(first, ev("uuid(4)"));
+	}
+	EV("uuid(1)", "<error: uuid() supports only version 4 (got 1)>");
+	u = ev("date_us");
+	assert_true(strncmp(u, "int:", 4) == 0);
+	assert_true(atol(u + 4) >= 0 && atol(u + 4) <= 999999);
+	EV("bin(414243),hex", "str:414243");
+	EV("bin(61ff),length", "int:2");
+	EV("bin()", "bin:");
+	EV("bin(4)", "<error: bin() expects an even number of hexadecimal digits (got '4')>");
+	EV("bin(zz)", "<error: bin() expects hexadecimal digits (got 'zz')>");
+	EV("proc", "int:1");
+	EV("thread", "int:0");
+	EV("stopping", "bool:0");
+	global.flags |= GLB_F_STOPPING;
+	EV("stopping", "bool:1");
+	global.flags &= ~GLB_F_STOPPING;
+	EV("fe_defbe", "str:be");
+	EV("be_server_timeout", "int:1000");
+	EV("cur_server_timeout", "int:1000");
+	EV("be_tunnel_timeout", "int:0");
+	EV("cur_tunnel_timeout", "int:0");
+	EV("fe_client_timeout", "int:1000");
+	strm.be->timeout.tunnel = 3600000;
+	EV("be_tunnel_timeout", "int:3600000");
+	strm.fe->defbe = NULL;
+	EV("fe_defbe", "<none>");
+	assert_string_equal(ev_on("be_server_timeout", NULL), "<none>");
+	assert_string_equal(ev_on("proc", NULL), "int:1");
+}
+
+/* Rates (on a loop whose cached time stands still) and capacities. */
+static void test_fetch_rates(void **state)
+{
+	struct ev_loop *loop = ev_loop_new(0), *old = global.loop;
+	struct proxy *fe, *be, *other;
+	struct server *s1, *s2;
+
+	setup_stream();
+	global.loop = loop;
+	fe = strm.fe;
+	be = strm.be;
+	other = proxy_find("other", PR_CAP_BE);
+	s1 = be->servers;
+	s2 = s1->next;
+	EV("fe_sess_rate", "int:0");
+	fe->fe_counters.sess_rate = (struct freq_ctr){ .sec = tick_sec(), .curr = 7 };
+	fe->fe_counters.req_rate = (struct freq_ctr){ .sec = tick_sec(), .curr = 9 };
+	other->be_counters.sess_rate = (struct freq_ctr){ .sec = tick_sec(), .curr = 3 };
+	s2->counters.sess_rate = (struct freq_ctr){ .sec = tick_sec(), .curr = 4 };
+	EV("fe_sess_rate", "int:7");
+	EV("fe_sess_rate(fe)", "int:7");
+	EV("fe_req_rate", "int:9");
+	EV("be_sess_rate", "int:0");
+	EV("be_sess_rate(other)", "int:3");
+	EV("srv_sess_rate(be/s2)", "int:4");
+	EV("srv_sess_rate(s2)", "int:4");      /* in the stream's backend */
+	EV("srv_sess_rate(nosuch)", "<none>");
+	/* s1 has no maxconn: unlimited. */
+	EV("be_conn_free", "int:-1");
+	EV("srv_conn_free(s1)", "int:-1");
+	s2->counters.cur_sess = 3;
+	EV("srv_conn_free(be/s2)", "int:7");
+	s1->maxconn = 5;
+	EV("be_conn_free", "int:12");
+	EV("be_conn_free(other)", "int:-1");
+	s2->nbpend = 2;
+	EV("srv_queue(s2)", "int:2");
+	EV("srv_queue(be/s1)", "int:0");
+	EV("srv_is_up(s1)", "bool:1");
+	s1->flags |= SRV_F_MAINT;
+	EV("srv_is_up(s1)", "bool:0");
+	EV("be_conn_free", "int:7");           /* s1 is not usable */
+	s1->flags &= ~SRV_F_MAINT;
+	EV("srv_iweight(s1)", "int:1");
+	EV("srv_uweight(s1)", "int:1");
+	s1->eweight = 1 * SRV_EW_SCALE;
+	EV("srv_weight(s1)", "int:1");
+	s1->uweight = 0;
+	s1->eweight = 0;
+	EV("srv_uweight(s1)", "int:0");
+	EV("srv_weight(s1)", "int:0");
+	EV("srv_iweight(s1)", "int:1");
+	global.loop = old;
+	ev_loop_destroy(loop);
+}
+
+/* The sockets' own addresses on a real loopback connection, the
+ * listener's fetches, and whether addresses are the host's. */
+static void test_fetch_conn(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	int lfd, cfd, sfd;
+	char want[64];
+	struct listener li = { .id = 5, .nbconn = 3 };
+	struct bind_conf bc = { .name = "web" };
+
+	setup_stream();
+	EV("fc_src", "<none>");         /* no socket */
+	EV("bc_dst_port", "<none>");    /* no server connection */
+	EV("src_is_local", "bool:0");   /* 192.0.2.7 */
+	EV("dst_is_local", "bool:0");
+	EV("dst_conn", "<none>");
+	EV("fc_rcvd_proxy", "bool:0");
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(lfd, 1), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &l), 0);
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(cfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	sfd = accept(lfd, NULL, NULL);
+	assert_true(sfd >= 0);
+	strm.cli.fd = sfd;   /* the client side: accepted */
+	strm.srv.fd = cfd;   /* the server side: connected */
+	EV("fc_src", "ipv4:127.0.0.1");
+	EV("fc_dst", "ipv4:127.0.0.1");
+	snprintf(want, sizeof(want), "int:%d", ntohs(a.sin_port));
+	EV("fc_dst_port", want);
+	EV("bc_dst_port", want);
+	EV("bc_dst", "ipv4:127.0.0.1");
+	EV("bc_src", "ipv4:127.0.0.1");
+	{
+		char fcsp[32];
+
+		snprintf(fcsp, sizeof(fcsp), "%s", ev("fc_src_port"));
+		assert_string_equal(fcsp, ev("bc_src_port"));
+		assert_string_not_equal(fcsp, want);
+	}
+	EV("src", "ipv4:192.0.2.7");    /* unchanged: as a PROXY header said */
+	EV("fc_src_is_local", "bool:1");
+	EV("fc_dst_is_local", "bool:1");
+	((struct sockaddr_in *)strm.dst)->sin_addr.s_addr = htonl(0x7f000002);
+	EV("dst_is_local", "bool:1");   /* all of 127/8 */
+	strm.li = &li;
+	EV("dst_conn", "int:3");
+	EV("so_id", "int:5");
+	EV("so_name", "<none>");
+	li.bc = &bc;
+	EV("so_name", "str:web");
+	EV("fc_rcvd_proxy", "bool:0");
+	li.flags |= LI_F_ACCEPT_PROXY;
+	EV("fc_rcvd_proxy", "bool:1");
+	strm.li = NULL;
+	strm.cli.fd = strm.srv.fd = -1;
+	close(sfd);
+	close(cfd);
+	close(lfd);
+}
+
 static void test_fetch_args_resolved(void **state)
 {
 	EXPECT_ERRORS(parse("backend b1\n server s 127.0.0.1:1\n"), 0);
@@ -224,6 +405,49 @@ static void test_fetch_http_req(void **state)
 	strm.txn->req_head = NULL;
 	EV("path", "<none>");
 	EV("req.proto_http", "bool:0");
+}
+
+/* meth, baseq, url32, captures of the start lines, header names, the
+ * response's full-field count, the bearer token. */
+static void test_fetch_http_l7(void **state)
+{
+	const char *url = "www.Example.com/a/b.html?x=1&y=two&z";
+	char want[64];
+
+	setup_stream();
+	EV("meth", "str:GET");
+	EV("baseq", "str:www.Example.com/a/b.html?x=1&y=two&z");
+	snprintf(want, sizeof(want), "int:%u",
+		 (unsigned)(uint32_t)lb_hash(LB_H_SDBM, 1, url, strlen(url)));
+	EV("url32", want);
+	snprintf(want, sizeof(want), "str:%08X", (unsigned)atol(ev("url32") + 4));
+	strcat(want, "C0000207");    /* 192.0.2.7 */
+	EV("url32+src,hex", want);
+	EV("capture.req.method", "str:GET");
+	EV("capture.req.uri", "str:/a/b.html?x=1&y=two&z");
+	EV("capture.req.ver", "str:HTTP/1.1");
+	EV("capture.res.ver", "str:HTTP/1.1");
+	EV("req.hdr_names", "str:Host,Accept,Accept,Cookie,Cookie,X-Fwd,Content-Length,X-Num");
+	EV("req.hdr_names(;x)", "str:Host;Accept;Accept;Cookie;Cookie;X-Fwd;Content-Length;X-Num");
+	EV("res.hdr_names( )", "str:Location Set-Cookie Set-Cookie X-A");
+	EV("res.fhdr_cnt(x-a)", "int:1");
+	EV("res.hdr_cnt(x-a)", "int:2");
+	EV("res.fhdr_cnt(set-cookie)", "int:2");
+	EV("res.fhdr_cnt", "int:4");
+	EV("res.fhdr_cnt(nope)", "int:0");
+	EV("http_auth_bearer", "<none>");
+	msg_load("GET /x HTTP/1.0\r\nHost: h\r\nAuthorization: bearer  abc.def.ghi \r\n"
+		 "X-Tok: Bearer t2\r\nX-Basic: Basic dTpw\r\n\r\n");
+	EV("http_auth_bearer", "str:abc.def.ghi");
+	EV("http_auth_bearer(x-tok)", "str:t2");
+	EV("http_auth_bearer(X-Basic)", "<none>");
+	EV("capture.req.ver", "str:HTTP/1.0");
+	EV("baseq", "str:h/x");
+	/* No head: no value. */
+	strm.txn->req_head = NULL;
+	EV("meth", "<none>");
+	EV("req.hdr_names", "<none>");
+	EV("url32", "<none>");
 }
 
 /* base32 and the hashes agree with HAProxy 2.6 (values read from it). */
@@ -447,10 +671,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_parse_errors, reset),
 		cmocka_unit_test_teardown(test_fetch_l4, reset),
+		cmocka_unit_test_teardown(test_fetch_state, reset),
+		cmocka_unit_test_teardown(test_fetch_rates, reset),
+		cmocka_unit_test_teardown(test_fetch_conn, reset),
 		cmocka_unit_test_teardown(test_fetch_args_resolved, reset),
 		cmocka_unit_test_teardown(test_fetch_http_req, reset),
 		cmocka_unit_test_teardown(test_fetch_http_res, reset),
 		cmocka_unit_test_teardown(test_fetch_http_ext, reset),
+		cmocka_unit_test_teardown(test_fetch_http_l7, reset),
 		cmocka_unit_test_teardown(test_converters, reset),
 		cmocka_unit_test_teardown(test_converters_ext, reset),
 		cmocka_unit_test_teardown(test_casts, reset),
