@@ -126,6 +126,9 @@ static nghttp2_option *h2_options(void)
 	nghttp2_option_set_stream_reset_rate_limit(h2.opt, (uint64_t)h2_tune.max_resets * 10,
 						   (uint64_t)h2_tune.max_resets);
 	nghttp2_option_set_max_deflate_dynamic_table_size(h2.opt, 4096);
+	/* no RFC 7540 priority tree (sluice schedules streams as they come,
+	 * as HAProxy does): closed streams are not kept for it */
+	nghttp2_option_set_no_closed_streams(h2.opt, 1);
 	return h2.opt;
 }
 
@@ -262,6 +265,7 @@ int h2c_take_over(struct stream *s)
 		{ NGHTTP2_SETTINGS_MAX_FRAME_SIZE, (uint32_t)h2_tune.max_frame_size },
 		{ NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, global.bufsize - global.maxrewrite },
 		{ NGHTTP2_SETTINGS_ENABLE_PUSH, 0 },
+		{ NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1 },
 	};
 	nghttp2_option *opt = h2_options();
 
@@ -648,6 +652,7 @@ int h2_back_take_over(struct stream *s, int private)
 		{ NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (uint32_t)h2_tune.initial_window_size },
 		{ NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, (uint32_t)h2_tune.header_table_size },
 		{ NGHTTP2_SETTINGS_MAX_FRAME_SIZE, (uint32_t)h2_tune.max_frame_size },
+		{ NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1 },
 	};
 	nghttp2_option *opt = h2_options();
 	struct ssl_st *ssl;
