@@ -691,19 +691,15 @@ static int fetch_base32(const struct smp_arg *a, struct sample *smp, struct stre
 	return 1;
 }
 
-/* base32+src: base32 in network order followed by the client address
- * (4 or 16 bytes), as binary: one key per URL and client. */
-static int fetch_base32_src(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			    const void *priv)
+/* Integer hash <smp> becomes, as binary, the hash in network order followed
+ * by the client address (4 or 16 bytes): one key per URL and client.
+ * Returns 1, or 0 for a client without an IP address. */
+static int hash_plus_src(struct sample *smp, const struct stream *s)
 {
-	uint32_t h;
-	char *out;
+	uint32_t h = htonl((uint32_t)smp->u.sint);
+	char *out = smp_scratch_get();
 	size_t n = 4;
 
-	if (!fetch_base32(a, smp, s, NULL))
-		return 0;
-	h = htonl((uint32_t)smp->u.sint);
-	out = smp_scratch_get();
 	memcpy(out, &h, 4);
 	if (s->cli_addr.ss_family == AF_INET) {
 		memcpy(out + n, &((const struct sockaddr_in *)&s->cli_addr)->sin_addr, 4);
@@ -719,6 +715,13 @@ static int fetch_base32_src(const struct smp_arg *a, struct sample *smp, struct 
 	smp->u.str.p = out;
 	smp->u.str.len = n;
 	return 1;
+}
+
+/* base32+src: base32 in network order followed by the client address. */
+static int fetch_base32_src(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
+{
+	return fetch_base32(a, smp, s, NULL) && hash_plus_src(smp, s);
 }
 
 /* The host and port of an absolute URI ("http://1.2.3.4:81/x"): <*host>
@@ -878,29 +881,7 @@ static int fetch_url32(const struct smp_arg *a, struct sample *smp, struct strea
 static int fetch_url32_src(const struct smp_arg *a, struct sample *smp, struct stream *s,
 			   const void *priv)
 {
-	uint32_t h;
-	char *out;
-	size_t n = 4;
-
-	if (!fetch_url32(a, smp, s, NULL))
-		return 0;
-	h = htonl((uint32_t)smp->u.sint);
-	out = smp_scratch_get();
-	memcpy(out, &h, 4);
-	if (s->cli_addr.ss_family == AF_INET) {
-		memcpy(out + n, &((const struct sockaddr_in *)&s->cli_addr)->sin_addr, 4);
-		n += 4;
-	} else if (s->cli_addr.ss_family == AF_INET6) {
-		memcpy(out + n, &((const struct sockaddr_in6 *)&s->cli_addr)->sin6_addr, 16);
-		n += 16;
-	} else {
-		return 0;
-	}
-	smp->type = SMP_T_BIN;
-	smp->flags &= ~SMP_F_CONST;
-	smp->u.str.p = out;
-	smp->u.str.len = n;
-	return 1;
+	return fetch_url32(a, smp, s, NULL) && hash_plus_src(smp, s);
 }
 
 /* capture.req.ver, capture.res.ver: the version with its "HTTP/" prefix
