@@ -6,6 +6,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+/* The value of hex digit <c> (either case), -1 for any other byte. */
+static inline int str_hex_digit(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 /* A growable, always NUL-terminated string. Zero-initialise before use. */
 struct dstr {
 	char  *p;

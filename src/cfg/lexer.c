@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <sluice/lexer.h>
+#include <sluice/str.h>
 
 struct lex {
 	char  *out;
@@ -53,15 +54,6 @@ static int lex_close_word(struct lex *lx, size_t pos)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)tolower((unsigned char)c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
 
 /* Handles a backslash at <line>[i]; returns the number of input bytes used,
  * or -1. Unknown escapes keep the backslash so that regexes survive. */
@@ -82,8 +74,8 @@ static int lex_escape(struct lex *lx, const char *line, size_t len, size_t i)
 	case 'n': return lex_put(lx, i, '\n') == -1 ? -1 : 2;
 	case 't': return lex_put(lx, i, '\t') == -1 ? -1 : 2;
 	case 'x':
-		if (i + 3 >= len || (h = hexval(line[i + 2])) < 0 ||
-		    (l = hexval(line[i + 3])) < 0)
+		if (i + 3 >= len || (h = str_hex_digit(line[i + 2])) < 0 ||
+		    (l = str_hex_digit(line[i + 3])) < 0)
 			return lex_fail(lx, i, "invalid \\x escape (expects two hex digits)");
 		return lex_put(lx, i, (char)(h * 16 + l)) == -1 ? -1 : 4;
 	default:

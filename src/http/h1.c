@@ -5,6 +5,7 @@
 
 #include <sluice/common.h>
 #include <sluice/h1.h>
+#include <sluice/str.h>
 
 /* tchar of RFC 9110 section 5.6.2. */
 static const unsigned char h1_tchar[256] = {
@@ -612,16 +613,6 @@ static int ck_fail(const char **err, const char *msg)
 	return -1;
 }
 
-static int hexdigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Trailer field names that would frame the message again (RFC 9110
  * 6.5.1): one bit per name in h1_chunk.trl while the name may still be it. */
@@ -665,7 +656,7 @@ int h1_chunk_scan(struct h1_chunk *ck, const char *buf, size_t len, size_t *used
 			continue;
 		}
 		case H1_CK_SIZE:
-			if ((d = hexdigit(c)) >= 0) {
+			if ((d = str_hex_digit(c)) >= 0) {
 				/* 15 digits keep the size below 2^60: nothing a
 				 * byte count can overflow on, however many
 				 * chunks follow */

@@ -875,8 +875,7 @@ static ssize_t h2s_take_chunked(struct h2s *h, const char *p, size_t n)
 
 		switch (h->rs) {
 		case H2S_RS_CK_SIZE: {
-			int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 :
-				(c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+			int d = str_hex_digit(c);
 
 			if (d >= 0) {
 				if (++h->ck_digits > H1_CHUNK_DIGITS_MAX)

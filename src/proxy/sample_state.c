@@ -71,16 +71,6 @@ static int fetch_date_us(const struct smp_arg *a, struct sample *smp, struct str
 	return smp_set_int(smp, tv.tv_usec);
 }
 
-static int hex_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* bin(<hex>): the argument is decoded in place at start-up. */
 static int check_bin(struct smp_arg *a, char **err, const void *priv)
@@ -93,7 +83,7 @@ static int check_bin(struct smp_arg *a, char **err, const void *priv)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = hex_val(a[0].str[i]), lo = hex_val(a[0].str[i + 1]);
+		int hi = str_hex_digit(a[0].str[i]), lo = str_hex_digit(a[0].str[i + 1]);
 
 		if (hi < 0 || lo < 0) {
 			*err = str_fmt("bin() expects hexadecimal digits (got '%s')", a[0].str);

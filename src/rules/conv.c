@@ -239,11 +239,6 @@ static int conv_ub64dec(const struct smp_arg *a, struct sample *smp, const void 
 	return b64_decode(smp, b64_url, 0);
 }
 
-static int hexval(int c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
 
 /* url_dec([in_form]): %XX sequences, and '+' as a space when <in_form> is
  * 1 or when the string holds a query ('?' seen) and <in_form> is absent. */
@@ -261,8 +256,8 @@ static int conv_url_dec(const struct smp_arg *a, struct sample *smp, const void 
 
 			if (i + 2 >= len)
 				return 0;
-			h = hexval((unsigned char)in[i + 1]);
-			l = hexval((unsigned char)in[i + 2]);
+			h = str_hex_digit((unsigned char)in[i + 1]);
+			l = str_hex_digit((unsigned char)in[i + 2]);
 			if (h < 0 || l < 0)
 				return 0;
 			out[o++] = (char)(h * 16 + l);
@@ -433,7 +428,7 @@ static int conv_hex2i(const struct smp_arg *a, struct sample *smp, const void *p
 	if (len & 1 || len > 16)
 		return smp_out_int(smp, 0);
 	for (size_t i = 0; i < len; i++) {
-		int d = hexval((unsigned char)smp->u.str.p[i]);
+		int d = str_hex_digit((unsigned char)smp->u.str.p[i]);
 
 		if (d < 0)
 			return smp_out_int(smp, 0);

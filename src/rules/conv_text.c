@@ -465,8 +465,7 @@ static int jq_hex4(const char *p, const char *end, uint32_t *v)
 		return 0;
 	for (int i = 0; i < 4; i++) {
 		char c = p[i];
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		int d = str_hex_digit(c);
 
 		if (d < 0)
 			return 0;
