@@ -890,8 +890,9 @@ static size_t http_send_stored(struct stream *s, char *hd, size_t nl, const char
 {
 	ssize_t n;
 
-	if (s->cli.fd < 0 || s->cli.ssl || s->res.tap || s->res.buf || s->res.pipe ||
-	    (s->res.flags & CH_F_SHUTW))
+	/* (an HTTP/2 stream's fd is its connection's: never written here) */
+	if (s->cli.fd < 0 || s->cli.ssl || (s->cli.flags & CO_F_MUX) || s->res.tap ||
+	    s->res.buf || s->res.pipe || (s->res.flags & CH_F_SHUTW))
 		return 0;
 	if (nl + blen <= HTTP_STORED_COPY_MAX && nl + blen <= ha.size) {
 		memcpy(hd + nl, body, blen);
