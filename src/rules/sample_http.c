@@ -491,9 +491,9 @@ static int fetch_hdrs(const struct smp_arg *a, struct sample *smp, struct stream
 	return 1;
 }
 
-/* base: the Host header followed by the path (no query string). */
-static int fetch_base(const struct smp_arg *a, struct sample *smp, struct stream *s,
-		      const void *priv)
+/* The Host header followed by the path, with its query string when <query>
+ * (base, baseq). */
+static int host_and_path(struct sample *smp, struct stream *s, int query)
 {
 	const struct http_head *h = req_head(s);
 	char *out;
@@ -501,7 +501,7 @@ static int fetch_base(const struct smp_arg *a, struct sample *smp, struct stream
 	size_t pl, n = 0;
 	int i;
 
-	if (!h || !uri_path(h->sl[HTTP_SL_URI].p, h->sl[HTTP_SL_URI].len, 0, &p, &pl))
+	if (!h || !uri_path(h->sl[HTTP_SL_URI].p, h->sl[HTTP_SL_URI].len, query, &p, &pl))
 		return 0;
 	out = smp_scratch_get();
 	i = http_head_find(h, "host", 4, 0);
@@ -515,6 +515,13 @@ static int fetch_base(const struct smp_arg *a, struct sample *smp, struct stream
 	smp->u.str.p = out;
 	smp->u.str.len = n + pl;
 	return 1;
+}
+
+/* base: the Host header followed by the path (no query string). */
+static int fetch_base(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
+{
+	return host_and_path(smp, s, 0);
 }
 
 /* ---- cookies ---- */
@@ -830,26 +837,7 @@ static int fetch_http_first_req(const struct smp_arg *a, struct sample *smp, str
 static int fetch_baseq(const struct smp_arg *a, struct sample *smp, struct stream *s,
 		       const void *priv)
 {
-	const struct http_head *h = req_head(s);
-	char *out;
-	const char *p;
-	size_t pl, n = 0;
-	int i;
-
-	if (!h || !uri_path(h->sl[HTTP_SL_URI].p, h->sl[HTTP_SL_URI].len, 1, &p, &pl))
-		return 0;
-	out = smp_scratch_get();
-	i = http_head_find(h, "host", 4, 0);
-	if (i >= 0) {
-		n = MIN(h->f[i].v.len, SMP_SCRATCH_SIZE / 2);
-		memcpy(out, h->f[i].v.p, n);
-	}
-	pl = MIN(pl, SMP_SCRATCH_SIZE - n);
-	memcpy(out + n, p, pl);
-	smp->type = SMP_T_STR;
-	smp->u.str.p = out;
-	smp->u.str.len = n + pl;
-	return 1;
+	return host_and_path(smp, s, 1);
 }
 
 /* url32: the SDBM hash (full avalanche) of the first Host header followed
