@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ev.h>
+
 #include <sluice/cfg.h>
 #include <sluice/cli.h>
+#include <sluice/global.h>
 #include <sluice/str.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -22,7 +25,11 @@ static const char fuzz_cfg[] =
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	/* Parsing never binds: the listeners stay closed. */
+	/* The process always runs commands with its loop made (show threads,
+	 * show tasks read it); parsing never binds: the listeners stay closed. */
+	global.loop = ev_default_loop(EVBACKEND_EPOLL | EVFLAG_NOENV);
+	if (!global.loop)
+		abort();
 	if (cfg_parse_text("fuzz.cfg", fuzz_cfg, sizeof(fuzz_cfg) - 1) || cfg_postparse())
 		abort();
 	return 0;
