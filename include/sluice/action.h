@@ -40,6 +40,36 @@ struct act_parse {
 	int             idx;
 	void           *priv;
 	int             digit;  /* the digit a row with .digit matched ("track-sc1": 1), else -1 */
+	const struct act_kw *kw; /* the row matched: a row made at run time (a Lua
+	                            action) finds its own value from it */
+};
+
+/* What an action that may stop its rule set, or wait, decided (act_kw.run):
+ * the codes of HAProxy's Lua "act" class, in its order. */
+enum act_ret {
+	ACT_RET_CONT,     /* the next rule runs */
+	ACT_RET_STOP,     /* this rule set stops, the message goes on */
+	ACT_RET_YIELD,    /* wait: run() is called again for the same rule (its
+	                     condition not evaluated again) once the stream is
+	                     woken (stream_wake()) */
+	ACT_RET_ERR,      /* internal error: 500 (a response: 502), a tcp stream closes */
+	ACT_RET_DONE,     /* the exchange ends here: the reply in act_res is sent
+	                     (none: the client is closed without one) */
+	ACT_RET_DENY,     /* 403 (a response: 502), a tcp stream is rejected */
+	ACT_RET_ABORT,    /* closed at once, no reply */
+	ACT_RET_INVALID,  /* 400 (a response: 502), a tcp stream is rejected */
+};
+
+struct http_reply;
+
+/* What run() leaves for its engine besides its code. */
+struct act_res {
+	const struct http_reply *reply;   /* ACT_RET_DONE in http: sent to the client;
+	                                     valid until the stream is woken again */
+	/* Whether the action may wait (ACT_RET_YIELD): set by the engine; a
+	 * rule set that cannot be suspended (http-after-response, tcp rules of
+	 * an HTTP frontend) runs it to its end. */
+	int                      can_yield;
 };
 
 
@@ -51,10 +81,14 @@ struct act_kw {
 	 * NULL for an engine's own row (act_is_own()). */
 	int       (*parse)(struct act_parse *p);
 	/* Runs for stream <s> in rule set <where>; these actions never stop the
-	 * rule set. */
+	 * rule set. NULL when the row has run() instead. */
 	void      (*exec)(void *priv, struct stream *s, unsigned where);
 	void      (*free)(void *priv);   /* may be NULL */
 	const char *usage;   /* the arguments, for "expects" messages */
+	/* An action that may stop its rule set or wait (Lua): run instead of
+	 * exec. Returns its decision, <res> filled as the code asks. NULL for
+	 * the others. */
+	enum act_ret (*run)(void *priv, struct stream *s, unsigned where, struct act_res *res);
 };
 /* The digit that word <word> carries after the name of row <kw> (a .digit
  * row: "track-sc2" gives 2), else -1. */

@@ -32,6 +32,7 @@ struct counters {
 	uint64_t        http_rsp[6];  /* hrsp_1xx..hrsp_5xx, hrsp_other */
 	uint64_t        intercepted;  /* answered by sluice itself (return, redirect...) */
 	uint64_t        failed_rewrites; /* wrew */
+	uint64_t        internal_errors; /* eint: internal errors (a Lua action or service failed) */
 	uint64_t        comp_in;      /* comp_in: bytes given to the compressor */
 	uint64_t        comp_out;     /* comp_out: bytes it produced */
 	uint64_t        comp_byp;     /* comp_byp: bytes that bypassed it (limits) */

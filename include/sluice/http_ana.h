@@ -21,6 +21,7 @@ struct lf_expr;
 struct http_reply;
 struct comp_ctx;
 struct cache_txn;
+struct http_service;
 
 /* Connection modes (option http-keep-alive / http-server-close / httpclose). */
 enum http_conn_mode { HTTP_KAL, HTTP_SCL, HTTP_CLO };
@@ -139,7 +140,25 @@ struct http_txn {
 	struct comp_ctx    *comp;
 	uint64_t            comp_byp_mark;
 	struct cache_txn   *cache;       /* the HTTP cache's state (cache.c), NULL when unused */
+	/* rules suspended by an action that waits (Lua), with the head they
+	 * run on set aside; NULL when none */
+	struct http_yield  *yld;
+	/* a service answering over time (Lua's AppletHTTP), NULL when none or
+	 * once its response ended, and how its response is framed */
+	const struct http_service *applet;
+	struct {
+		unsigned char   started;    /* its head was sent */
+		unsigned char   framing;    /* HTTP_AF_* */
+		uint64_t        left;       /* HTTP_AF_CLEN: body bytes still due */
+		uint64_t        req_left;   /* a Content-Length request body: bytes unread */
+	} app;
 };
+
+/* How the response of a service answering over time is framed. */
+#define HTTP_AF_NONE    0   /* no body (HEAD, 204, 304) */
+#define HTTP_AF_CLEN    1   /* its content-length */
+#define HTTP_AF_CHUNKED 2   /* chunked (an HTTP/1.1 client, no content-length) */
+#define HTTP_AF_CLOSE   3   /* until the close (an HTTP/1.0 client) */
 
 /* ---- the HTTP/1 stream protocol (stream_proto, registered for mode
  * http frontends); its hooks are private to ana.c ---- */

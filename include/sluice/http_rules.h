@@ -25,6 +25,11 @@ enum http_act_ret {
 	HTTP_ACT_TARPIT,   /* hold the client for timeout tarpit, then answer */
 	HTTP_ACT_REPLY,    /* answer with out (return, redirect) */
 	HTTP_ACT_ERR,      /* a rewrite failed (no room): 500 for a request, 502 for a response */
+	HTTP_ACT_INTERNAL, /* an action failed (a Lua error code): 500 */
+	HTTP_ACT_INVALID,  /* an action found the message invalid: 400 (a response: 502) */
+	HTTP_ACT_ABORT,    /* the exchange ends without a reply: the client is closed */
+	HTTP_ACT_YIELD,    /* an action waits (http_rules_exec_at()): run the set again
+	                      from where it stopped once the stream is woken */
 };
 
 struct http_act_out {
@@ -44,9 +49,46 @@ struct http_rules *http_rules_of(struct proxy *px, enum http_rule_set set);
 
 /* Runs <rules> for stream <s> on head <h> (the request for HTTP_RS_REQ, the
  * response for the others). Returns what stopped it; <out> is filled for
- * DENY/TARPIT/REPLY. */
+ * DENY/TARPIT/REPLY. No action may wait: one that could is run to its end. */
 enum http_act_ret http_rules_exec(const struct http_rules *rules, struct stream *s,
                                   struct http_head *h, struct http_act_out *out);
+
+/* Where a run of a rule set that an action suspended stands: the rule at
+ * each level (a defaults section's set is included by one rule). <n> 0:
+ * none is suspended, the run starts with the first rule. */
+struct http_rules_pos {
+	const struct http_rule *at[2];
+	int                     n;
+};
+
+/* As http_rules_exec(), but an action may wait: HTTP_ACT_YIELD is returned
+ * with <pos> recording the rule, and the next call with the same <pos>
+ * runs that rule's action again (its condition is not evaluated again),
+ * then goes on. <pos> must be zeroed before the first run. */
+enum http_act_ret http_rules_exec_at(const struct http_rules *rules, struct stream *s,
+                                     struct http_head *h, struct http_act_out *out,
+                                     struct http_rules_pos *pos);
+
+/* The part of a request target http_head_set_target() replaces, as the
+ * actions set-path, set-pathq, set-query and set-uri do. */
+enum http_target_part { HTTP_TP_PATH, HTTP_TP_PATHQ, HTTP_TP_QUERY, HTTP_TP_URI };
+
+/* Replaces part <part> of the request target of head <h> by <v> (<vlen>
+ * bytes): the path keeps the scheme, authority and query around it (an
+ * empty origin-form path becomes "/"), the query its '?'. Returns 0, or -1
+ * when it does not fit. */
+int http_head_set_target(struct http_head *h, enum http_target_part part, const char *v,
+                         size_t vlen);
+
+/* In every field <name> (<nlen> bytes) of <h>, replaces the whole value
+ * (<per_value> 0, replace-header) or each comma-separated value (1,
+ * replace-value) that regex <re> (a pcre2_code, <md> its match data)
+ * matches by the replacement <repl> gives (asked once, on the first
+ * match), in which \0 to \9 are the groups. Returns 0, or -1 when it does
+ * not fit or <repl> failed. */
+int http_head_replace_re(struct http_head *h, const char *name, size_t nlen, void *re, void *md,
+                         int per_value, int (*repl)(void *arg, const char **v, size_t *len),
+                         void *arg);
 
 /* Runs the "redirect" rules of <px> on request head <h>; HAProxy evaluates
  * them after every http-request rule. Returns HTTP_ACT_CONT when none

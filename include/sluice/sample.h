@@ -56,7 +56,7 @@ enum smp_argt {
 	ARGT_USR,    /* userlist name, resolved at post-parse (struct userlist) */
 };
 
-#define SMP_MAX_ARGS 4
+#define SMP_MAX_ARGS 5
 
 struct smp_arg {
 	enum smp_argt type;
@@ -191,6 +191,17 @@ static inline int smp_scratch_put(char *out, size_t *o, const char *p, size_t le
 	return 1;
 }
 char *smp_scratch_get(void);
+
+/* Arguments of fetch or converter <kw> (<argt>, <nmin> mandatory, its
+ * checker <check> with <priv>) from <n> strings <vals> of <lens> bytes,
+ * given at run time (Lua's txn.f:<fetch>(...)): integers read, strings
+ * copied, backends, frontends, servers and userlists looked up now.
+ * Returns 0 with <args> (SMP_MAX_ARGS of them) filled, to be given back
+ * with smp_args_release(), or -1 with an allocated <err> (nothing held). */
+int smp_args_make(const char *kw, const uint8_t *argt, int nmin, smp_check_fn check,
+                  const void *priv, int n, const char *const *vals, const size_t *lens,
+                  struct smp_arg *args, char **err);
+void smp_args_release(struct smp_arg *args);
 
 /* The proxy an optional ARGT_BE/ARGT_FE argument <a> names, else the
  * stream's backend (its frontend when <fe>); NULL when there is none. */

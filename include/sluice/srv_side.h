@@ -37,6 +37,9 @@ struct srv_side {
 	struct stream   *q_prev, *q_next;
 	struct server   *q_srv;      /* whose queue; NULL: the backend's */
 	uint64_t         q_idx;      /* that queue's queue_idx when it joined */
+	int              q_class;    /* its priority class (set-priority-class) */
+	int64_t          q_key;      /* its place in the class: the ms it joined at plus
+	                                its priority offset (set-priority-offset) */
 	/* per exchange */
 	int              retries;    /* connect (and L7) retries done */
 	int              redispatched;
@@ -46,6 +49,11 @@ struct srv_side {
 	int              lb_hashed;
 	struct server   *persist;    /* the server a persistence cookie names, or NULL */
 };
+
+/* Whether queued <a> is served before queued <b>: the lower priority class
+ * first, then the smaller key (the time it joined plus its priority
+ * offset), then the one that joined first. */
+int ss_queue_before(const struct stream *a, const struct stream *b);
 
 /* Name of a state for "show sess" and assertion messages. */
 const char *ss_state_str(enum ss_state st);

@@ -41,6 +41,12 @@ enum stream_state {
                                      (HTTP/2): s->cli is CO_F_MUX, one exchange,
                                      the connection counts are the mux's */
 #define STRM_F_MUX_LATER    0x80  /* STRM_F_MUX, not the first request of its connection */
+#define STRM_F_ACT_WAIT     0x100 /* tcp rules: the action at tcp_pos waits (Lua): it
+                                     goes on without its condition tested again */
+#define STRM_F_WOKEN        0x200 /* stream_wake() was called: what waited for it may go
+                                     on (the protocol clears it when it looked) */
+#define STRM_F_MUX_START    0x400 /* STRM_F_MUX: its first pass has not run yet */
+#define STRM_F_SVC_DONE     0x800 /* its service (s->svc) is done: its output leaves */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
@@ -151,6 +157,25 @@ void stream_proto_register(int mode, const struct stream_proto *sp);
 /* The protocol of mode <mode> streams (NULL: none registered). */
 const struct stream_proto *stream_proto_of(int mode);
 
+/* A service answering a mode tcp stream in place of a server (Lua's
+ * AppletTCP), chosen by "tcp-request content use-service <name>". A row
+ * registered by the module that owns it. */
+struct stream_service {
+	const char *name;
+	/* The stream is given to the service: 0, or -1 (the stream closes). */
+	int       (*start)(struct stream *s);
+	/* After every event: it reads s->req and writes s->res. Returns 0
+	 * while it goes on, 1 when it is done (the stream closes once its
+	 * output left), -1 when it failed (closed at once). */
+	int       (*run)(struct stream *s);
+	struct stream_service *next;
+};
+
+void stream_service_register(struct stream_service *svc);
+
+/* The service named <name>, or NULL. */
+const struct stream_service *stream_service_find(const char *name);
+
 /* A tracked counter (track-sc0..2): an entry of a stick table (stktable.h). */
 #define STK_CTR_SLOTS 3
 struct stk_ctr {
@@ -191,6 +216,14 @@ struct stream {
 	unsigned          smp_partial;  /* STRM_PARTIAL_*: set while tcp rules inspect data */
 	char             *tcp_cap;      /* tcp-request content captures (pooled), NULL: none */
 	struct stk_ctr    stkctr[STK_CTR_SLOTS]; /* track-sc0..2 (stktable.h) */
+	signed char       log_level;    /* set-log-level: 0 the proxy's, 1 + a level
+	                                   (LOG_L_*), STRM_LOG_SILENT: no log line */
+	int               prio_class;   /* set-priority-class: its class in queues */
+	int               prio_offset;  /* set-priority-offset: ms added to its queue time */
+	const struct stream_service *svc; /* mode tcp: the service answering it, NULL: a server */
+	void             *ext;          /* a module's state for this stream (Lua: its
+	                                   running actions, services, private data),
+	                                   NULL when none; see stream_ext_release() */
 };
 
 /* ---- for the protocol analysers (http_ana.c) ---- */
@@ -214,6 +247,37 @@ void stream_set_backend(struct stream *s, struct proxy *be);
  * of its backend, which goes back to the default one until the next
  * request chooses. */
 void stream_end_backend(struct stream *s);
+
+#define STRM_LOG_SILENT (-1)
+
+/* The level of <s>'s log line: <dflt>, or what set-log-level chose; -1
+ * for none ("silent"). */
+static inline int stream_log_level(const struct stream *s, int dflt)
+{
+	return s->log_level == STRM_LOG_SILENT ? -1 : s->log_level ? s->log_level - 1 : dflt;
+}
+
+/* The client socket's IP TOS / DSCP (IPV6_TCLASS) and netfilter mark
+ * (SO_MARK, needs CAP_NET_ADMIN): set-tos, set-mark. Failures are
+ * ignored, as HAProxy does (not every socket has them). */
+void stream_set_tos(struct stream *s, int tos);
+void stream_set_mark(struct stream *s, int mark);
+
+/* set-priority-class (<offset> 0: <v> bounded to -2047..2047) or
+ * set-priority-offset (1: -524287..524287 ms), for the queues. */
+void stream_set_priority(struct stream *s, int offset, long v);
+
+/* Wakes <s> from the loop: its protocol runs in this loop pass, with
+ * STRM_F_WOKEN set (an action or a service that waited, Lua, goes on). */
+void stream_wake(struct stream *s);
+
+/* The hook that releases s->ext (set once by the module that uses it). */
+void stream_set_ext_release(void (*fn)(struct stream *s));
+
+/* Releases what s->ext holds now, if anything: at the end of the stream,
+ * and of each HTTP exchange (state kept per request, as HAProxy's streams
+ * are). */
+void stream_ext_release(struct stream *s);
 
 /* Whether stream_kill_all() runs: no new work is started. */
 int stream_killing(void);

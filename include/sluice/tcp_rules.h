@@ -35,14 +35,22 @@ int tcp_rules_has(const struct proxy *px, enum tcp_rule_set set);
  * when none (the rules then run once on what is there). */
 uint32_t tcp_inspect_delay(const struct proxy *px, enum tcp_rule_set set);
 
+/* tcp_rules_exec() flags. */
+#define TCP_X_PARTIAL 0x1   /* more data may still arrive */
+#define TCP_X_YIELD   0x2   /* an action may wait (Lua): the caller calls again
+                               when the stream is woken */
+
 /* Runs the rules of <set> of <px> for <s>, starting with rule number
  * <*pos> (0 the first; the defaults section's rules come first). With
- * <partial> set, more data may still arrive: a condition that cannot be
- * decided yet (a fetch saying SMP_F_MAY_CHANGE) stops the run with
- * TCP_V_WAIT and <*pos> on that rule; otherwise such a condition is false.
- * Sets s->smp_partial while conditions run. Returns the verdict. */
+ * TCP_X_PARTIAL in <flags>, more data may still arrive: a condition that
+ * cannot be decided yet (a fetch saying SMP_F_MAY_CHANGE) stops the run
+ * with TCP_V_WAIT and <*pos> on that rule; otherwise such a condition is
+ * false. With TCP_X_YIELD, an action that waits stops it with TCP_V_WAIT
+ * too, <*pos> on its rule, which the next call resumes without testing its
+ * condition again (STRM_F_ACT_WAIT); otherwise no action waits. Sets
+ * s->smp_partial while conditions run. Returns the verdict. */
 enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
-                                struct stream *s, int *pos, int partial);
+                                struct stream *s, int *pos, int flags);
 
 /* Gives back what the rules left in <s> (captures); at the end of a
  * stream. */

@@ -39,6 +39,10 @@ void var_ref_release(struct var_ref *ref);
  * word should look like). */
 int var_ref_parse_word(const char *w, struct var_ref *ref, char **err);
 
+/* Whether the configuration names variable <ref> (an action, a fetch or a
+ * converter argument): Lua's set_var(..., ifexist) sets only those. */
+int var_ref_known(const struct var_ref *ref);
+
 /* Stores a copy of <smp> in variable <ref> of stream <s>. Returns 1, or 0
  * when the scope does not exist (no transaction yet). */
 int var_set(const struct var_ref *ref, struct stream *s, const struct sample *smp);

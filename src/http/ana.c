@@ -95,6 +95,75 @@ static int http_scratch_init(void)
 	return 0;
 }
 
+/* ---- rules that wait ---- */
+
+/* Where the rules of a transaction stopped when an action waited (Lua):
+ * which rule set, the rule, and the head they run on. The head view
+ * points into the shared analysis areas (ha.fields, ha.arena) and its
+ * message's buffer, which is left alone meanwhile: what the areas held
+ * (the view's fields, the parser's, the arena) is set aside here and put
+ * back, at the same addresses, when the rules go on. Made only when an
+ * action waits. */
+enum http_yld_phase { HTTP_Y_REQ_FE, HTTP_Y_REQ_BE, HTTP_Y_RES_BE, HTTP_Y_RES_FE };
+
+struct http_yield {
+	enum http_yld_phase   phase;
+	struct http_rules_pos pos;
+	int                   hlen;      /* the head's length in its buffer */
+	struct http_head      h;
+	int                   nhdrs;     /* fields of the parser (ha.hdrs) */
+	size_t                size;      /* bytes of data[] */
+	char                  data[];    /* h.nf fields, nhdrs h1_hdr, the arena */
+};
+
+/* Sets aside head <h> (<hlen> bytes, parsed into <m>) of stream <s>'s
+ * transaction, whose rules stopped at <pos> of <phase>. Returns 0, or -1
+ * when memory is exhausted. */
+static int http_yield_save(struct stream *s, enum http_yld_phase phase, const struct http_head *h,
+                           int hlen, const struct http_rules_pos *pos, const struct h1_msg *m)
+{
+	struct http_txn *txn = s->txn;
+	size_t nf = (size_t)h->nf * sizeof(*h->f), nh = (size_t)m->nhdrs * sizeof(*m->hdrs);
+	size_t need = nf + nh + h->arena_used;
+	struct http_yield *y = txn->yld;
+
+	if (!y || y->size < need) {
+		free(y);
+		txn->yld = y = malloc(sizeof(*y) + need);
+		if (!y)
+			return -1;
+		y->size = need;
+	}
+	y->phase = phase;
+	y->pos = *pos;
+	y->hlen = hlen;
+	y->h = *h;
+	y->nhdrs = m->nhdrs;
+	memcpy(y->data, h->f, nf);
+	memcpy(y->data + nf, m->hdrs, nh);
+	memcpy(y->data + nf + nh, h->arena, h->arena_used);
+	return 0;
+}
+
+/* Puts the head set aside back into the analysis areas: <h> is the view
+ * again, with what the parser found. */
+static void http_yield_restore(const struct http_yield *y, struct http_head *h)
+{
+	size_t nf = (size_t)y->h.nf * sizeof(*y->h.f), nh = (size_t)y->nhdrs * sizeof(*ha.hdrs);
+
+	*h = y->h;
+	BUG_ON(h->f != ha.fields || h->arena != ha.arena, "a head set aside outside the areas");
+	memcpy(ha.fields, y->data, nf);
+	memcpy(ha.hdrs, y->data + nf, nh);
+	memcpy(ha.arena, y->data + nf + nh, y->h.arena_used);
+}
+
+static void http_yield_drop(struct http_txn *txn)
+{
+	free(txn->yld);
+	txn->yld = NULL;
+}
+
 static enum http_conn_mode http_mode(const struct stream *s)
 {
 	enum http_conn_mode f = http_px_of(s->fe)->conn_mode, b = http_px_of(s->be)->conn_mode;
@@ -121,6 +190,10 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 	var_store_free(&txn->vars);
 	stk_txn_end(s);
 	http_retry_drop(s);
+	if (unlikely(txn->yld))
+		http_yield_drop(txn);
+	/* what a module kept for this request (Lua) ends with it */
+	stream_ext_release(s);
 }
 
 /* Starts waiting for the next request of <s>, with no transaction: an idle
@@ -148,6 +221,8 @@ static void http_wait_next(struct stream *s)
 	s->ss.lb_hashed = 0;
 	s->ss.persist = NULL;
 	s->srv_qpos = s->be_qpos = 0;
+	s->log_level = 0;
+	s->prio_class = s->prio_offset = 0;
 	s->tw = 0;
 	s->t_queue = s->t_conn = s->t_est = 0;
 	s->state = ST_HTTP;
@@ -161,6 +236,7 @@ struct http_txn *http_txn_new(struct stream *s)
 		return NULL;
 	memset(txn, 0, sizeof(*txn));
 	txn->status = -1;
+	s->tcp_flags &= ~STRM_F_WOKEN;   /* (a wake-up of the previous exchange) */
 	h1_msg_init(&txn->req, ha.hdrs, HTTP_MAXFIELDS, 0, H1_M_OTHER);
 	s->txn = txn;
 	return txn;
@@ -225,9 +301,18 @@ static int http_put_msg(struct channel *ch, const struct http_head *h, const cha
 
 /* ---- local replies ---- */
 
+void http_answer_head(struct http_head *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->f = ha.rfields;
+	h->maxf = ha.maxf;
+	h->arena = ha.rarena;
+	h->arena_size = ha.size;
+}
+
 /* Runs the http-after-response rules (backend, then frontend) on a
  * response head. */
-static enum http_act_ret http_after_rules(struct stream *s, struct http_head *h)
+enum http_act_ret http_after_rules(struct stream *s, struct http_head *h)
 {
 	struct http_act_out out;
 	enum http_act_ret r = HTTP_ACT_CONT;
@@ -243,7 +328,7 @@ static enum http_act_ret http_after_rules(struct stream *s, struct http_head *h)
  * that began after the request was read still closes after this response:
  * the client learns it from the response and takes its next request
  * elsewhere, rather than finding the connection gone under it. */
-static int http_res_conn_hdr(struct stream *s, struct http_head *h)
+int http_res_conn_hdr(struct stream *s, struct http_head *h)
 {
 	struct http_txn *txn = s->txn;
 	int close;
@@ -307,13 +392,9 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 	if (status == 400 || status == 408)
 		txn->flags |= TX_F_CLI_CLOSE;
 
-	memset(&h, 0, sizeof(h));
 	/* its own fields and arena: the formats of its fields and body
 	 * (%[req.hdr(...)]) still read the request head */
-	h.f = ha.rfields;
-	h.maxf = ha.maxf;
-	h.arena = ha.rarena;
-	h.arena_size = ha.size;
+	http_answer_head(&h);
 	if (out && out->location.p) {
 		/* The location and cookie live in the request head's arena;
 		 * they are set aside first (a copy bounded by one buffer). */
@@ -385,6 +466,11 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 	return 0;
 }
 
+int http_reply_error(struct stream *s, int status, enum strm_err t0, enum strm_fin t1)
+{
+	return http_reply(s, status, NULL, NULL, t0, t1);
+}
+
 /* ---- services ---- */
 
 /* Moves what a service's response has left into the response buffer.
@@ -439,6 +525,8 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 	struct dstr *d;
 	int status;
 
+	if (svc->start)
+		return http_applet_begin(s, svc, px, h);
 	http_log_snapshot(s, 0);
 	/* The request body, when the whole of it already follows the head in
 	 * the request buffer (the head is not consumed yet: it starts at
@@ -481,8 +569,10 @@ static int http_conn_close_wanted(unsigned flags)
 	return (flags & H1_F_CONN_CLOSE) || (!(flags & H1_F_VER_11) && !(flags & H1_F_CONN_KA));
 }
 
+static void http_req_error(struct stream *s, int status, enum strm_err t0);
+
 /* Applies a rule set's verdict. Returns 1 when it produced a reply (or a
- * tarpit), 0 to go on. */
+ * tarpit, or ended the exchange), 0 to go on. */
 static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct http_act_out *o,
                             struct proxy *px)
 {
@@ -521,15 +611,35 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 		s->fe->fe_counters.failed_rewrites++;
 		http_reply(s, 500, NULL, NULL, SE_PROXY, SF_REQ);
 		return 1;
+	case HTTP_ACT_INTERNAL:
+		s->fe->fe_counters.internal_errors++;
+		if (px != s->fe)
+			px->be_counters.internal_errors++;
+		http_reply(s, 500, NULL, NULL, SE_INTERNAL, SF_REQ);
+		return 1;
+	case HTTP_ACT_INVALID:
+		http_req_error(s, 400, SE_PROXY);
+		return 1;
+	case HTTP_ACT_ABORT:
+		/* ended by an action without a reply: the client is closed */
+		http_log_snapshot(s, 0);
+		http_srv_abort(s);
+		s->term_err = SE_LOCAL;
+		s->term_fin = SF_REQ;
+		txn->flags |= TX_F_LOCAL | TX_F_CLI_CLOSE;
+		txn->res_st = HTTP_MSG_DONE;
+		return 1;
 	default:
 		return 0;
 	}
 }
 
 /* Runs the request rules of <px>: http-request, then redirect, then the
- * services its settings select (stats uri...). Returns 1 when the request
- * was answered here. */
-static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *h)
+ * services its settings select (stats uri...); the http-request rules from
+ * where <pos> says a suspended run stopped. Returns 1 when the request
+ * was answered here, 2 when an action waits (<pos> records it), else 0. */
+static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *h,
+                          struct http_rules_pos *pos)
 {
 	struct http_act_out out;
 	enum http_act_ret r;
@@ -540,7 +650,9 @@ static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *
 		return svc ? (http_serve(s, svc, px, h), 1) : 0;
 	}
 	memset(&out, 0, sizeof(out));
-	r = http_rules_exec(&px->http_rules[HTTP_RS_REQ], s, h, &out);
+	r = http_rules_exec_at(&px->http_rules[HTTP_RS_REQ], s, h, &out, pos);
+	if (r == HTTP_ACT_YIELD)
+		return 2;
 	if (http_req_verdict(s, r, &out, px))
 		return 1;
 	memset(&out, 0, sizeof(out));
@@ -628,13 +740,17 @@ static int http_process_req_head(struct stream *s, int hlen)
 		}
 	}
 	ret = http_process_req_rules(s, &h, hlen);
-	txn->req_head = NULL;
+	if (ret == 0)
+		txn->req_head = NULL;   /* (-1: the transaction is gone with the stream) */
 	return ret;
 }
 
 /* The rest of http_process_req_head(), with the head view <h> published
  * for sample fetches. */
-static int http_process_req_rules(struct stream *s, struct http_head *hp, int hlen)
+static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
+                           const struct http_yield *y);
+
+static int http_process_req_rules(struct stream *s, struct http_head *h, int hlen)
 {
 	struct http_txn *txn = s->txn;
 	struct buf *b = s->req.buf;
@@ -642,9 +758,6 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 	const unsigned mf = m->flags;
 	const struct http_px *fh = http_px_of(s->fe);
 	enum http_conn_mode mode = http_mode(s);
-	struct http_head *h = hp;
-	long nl = hlen;
-	int answered;
 
 	if (http_px_of(s->fe)->conn_mode == HTTP_CLO || http_conn_close_wanted(mf) ||
 	    (mf & H1_F_CLEN_DROPPED) ||
@@ -667,13 +780,58 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
 		return http_reply(s, 200, NULL, NULL, SE_LOCAL, SF_REQ);
 	}
-	answered = http_req_rules(s, s->fe, h);
-	if (!answered) {
-		/* the frontend let it through: its backend's rules come next */
-		stream_set_backend(s, use_backend_select(s->fe, s));
-		txn->flags |= TX_F_BE_SET;
-		answered = s->be != s->fe && http_req_rules(s, s->be, h);
+	return http_req_decide(s, h, hlen, NULL);
+}
+
+/* Sets the request rules of <s> aside while an action waits (Lua); they go
+ * on from http_req_resume(). Returns 0, or -1 when the stream was closed
+ * (no memory to set them aside). */
+static int http_req_wait(struct stream *s, enum http_yld_phase phase, struct http_head *h,
+                         int hlen, const struct http_rules_pos *pos)
+{
+	if (http_yield_save(s, phase, h, hlen, pos, &s->txn->req) == -1) {
+		stream_close(s, SE_RESOURCE, SF_REQ);
+		return -1;
 	}
+	return 0;
+}
+
+/* From the frontend's request rules (or from where a suspended run of them
+ * or of the backend's stopped, <y>) to the request leaving for a server:
+ * the rest of http_process_req_rules(). Returns 0 or -1 (closed). */
+static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
+                           const struct http_yield *y)
+{
+	struct http_txn *txn = s->txn;
+	struct buf *b = s->req.buf;
+	const struct h1_msg *m = &txn->req;
+	const unsigned mf = m->flags;
+	const struct http_px *fh = http_px_of(s->fe);
+	struct http_rules_pos pos = { { NULL, NULL }, 0 };
+	enum http_yld_phase phase = y ? y->phase : HTTP_Y_REQ_FE;
+	long nl = hlen;
+	int answered = 0;
+
+	if (y)
+		pos = y->pos;
+	if (phase == HTTP_Y_REQ_FE) {
+		answered = http_req_rules(s, s->fe, h, &pos);
+		if (answered == 2)
+			return http_req_wait(s, HTTP_Y_REQ_FE, h, hlen, &pos);
+		if (!answered) {
+			/* the frontend let it through: its backend's rules come next */
+			stream_set_backend(s, use_backend_select(s->fe, s));
+			txn->flags |= TX_F_BE_SET;
+		}
+		pos.n = 0;
+	}
+	if (!answered && s->be != s->fe) {
+		answered = http_req_rules(s, s->be, h, &pos);
+		if (answered == 2)
+			return http_req_wait(s, HTTP_Y_REQ_BE, h, hlen, &pos);
+	}
+	if (unlikely(y))
+		http_yield_drop(txn);   /* (<y> is not read any more) */
 	if (!answered)
 		answered = cache_req_answer(s);
 	if (!answered)
@@ -686,7 +844,11 @@ static int http_process_req_rules(struct stream *s, struct http_head *hp, int hl
 
 		b->head += (uint32_t)hlen;
 		b->data -= (uint32_t)hlen;
-		if (http_req_body_buffered(s, &body)) {
+		if (txn->applet) {
+			/* a service answering over time reads the body itself */
+			if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen))
+				txn->req_st = HTTP_MSG_BODY;
+		} else if (http_req_body_buffered(s, &body)) {
 			b->head += (uint32_t)body;
 			b->data -= (uint32_t)body;
 		} else if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen)) {
@@ -744,6 +906,26 @@ rewrite_failed:
 	b->head += (uint32_t)hlen;
 	b->data -= (uint32_t)hlen;
 	return http_reply(s, 500, NULL, NULL, SE_PROXY, SF_REQ);
+}
+
+/* The request rules of <s> waited (an action, Lua) and the stream was
+ * woken: they go on from where they stopped, on the head set aside.
+ * Returns 0 or -1 (closed). */
+static int http_req_resume(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	struct http_yield *y = txn->yld;
+	struct http_head h;
+	int ret;
+
+	http_yield_restore(y, &h);
+	txn->req_head = &h;
+	ret = http_req_decide(s, &h, y->hlen, y);
+	/* the stream may be gone; when it waits again, its set-aside head was
+	 * replaced in place */
+	if (ret == 0)
+		txn->req_head = NULL;
+	return ret;
 }
 
 /* option http-buffer-request on a request whose client waits for "100
@@ -837,19 +1019,51 @@ static void http_res_failed(struct stream *s, enum strm_err t0)
 	http_reply(s, 502, NULL, NULL, t0, SF_HDRS);
 }
 
-/* Runs the response rules: backend's http-response, then frontend's, then
- * http-after-response. Returns 1 when a reply replaced the response. */
-static int http_res_rules(struct stream *s, struct http_head *h)
+/* Sets the response rules of <s> aside while an action waits (Lua): they go
+ * on from http_res_resume(). Returns 2, or 1 when they could not be set
+ * aside (a 500 replaced the response). */
+static int http_res_wait(struct stream *s, enum http_yld_phase phase, struct http_head *h,
+                         int hlen, const struct http_rules_pos *pos)
+{
+	if (http_yield_save(s, phase, h, hlen, pos, &s->txn->res) == 0)
+		return 2;
+	s->txn->flags |= TX_F_CLI_CLOSE;
+	http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
+	return 1;
+}
+
+/* Runs the response rules: backend's http-response, then frontend's (from
+ * where a suspended run of them stopped, <y>), then http-after-response.
+ * With <can_wait>, an action may wait: the head of <hlen> bytes and the
+ * rules are set aside. Returns 1 when a reply replaced the response, 2
+ * when an action waits, else 0. */
+static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
+                          const struct http_yield *y, int can_wait)
 {
 	struct http_act_out out;
 	enum http_act_ret r = HTTP_ACT_CONT;
+	struct http_rules_pos pos = { { NULL, NULL }, 0 }, *pp = can_wait ? &pos : NULL;
+	enum http_yld_phase phase = y ? y->phase : HTTP_Y_RES_BE;
 
 	memset(&out, 0, sizeof(out));
-	if (s->be->http_rules)
-		r = http_rules_exec(&s->be->http_rules[HTTP_RS_RES], s, h, &out);
-	if ((r == HTTP_ACT_CONT || r == HTTP_ACT_ALLOW) && s->be != s->fe && s->fe->http_rules)
-		r = http_rules_exec(&s->fe->http_rules[HTTP_RS_RES], s, h, &out);
-	if (r == HTTP_ACT_DENY || r == HTTP_ACT_TARPIT) {
+	if (y)
+		pos = y->pos;
+	if (phase == HTTP_Y_RES_BE && s->be->http_rules) {
+		r = http_rules_exec_at(&s->be->http_rules[HTTP_RS_RES], s, h, &out, pp);
+		if (r == HTTP_ACT_YIELD)
+			return http_res_wait(s, HTTP_Y_RES_BE, h, hlen, &pos);
+		pos.n = 0;
+	}
+	if ((r == HTTP_ACT_CONT || r == HTTP_ACT_ALLOW) && s->be != s->fe && s->fe->http_rules) {
+		r = http_rules_exec_at(&s->fe->http_rules[HTTP_RS_RES], s, h, &out, pp);
+		if (r == HTTP_ACT_YIELD)
+			return http_res_wait(s, HTTP_Y_RES_FE, h, hlen, &pos);
+	}
+	if (unlikely(y))
+		http_yield_drop(s->txn);
+	switch (r) {
+	case HTTP_ACT_DENY:
+	case HTTP_ACT_TARPIT:
 		s->fe->fe_counters.denied_resp++;
 		s->be->be_counters.denied_resp++;
 		if (s->ss.target)
@@ -857,17 +1071,41 @@ static int http_res_rules(struct stream *s, struct http_head *h)
 		s->txn->flags |= TX_F_CLI_CLOSE;
 		http_reply(s, 502, out.reply, NULL, SE_PROXY, SF_HDRS);
 		return 1;
-	}
-	if (r == HTTP_ACT_REPLY) {
+	case HTTP_ACT_REPLY:
 		s->txn->flags |= TX_F_CLI_CLOSE;
 		http_reply(s, out.status, out.reply, out.location.p ? &out : NULL, SE_LOCAL, SF_HDRS);
 		return 1;
-	}
-	if (r == HTTP_ACT_ERR) {
+	case HTTP_ACT_ERR:
 		s->fe->fe_counters.failed_rewrites++;
 		s->txn->flags |= TX_F_CLI_CLOSE;
 		http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
 		return 1;
+	case HTTP_ACT_INTERNAL:
+		s->fe->fe_counters.internal_errors++;
+		s->be->be_counters.internal_errors++;
+		s->txn->flags |= TX_F_CLI_CLOSE;
+		http_reply(s, 500, NULL, NULL, SE_INTERNAL, SF_HDRS);
+		return 1;
+	case HTTP_ACT_INVALID:
+		s->be->be_counters.failed_resp++;
+		if (s->ss.target)
+			s->ss.target->counters.failed_resp++;
+		s->txn->flags |= TX_F_CLI_CLOSE;
+		http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
+		return 1;
+	case HTTP_ACT_ABORT:
+		/* ended by an action without a reply: the client is closed */
+		http_log_snapshot(s, 1);
+		http_srv_abort(s);
+		chan_release(&s->res);
+		s->res.to_forward = 0;
+		s->term_err = SE_LOCAL;
+		s->term_fin = SF_HDRS;
+		s->txn->flags |= TX_F_LOCAL | TX_F_CLI_CLOSE;
+		s->txn->res_st = HTTP_MSG_DONE;
+		return 1;
+	default:
+		break;
 	}
 	http_after_rules(s, h);
 	return 0;
@@ -941,7 +1179,8 @@ int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *bo
 	txn->status = txn->res.status;
 	http_head_init(&h, head, &txn->res, ha.fields, ha.maxf, ha.arena, ha.size);
 	txn->res_head = &h;
-	if (http_res_rules(s, &h)) {
+	/* (no action waits here: the head lives in the cache's store) */
+	if (http_res_rules(s, &h, (int)hlen, NULL, 0)) {
 		txn->res_head = NULL;
 		return 1;   /* a rule replaced it */
 	}
@@ -989,6 +1228,9 @@ int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *bo
 	return 1;
 }
 
+static int http_res_decide(struct stream *s, struct http_head *hp, int hlen,
+                           const struct http_yield *y);
+
 /* A complete response head of <hlen> bytes is at the start of the response
  * buffer. Returns 0. */
 static int http_process_res_head(struct stream *s, int hlen)
@@ -996,9 +1238,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 	struct http_txn *txn = s->txn;
 	struct buf *b = s->res.buf;
 	const struct h1_msg *m = &txn->res;
-	const unsigned mf = m->flags;
 	struct http_head h;
-	long nl = hlen;
 	int status = m->status;
 
 	if (!txn->t_res)
@@ -1039,8 +1279,40 @@ static int http_process_res_head(struct stream *s, int hlen)
 	txn->res_head = &h;
 	stk_stick_store(s, 1);
 	comp_res_head(s, &h);
-	if (http_res_rules(s, &h)) {
-		comp_txn_end(s);
+	return http_res_decide(s, &h, hlen, NULL);
+}
+
+/* The response rules of <s> waited (an action, Lua) and the stream was
+ * woken: they go on from where they stopped, on the head set aside.
+ * Returns 0. */
+static int http_res_resume(struct stream *s)
+{
+	struct http_txn *txn = s->txn;
+	struct http_head h;
+
+	http_yield_restore(txn->yld, &h);
+	txn->res_head = &h;
+	return http_res_decide(s, &h, txn->yld->hlen, txn->yld);
+}
+
+/* From the response rules (or from where a suspended run of them stopped,
+ * <y>) to the response leaving for the client: the rest of
+ * http_process_res_head(). Returns 0. */
+static int http_res_decide(struct stream *s, struct http_head *hp, int hlen,
+                           const struct http_yield *y)
+{
+	struct http_txn *txn = s->txn;
+	const struct h1_msg *m = &txn->res;
+	const unsigned mf = m->flags;
+	struct http_head h = *hp;
+	long nl = hlen;
+	int status = txn->status, r;
+
+	txn->res_head = &h;
+	r = http_res_rules(s, &h, hlen, y, 1);   /* (<y> is not read after) */
+	if (r) {
+		if (r == 1)
+			comp_txn_end(s);
 		txn->res_head = NULL;
 		return 0;
 	}
@@ -1130,7 +1402,7 @@ static int http_wait_res(struct stream *s)
 		if (n == 0)
 			return 0;
 		http_process_res_head(s, n);
-		if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL))
+		if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL) || txn->yld)
 			return 0;
 	}
 }
@@ -1298,6 +1570,15 @@ static enum http_step http_step_request(struct stream *s)
 			return HTTP_STEP_CLOSED;
 		}
 	}
+	if (unlikely(txn->yld) && txn->yld->phase <= HTTP_Y_REQ_BE && !(txn->flags & TX_F_LOCAL) &&
+	    (s->tcp_flags & STRM_F_WOKEN)) {
+		/* the request rules waited for this wake-up */
+		s->tcp_flags &= ~STRM_F_WOKEN;
+		if (http_req_resume(s) == -1)
+			return HTTP_STEP_CLOSED;
+		if (s->ss.st == SS_EST)
+			return HTTP_STEP_AGAIN;   /* reused connection: send the request now */
+	}
 	if ((http_px_of(s->be)->options & HTTP_O_ABRT_CLOSE) && (s->req.flags & CH_F_SHUTR) &&
 	    txn->req_st == HTTP_MSG_DONE && txn->res_st == HTTP_MSG_IDLE &&
 	    !(txn->flags & TX_F_LOCAL) && (s->ss.st != SS_EST || !chan_pending(&s->req))) {
@@ -1401,6 +1682,27 @@ static enum http_step http_step_response(struct stream *s)
 			return HTTP_STEP_CLOSED;
 		}
 	}
+	/* a service answering over time: what the client took made room, what
+	 * it sent is there to read; while the client takes all it writes, it
+	 * goes on (no event would come back for a buffer that emptied) */
+	for (int turn = 0; unlikely(txn->applet); turn++) {
+		uint64_t granted = s->res.to_forward;
+
+		if (turn == 16) {
+			stream_wake(s);   /* more in this loop pass, after the others */
+			break;
+		}
+		if (http_applet_step(s) == -1)
+			return HTTP_STEP_CLOSED;
+		granted = s->res.to_forward - granted;
+		if (chan_pending(&s->res) &&
+		    stream_forward(s, &s->res, &s->srv, &s->cli, 0) == CHN_DST_ERR) {
+			stream_close(s, SE_CLI_ABORT, SF_DATA);
+			return HTTP_STEP_CLOSED;
+		}
+		if (!granted || (s->res.buf && s->res.buf->data))
+			break;   /* nothing new, or the client is full: its events say */
+	}
 	if (s->ss.st == SS_KEPT)
 		http_check_kept(s);
 	/* Interim responses may precede the final one in the same read: each
@@ -1409,7 +1711,19 @@ static enum http_step http_step_response(struct stream *s)
 	 * (its EV_WRITE does), or the final head was taken. No turn cap: every
 	 * turn consumes a head, and a transaction takes at most
 	 * HTTP_MAX_INTERIM interim ones. */
-	while (s->ss.st == SS_EST && txn->res_st == HTTP_MSG_IDLE && !(txn->flags & TX_F_LOCAL)) {
+	if (unlikely(txn->yld) && txn->yld->phase >= HTTP_Y_RES_BE && !(txn->flags & TX_F_LOCAL) &&
+	    (s->tcp_flags & STRM_F_WOKEN)) {
+		/* the response rules waited for this wake-up */
+		s->tcp_flags &= ~STRM_F_WOKEN;
+		http_res_resume(s);
+		if (chan_pending(&s->res) &&
+		    stream_forward(s, &s->res, &s->srv, &s->cli, 0) == CHN_DST_ERR) {
+			stream_close(s, SE_CLI_ABORT, SF_DATA);
+			return HTTP_STEP_CLOSED;
+		}
+	}
+	while (s->ss.st == SS_EST && txn->res_st == HTTP_MSG_IDLE && !(txn->flags & TX_F_LOCAL) &&
+	       !txn->yld) {
 		http_wait_res(s);
 		if (!s->res.to_forward)
 			break;   /* no head was granted: waiting for bytes */

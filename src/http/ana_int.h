@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include <sluice/http_ana.h>
+#include <sluice/stream.h>
 
 struct stream;
 struct http_head;
@@ -55,6 +56,33 @@ void http_count_status(struct stream *s, int status, int to_server);
 struct h1_msg;
 int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *body, size_t blen,
                        const struct h1_msg *parsed);
+
+/* Runs the http-after-response rules (backend, then frontend) on a
+ * response head. */
+enum http_act_ret http_after_rules(struct stream *s, struct http_head *h);
+
+/* Sets the Connection field of a response to the client (close or
+ * keep-alive, as the transaction goes on). Returns 0 or -1 (no room). */
+int http_res_conn_hdr(struct stream *s, struct http_head *h);
+
+/* Answers the current request with the proxy's error page for <status>;
+ * <t0><t1> are the termination flags for the log. Returns 0. */
+int http_reply_error(struct stream *s, int status, enum strm_err t0, enum strm_fin t1);
+
+/* Makes <h> an empty head on the analysis areas of answers made here
+ * (apart from the request head's, which their formats may read). */
+void http_answer_head(struct http_head *h);
+
+/* ---- applet.c: services answering over time ---- */
+
+/* A rule chose service <svc> (with <start>) for the request of head <h>:
+ * it starts. Returns 0 (a 500 was answered when it failed). */
+int http_applet_begin(struct stream *s, const struct http_service *svc, struct proxy *px,
+                      const struct http_head *h);
+
+/* Runs the service of <s> after an event. Returns 0, or -1 when the
+ * stream was closed. */
+int http_applet_step(struct stream *s);
 
 /* ---- srv_conn.c: the server side of an exchange ---- */
 

@@ -1304,8 +1304,8 @@ static struct cfg_kw cache_kws[] = {
 };
 
 static const struct act_kw cache_acts[] = {
-	{ "cache-use", 0, ACT_W_HTTP_REQ, act_cache_parse, act_cache_use, NULL, "<cache name>" },
-	{ "cache-store", 0, ACT_W_HTTP_RES, act_cache_parse, act_cache_store, NULL, "<cache name>" },
+	{ "cache-use", 0, ACT_W_HTTP_REQ, act_cache_parse, act_cache_use, NULL, "<cache name>", NULL },
+	{ "cache-store", 0, ACT_W_HTTP_RES, act_cache_parse, act_cache_store, NULL, "<cache name>", NULL },
 };
 
 static const struct smp_fetch_kw cache_fetches[] = {

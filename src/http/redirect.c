@@ -211,7 +211,7 @@ enum http_act_ret http_redirect_exec(struct proxy *px, struct stream *s, struct 
 	struct http_rule_exec x = { .s = s, .h = h, .out = out };
 
 	http_act_out_reset(out);
-	return rs && rs->head ? http_rules_run(rs, &x) : HTTP_ACT_CONT;
+	return rs && rs->head ? http_rules_run(rs, &x, 0) : HTTP_ACT_CONT;
 }
 
 /* redirect location|prefix|scheme <target> [options] [if|unless <cond>] */

@@ -233,7 +233,7 @@ static void act_no_retry_exec(void *priv, struct stream *s, unsigned where)
 }
 
 static const struct act_kw retry_acts[] = {
-	{ "disable-l7-retry", 0, ACT_W_HTTP_REQ, act_no_retry_parse, act_no_retry_exec, NULL, "" },
+	{ "disable-l7-retry", 0, ACT_W_HTTP_REQ, act_no_retry_parse, act_no_retry_exec, NULL, "", NULL },
 };
 
 static struct cfg_kw retry_kws[] = {

@@ -52,7 +52,6 @@ static const char *const set_kw[HTTP_RS_COUNT] = {
 
 enum hdr_match { HM_STR, HM_BEG, HM_END, HM_SUB, HM_REG };  /* del-header -m */
 enum cap_fetch { CAP_HDR, CAP_FHDR };                         /* capture <sample> */
-enum uri_part { URI_PATH, URI_PATHQ, URI_QUERY, URI_ALL };    /* set-path ... set-uri */
 
 /* What proxy->http_rules points into (at sets[0]). */
 struct px_rules {
@@ -349,12 +348,12 @@ static int mem_has_ci(const char *h, size_t hl, const char *n, size_t nl)
 	return 0;
 }
 
-/* Matches the rule's regex on <s>: the number of groups set plus one, 0
- * when it does not match. */
-static int re_exec(const struct http_rule *r, const char *s, size_t len)
+/* Matches regex <re> (a pcre2_code, <md> its match data) on <s>: the
+ * number of groups set plus one, 0 when it does not match. */
+static int re_exec(void *re, void *md, const char *s, size_t len)
 {
 #ifdef USE_PCRE2
-	int rc = pcre2_match(r->re, (PCRE2_SPTR)s, len, 0, 0, r->md, NULL);
+	int rc = pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, NULL);
 
 	return rc > 0 ? rc : 0;
 #else
@@ -366,11 +365,11 @@ static int re_exec(const struct http_rule *r, const char *s, size_t len)
  * returned <rc>) into buf[*n]: "\0" to "\9" are the groups (empty when
  * unset), "\\" is one backslash, other bytes are copied. Returns 0 or -1
  * (full). */
-static int re_expand(const struct http_rule *r, int rc, const char *subj, const char *repl,
-                     size_t rlen, char *buf, size_t size, size_t *n)
+static int re_expand(void *md, int rc, const char *subj, const char *repl, size_t rlen, char *buf,
+                     size_t size, size_t *n)
 {
 #ifdef USE_PCRE2
-	const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
+	const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 
 	for (size_t i = 0; i < rlen; i++) {
 		const char *src = repl + i;
@@ -500,7 +499,7 @@ static int hdr_name_matches(const struct http_rule *r, const struct http_str *n)
 	case HM_SUB:
 		return mem_has_ci(n->p, n->len, r->name, r->nlen);
 	case HM_REG:
-		return re_exec(r, n->p, n->len) > 0;
+		return re_exec(r->re, r->md, n->p, n->len) > 0;
 	default:
 		return n->len == r->nlen && strncasecmp(n->p, r->name, r->nlen) == 0;
 	}
@@ -534,93 +533,79 @@ static int parse_replace(struct http_rule_parse *p)
 	return 0;
 }
 
-/* The replacement, rendered once per rule run, on the first match. */
-struct repl {
-	char        buf[RULES_TMP];
-	const char *v;
-	size_t      len;
-	int         ready;
-};
-
-static int repl_get(const struct http_rule *r, struct http_rule_exec *x, struct repl *rp)
+int http_head_replace_re(struct http_head *h, const char *name, size_t nlen, void *re, void *md,
+                         int per_value, int (*repl)(void *arg, const char **v, size_t *len),
+                         void *arg)
 {
-	if (!rp->ready &&
-	    http_fmt_render(x, &r->fmt, rp->buf, sizeof(rp->buf), &rp->v, &rp->len) == -1)
-		return -1;
-	rp->ready = 1;
-	return 0;
-}
-
-/* Each whole field value the regex matches becomes the replacement (the
- * text around the match is not kept, as in HAProxy). */
-static enum http_act_ret exec_replace_header(const struct http_rule *r, struct http_rule_exec *x)
-{
-	struct http_head *h = x->h;
-	struct repl rp = { .ready = 0 };
 	char out[RULES_TMP];
+	const char *rv = NULL;
+	size_t rlen = 0;
 
-	for (int i = http_head_find(h, r->name, r->nlen, 0); i >= 0;
-	     i = http_head_find(h, r->name, r->nlen, i + 1)) {
-		const struct http_str v = h->f[i].v;
-		size_t n = 0;
-		int rc = re_exec(r, v.p, v.len);
-
-		if (!rc)
-			continue;
-		if (repl_get(r, x, &rp) == -1 ||
-		    re_expand(r, rc, v.p, rp.v, rp.len, out, sizeof(out), &n) == -1 ||
-		    http_head_set_value(h, i, out, n) == -1)
-			return HTTP_ACT_ERR;
-	}
-	return HTTP_ACT_CONT;
-}
-
-/* The same on each comma-separated value (spaces around it excluded),
- * keeping the separators as they were. */
-static enum http_act_ret exec_replace_value(const struct http_rule *r, struct http_rule_exec *x)
-{
-	struct http_head *h = x->h;
-	struct repl rp = { .ready = 0 };
-	char out[RULES_TMP];
-
-	for (int i = http_head_find(h, r->name, r->nlen, 0); i >= 0;
-	     i = http_head_find(h, r->name, r->nlen, i + 1)) {
+	for (int i = http_head_find(h, name, nlen, 0); i >= 0; i = http_head_find(h, name, nlen, i + 1)) {
 		const struct http_str v = h->f[i].v;
 		uint32_t pos = 0;
 		size_t n = 0;
 		int changed = 0;
 
 		for (;;) {
-			uint32_t e = elem_end(v.p, v.len, pos), a = pos, b = e;
+			/* the whole value, or each comma-separated one without
+			 * the spaces around it, the separators kept */
+			uint32_t e = per_value ? elem_end(v.p, v.len, pos) : v.len, a = pos, b = e;
 			int rc = 0;
 
-			while (a < b && is_ows(v.p[a]))
+			while (per_value && a < b && is_ows(v.p[a]))
 				a++;
-			while (b > a && is_ows(v.p[b - 1]))
+			while (per_value && b > a && is_ows(v.p[b - 1]))
 				b--;
 			if (http_buf_put(out, sizeof(out), &n, v.p + pos, a - pos) == -1)
-				return HTTP_ACT_ERR;
-			if (b > a)
-				rc = re_exec(r, v.p + a, b - a);
+				return -1;
+			if (b > a || !per_value)
+				rc = re_exec(re, md, v.p + a, b - a);
 			if (rc) {
-				if (repl_get(r, x, &rp) == -1 ||
-				    re_expand(r, rc, v.p + a, rp.v, rp.len, out, sizeof(out), &n) == -1)
-					return HTTP_ACT_ERR;
+				/* the replacement, made on the first match only */
+				if ((!rv && repl(arg, &rv, &rlen) == -1) ||
+				    re_expand(md, rc, v.p + a, rv, rlen, out, sizeof(out), &n) == -1)
+					return -1;
 				changed = 1;
 			} else if (http_buf_put(out, sizeof(out), &n, v.p + a, b - a) == -1) {
-				return HTTP_ACT_ERR;
+				return -1;
 			}
-			/* what follows the value: spaces, then the comma if any */
 			if (http_buf_put(out, sizeof(out), &n, v.p + b, e - b + (e < v.len)) == -1)
-				return HTTP_ACT_ERR;
+				return -1;
 			if (e >= v.len)
 				break;
 			pos = e + 1;
 		}
 		if (changed && http_head_set_value(h, i, out, n) == -1)
-			return HTTP_ACT_ERR;
+			return -1;
 	}
-	return HTTP_ACT_CONT;
+	return 0;
+}
+
+/* The replacement of a replace-header/replace-value rule, rendered from its
+ * format. */
+struct repl_arg {
+	const struct http_rule *r;
+	struct http_rule_exec  *x;
+	char                    buf[RULES_TMP];
+};
+
+static int repl_render(void *arg, const char **v, size_t *len)
+{
+	struct repl_arg *ra = arg;
+
+	return http_fmt_render(ra->x, &ra->r->fmt, ra->buf, sizeof(ra->buf), v, len);
+}
+
+/* replace-header replaces each whole field value the regex matches (the
+ * text around the match is not kept, as in HAProxy); replace-value each
+ * comma-separated value. */
+static enum http_act_ret exec_replace(const struct http_rule *r, struct http_rule_exec *x)
+{
+	struct repl_arg ra = { r, x, { 0 } };
+
+	return http_head_replace_re(x->h, r->name, r->nlen, r->re, r->md, r->act->arg, repl_render,
+				    &ra) == -1 ? HTTP_ACT_ERR : HTTP_ACT_CONT;
 }
 
 /* set-path / set-pathq / set-query / set-uri / set-method <fmt> */
@@ -632,21 +617,19 @@ static int parse_fmt(struct http_rule_parse *p)
 	return 0;
 }
 
-static enum http_act_ret exec_set_uri(const struct http_rule *r, struct http_rule_exec *x)
+int http_head_set_target(struct http_head *h, enum http_target_part part, const char *v,
+                         size_t vlen)
 {
-	const struct http_str u = x->h->sl[HTTP_SL_URI];
-	char vbuf[RULES_TMP], buf[RULES_TMP];
+	const struct http_str u = h->sl[HTTP_SL_URI];
+	char buf[RULES_TMP];
 	struct http_uri_parts up;
-	const char *v;
-	size_t vlen, n = 0;
+	size_t n = 0;
 	int ret = 0;
 
-	if (http_fmt_render(x, &r->fmt, vbuf, sizeof(vbuf), &v, &vlen) == -1)
-		return HTTP_ACT_ERR;
 	http_uri_split(&u, &up);
-	switch (r->act->arg) {
-	case URI_PATH:
-	case URI_PATHQ:
+	switch (part) {
+	case HTTP_TP_PATH:
+	case HTTP_TP_PATHQ:
 		/* Scheme and authority stay; an origin-form path cannot be empty. */
 		if (!vlen && !up.path) {
 			v = "/";
@@ -654,10 +637,10 @@ static enum http_act_ret exec_set_uri(const struct http_rule *r, struct http_rul
 		}
 		ret |= http_buf_put(buf, sizeof(buf), &n, u.p, up.path);
 		ret |= http_buf_put(buf, sizeof(buf), &n, v, vlen);
-		if (r->act->arg == URI_PATH)
+		if (part == HTTP_TP_PATH)
 			ret |= http_buf_put(buf, sizeof(buf), &n, u.p + up.qmark, up.len - up.qmark);
 		break;
-	case URI_QUERY:
+	case HTTP_TP_QUERY:
 		/* An existing '?' stays even when the query becomes empty; none
 		 * is added for an empty one. */
 		ret |= http_buf_put(buf, sizeof(buf), &n, u.p, up.qmark);
@@ -670,7 +653,17 @@ static enum http_act_ret exec_set_uri(const struct http_rule *r, struct http_rul
 		ret |= http_buf_put(buf, sizeof(buf), &n, v, vlen);
 		break;
 	}
-	if (ret || http_head_set_sl(x->h, HTTP_SL_URI, buf, n) == -1)
+	return ret || http_head_set_sl(h, HTTP_SL_URI, buf, n) == -1 ? -1 : 0;
+}
+
+static enum http_act_ret exec_set_uri(const struct http_rule *r, struct http_rule_exec *x)
+{
+	char vbuf[RULES_TMP];
+	const char *v;
+	size_t vlen;
+
+	if (http_fmt_render(x, &r->fmt, vbuf, sizeof(vbuf), &v, &vlen) == -1 ||
+	    http_head_set_target(x->h, (enum http_target_part)r->act->arg, v, vlen) == -1)
 		return HTTP_ACT_ERR;
 	return HTTP_ACT_CONT;
 }
@@ -967,7 +960,7 @@ static int is_capture(const struct http_rule *r)
 static int parse_shared(struct http_rule_parse *p)
 {
 	struct act_parse ap = { p->ctx, p->px, set_act_w[p->set], p->argc, p->argv, 1, NULL,
-				act_digit(p->r->gact, p->argv[0]) };
+				act_digit(p->r->gact, p->argv[0]), p->r->gact };
 	int ret = p->r->gact->parse(&ap);
 
 	p->r->gpriv = ap.priv;   /* freed with the rule even on error */
@@ -976,19 +969,56 @@ static int parse_shared(struct http_rule_parse *p)
 	return ret;
 }
 
+/* What a row's run() decided, in this engine's terms. */
+static enum http_act_ret shared_verdict(enum act_ret ar, const struct act_res *res,
+                                        struct http_act_out *out)
+{
+	switch (ar) {
+	case ACT_RET_CONT:
+		return HTTP_ACT_CONT;
+	case ACT_RET_STOP:
+		return HTTP_ACT_ALLOW;
+	case ACT_RET_YIELD:
+		return HTTP_ACT_YIELD;
+	case ACT_RET_DONE:
+		if (!res->reply)
+			return HTTP_ACT_ABORT;
+		out->reply = res->reply;
+		out->status = res->reply->status;
+		return HTTP_ACT_REPLY;
+	case ACT_RET_DENY:
+		return HTTP_ACT_DENY;
+	case ACT_RET_ABORT:
+		return HTTP_ACT_ABORT;
+	case ACT_RET_INVALID:
+		return HTTP_ACT_INVALID;
+	case ACT_RET_ERR:
+	default:
+		return HTTP_ACT_INTERNAL;
+	}
+}
+
 static enum http_act_ret exec_shared(const struct http_rule *r, struct http_rule_exec *x)
 {
-	r->gact->exec(r->gpriv, x->s, (unsigned)r->how);
-	return HTTP_ACT_CONT;
+	struct act_res res = { NULL, x->pos != NULL };
+	enum act_ret ar;
+
+	if (!r->gact->run) {
+		r->gact->exec(r->gpriv, x->s, (unsigned)r->how);
+		return HTTP_ACT_CONT;
+	}
+	ar = r->gact->run(r->gpriv, x->s, (unsigned)r->how, &res);
+	BUG_ON(ar == ACT_RET_YIELD && !x->pos, "an action waited where it cannot");
+	return shared_verdict(ar, &res, x->out);
 }
 
 /* Not registered: the engine's row for every stream-only action. */
 static const struct http_act_kw http_act_shared = {
-	{ "shared", 0, W_ALL, NULL, NULL, NULL, "" }, 0, parse_shared, exec_shared
+	{ "shared", 0, W_ALL, NULL, NULL, NULL, "", NULL }, 0, parse_shared, exec_shared
 };
 
 #define HA(name, where, usage) \
-	.kw = { name, 0, (where), NULL, NULL, NULL, usage }
+	.kw = { name, 0, (where), NULL, NULL, NULL, usage, NULL }
 
 /* set-var and unset-var are stream-only rows of the registry (vars.c) */
 static const struct http_act_kw http_acts[] = {
@@ -1003,19 +1033,17 @@ static const struct http_act_kw http_acts[] = {
 	  parse_deny, exec_deny },
 	{ HA("redirect", W_REQ | W_RES, "location|prefix|scheme <target> [code <code>] [options]"),
 	  0, http_redirect_parse, http_redirect_run },
-	{ HA("replace-header", W_ALL, "<name> <regex> <format>"), 0, parse_replace,
-	  exec_replace_header },
-	{ HA("replace-value", W_ALL, "<name> <regex> <format>"), 0, parse_replace,
-	  exec_replace_value },
+	{ HA("replace-header", W_ALL, "<name> <regex> <format>"), 0, parse_replace, exec_replace },
+	{ HA("replace-value", W_ALL, "<name> <regex> <format>"), 1, parse_replace, exec_replace },
 	{ HA("return", W_REQ | W_RES, "[reply arguments]"), 0, parse_return, exec_return },
 	{ HA("set-header", W_ALL, "<name> <format>"), 1, parse_hdr_fmt, exec_put_header },
 	{ HA("set-method", W_REQ, "<format>"), 0, parse_fmt, exec_set_method },
-	{ HA("set-path", W_REQ, "<format>"), URI_PATH, parse_fmt, exec_set_uri },
-	{ HA("set-pathq", W_REQ, "<format>"), URI_PATHQ, parse_fmt, exec_set_uri },
-	{ HA("set-query", W_REQ, "<format>"), URI_QUERY, parse_fmt, exec_set_uri },
+	{ HA("set-path", W_REQ, "<format>"), HTTP_TP_PATH, parse_fmt, exec_set_uri },
+	{ HA("set-pathq", W_REQ, "<format>"), HTTP_TP_PATHQ, parse_fmt, exec_set_uri },
+	{ HA("set-query", W_REQ, "<format>"), HTTP_TP_QUERY, parse_fmt, exec_set_uri },
 	{ HA("set-status", W_RES | W_AFTER, "<status> [reason <text>]"), 0, parse_set_status,
 	  exec_set_status },
-	{ HA("set-uri", W_REQ, "<format>"), URI_ALL, parse_fmt, exec_set_uri },
+	{ HA("set-uri", W_REQ, "<format>"), HTTP_TP_URI, parse_fmt, exec_set_uri },
 	{ HA("tarpit", W_REQ, "[deny_status <status>] [reply arguments]"), HTTP_ACT_TARPIT,
 	  parse_deny, exec_deny },
 	{ HA("use-service", W_REQ, "<service name>"), 0, parse_use_service, exec_use_service },
@@ -1126,17 +1154,31 @@ static int kw_http_after_response(struct cfg_ctx *ctx, void *target, int argc, c
 
 /* ---- run time ---- */
 
-enum http_act_ret http_rules_run(const struct http_rules *rs, struct http_rule_exec *x)
+enum http_act_ret http_rules_run(const struct http_rules *rs, struct http_rule_exec *x, int depth)
 {
-	for (const struct http_rule *r = rs->head; r; r = r->next) {
-		enum http_act_ret ret;
+	struct http_rules_pos *pos = x->pos;
+	const struct http_rule *r = pos && pos->n > depth ? pos->at[depth] : rs->head;
 
+	for (; r; r = r->next) {
+		enum http_act_ret ret;
+		/* the rule whose action waited: its action goes on, its
+		 * condition held when it started */
+		int resumed = pos && pos->n == depth + 1 && r->act;
+
+		if (resumed)
+			pos->n = 0;
 		if (!r->act)
-			ret = http_rules_run(r->inc, x);
-		else if (r->cond && !acl_cond_exec(r->cond, x->s))
+			ret = http_rules_run(r->inc, x, depth + 1);
+		else if (!resumed && r->cond && !acl_cond_exec(r->cond, x->s))
 			continue;
 		else
 			ret = r->act->exec(r, x);
+		if (ret == HTTP_ACT_YIELD) {
+			pos->at[depth] = r;
+			if (r->act)
+				pos->n = depth + 1;
+			return ret;
+		}
 		if (ret != HTTP_ACT_CONT)
 			return ret;
 	}
@@ -1156,10 +1198,17 @@ void http_act_out_reset(struct http_act_out *out)
 enum http_act_ret http_rules_exec(const struct http_rules *rules, struct stream *s,
                                   struct http_head *h, struct http_act_out *out)
 {
-	struct http_rule_exec x = { .s = s, .h = h, .out = out };
+	return http_rules_exec_at(rules, s, h, out, NULL);
+}
+
+enum http_act_ret http_rules_exec_at(const struct http_rules *rules, struct stream *s,
+                                     struct http_head *h, struct http_act_out *out,
+                                     struct http_rules_pos *pos)
+{
+	struct http_rule_exec x = { .s = s, .h = h, .out = out, .pos = pos };
 
 	http_act_out_reset(out);
-	return rules->head ? http_rules_run(rules, &x) : HTTP_ACT_CONT;
+	return rules->head ? http_rules_run(rules, &x, 0) : HTTP_ACT_CONT;
 }
 
 /* ---- post-parse checks ---- */

@@ -92,6 +92,7 @@ struct http_rule_exec {
 	struct stream       *s;
 	struct http_head    *h;
 	struct http_act_out *out;
+	struct http_rules_pos *pos;     /* NULL: no action may wait */
 	struct lf_ctx        lf;        /* filled on first use */
 	int                  lf_ready;
 	unsigned             lf_needs;  /* LF_N_* it was filled for */
@@ -152,7 +153,9 @@ void http_rules_append(struct http_rules *rs, struct http_rule *r);
 /* The "redirect" rules of <px>: NULL when it has none and <make> is 0. */
 struct http_rules *http_redirects_of(struct proxy *px, int make);
 
-enum http_act_ret http_rules_run(const struct http_rules *rs, struct http_rule_exec *x);
+/* Runs set <rs> at nesting <depth> (0: the proxy's own set), from where
+ * x->pos says a suspended run stopped. */
+enum http_act_ret http_rules_run(const struct http_rules *rs, struct http_rule_exec *x, int depth);
 void http_act_out_reset(struct http_act_out *out);
 
 /* ---- redirect.c ---- */

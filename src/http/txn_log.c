@@ -246,7 +246,7 @@ void http_log(struct stream *s)
 	struct lf_ctx c;
 	char line[2048];
 	size_t n;
-	int err;
+	int err, level;
 
 	if (txn->flags & TX_F_LOGGED)
 		return;
@@ -261,9 +261,12 @@ void http_log(struct stream *s)
 	c.log = 1;
 	c.use_snap = 1;
 	c.snap = txn->lf_snap;
+	level = stream_log_level(s, err && (http_px_of(fe)->options & HTTP_O_LOG_SEP_ERR) ?
+				    LOG_L_ERR : LOG_L_INFO);
+	if (level < 0)
+		return;   /* set-log-level silent */
 	n = lf_render(fe->logformat, &c, line, sizeof(line));
-	log_send(&fe->loggers, err && (http_px_of(fe)->options & HTTP_O_LOG_SEP_ERR) ? LOG_L_ERR : LOG_L_INFO,
-		 line, n);
+	log_send(&fe->loggers, level, line, n);
 }
 
 /* ---- counters ---- */

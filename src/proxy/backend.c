@@ -96,11 +96,11 @@ enum be_assign backend_assign_server(struct stream *s, enum be_pick how)
 	return backend_assigned(s);
 }
 
-/* ---- queues (srv_side.c keeps them): a freed slot goes to the older of
- * the heads of the server's queue and its backend's, as HAProxy compares
- * entry ages ---- */
+/* ---- queues (srv_side.c keeps them): a freed slot goes to the first of
+ * the heads of the server's queue and its backend's, by priority class,
+ * then age plus priority offset, as HAProxy compares them ---- */
 
-/* <srv> just freed a slot: the oldest of the heads of its own queue and of
+/* <srv> just freed a slot: the first of the heads of its own queue and of
  * its backend's takes it. */
 static void queue_dequeue(struct server *srv)
 {
@@ -113,7 +113,7 @@ static void queue_dequeue(struct server *srv)
 	while (!stream_killing() && server_usable(srv) && srv_has_slot(srv)) {
 		struct stream *a = srv->queue_head, *b = srv->px->queue_head, *q;
 
-		q = !a ? b : !b ? a : b->t_queue < a->t_queue ? b : a;
+		q = !a ? b : !b ? a : ss_queue_before(b, a) ? b : a;
 		if (!q)
 			break;
 		ss_dequeue(q, 1);

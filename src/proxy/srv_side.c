@@ -218,10 +218,20 @@ static struct queue_ref queue_of(struct proxy *be, struct server *srv)
 				   &be->max_nbpend, &be->queue_idx };
 }
 
+int ss_queue_before(const struct stream *a, const struct stream *b)
+{
+	if (a->ss.q_class != b->ss.q_class)
+		return a->ss.q_class < b->ss.q_class;
+	if (a->ss.q_key != b->ss.q_key)
+		return a->ss.q_key < b->ss.q_key;
+	return a->t_queue < b->t_queue;
+}
+
 void ss_enqueue(struct stream *s, struct server *srv)
 {
 	struct srv_side *ss = &s->ss;
 	struct queue_ref q = queue_of(s->be, srv);
+	struct stream *after;
 
 	BUG_ON(ss->st != SS_NONE && ss->st != SS_WANT, "ss_enqueue() from a busy state");
 	ss->want = NULL;
@@ -229,13 +239,21 @@ void ss_enqueue(struct stream *s, struct server *srv)
 	s->t_queue = tick_ev_now();
 	ss->q_srv = srv;
 	ss->q_idx = *q.idx;
-	ss->q_next = NULL;
-	ss->q_prev = *q.tail;
-	if (*q.tail)
-		(*q.tail)->ss.q_next = s;
+	ss->q_class = s->prio_class;
+	ss->q_key = (int64_t)(s->t_queue * 1000.0) + s->prio_offset;
+	/* in order: without priorities, every newcomer goes last at once */
+	for (after = *q.tail; after && ss_queue_before(s, after); after = after->ss.q_prev)
+		;
+	ss->q_prev = after;
+	ss->q_next = after ? after->ss.q_next : *q.head;
+	if (after)
+		after->ss.q_next = s;
 	else
 		*q.head = s;
-	*q.tail = s;
+	if (ss->q_next)
+		ss->q_next->ss.q_prev = s;
+	else
+		*q.tail = s;
 	if (++*q.nbpend > *q.max)
 		*q.max = *q.nbpend;
 }

@@ -52,6 +52,7 @@ static struct {
 	const struct stream_proto *protos[PR_MODE_HTTP + 1];   /* by frontend mode */
 	struct server *kill_list;   /* servers whose sessions are to be shut down */
 	ev_timer       kill_timer;  /* runs those shutdowns at the next iteration */
+	void         (*ext_release)(struct stream *s);   /* frees s->ext (Lua) */
 } strm;
 
 void stream_proto_register(int mode, const struct stream_proto *sp)
@@ -486,6 +487,7 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 		if (s->ss.target)
 			s->ss.target->counters.srv_aborts++;
 	}
+	stream_ext_release(s);   /* first: nothing it runs may see the stream go */
 	s->proto->release(s);
 	stk_stream_end(s);
 	{
@@ -619,7 +621,7 @@ struct stream *stream_new_mux(struct listener *li, const struct conn *c,
 	ev_io_init(&s->cli.io, stream_io_cb, c->fd, 0);   /* only ever fed, never started */
 	s->cli.io.data = s;
 	ev_init(&s->timer, stream_timer_cb);
-	s->tcp_flags = STRM_F_MUX;
+	s->tcp_flags = STRM_F_MUX | STRM_F_MUX_START;
 	s->req.flags |= CH_F_NOSPLICE;
 	s->res.flags |= CH_F_NOSPLICE;
 	s->state = ST_HTTP;
@@ -638,6 +640,48 @@ struct stream *stream_new_mux(struct listener *li, const struct conn *c,
 void stream_mux_wake(struct stream *s, int events)
 {
 	ev_feed_event(global.loop, &s->cli.io, events);
+}
+
+void stream_set_tos(struct stream *s, int tos)
+{
+	if (s->cli.fd < 0)
+		return;
+	if (setsockopt(s->cli.fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) == -1)
+		setsockopt(s->cli.fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
+}
+
+void stream_set_mark(struct stream *s, int mark)
+{
+	if (s->cli.fd >= 0)
+		setsockopt(s->cli.fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark));
+}
+
+void stream_set_priority(struct stream *s, int offset, long v)
+{
+	long max = offset ? 524287 : 2047;
+
+	v = v < -max ? -max : v > max ? max : v;
+	if (offset)
+		s->prio_offset = (int)v;
+	else
+		s->prio_class = (int)v;
+}
+
+void stream_wake(struct stream *s)
+{
+	s->tcp_flags |= STRM_F_WOKEN;
+	ev_feed_event(global.loop, &s->cli.io, EV_CUSTOM);
+}
+
+void stream_set_ext_release(void (*fn)(struct stream *s))
+{
+	strm.ext_release = fn;
+}
+
+void stream_ext_release(struct stream *s)
+{
+	if (s->ext)
+		strm.ext_release(s);
 }
 
 void stream_attach_srv_mux(struct stream *s, const struct conn *c,
@@ -828,10 +872,17 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	struct stream *s = w->data;
 	struct conn *c = (w == &s->cli.io) ? &s->cli : &s->srv;
 
-	if (unlikely(revents & EV_CUSTOM) && c == &s->cli && (s->tcp_flags & STRM_F_MUX)) {
-		/* a multiplexed stream's first pass (stream_new_mux()) */
-		s->proto->start(s);
-		return;
+	if (unlikely(revents & EV_CUSTOM) && c == &s->cli) {
+		if (s->tcp_flags & STRM_F_MUX_START) {
+			/* a multiplexed stream's first pass (stream_new_mux()) */
+			s->tcp_flags &= ~STRM_F_MUX_START;
+			s->proto->start(s);
+			return;
+		}
+		if (!(revents & (EV_READ | EV_WRITE))) {
+			stream_process(s);   /* stream_wake() */
+			return;
+		}
 	}
 
 	if (revents & EV_READ)

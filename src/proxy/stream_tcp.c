@@ -7,6 +7,7 @@
 
 #include <sluice/acl_px.h>
 #include <sluice/addr.h>
+#include <sluice/buf.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
@@ -28,15 +29,16 @@ static void tcp_log(struct stream *s)
 	struct lf_ctx c;
 	char line[2048];
 	size_t n;
+	int level = stream_log_level(s, LOG_L_INFO);
 
-	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global))
+	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global) || level < 0)
 		return;
 	if (((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0) || s->state == ST_SSL)
 		return;
 	stream_fill_lf_ctx(s, &c, fe->logformat->needs);
 	c.log = 1;
 	n = lf_render(fe->logformat, &c, line, sizeof(line));
-	log_send(&fe->loggers, LOG_L_INFO, line, n);
+	log_send(&fe->loggers, level, line, n);
 }
 
 /* Fills what a TCP stream's formats use; <needs> (LF_N_*) asks for the
@@ -132,7 +134,8 @@ static void tcp_count_lat(struct stream *s)
 static int tcp_inspect_res(struct stream *s)
 {
 	int partial = s->inspect_end && !(s->res.flags & CH_F_SHUTR) && chan_has_room(&s->res);
-	enum tcp_verdict v = tcp_rules_exec(s->be, TCP_RS_RES, s, &s->tcp_pos, partial);
+	enum tcp_verdict v = tcp_rules_exec(s->be, TCP_RS_RES, s, &s->tcp_pos,
+					    (partial ? TCP_X_PARTIAL : 0) | TCP_X_YIELD);
 
 	switch (v) {
 	case TCP_V_WAIT:
@@ -156,6 +159,86 @@ static int tcp_inspect_res(struct stream *s)
 	}
 }
 
+/* ---- services (tcp-request content use-service) ---- */
+
+static struct stream_service *tcp_services;
+
+void stream_service_register(struct stream_service *svc)
+{
+	svc->next = tcp_services;
+	tcp_services = svc;
+}
+
+const struct stream_service *stream_service_find(const char *name)
+{
+	for (const struct stream_service *svc = tcp_services; svc; svc = svc->next)
+		if (strcmp(svc->name, name) == 0)
+			return svc;
+	return NULL;
+}
+
+/* A rule gave the stream to service s->svc: no backend, no server. Returns
+ * 0, or -1 when the stream was closed. */
+static int tcp_service_start(struct stream *s)
+{
+	s->inspect_end = 0;
+	s->state = ST_FWD;
+	s->fe->fe_counters.intercepted++;
+	s->res.to_forward = CHN_INFINITE;
+	if (s->svc->start(s) == -1) {
+		s->fe->fe_counters.internal_errors++;
+		stream_close(s, SE_INTERNAL, SF_REQ);
+		return -1;
+	}
+	return 0;
+}
+
+/* The service runs after an event: the client's bytes are read for it, its
+ * own leave. Returns 0, or -1 once <s> was closed. */
+static int tcp_service_process(struct stream *s)
+{
+	enum chan_res r = stream_forward(s, &s->req, &s->cli, NULL, 1);
+	int ret = 0;
+
+	if (r != CHN_OK) {
+		stream_close(s, SE_CLI_ABORT, SF_DATA);
+		return -1;
+	}
+	/* while the client takes all it writes, it goes on (no event would
+	 * come back for a buffer that emptied) */
+	for (int turn = 0; !(s->tcp_flags & STRM_F_SVC_DONE); turn++) {
+		uint32_t before = s->res.buf ? s->res.buf->data : 0;
+		int wrote;
+
+		if (turn == 16) {
+			stream_wake(s);   /* more in this loop pass, after the others */
+			break;
+		}
+		ret = s->svc->run(s);
+		if (ret == -1) {
+			s->fe->fe_counters.internal_errors++;
+			stream_close(s, SE_INTERNAL, SF_DATA);
+			return -1;
+		}
+		if (ret == 1)
+			s->tcp_flags |= STRM_F_SVC_DONE;
+		wrote = s->res.buf && s->res.buf->data > before;
+		if (stream_forward(s, &s->res, &s->srv, &s->cli, 0) != CHN_OK) {
+			stream_close(s, SE_CLI_ABORT, SF_DATA);
+			return -1;
+		}
+		if (!wrote || (s->res.buf && s->res.buf->data))
+			break;   /* nothing new, or the client is full: its events say */
+	}
+	if ((s->tcp_flags & STRM_F_SVC_DONE) && !chan_pending(&s->res)) {
+		/* done and all sent: the close carries the FIN */
+		stream_close(s, SE_NONE, SF_NONE);
+		return -1;
+	}
+	stream_update(s);
+	return 0;
+}
+
 /* ST_INSPECT (mode tcp): runs the frontend's tcp-request content rules,
  * then picks the backend (use_backend) and runs its rules, each with its
  * own inspect-delay, then connects. Returns 0 (waiting, or moved on), or
@@ -168,12 +251,20 @@ static int tcp_inspect(struct stream *s)
 		if (tcp_rules_has(px, TCP_RS_REQ)) {
 			int partial = s->inspect_end && !(s->req.flags & CH_F_SHUTR) &&
 				      chan_has_room(&s->req);
-			enum tcp_verdict v = tcp_rules_exec(px, TCP_RS_REQ, s, &s->tcp_pos, partial);
+			enum tcp_verdict v = tcp_rules_exec(px, TCP_RS_REQ, s, &s->tcp_pos,
+							    (partial ? TCP_X_PARTIAL : 0) | TCP_X_YIELD);
 
 			if (v == TCP_V_WAIT) {
 				s->state = ST_INSPECT;
 				stream_update(s);
 				return 0;
+			}
+			if (v == TCP_V_CLOSE) {
+				/* an action ended it (Lua's txn:done()): no denial */
+				if (px == s->fe)
+					stream_set_backend(s, s->fe);
+				stream_close(s, SE_LOCAL, SF_REQ);
+				return -1;
 			}
 			if (v != TCP_V_ACCEPT) {
 				s->fe->fe_counters.denied_req++;
@@ -185,6 +276,11 @@ static int tcp_inspect(struct stream *s)
 				stream_close(s, SE_PROXY, SF_REQ);
 				return -1;
 			}
+		}
+		if (unlikely(s->svc)) {
+			/* use-service: the service answers, no backend */
+			stream_set_backend(s, s->fe);
+			return tcp_service_start(s) == -1 ? -1 : tcp_service_process(s);
 		}
 		if (s->tcp_flags & STRM_F_BE_RULES)
 			break;
@@ -212,6 +308,8 @@ static int tcp_process(struct stream *s)
 	enum chan_res r;
 	int est = s->ss.st == SS_EST;
 
+	if (unlikely(s->svc) && s->state == ST_FWD)
+		return tcp_service_process(s);
 	r = stream_forward(s, &s->req, &s->cli, est ? &s->srv : NULL, 1);
 	if (r != CHN_OK) {
 		stream_close(s, r == CHN_SRC_ERR ? SE_CLI_ABORT : SE_SRV_ABORT, est ? SF_DATA :

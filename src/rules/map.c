@@ -911,10 +911,10 @@ static void map_act_exec(void *priv, struct stream *s, unsigned where)
 
 static const struct act_kw map_acts[] = {
 	{ "set-map", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free,
-	  "(<file>) <key fmt> <value fmt>" },
-	{ "del-map", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free, "(<file>) <key fmt>" },
-	{ "add-acl", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free, "(<file>) <key fmt>" },
-	{ "del-acl", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free, "(<file>) <key fmt>" },
+	  "(<file>) <key fmt> <value fmt>", NULL },
+	{ "del-map", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free, "(<file>) <key fmt>", NULL },
+	{ "add-acl", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free, "(<file>) <key fmt>", NULL },
+	{ "del-acl", 0, MAP_ACT_W, map_act_parse, map_act_exec, map_act_free, "(<file>) <key fmt>", NULL },
 };
 
 SLUICE_INIT(map_register)

@@ -791,6 +791,71 @@ static int fetch_false(const struct smp_arg *a, struct sample *smp, struct strea
 /* The proxy an optional backend (or frontend) argument names, else the
  * stream's backend (frontend when <fe>). Resolved at post-parse; looked up
  * here only if evaluated before (unit tests). */
+int smp_args_make(const char *kw, const uint8_t *argt, int nmin, smp_check_fn check,
+                  const void *priv, int n, const char *const *vals, const size_t *lens,
+                  struct smp_arg *args, char **err)
+{
+	int max = 0;
+
+	memset(args, 0, sizeof(*args) * SMP_MAX_ARGS);
+	while (max < SMP_MAX_ARGS && argt[max] != ARGT_STOP)
+		max++;
+	if (n > max) {
+		*err = str_fmt("too many arguments for '%s' (at most %d)", kw, max);
+		return -1;
+	}
+	if (n < nmin) {
+		*err = str_fmt("missing argument %d of '%s'", n + 1, kw);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		args[i].type = argt[i];
+		if (argt[i] == ARGT_SINT) {
+			char *e;
+
+			errno = 0;
+			args[i].sint = strtoll(vals[i], &e, 10);
+			if (*e || errno || e == vals[i]) {
+				*err = str_fmt("argument %d of '%s' must be an integer (got '%s')", i + 1,
+					       kw, vals[i]);
+				goto fail;
+			}
+			continue;
+		}
+		args[i].str = strndup(vals[i], lens[i]);
+		args[i].len = lens[i];
+		if (!args[i].str) {
+			*err = str_fmt("out of memory");
+			goto fail;
+		}
+		if (argt[i] == ARGT_STR || (argt[i] == ARGT_SRV && !strchr(args[i].str, '/')))
+			continue;
+		if (!(args[i].ptr = smp_arg_lookup(&args[i]))) {
+			*err = str_fmt("'%s': no such %s '%s'", kw, argt[i] == ARGT_BE ? "backend" :
+				       argt[i] == ARGT_FE ? "frontend" : argt[i] == ARGT_USR ?
+				       "userlist" : "server", args[i].str);
+			goto fail;
+		}
+	}
+	if (check && check(args, err, priv) == -1)
+		goto fail;
+	return 0;
+fail:
+	smp_args_release(args);
+	return -1;
+}
+
+void smp_args_release(struct smp_arg *args)
+{
+	for (int i = 0; i < SMP_MAX_ARGS; i++) {
+		if (args[i].type != ARGT_BE && args[i].type != ARGT_FE && args[i].type != ARGT_SRV &&
+		    args[i].type != ARGT_USR && args[i].release)
+			args[i].release(args[i].ptr);
+		free(args[i].str);
+		args[i] = (struct smp_arg){ 0 };
+	}
+}
+
 struct proxy *smp_arg_px(const struct smp_arg *a, struct stream *s, int fe)
 {
 	if (a->type == ARGT_BE || a->type == ARGT_FE)

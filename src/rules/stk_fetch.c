@@ -274,11 +274,11 @@ static void stk_exec_set_gpt0(void *priv, struct stream *s, unsigned where)
 static const struct act_kw stk_acts[] = {
 	{ "track-sc", 1, ACT_W_TCP_CONN | ACT_W_TCP_SESS | ACT_W_TCP_REQ | ACT_W_HTTP_REQ |
 	  ACT_W_HTTP_RES, stk_parse_track, stk_exec_track, stk_act_free,
-	  "<key> [table <table>]" },
+	  "<key> [table <table>]", NULL },
 	{ "sc-inc-gpc0", 0, STK_W_ALL | ACT_W_HTTP_AFTER, stk_parse_inc_gpc0, stk_exec_inc_gpc0,
-	  stk_act_free, "(<0-2>)" },
+	  stk_act_free, "(<0-2>)", NULL },
 	{ "sc-set-gpt0", 0, STK_W_ALL | ACT_W_HTTP_AFTER, stk_parse_set_gpt0, stk_exec_set_gpt0,
-	  stk_act_free, "(<0-2>) <int>|<expr>" },
+	  stk_act_free, "(<0-2>) <int>|<expr>", NULL },
 };
 
 /* ---- fetches ---- */

@@ -47,6 +47,7 @@ struct tcp_rule {
 	unsigned                 where;   /* the ACT_W_* bit of its set */
 	struct acl_cond         *cond;
 	struct smp_expr         *expr;    /* capture, set-src... */
+	const struct stream_service *svc; /* use-service */
 	int                      cap;     /* capture: its slot */
 };
 
@@ -103,6 +104,28 @@ static int parse_expr(struct act_parse *p, struct tcp_rule *r)
 	}
 	p->idx++;
 	return 0;
+}
+
+/* use-service <name>: a service answers the stream (mode tcp) */
+static int parse_use_service(struct act_parse *p, struct tcp_rule *r)
+{
+	if (p->idx >= p->argc) {
+		cfg_alert(p->ctx, "action 'use-service' expects a service name");
+		return -1;
+	}
+	r->svc = stream_service_find(p->argv[p->idx]);
+	if (!r->svc) {
+		cfg_alert(p->ctx, "action 'use-service': unknown TCP service '%s' (a Lua service "
+			  "registered with mode 'tcp' is expected)", p->argv[p->idx]);
+		return -1;
+	}
+	p->idx++;
+	return 0;
+}
+
+static void exec_use_service(const struct tcp_rule *r, struct stream *s)
+{
+	s->svc = r->svc;
 }
 
 /* expect-proxy layer4 */
@@ -272,7 +295,7 @@ static void exec_drop(const struct tcp_rule *r, struct stream *s)
 
 #define W_REQ_ALL (ACT_W_TCP_CONN | ACT_W_TCP_SESS | ACT_W_TCP_REQ)
 #define TA(name, where, usage) \
-	.kw = { name, 0, (where), NULL, NULL, NULL, usage }
+	.kw = { name, 0, (where), NULL, NULL, NULL, usage, NULL }
 
 /* set-var and unset-var are stream-only rows of the registry (vars.c) */
 static const struct tcp_act_kw tcp_acts[] = {
@@ -290,6 +313,8 @@ static const struct tcp_act_kw tcp_acts[] = {
 	{ TA("set-src-port", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr,
 	  TCP_A_PORT },
 	{ TA("silent-drop", ACT_W_TCP_ALL, "nothing"), TCP_V_DROP, 1, NULL, exec_drop, 0 },
+	{ TA("use-service", ACT_W_TCP_REQ, "<service name>"), TCP_V_ACCEPT, 1, parse_use_service,
+	  exec_use_service, 0 },
 };
 
 /* "a, b, c": the actions of set <set>. */
@@ -343,7 +368,7 @@ static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char *
 	r->act = act_is_own(kw) ? container_of(kw, struct tcp_act_kw, kw) : NULL;
 	r->where = set_w[set];
 	ap = (struct act_parse){ ctx, px, set_w[set], argc, argv, 1, NULL,
-				 act_digit(kw, argv[0]) };
+				 act_digit(kw, argv[0]), kw };
 	if (!r->act) {
 		ret = kw->parse(&ap);
 		r->gpriv = ap.priv;   /* freed with the rule even on error */
@@ -438,19 +463,44 @@ static const struct tcp_rule *rule_at(const struct tcp_px *tp, enum tcp_rule_set
 	return i < tp->n[set] ? tp->rules[set][i] : NULL;
 }
 
+/* What a row's run() decided, in this engine's terms; TCP_V_ACCEPT with
+ * <*stop> 0 to go on with the next rule. */
+static enum tcp_verdict shared_verdict(enum act_ret ar, int *stop)
+{
+	*stop = 1;
+	switch (ar) {
+	case ACT_RET_CONT:
+		*stop = 0;
+		return TCP_V_ACCEPT;
+	case ACT_RET_STOP:
+		return TCP_V_ACCEPT;
+	case ACT_RET_YIELD:
+		return TCP_V_WAIT;
+	case ACT_RET_DONE:
+	case ACT_RET_ABORT:
+		return TCP_V_CLOSE;
+	default:
+		return TCP_V_REJECT;
+	}
+}
+
 enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
-                                struct stream *s, int *pos, int partial)
+                                struct stream *s, int *pos, int flags)
 {
 	const struct tcp_px *tp = px->tcp_rules;
 	enum tcp_verdict v = TCP_V_ACCEPT;
 	const struct tcp_rule *r;
+	int partial = flags & TCP_X_PARTIAL;
 
 	if (!tp)
 		return TCP_V_ACCEPT;
 	s->smp_partial = partial ? (set == TCP_RS_RES ? STRM_PARTIAL_RES : STRM_PARTIAL_REQ) : 0;
 	for (; (r = rule_at(tp, set, *pos)); (*pos)++) {
-		enum acl_test t = acl_cond_test(r->cond, s);
+		/* an action that waited goes on: its condition held already */
+		enum acl_test t = (s->tcp_flags & STRM_F_ACT_WAIT) ? ACL_TEST_PASS :
+				  acl_cond_test(r->cond, s);
 
+		s->tcp_flags &= ~STRM_F_ACT_WAIT;
 		if (t == ACL_TEST_MISS) {
 			if (partial) {
 				v = TCP_V_WAIT;
@@ -460,6 +510,18 @@ enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
 		}
 		if (t == ACL_TEST_FAIL)
 			continue;
+		if (!r->act && r->kw->run) {
+			struct act_res res = { NULL, !!(flags & TCP_X_YIELD) };
+			int stop;
+
+			v = shared_verdict(r->kw->run(r->gpriv, s, r->where, &res), &stop);
+			BUG_ON(v == TCP_V_WAIT && !(flags & TCP_X_YIELD), "an action waited where it cannot");
+			if (v == TCP_V_WAIT)
+				s->tcp_flags |= STRM_F_ACT_WAIT;
+			if (stop)
+				break;
+			continue;
+		}
 		if (!r->act) {
 			r->kw->exec(r->gpriv, s, r->where);
 			continue;
@@ -527,6 +589,15 @@ static int tcp_postparse(void)
 	for (struct proxy *px = global.proxies; px; px = px->next) {
 		const struct tcp_px *tp = px->tcp_rules;
 
+		for (int i = 0; tp && px->mode == PR_MODE_HTTP && i < tp->n[TCP_RS_REQ]; i++) {
+			if (!tp->rules[TCP_RS_REQ][i]->svc)
+				continue;
+			log_alert("%s:%d: proxy '%s': 'tcp-request content use-service' needs mode tcp "
+				  "(in mode http, use 'http-request use-service')", px->conf_file,
+				  px->conf_line, px->name);
+			errors++;
+			break;
+		}
 		if (tp && tp->ncap && px->mode == PR_MODE_HTTP) {
 			log_alert("%s:%d: proxy '%s': 'tcp-request content capture' is not supported "
 				  "in mode http yet (use 'http-request capture')", px->conf_file,

@@ -31,6 +31,37 @@ struct var {
 /* The process scope lives as long as the process. */
 static struct var_store var_proc;
 
+/* The variable names the configuration uses (set-var, var()...): HAProxy's
+ * "ifexist" of Lua's set_var() sets only those. */
+struct var_name {
+	struct var_name *next;
+	enum var_scope   scope;
+	char             name[];
+};
+
+static struct var_name *var_names;
+
+static void var_name_declare(const struct var_ref *ref)
+{
+	struct var_name *n;
+
+	if (var_ref_known(ref))
+		return;
+	n = xcalloc(1, sizeof(*n) + strlen(ref->name) + 1);
+	n->scope = ref->scope;
+	strcpy(n->name, ref->name);
+	n->next = var_names;
+	var_names = n;
+}
+
+int var_ref_known(const struct var_ref *ref)
+{
+	for (const struct var_name *n = var_names; n; n = n->next)
+		if (n->scope == ref->scope && strcmp(n->name, ref->name) == 0)
+			return 1;
+	return 0;
+}
+
 static const char *const var_scope_names[VAR_SCOPES] = {
 	[VAR_PROC] = "proc", [VAR_SESS] = "sess", [VAR_TXN] = "txn",
 	[VAR_REQ] = "req", [VAR_RES] = "res",
@@ -75,7 +106,10 @@ int var_ref_parse_word(const char *w, struct var_ref *ref, char **err)
 		*err = str_fmt("expects '%.*s(<scope>.<name>)'", (int)strcspn(w, "("), w);
 		return -1;
 	}
-	return var_ref_parse(open + 1, (size_t)(close - open - 1), ref, err);
+	if (var_ref_parse(open + 1, (size_t)(close - open - 1), ref, err) == -1)
+		return -1;
+	var_name_declare(ref);
+	return 0;
 }
 
 void var_ref_release(struct var_ref *ref)
@@ -218,6 +252,7 @@ static int var_check_arg(struct smp_arg *a, char **err)
 	}
 	if (var_ref_parse(a->str, a->len, &ref, err) == -1)
 		return -1;
+	var_name_declare(&ref);
 	var_ref_release(&ref);
 	a->sint = ref.scope;
 	a->ptr = strchr(a->str, '.') + 1;
@@ -473,9 +508,9 @@ static void var_act_exec_unset(void *priv, struct stream *s, unsigned where)
 
 static const struct act_kw var_acts[] = {
 	{ "set-var", 0, ACT_W_TCP_ALL | ACT_W_HTTP_ALL, var_act_parse_set, var_act_exec_set,
-	  var_act_free, "(<scope>.<name>) <expr>" },
+	  var_act_free, "(<scope>.<name>) <expr>", NULL },
 	{ "unset-var", 0, ACT_W_TCP_ALL | ACT_W_HTTP_ALL, var_act_parse_unset, var_act_exec_unset,
-	  var_act_free, "(<scope>.<name>)" },
+	  var_act_free, "(<scope>.<name>)", NULL },
 };
 
 /* ------------------------------------------------------------------------
