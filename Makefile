@@ -2,9 +2,8 @@
 # regression tests; `make run` starts sluice on examples/quickstart.cfg;
 # `make install` (DESTDIR, PREFIX, ...) and `make deb` install or package it.
 # Options: SANITIZE=1 (ASan+UBSan), DEBUG=1 (-O0), USE_OPENSSL/USE_PCRE2/
-# USE_SYSTEMD=0 / USE_ZLIB=0 to build without that library (USE_ZLIB: HTTP
-# compression). USE_LUA is reserved for Lua scripting, which is not built:
-# it changes nothing today (no Lua is compiled in or linked).
+# USE_SYSTEMD=0 / USE_ZLIB=0 / USE_LUA=0 to build without that library
+# (USE_ZLIB: HTTP compression; USE_LUA: Lua 5.4 scripting).
 
 CC       ?= gcc
 VERSION  := $(shell cat VERSION)
@@ -14,14 +13,13 @@ RELDATE  := $(shell git log -1 --format=%cd --date=format:%Y/%m/%d 2>/dev/null |
 
 USE_OPENSSL ?= 1
 USE_PCRE2   ?= 1
-# reserved (see above): no Lua support exists yet
-USE_LUA     ?= 0
+USE_LUA     ?= 1
 USE_ZLIB    ?= 1
 USE_SYSTEMD ?= 1
 
 # Debian packages: runtime build dependencies, then test-only tools.
 DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
-              libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev
+              libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev liblua5.4-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps \
               dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio
 
@@ -60,6 +58,10 @@ endif
 ifeq ($(USE_ZLIB),1)
   OPT_PKGS += zlib
   OPT_DEFS += -DUSE_ZLIB
+endif
+ifeq ($(USE_LUA),1)
+  OPT_PKGS += lua5.4
+  OPT_DEFS += -DUSE_LUA
 endif
 ifeq ($(USE_SYSTEMD),1)
   OPT_PKGS += libsystemd

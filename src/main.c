@@ -18,6 +18,7 @@
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/lua.h>
 #include <sluice/mworker.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
@@ -314,6 +315,10 @@ int main(int argc, char **argv)
 	}
 
 	signal(SIGPIPE, SIG_IGN);
+	/* core.register_init(): the configuration is known, no traffic yet;
+	 * a failure leaves nothing started */
+	if (lua_init_run() == -1)
+		return 1;
 	if (process_set_limits() == -1) {
 		cleanup();
 		return 1;
@@ -370,6 +375,7 @@ int main(int argc, char **argv)
 		listener_start_all(px->listeners, stream_accept);
 	listener_start_all(global.cli_listeners, cli_accept);
 	check_start_all();
+	lua_tasks_start();
 	log_notice("sluice %s started (pid %d, maxconn %d)", SLUICE_VERSION, (int)global.pid,
 		   global.maxconn);
 	process_notify_ready();
@@ -381,6 +387,7 @@ int main(int argc, char **argv)
 		ev_signal_stop(global.loop, &sigs[i]);
 	}
 	cleanup();
+	lua_deinit();
 	proxy_free_all();
 	log_list_free(&global.loggers);
 	ev_loop_destroy(global.loop);

@@ -2,6 +2,9 @@
 #include <string.h>
 
 #include <ev.h>
+#ifdef USE_LUA
+#include <lua.h>
+#endif
 #include <sluice/common.h>
 #include <sluice/str.h>
 #include <sluice/version.h>
@@ -46,8 +49,11 @@ static const struct feature {
 	{ "PCRE2", 0 },
 #endif
 	{ "PCRE2_JIT", -1 }, /* decided at run time from the library */
-	/* Not built: no Lua support, whatever USE_LUA says. */
+#ifdef USE_LUA
+	{ "LUA", 1 },
+#else
 	{ "LUA", 0 },
+#endif
 #ifdef USE_ZLIB
 	{ "ZLIB", 1 },
 #else
@@ -103,6 +109,9 @@ void version_libs(struct dstr *out)
 		    "preface upgrade)\n", NGHTTP2_VERSION, nghttp2_version(0)->version_str);
 #ifdef USE_SYSTEMD
 	dstr_printf(out, "  libsystemd (sd_notify for Type=notify)\n");
+#endif
+#ifdef USE_LUA
+	dstr_printf(out, "  %s (HAProxy 2.6's Lua API: lua-load)\n", LUA_RELEASE);
 #endif
 }
 

@@ -86,8 +86,11 @@ static void test_feature(void **state)
 #else
 	FALSE_("feature(OPENSSL)");
 #endif
-	/* not in the binary: no Lua support */
+#ifdef USE_LUA
+	TRUE_("feature(LUA)");
+#else
 	FALSE_("feature(LUA)");
+#endif
 #ifdef USE_ZLIB
 	TRUE_("feature(ZLIB)");
 #else
