@@ -84,8 +84,9 @@ void conn_close(struct conn *c);
  * endpoint (its stream is reset, the connection lives). */
 void conn_set_rst(struct conn *c);
 
-/* TCP_NODELAY, and SO_KEEPALIVE when <keepalive>. */
-void conn_setup_tcp(int fd, int keepalive);
+/* TCP_NODELAY, SO_KEEPALIVE when <keepalive>, and the socket buffer sizes
+ * of tune.rcvbuf/sndbuf.client (<server> 0) or .server (1) when set. */
+void conn_setup_tcp(int fd, int keepalive, int server);
 
 /* Opens a non-blocking stream socket to <addr> (<addrlen> bytes) into <c>:
  * its flags and events reset, CO_F_TCP and conn_setup_tcp(<keepalive>) for

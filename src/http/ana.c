@@ -595,7 +595,8 @@ static int http_process_req_head(struct stream *s, int hlen)
 		/* the request line, for %r */
 		uint32_t l = m->uri.off + m->uri.len + 9 - m->skip;
 
-		txn->reqline = http_line_dup(base + m->skip, l, HTTP_LINE_MAX - 1);
+		txn->reqline = http_line_dup(base + m->skip, l, global.logurilen ?
+					     (size_t)global.logurilen : HTTP_LINE_MAX - 1);
 		txn->reqline_len = txn->reqline ? (uint32_t)strlen(txn->reqline) : 0;
 		/* an HTTP/2 stream logs the version its client spoke */
 		if ((s->tcp_flags & STRM_F_MUX) && txn->reqline_len == l && l > 8)

@@ -425,6 +425,8 @@ static struct cfg_kw http_px_kws[] = {
 	HTTP_TIMEOUT("http-request", http_request, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-keep-alive", http_keep_alive, CFG_SEC_FE),
 	HTTP_TIMEOUT("tarpit", tarpit, CFG_SEC_PROXIES),
+	{ "tune.http.logurilen", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, logurilen),
+	  .min = 1, .max = 65535, .usage = "a length in bytes" },
 	{ "tune.http.maxhdr", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, maxhdr),
 	  .min = 1, .max = 32767, .usage = "a number of headers" },
 };

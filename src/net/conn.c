@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/conn.h>
 #include <sluice/global.h>
@@ -103,13 +104,17 @@ void conn_set_rst(struct conn *c)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
-void conn_setup_tcp(int fd, int keepalive)
+void conn_setup_tcp(int fd, int keepalive, int server)
 {
 	int one = 1;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (keepalive)
 		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	if (unlikely(global.sockbuf[0][server]))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &global.sockbuf[0][server], sizeof(int));
+	if (unlikely(global.sockbuf[1][server]))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &global.sockbuf[1][server], sizeof(int));
 }
 
 int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
@@ -126,9 +131,28 @@ int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t 
 	c->io.data = data;
 	if (addr->ss_family != AF_UNIX) {
 		c->flags |= CO_F_TCP;
-		conn_setup_tcp(fd, keepalive);
+		conn_setup_tcp(fd, keepalive, 1);
 	}
 	if (connect(fd, (const struct sockaddr *)addr, addrlen) == 0)
 		return 0;
 	return errno == EINPROGRESS ? 1 : -1;
+}
+
+#define SOCKBUF_KW(kw, snd, srv) { kw, CFG_SEC_GLOBAL, CFG_T_SIZE, \
+	offsetof(struct global, sockbuf[snd][srv]), .min = 1024, .max = 1 << 30, \
+	.usage = "a socket buffer size" }
+
+/* tune.{rcvbuf,sndbuf}.{client,server}: SO_RCVBUF/SO_SNDBUF of each client
+ * or server socket (conn_setup_tcp()); the kernel doubles what it is asked
+ * and caps it at net.core.[rw]mem_max. */
+static struct cfg_kw conn_kws[] = {
+	SOCKBUF_KW("tune.rcvbuf.client", 0, 0),
+	SOCKBUF_KW("tune.rcvbuf.server", 0, 1),
+	SOCKBUF_KW("tune.sndbuf.client", 1, 0),
+	SOCKBUF_KW("tune.sndbuf.server", 1, 1),
+};
+
+SLUICE_INIT(conn_register)
+{
+	cfg_register(conn_kws, ARRAY_SIZE(conn_kws));
 }

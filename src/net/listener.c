@@ -111,6 +111,28 @@ static struct listener *listener_new(struct bind_conf *bc, struct proxy *px, con
 	return li;
 }
 
+/* unix-bind: what every unix socket of a bind line starts from. */
+static struct {
+	char            *prefix;   /* put before every unix socket path */
+	struct bind_conf bc;       /* ux_mode, ux_uid, ux_gid */
+} ux_bind = { .bc = { .ux_uid = -1, .ux_gid = -1 } };
+
+/* Puts unix-bind's prefix before the path of <sun>. Returns 0 or -1
+ * (reported: the result is too long). */
+static int listener_ux_prefix(struct cfg_ctx *ctx, struct sockaddr_un *sun, const char *item)
+{
+	char path[sizeof(sun->sun_path) * 2];
+
+	snprintf(path, sizeof(path), "%s%s", ux_bind.prefix, sun->sun_path);
+	if (strlen(path) >= sizeof(sun->sun_path)) {
+		cfg_alert(ctx, "'%s': the path is too long with the unix-bind prefix '%s'", item,
+			  ux_bind.prefix);
+		return -1;
+	}
+	memcpy(sun->sun_path, path, strlen(path) + 1);
+	return 0;
+}
+
 /* Expands one comma-separated address item into listeners. */
 static int listener_add_addr(struct cfg_ctx *ctx, struct bind_conf *bc, struct proxy *px,
                              const char *item, struct listener ***tail)
@@ -118,11 +140,15 @@ static int listener_add_addr(struct cfg_ctx *ctx, struct bind_conf *bc, struct p
 	struct addr_spec as;
 	char *err = NULL;
 
-	if (addr_parse(item, &as, ADDR_F_UNIX_OK | ADDR_F_FD_OK | ADDR_F_RANGE_OK, &err) == -1) {
+	if (addr_parse(item, &as, ADDR_F_UNIX_OK | ADDR_F_FD_OK | ADDR_F_RANGE_OK | ADDR_F_ENV,
+		       &err) == -1) {
 		cfg_alert(ctx, "%s", err);
 		free(err);
 		return -1;
 	}
+	if (as.kind == ADDR_K_UNIX && ux_bind.prefix &&
+	    listener_ux_prefix(ctx, (struct sockaddr_un *)&as.ss, item) == -1)
+		return -1;
 	if (as.kind == ADDR_K_UNIX &&
 	    strlen(((struct sockaddr_un *)&as.ss)->sun_path) > LI_UX_PATH_MAX) {
 		cfg_alert(ctx, "'%s': a unix socket path may have at most %d characters here "
@@ -177,12 +203,15 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 	while (*tail)
 		tail = &(*tail)->next;
 	bc = xcalloc(1, sizeof(*bc));
-	bc->ux_uid = bc->ux_gid = -1;
+	bc->ux_mode = ux_bind.bc.ux_mode;
+	bc->ux_uid = ux_bind.bc.ux_uid;
+	bc->ux_gid = ux_bind.bc.ux_gid;
 	bc->conf_file = xstrdup(ctx->file);
 	bc->conf_line = ctx->line;
 	bc->level = 2; /* stats sockets default to "operator", as in HAProxy */
 	if (cli) {
-		bc->maxconn = LI_CLI_MAXCONN;
+		/* "stats maxconn" read before this line, as in HAProxy */
+		bc->maxconn = global.stats_maxconn ? global.stats_maxconn : LI_CLI_MAXCONN;
 		bc->flags |= LI_F_CLI;
 	}
 	for (i = 1; i < argc; ) {
@@ -565,7 +594,9 @@ static int listener_pool_take(struct listener *li)
  * bind line may have changed since (a reload). */
 static void listener_tcp_opts(const struct listener *li)
 {
-	int one = 1, reuse = !(li->flags & LI_F_NOREUSEPORT), defer = !!(li->flags & LI_F_DEFER);
+	int one = 1, defer = !!(li->flags & LI_F_DEFER);
+	int reuse = (li->flags & LI_F_REUSEPORT) ||
+		    !((li->flags & LI_F_NOREUSEPORT) || (global.tune_flags & GLB_T_NOREUSEPORT));
 
 	setsockopt(li->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Like HAProxy on Linux: SO_REUSEPORT unless refused, so that a new
@@ -639,13 +670,19 @@ int listener_bind_all(struct listener *list)
 }
 
 /* Whether the connections accepted by frontends during the current second
- * reached the process-wide rate limit (maxconnrate). */
+ * reached the process-wide rate limit (maxconnrate, or maxsessrate: a
+ * connection is counted once its tcp-request connection rules accepted it,
+ * so it is a session too; the lower limit applies). */
 static int listener_rate_reached(void)
 {
-	if (global.conn_rate_limit <= 0)
+	int lim = global.conn_rate_limit;
+
+	if (global.sess_rate_limit > 0 && (lim <= 0 || global.sess_rate_limit < lim))
+		lim = global.sess_rate_limit;
+	if (lim <= 0)
 		return 0;
 	freq_rotate(&global.conn_rate, tick_sec());
-	return global.conn_rate.curr >= (uint32_t)global.conn_rate_limit;
+	return global.conn_rate.curr >= (uint32_t)lim;
 }
 
 static int listener_full(const struct listener *li)
@@ -980,7 +1017,61 @@ static struct bind_kw listener_bind_kws[] = {
 	{ "gid", .off = offsetof(struct bind_conf, ux_gid), .min = 0, .max = 0x7fffffff },
 };
 
+/* unix-bind [prefix <p>] [mode <m>] [user <u>] [uid <n>] [group <g>] [gid <n>]:
+ * the defaults of the unix sockets of the bind and stats socket lines that
+ * follow, read with the bind options of the same names. */
+static int kw_unix_bind(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	static const char *const allowed[] = { "mode", "user", "uid", "group", "gid" };
+
+	if (!argc) {
+		cfg_alert(ctx, "expects prefix, mode, user, uid, group or gid, each with a value");
+		return -1;
+	}
+	for (int i = 0; i < argc; ) {
+		const struct bind_kw *kw = NULL;
+		const char *sug;
+		char *err = NULL;
+		int used;
+
+		if (strcmp(argv[i], "prefix") == 0 && i + 1 < argc) {
+			free(ux_bind.prefix);
+			ux_bind.prefix = xstrdup(argv[i + 1]);
+			i += 2;
+			continue;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(allowed); k++)
+			if (strcmp(argv[i], allowed[k]) == 0)
+				kw = bind_find_kw(argv[i], 0, &sug);
+		if (!kw) {
+			cfg_alert(ctx, "unknown option '%s' (expects prefix, mode, user, uid, group "
+				  "or gid)", argv[i]);
+			return -1;
+		}
+		used = kw->parse ? kw->parse(&ux_bind.bc, kw, argc - i, argv + i, &err) :
+		       cfg_opt_int_at(&ux_bind.bc, kw->off, kw->min, kw->max, argc - i, argv + i,
+				      &err);
+		if (used < 0) {
+			cfg_alert(ctx, "option '%s': %s", argv[i], err ? err : "invalid value");
+			free(err);
+			return -1;
+		}
+		i += used;
+	}
+	return 0;
+}
+
+static struct cfg_kw listener_cfg_kws[] = {
+	{ "unix-bind", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_unix_bind,
+	  .usage = "[prefix <p>] [mode <m>] [user <u>] [uid <n>] [group <g>] [gid <n>]" },
+	{ "noreuseport", CFG_SEC_GLOBAL, CFG_T_FLAG, offsetof(struct global, tune_flags),
+	  .mask = GLB_T_NOREUSEPORT },
+	{ "maxsessrate", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, sess_rate_limit),
+	  .min = 0, .max = 0x7fffffff, .usage = "a number of sessions per second" },
+};
+
 SLUICE_INIT(listener_register)
 {
 	bind_register_keywords(listener_bind_kws, ARRAY_SIZE(listener_bind_kws));
+	cfg_register(listener_cfg_kws, ARRAY_SIZE(listener_cfg_kws));
 }

@@ -308,10 +308,10 @@ static int kw_description(struct cfg_ctx *ctx, void *target, int argc, char **ar
 }
 
 static struct cfg_section proxy_sections[] = {
-	{ "defaults", CFG_SEC_DEFAULTS, sec_defaults, NULL },
-	{ "frontend", CFG_SEC_FRONTEND, sec_frontend, NULL },
-	{ "backend",  CFG_SEC_BACKEND,  sec_backend,  NULL },
-	{ "listen",   CFG_SEC_LISTEN,   sec_listen,   NULL },
+	{ "defaults", CFG_SEC_DEFAULTS, sec_defaults, NULL, NULL },
+	{ "frontend", CFG_SEC_FRONTEND, sec_frontend, NULL, NULL },
+	{ "backend",  CFG_SEC_BACKEND,  sec_backend,  NULL, NULL },
+	{ "listen",   CFG_SEC_LISTEN,   sec_listen,   NULL, NULL },
 };
 
 /* [no] option redispatch [<interval>]: redispatch on every <interval>th

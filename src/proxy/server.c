@@ -6,6 +6,7 @@
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/cli_cmd.h>
+#include <sluice/lexer.h>
 #include <sluice/backend.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
@@ -302,13 +303,15 @@ discard:
 static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct server *srv;
-	char *err = NULL;
+	char *err = NULL, *addr;
 
 	if (argc < 2) {
 		cfg_alert(ctx, "expects <name> <address>[:<port>] [options]");
 		return -1;
 	}
-	srv = server_create(ctx->px, argv[0], argv[1], argc - 2, argv + 2, 1, &err);
+	addr = cfg_env_expand(argv[1]);   /* as HAProxy does, even unquoted */
+	srv = server_create(ctx->px, argv[0], addr ? addr : argv[1], argc - 2, argv + 2, 1, &err);
+	free(addr);
 	if (srv) {
 		srv->conf_file = xstrdup(ctx->file);
 		srv->conf_line = ctx->line;
@@ -659,15 +662,9 @@ static struct srv_kw server_kws[] = {
 };
 
 /* resolvers NAME: DNS at run time is not built; its lines are skipped. */
-static int sec_resolvers(struct cfg_ctx *ctx, int argc, char **argv)
-{
-	cfg_alert(ctx, "not supported yet: sluice resolves server names once at start-up "
-		  "(use init-addr)");
-	return -1;
-}
-
 static struct cfg_section server_sections[] = {
-	{ "resolvers", CFG_SEC_RESOLVERS, sec_resolvers, NULL },
+	{ "resolvers", CFG_SEC_RESOLVERS, .refused = "DNS resolution at run time is not built yet: sluice resolves "
+	  "server names once at start-up (use init-addr)" },
 };
 
 static struct cfg_kw server_cfg_kws[] = {

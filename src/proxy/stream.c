@@ -1167,7 +1167,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	s->cli.flags = CO_F_CONNECTED;
 	if (addr->ss_family != AF_UNIX) {
 		s->cli.flags |= CO_F_TCP;
-		conn_setup_tcp(fd, !!(fe->options & (PR_O_TCP_KA | PR_O_CLI_KA)));
+		conn_setup_tcp(fd, !!(fe->options & (PR_O_TCP_KA | PR_O_CLI_KA)), 0);
 	}
 	if (tcp_rules_has(fe, TCP_RS_CONN) && stream_accept_rules(s) == -1)
 		return;

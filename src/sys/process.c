@@ -141,7 +141,7 @@ static int kw_user_group(struct cfg_ctx *ctx, void *target, int argc, char **arg
 }
 
 static struct cfg_section process_sections[] = {
-	{ "global", CFG_SEC_GLOBAL, sec_global, NULL },
+	{ "global", CFG_SEC_GLOBAL, sec_global, NULL, NULL },
 };
 
 static struct cfg_kw process_kws[] = {
@@ -196,6 +196,8 @@ static int process_postparse(void)
 		} else {
 			fds = 2L * MAXCONN_AUTO_CAP + FD_RESERVE;
 		}
+		if (global.fd_hard_limit && fds > global.fd_hard_limit)
+			fds = global.fd_hard_limit;
 		/* Two descriptors per connection, plus two per pipe when some
 		 * proxy splices (tune.maxpipes defaults to maxconn/4). */
 		fds -= FD_RESERVE;
@@ -226,6 +228,8 @@ int process_set_limits(void)
 	want = global.ulimit_n ? (rlim_t)global.ulimit_n :
 	       (rlim_t)global.maxconn * 2 + FD_RESERVE +
 	       (process_uses_splice() ? (rlim_t)pipe_max() * 2 : 0);
+	if (global.fd_hard_limit && want > (rlim_t)global.fd_hard_limit)
+		want = (rlim_t)global.fd_hard_limit;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		return -1;
 	if (rl.rlim_cur >= want && !global.ulimit_n)
