@@ -23,7 +23,7 @@ USE_SYSTEMD ?= 1
 DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
               libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps \
-              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio
+              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio haproxy
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
                -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
@@ -242,6 +242,17 @@ define check_bench_scripts
 	else echo "FAIL bench:scripts-compile" >> $(BUILD)/results.txt; fi
 endef
 
+# HAProxy drop-in checks: tests/compare-configs (the corpus of tests/configs
+# against Debian's haproxy -c; SKIP without haproxy) and tests/dropin/
+# debian-stock (Debian's /etc/haproxy/haproxy.cfg checked and run). Plain
+# build only: they compare verdicts, not memory safety.
+define run_dropin
+	@if [ "$(SANITIZE)" != 1 ]; then \
+	  RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 120 tests/compare-configs >/dev/null; \
+	  RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 60 tests/dropin/debian-stock >/dev/null; \
+	fi; true
+endef
+
 # Includes must point down the layers (tests/check-layers, doc/design.md).
 define check_layers
 	@if tests/check-layers; then echo "PASS layers:check-layers" >> $(BUILD)/results.txt; \
@@ -263,6 +274,7 @@ test: deps deps-clients
 	$(run_mworker)
 	$(run_clients)
 	$(run_pkg)
+	$(run_dropin)
 	$(check_bench_scripts)
 	$(check_layers)
 	@tests/summarize $(BUILD)/results.txt
@@ -284,7 +296,12 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Iinclude \
                -DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_BUILD_OPTS='"fuzz"' $(LIBEV_CFLAGS) \
                -DUSE_ZLIB -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: fuzz fuzz-smoke deps-fuzz
+# Re-measures ../shared/haproxy-2.6-surface.tsv against ./sluice (about a
+# minute; not part of `make test`): accepted/total per kind, and the rest.
+surface: sluice
+	@tests/surface
+
+.PHONY: fuzz fuzz-smoke deps-fuzz surface
 .SECONDARY: $(FUZZ_OBJS)
 fuzz: deps-fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)

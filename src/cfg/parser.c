@@ -274,7 +274,8 @@ const char *cfg_suggest(unsigned section, const char *word)
 				cfg_suggest_add(&sg, t->kws[i].name);
 	for (struct sec_table *t = reg.secs; t; t = t->next)
 		for (size_t i = 0; i < t->n; i++)
-			cfg_suggest_add(&sg, t->secs[i].name);
+			if (!t->secs[i].refused)   /* never suggest what is refused */
+				cfg_suggest_add(&sg, t->secs[i].name);
 	return cfg_suggest_pick(&sg);
 }
 
