@@ -261,6 +261,7 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 			lis.bind_release(bc);
 		free(bc->conf_file);
 		free(bc->name);
+		free(bc->iface);
 		free(bc);
 		return -1;
 	}
@@ -592,17 +593,40 @@ static int listener_pool_take(struct listener *li)
 /* The options of a TCP listening socket that a bound one can still take:
  * set on a new socket before bind(), and again on one taken over, whose
  * bind line may have changed since (a reload). */
-static void listener_tcp_opts(const struct listener *li)
+static int listener_tcp_opts(struct listener *li)
 {
 	int one = 1, defer = !!(li->flags & LI_F_DEFER);
 	int reuse = (li->flags & LI_F_REUSEPORT) ||
 		    !((li->flags & LI_F_NOREUSEPORT) || (global.tune_flags & GLB_T_NOREUSEPORT));
+	const struct bind_conf *bc = li->bc;
 
 	setsockopt(li->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Like HAProxy on Linux: SO_REUSEPORT unless refused, so that a new
 	 * process (-sf) can bind while the old one still serves. */
 	setsockopt(li->fd, SOL_SOCKET, SO_REUSEPORT, &reuse, sizeof(reuse));
 	setsockopt(li->fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer));
+	/* The options of the bind line that accepted sockets inherit, and
+	 * those binding needs: a failure is the bind line's. */
+	if (bc->mss && setsockopt(li->fd, IPPROTO_TCP, TCP_MAXSEG, &bc->mss, sizeof(int)) == -1)
+		return listener_fail(li, "set the MSS (mss) of");
+	if (bc->tcp_ut &&
+	    setsockopt(li->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &bc->tcp_ut, sizeof(int)) == -1)
+		return listener_fail(li, "set the user timeout (tcp-ut) of");
+	if (li->flags & LI_F_TFO) {
+		int qlen = listener_backlog(li);
+
+		if (setsockopt(li->fd, IPPROTO_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen)) == -1)
+			return listener_fail(li, "enable TCP fast open (tfo) on");
+	}
+	if ((li->flags & LI_F_TRANSPARENT) &&
+	    (li->addr.ss_family == AF_INET6 ?
+	     setsockopt(li->fd, IPPROTO_IPV6, IPV6_TRANSPARENT, &one, sizeof(one)) :
+	     setsockopt(li->fd, IPPROTO_IP, IP_TRANSPARENT, &one, sizeof(one))) == -1)
+		return listener_fail(li, "make transparent (needs CAP_NET_ADMIN)");
+	if (bc->iface && setsockopt(li->fd, SOL_SOCKET, SO_BINDTODEVICE, bc->iface,
+				    (socklen_t)strlen(bc->iface)) == -1)
+		return listener_fail(li, "bind to the interface of (needs CAP_NET_RAW)");
+	return 0;
 }
 
 static int listener_bind_one(struct listener *li)
@@ -621,8 +645,8 @@ static int listener_bind_one(struct listener *li)
 	if (r == -1)
 		return -1;
 	if (r == 1) {
-		if (!(li->flags & LI_F_UNIX))
-			listener_tcp_opts(li);
+		if (!(li->flags & LI_F_UNIX) && listener_tcp_opts(li) == -1)
+			return -1;
 	} else {
 		li->fd = socket(li->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (li->fd == -1)
@@ -637,7 +661,8 @@ static int listener_bind_one(struct listener *li)
 				/* fixed at bind(): part of the socket's key */
 				setsockopt(li->fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
 			}
-			listener_tcp_opts(li);
+			if (listener_tcp_opts(li) == -1)
+				return -1;
 			if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
 				return listener_fail(li, "bind");
 		}
@@ -999,6 +1024,68 @@ static int bind_group(struct bind_conf *bc, const struct bind_kw *kw, int argc,
 	return 2;
 }
 
+static int bind_tcp_ut(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                       char **argv, char **err)
+{
+	const char *e;
+	uint32_t ms;
+
+	if (argc < 2 || parse_time_ms(argv[1], 1, &ms, &e) == -1 || ms > 0x7fffffff) {
+		*err = str_fmt("expects a time such as 30s");
+		return -1;
+	}
+	bc->tcp_ut = (int)ms;
+	return 2;
+}
+
+static int bind_interface(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                          char **argv, char **err)
+{
+	if (argc < 2 || !*argv[1] || strlen(argv[1]) >= 16) {
+		*err = str_fmt("expects an interface name");
+		return -1;
+	}
+	free(bc->iface);
+	bc->iface = xstrdup(argv[1]);
+	return 2;
+}
+
+/* thread|process <set>, shards <n>: sluice runs thread 1 of process 1, so a
+ * set holding it (or "all") is what every line gets anyway; one naming only
+ * others cannot be honoured. */
+static int bind_thread_set(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                           char **argv, char **err)
+{
+	static const char *const ok[] = { "1", "all", "odd", "1/1", "1/all", "1-1", "by-thread",
+					  "by-group", "1/odd" };
+	const char *v = argc > 1 ? argv[1] : "";
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
+		if (strcmp(v, ok[i]) == 0 || (strncmp(v, "1-", 2) == 0 && kw->name[0] != 's') ||
+		    (strncmp(v, "1/1-", 4) == 0))
+			return 2;
+	*err = str_fmt("'%s': sluice runs one thread in one process: only sets holding thread "
+		       "(and process) 1, or 'all', can be honoured", v);
+	return -1;
+}
+
+/* nice <n>: the priority of a line's connections among tasks; sluice has no
+ * task scheduler (each event runs as it comes): checked, no effect. */
+static int bind_nice(struct bind_conf *bc, const struct bind_kw *kw, int argc, char **argv,
+                     char **err)
+{
+	long v;
+
+	return cfg_opt_int(argc, argv, -1024, 1024, &v, err) == -1 ? -1 : 2;
+}
+
+static int bind_refused(struct bind_conf *bc, const struct bind_kw *kw, int argc, char **argv,
+                        char **err)
+{
+	*err = str_fmt("not supported by sluice: %s", (const char *)kw->priv);
+	return -1;
+}
+
 static struct bind_kw listener_bind_kws[] = {
 	{ "backlog", .off = offsetof(struct bind_conf, backlog), .min = 1, .max = 1 << 24 },
 	{ "maxconn", .off = offsetof(struct bind_conf, maxconn), .min = 0, .max = 1 << 24 },
@@ -1015,6 +1102,18 @@ static struct bind_kw listener_bind_kws[] = {
 	{ "group", .parse = bind_group },
 	{ "uid", .off = offsetof(struct bind_conf, ux_uid), .min = 0, .max = 0x7fffffff },
 	{ "gid", .off = offsetof(struct bind_conf, ux_gid), .min = 0, .max = 0x7fffffff },
+	{ "tfo", .set = LI_F_TFO },
+	{ "transparent", .set = LI_F_TRANSPARENT },
+	{ "mss", .off = offsetof(struct bind_conf, mss), .min = 1, .max = 65535 },
+	{ "tcp-ut", .parse = bind_tcp_ut },
+	{ "interface", .parse = bind_interface },
+	{ "thread", .parse = bind_thread_set },
+	{ "process", .parse = bind_thread_set },
+	{ "shards", .parse = bind_thread_set },
+	{ "nice", .parse = bind_nice },
+	{ "accept-netscaler-cip", .parse = bind_refused,
+	  .priv = "the NetScaler client IP header is not built" },
+	{ "namespace", .parse = bind_refused, .priv = "network namespaces are not built yet" },
 };
 
 /* unix-bind [prefix <p>] [mode <m>] [user <u>] [uid <n>] [group <g>] [gid <n>]:

@@ -543,6 +543,7 @@ static void proxy_free(struct proxy *px)
 			ssl_bind_free(li->bc);
 			free(li->bc->conf_file);
 			free(li->bc->name);
+			free(li->bc->iface);
 			free(li->bc);
 		}
 		free(li->addr_str);

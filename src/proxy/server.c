@@ -649,6 +649,11 @@ static struct srv_kw server_kws[] = {
 	{ "enabled", .parse = srv_flag, .clr = SRV_F_MAINT },
 	{ "backup", .parse = srv_flag, .set = SRV_F_BACKUP },
 	{ "check", .parse = srv_flag, .set = SRV_F_CHECKED },
+	/* the no-* forms undo what default-server set */
+	{ "no-check", .parse = srv_flag, .clr = SRV_F_CHECKED },
+	{ "no-backup", .parse = srv_flag, .clr = SRV_F_BACKUP },
+	{ "no-send-proxy", .parse = srv_flag, .clr = SRV_F_SEND_PROXY },
+	{ "no-send-proxy-v2", .parse = srv_flag, .clr = SRV_F_SEND_PROXY_V2 },
 	{ "send-proxy", .parse = srv_flag, .set = SRV_F_SEND_PROXY, .clr = SRV_F_SEND_PROXY_V2 },
 	{ "send-proxy-v2", .parse = srv_flag, .set = SRV_F_SEND_PROXY_V2,
 	  .clr = SRV_F_SEND_PROXY },

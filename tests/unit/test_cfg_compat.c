@@ -12,6 +12,8 @@
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -314,6 +316,50 @@ static void test_no_effect_and_refused(void **state)
 	expect_msg("WURFL) is not built");
 }
 
+/* Socket options of bind lines reach the listening sockets. */
+static void test_bind_socket_options(void **state)
+{
+	char cfg[256];
+	struct listener *li;
+	int v = 0, port = 20000 + (int)(getpid() % 20000);
+	socklen_t l = sizeof(v);
+
+	snprintf(cfg, sizeof(cfg), "listen x\n bind 127.0.0.1:%d tfo mss 1300 tcp-ut 5s "
+		 "thread 1 process all shards 1 nice 10\n", port);
+	PARSE_ERRORS(cfg, 0);
+	li = global.proxies->listeners;
+	assert_int_equal(listener_bind_all(li), 0);
+	assert_int_equal(getsockopt(li->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, &l), 0);
+	assert_int_equal(v, 5000);
+	l = sizeof(v);
+	assert_int_equal(getsockopt(li->fd, IPPROTO_TCP, TCP_MAXSEG, &v, &l), 0);
+	assert_int_equal(v, 1300);
+	/* tfo: setsockopt(TCP_FASTOPEN) succeeded (bind would have failed);
+	 * its queue is visible only where the kernel enables server TFO */
+	close(li->fd);
+	li->fd = -1;
+	PARSE_ERRORS("listen y\n bind 127.0.0.1:8001 thread 2\n"
+		     "listen z\n bind 127.0.0.1:8002 namespace blue\n"
+		     "listen w\n bind 127.0.0.1:8003 accept-netscaler-cip 1234\n", 3);
+	expect_msg("sluice runs one thread in one process");
+	expect_msg("network namespaces are not built yet");
+}
+
+/* no-check, no-backup, no-send-proxy undo what default-server set. */
+static void test_server_no_options(void **state)
+{
+	struct server *s;
+
+	PARSE_ERRORS("backend b\n default-server check backup send-proxy\n"
+		     " server s1 127.0.0.1:80 no-check no-backup no-send-proxy\n"
+		     " server s2 127.0.0.1:81\n", 0);
+	s = global.proxies->servers;
+	assert_string_equal(s->name, "s1");
+	assert_false(s->flags & (SRV_F_CHECKED | SRV_F_BACKUP | SRV_F_SEND_PROXY));
+	assert_true(s->next->flags & SRV_F_CHECKED);
+	assert_true(s->next->flags & SRV_F_BACKUP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +374,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_default_path, reset),
 		cmocka_unit_test_teardown(test_sockbuf, reset),
 		cmocka_unit_test_teardown(test_no_effect_and_refused, reset),
+		cmocka_unit_test_teardown(test_bind_socket_options, reset),
+		cmocka_unit_test_teardown(test_server_no_options, reset),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
