@@ -38,6 +38,7 @@ enum cfg_kw_type {
 
 #define CFG_KW_F_NO     0x01  /* "no <kw>" is accepted */
 #define CFG_KW_F_DEPREC 0x02  /* accepted with a deprecation warning */
+#define CFG_KW_F_REFUSED 0x04 /* always refused (removed from HAProxy): never suggested */
 
 struct cfg_ctx;
 

@@ -56,6 +56,7 @@ struct global {
 	int              uid, gid;        /* -1 when not set */
 	uint32_t         stats_timeout;   /* ms */
 	int              spread_checks;   /* percent of jitter on check intervals */
+	uint32_t         max_spread_checks; /* ms: bound of the first checks' spread, 0: none */
 	uint32_t         hard_stop_after; /* ms a soft stop may last before all is cut, 0: no limit */
 	uint32_t         grace;           /* ms listeners keep accepting after a soft stop starts */
 	uint32_t         close_spread;    /* close-spread-time: ms over which idle connections close */

@@ -84,6 +84,10 @@ struct proxy {
 	unsigned               cap;          /* PR_CAP_* */
 	char                  *conf_file;
 	int                    conf_line;
+	/* HAProxy's warning about a defaults section both named by "from"
+	 * and used implicitly (as the last one) by another proxy */
+	const struct proxy    *def_implicit; /* the defaults used without "from", or NULL */
+	int                    def_named;    /* a defaults section some "from" names */
 
 	/* settings inherited from defaults (copied at creation) */
 	enum pr_mode           mode;

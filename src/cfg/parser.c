@@ -270,7 +270,8 @@ const char *cfg_suggest(unsigned section, const char *word)
 	cfg_suggest_init(&sg, word);
 	for (struct kw_table *t = reg.kws; t; t = t->next)
 		for (size_t i = 0; i < t->n; i++)
-			if (t->kws[i].sections & section)
+			if ((t->kws[i].sections & section) &&
+			    !(t->kws[i].flags & CFG_KW_F_REFUSED))
 				cfg_suggest_add(&sg, t->kws[i].name);
 	for (struct sec_table *t = reg.secs; t; t = t->next)
 		for (size_t i = 0; i < t->n; i++)

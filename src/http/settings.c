@@ -390,8 +390,6 @@ static struct cfg_kw http_px_kws[] = {
 	  .flags = CFG_KW_F_NO, .arg = HTTP_SCL },
 	{ "option httpclose", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
 	  .flags = CFG_KW_F_NO, .arg = HTTP_CLO },
-	{ "option forceclose", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
-	  .flags = CFG_KW_F_NO | CFG_KW_F_DEPREC, .hint = "'option httpclose'", .arg = HTTP_CLO },
 	{ "option forwardfor", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_fwd_header,
 	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>] [if-none]", .arg = 1 },
 	{ "option originalto", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_fwd_header,

@@ -56,6 +56,40 @@ static int kw_no_effect(struct cfg_ctx *ctx, void *target, int argc, char **argv
 	return compat_check_arg(ctx, (enum compat_arg)ctx->kw_row->arg, argc, argv);
 }
 
+/* Whether <set> of bind-process names process 1 only, as HAProxy 2.6 takes
+ * it: "all", "odd", "even" (aliases of process 1 there), "1", "1-", "1-1". */
+static int compat_proc_set_ok(const char *set)
+{
+	static const char *const ok[] = { "all", "odd", "even", "1", "1-", "1-1" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
+		if (strcmp(set, ok[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* [stats] bind-process <set>...: HAProxy 2.6 accepts only sets of process
+ * 1, and warns that the proxy keyword has no effect; sluice runs one
+ * process too. The row's .arg says whether to warn. */
+static int kw_bind_process(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	if (!argc) {
+		cfg_alert(ctx, "expects a process set (all, odd, even or 1)");
+		return -1;
+	}
+	for (int i = 0; i < argc; i++) {
+		if (!compat_proc_set_ok(argv[i])) {
+			cfg_alert(ctx, "'%s' is not a valid process set: there is only process 1 "
+				  "(as in HAProxy 2.6)", argv[i]);
+			return -1;
+		}
+	}
+	if (ctx->kw_row->arg)
+		cfg_warn(ctx, "has no effect (one process), is deprecated, and HAProxy 2.7 "
+			 "removes it");
+	return 0;
+}
+
 /* A keyword of a module sluice does not build. */
 static int kw_refused(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
@@ -117,10 +151,11 @@ static struct cfg_kw compat_kws[] = {
 	NOEFFECT("profiling.tasks", CA_ANY, WHY_NOSCHED),
 	NOEFFECT("cluster-secret", CA_ANY, "the secret is for QUIC, which sluice does not "
 		 "speak"),
-	NOEFFECT("stats bind-process", CA_ANY, "one process"),
+	{ "stats bind-process", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_bind_process,
+	  .usage = "all|odd|even|1" },
+	{ "bind-process", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_bind_process,
+	  .usage = "all|odd|even|1", .arg = 1 },
 	NOEFFECT("pp2-never-send-local", CA_NONE, "health checks never send a PROXY header"),
-	NOEFFECT("max-spread-checks", CA_TIME, "first checks run at start-up, each then moved "
-		 "by spread-checks"),
 	REFUSED("external-check", "external checks (a program run per check) are not built"),
 	REFUSED("51degrees-data-file", WHY_DD),
 	REFUSED("51degrees-property-name-list", WHY_DD),

@@ -91,14 +91,13 @@ static int kw_nbthread(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	return 0;
 }
 
+/* nbproc: HAProxy 2.5 removed it and 2.6 refuses it whatever its value,
+ * "nbproc 1" included; sluice refuses it the same way. */
 static int kw_nbproc(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	if (argc != 1 || strcmp(argv[0], "1") != 0) {
-		cfg_alert(ctx, "only 'nbproc 1' is supported for now (multi-process mode with "
-			  "a master is not built yet)");
-		return -1;
-	}
-	return 0;
+	cfg_alert(ctx, "not supported any more since HAProxy 2.5 (2.6 refuses it too): "
+		  "remove it; sluice runs one process with one event loop");
+	return -1;
 }
 
 static int kw_text(struct cfg_ctx *ctx, void *target, int argc, char **argv)
