@@ -101,7 +101,7 @@ static struct proxy_ext http_px_ext = {
 
 /* ---- keywords ---- */
 
-/* option http-keep-alive | http-server-close | httpclose | forceclose: the
+/* option http-keep-alive | http-server-close | httpclose: the
  * row's value is the mode. */
 static int kw_conn_mode(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
@@ -427,6 +427,8 @@ static struct cfg_kw http_px_kws[] = {
 	  .min = 1, .max = 65535, .usage = "a length in bytes" },
 	{ "tune.http.maxhdr", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, maxhdr),
 	  .min = 1, .max = 32767, .usage = "a number of headers" },
+	{ "h1-accept-payload-with-any-method", CFG_SEC_GLOBAL, CFG_T_FLAG,
+	  offsetof(struct global, tune_flags), .mask = GLB_T_H1_ANY_BODY },
 };
 
 /* Every HTTP proxy gets its settings block, which other modules fill at
