@@ -253,6 +253,14 @@ define run_dropin
 	fi; true
 endef
 
+# What the HAProxy connection options do on the wire (tests/dropin/connect:
+# header case, source addresses, namespaces, SOCKS4, PROXY TLVs...): also
+# under SANITIZE=1. Same contract as run_cli.
+define run_connect
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/dropin/connect >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL dropin:connect (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # Includes must point down the layers (tests/check-layers, doc/design.md).
 define check_layers
 	@if tests/check-layers; then echo "PASS layers:check-layers" >> $(BUILD)/results.txt; \
@@ -275,6 +283,7 @@ test: deps deps-clients
 	$(run_clients)
 	$(run_pkg)
 	$(run_dropin)
+	$(run_connect)
 	$(check_bench_scripts)
 	$(check_layers)
 	@tests/summarize $(BUILD)/results.txt
