@@ -55,6 +55,7 @@ struct bind_conf {
 	int      mss;          /* "mss": TCP_MAXSEG of accepted connections, 0: kernel's */
 	int      tcp_ut;       /* "tcp-ut": TCP_USER_TIMEOUT (ms), 0: kernel's */
 	char    *iface;        /* "interface": SO_BINDTODEVICE, NULL: any */
+	char    *netns;        /* "namespace": the network namespace (netns.h), NULL: own */
 };
 
 /* Called for each accepted connection; owns <fd> from then on. */

@@ -136,6 +136,7 @@ struct proxy {
 	struct tcp_px         *tcp_rules;    /* tcp_rules.h: tcp-request/tcp-response rules */
 	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
 	struct comp_px        *comp;         /* compression settings (comp.h) */
+	struct conn_src       *conn_src;     /* "source" of a backend (srv_src.c, conn.h) */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

@@ -17,6 +17,8 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/netns.h>
 #include <sluice/proxy.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
@@ -262,6 +264,7 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 		free(bc->conf_file);
 		free(bc->name);
 		free(bc->iface);
+		free(bc->netns);
 		free(bc);
 		return -1;
 	}
@@ -528,9 +531,10 @@ const char *listener_key(const struct listener *li, char *out, size_t size)
 	else if (li->flags & LI_F_UNIX)
 		snprintf(out, size, "unix@%s", ux_path(li));
 	else
-		snprintf(out, size, "tcp@%s%s", addr_to_str(&li->addr, a, sizeof(a)),
+		snprintf(out, size, "tcp@%s%s%s%s", addr_to_str(&li->addr, a, sizeof(a)),
 			 li->addr.ss_family != AF_INET6 ? "" :
-			 li->flags & LI_F_V6ONLY ? "/v6only" : li->flags & LI_F_V4V6 ? "/v4v6" : "");
+			 li->flags & LI_F_V6ONLY ? "/v6only" : li->flags & LI_F_V4V6 ? "/v4v6" : "",
+			 li->bc->netns ? "/ns=" : "", li->bc->netns ? li->bc->netns : "");
 	return out;
 }
 
@@ -648,9 +652,22 @@ static int listener_bind_one(struct listener *li)
 		if (!(li->flags & LI_F_UNIX) && listener_tcp_opts(li) == -1)
 			return -1;
 	} else {
-		li->fd = socket(li->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		int ns = -1;
+
+		if (li->bc->netns) {
+			char *err = NULL;
+
+			if ((ns = netns_open(li->bc->netns, &err)) < 0) {
+				log_alert("%s:%d: %s", li->bc->conf_file, li->bc->conf_line, err);
+				free(err);
+				return -1;
+			}
+		}
+		li->fd = netns_socket(ns, li->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+				      SOCK_CLOEXEC, 0);
 		if (li->fd == -1)
-			return listener_fail(li, "create socket for");
+			return listener_fail(li, li->bc->netns ? "create socket (in its namespace: "
+					     "needs CAP_SYS_ADMIN) for" : "create socket for");
 		if (li->flags & LI_F_UNIX) {
 			if (listener_bind_unix(li) == -1)
 				return -1;
@@ -1050,6 +1067,24 @@ static int bind_interface(struct bind_conf *bc, const struct bind_kw *kw, int ar
 	return 2;
 }
 
+/* namespace <name>: the listening socket is made in that network
+ * namespace (as `ip netns` names it), at start-up. */
+static int bind_namespace(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                          char **argv, char **err)
+{
+	if (argc < 2 || !*argv[1] || strchr(argv[1], '/')) {
+		*err = str_fmt("expects a network namespace name");
+		return -1;
+	}
+	if (strcmp(argv[1], "*") == 0) {
+		*err = str_fmt("'namespace *' is for servers in HAProxy: name the namespace");
+		return -1;
+	}
+	free(bc->netns);
+	bc->netns = xstrdup(argv[1]);
+	return 2;
+}
+
 /* thread|process <set>, shards <n>: sluice runs thread 1 of process 1, so a
  * set holding it (or "all") is what every line gets anyway; one naming only
  * others cannot be honoured. */
@@ -1113,7 +1148,7 @@ static struct bind_kw listener_bind_kws[] = {
 	{ "nice", .parse = bind_nice },
 	{ "accept-netscaler-cip", .parse = bind_refused,
 	  .priv = "the NetScaler client IP header is not built" },
-	{ "namespace", .parse = bind_refused, .priv = "network namespaces are not built yet" },
+	{ "namespace", .parse = bind_namespace },
 };
 
 /* unix-bind [prefix <p>] [mode <m>] [user <u>] [uid <n>] [group <g>] [gid <n>]:

@@ -16,6 +16,7 @@
 #include <sluice/srv_agent.h>
 #include <sluice/backend.h>
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
 #include <sluice/proxy.h>
@@ -549,7 +550,9 @@ static void check_connected(struct check *c)
  * (or ends here when the connection cannot start). */
 static void check_connect(struct check *c, const struct sockaddr_storage *ss, socklen_t len)
 {
-	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	/* the server's source, interface and namespace serve its checks too */
+	int fd = c->srv->src ? conn_src_socket(c->srv->src, ss->ss_family, NULL) :
+		 socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd == -1) {
 		check_finish(c, CHK_R_SOCKERR, strerror(errno));

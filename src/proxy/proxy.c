@@ -7,6 +7,7 @@
 #include <sluice/cfg.h>
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
@@ -563,6 +564,7 @@ static void proxy_free(struct proxy *px)
 			free(li->bc->conf_file);
 			free(li->bc->name);
 			free(li->bc->iface);
+			free(li->bc->netns);
 			free(li->bc);
 		}
 		free(li->addr_str);
@@ -578,6 +580,7 @@ static void proxy_free(struct proxy *px)
 		free(srv->add_args);
 		free(srv->track_name);
 		ssl_srv_free(srv);
+		conn_src_release(&srv->src, srv);
 		free(srv);
 	}
 	for (struct proxy_ext *e = proxy_exts; e; e = e->next)
@@ -587,8 +590,10 @@ static void proxy_free(struct proxy *px)
 	log_list_free(&px->loggers);
 	lb_free(px);
 	tcpchk_free(px);
-	if (px->defsrv)
+	if (px->defsrv) {
 		ssl_srv_free(px->defsrv);
+		conn_src_release(&px->defsrv->src, px->defsrv);
+	}
 	free(px->defsrv);
 	free(px->name);
 	free(px->conf_file);

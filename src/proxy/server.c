@@ -9,6 +9,7 @@
 #include <sluice/lexer.h>
 #include <sluice/backend.h>
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
@@ -272,7 +273,7 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	}
 	if (srv_apply_options(srv, argc, argv, err) == -1 && !config)
 		goto discard;
-	if (!config && srv_runtime_refused(px, srv, err))
+	if (!config && (srv_runtime_refused(px, srv, err) || srv_src_inherit(srv, err) == -1))
 		goto discard;
 	if (aerr && !*err && srv_init_addr(srv, addr, err) == 0) {
 		char text[80];
@@ -295,6 +296,7 @@ discard:
 	free(srv->addr_str);
 	free(srv->track_name);
 	ssl_srv_free(srv);
+	conn_src_release(&srv->src, srv);
 	free(srv);
 	return NULL;
 }
@@ -1258,6 +1260,7 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 	free(srv->addr_str);
 	free(srv->conf_file);
 	free(srv->track_name);
+	conn_src_release(&srv->src, srv);
 	free(srv);
 	dstr_printf(&ctx->out, "Server deleted.\n");
 	return 0;

@@ -428,10 +428,12 @@ int stream_connect(struct stream *s)
 	s->t_conn = tick_ev_now();
 	s->be->be_counters.connect++;
 	srv->counters.connect++;
-	rc = conn_connect(&s->srv, &addr, srv->addrlen,
-			  !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)), stream_io_cb, s);
+	rc = conn_connect_src(&s->srv, &addr, srv->addrlen,
+			      !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)), srv->src,
+			      &s->cli_addr, stream_io_cb, s);
 	if (rc == -1 && s->srv.fd < 0) {
-		log_warning("backend %s: cannot create a socket: %s", s->be->name, strerror(errno));
+		log_warning("backend %s: cannot create a socket to server %s: %s", s->be->name,
+			    srv->name, strerror(errno));
 		return stream_conn_failed(s, 0);
 	}
 	ss_connecting(s);

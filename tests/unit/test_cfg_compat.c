@@ -339,10 +339,11 @@ static void test_bind_socket_options(void **state)
 	close(li->fd);
 	li->fd = -1;
 	PARSE_ERRORS("listen y\n bind 127.0.0.1:8001 thread 2\n"
-		     "listen z\n bind 127.0.0.1:8002 namespace blue\n"
+		     "listen z\n bind 127.0.0.1:8002 namespace a/b\n"
 		     "listen w\n bind 127.0.0.1:8003 accept-netscaler-cip 1234\n", 3);
 	expect_msg("sluice runs one thread in one process");
-	expect_msg("network namespaces are not built yet");
+	expect_msg("'namespace': expects a network namespace name");
+	expect_msg("the NetScaler client IP header is not built");
 }
 
 /* no-check, no-backup, no-send-proxy undo what default-server set. */

@@ -22,12 +22,6 @@
 
 #include "cfg_capture.h"
 
-static int group_setup(void **state)
-{
-	pristine = global;
-	return 0;
-}
-
 static int reset(void **state)
 {
 	proxy_free_all();
@@ -229,5 +223,5 @@ int main(void)
 		cmocka_unit_test_teardown(test_max_spread_checks, reset),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, capture_group_setup, NULL);
 }

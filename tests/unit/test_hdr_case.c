@@ -19,12 +19,6 @@
 
 #include "cfg_capture.h"
 
-static int group_setup(void **state)
-{
-	pristine = global;
-	return 0;
-}
-
 static int reset(void **state)
 {
 	proxy_free_all();
@@ -144,5 +138,5 @@ int main(void)
 		cmocka_unit_test_teardown(test_options, reset),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, capture_group_setup, NULL);
 }
