@@ -21,7 +21,7 @@ USE_SYSTEMD ?= 1
 DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
               libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev liblua5.4-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps \
-              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio
+              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio haproxy
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
                -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
@@ -244,6 +244,25 @@ define check_bench_scripts
 	else echo "FAIL bench:scripts-compile" >> $(BUILD)/results.txt; fi
 endef
 
+# HAProxy drop-in checks: tests/compare-configs (the corpus of tests/configs
+# against Debian's haproxy -c; SKIP without haproxy) and tests/dropin/
+# debian-stock (Debian's /etc/haproxy/haproxy.cfg checked and run). Plain
+# build only: they compare verdicts, not memory safety.
+define run_dropin
+	@if [ "$(SANITIZE)" != 1 ]; then \
+	  RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 120 tests/compare-configs >/dev/null; \
+	  RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 60 tests/dropin/debian-stock >/dev/null; \
+	fi; true
+endef
+
+# What the HAProxy connection options do on the wire (tests/dropin/connect:
+# header case, source addresses, namespaces, SOCKS4, PROXY TLVs...): also
+# under SANITIZE=1. Same contract as run_cli.
+define run_connect
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/dropin/connect >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL dropin:connect (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # Includes must point down the layers (tests/check-layers, doc/design.md).
 define check_layers
 	@if tests/check-layers; then echo "PASS layers:check-layers" >> $(BUILD)/results.txt; \
@@ -265,6 +284,8 @@ test: deps deps-clients
 	$(run_mworker)
 	$(run_clients)
 	$(run_pkg)
+	$(run_dropin)
+	$(run_connect)
 	$(check_bench_scripts)
 	$(check_layers)
 	@tests/summarize $(BUILD)/results.txt
@@ -286,7 +307,12 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Iinclude \
                -DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_BUILD_OPTS='"fuzz"' $(LIBEV_CFLAGS) \
                -DUSE_ZLIB -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: fuzz fuzz-smoke deps-fuzz
+# Re-measures ../shared/haproxy-2.6-surface.tsv against ./sluice (about a
+# minute; not part of `make test`): accepted/total per kind, and the rest.
+surface: sluice
+	@tests/surface
+
+.PHONY: fuzz fuzz-smoke deps-fuzz surface
 .SECONDARY: $(FUZZ_OBJS)
 fuzz: deps-fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)

@@ -357,11 +357,13 @@ int main(int argc, char **argv)
 	if (cl.nold)
 		process_signal_old(cl.old_pids, cl.nold, cl.old_sig);
 
-	global.loop = ev_default_loop(EVBACKEND_EPOLL | EVFLAG_NOENV);
+	global.loop = ev_default_loop(tune_loop_backend() | EVFLAG_NOENV);
 	if (!global.loop) {
-		log_alert("cannot create the event loop (epoll)");
+		log_alert("cannot create the event loop (%s)", tune_loop_backend() ==
+			  EVBACKEND_EPOLL ? "epoll" : "poll/select");
 		return 1;
 	}
+	tune_apply(global.loop);
 	for (size_t i = 0; i < ARRAY_SIZE(signums); i++) {
 		ev_signal_init(&sigs[i], signal_cb, signums[i]);
 		ev_signal_start(global.loop, &sigs[i]);

@@ -14,6 +14,7 @@ enum addr_kind { ADDR_K_INET, ADDR_K_UNIX, ADDR_K_FD };
 #define ADDR_F_RANGE_OK      0x04  /* port ranges accepted */
 #define ADDR_F_PORT_OPTIONAL 0x08  /* a missing port is allowed (port 0) */
 #define ADDR_F_RESOLVE       0x10  /* host names resolved (start-up only) */
+#define ADDR_F_ENV           0x20  /* "$NAME"/"${NAME}" expanded first (configuration only) */
 
 struct addr_spec {
 	enum addr_kind          kind;

@@ -19,6 +19,7 @@ struct proxy;
 #define CFG_SEC_USERLIST 0x40     /* userlist NAME (userlist.c) */
 #define CFG_SEC_CACHE    0x80     /* cache NAME (http/cache.c) */
 #define CFG_SEC_RESOLVERS 0x800   /* resolvers NAME: refused (server.c) */
+#define CFG_SEC_REFUSED  0x1000   /* a section sluice does not run (cfg_section.refused) */
 #define CFG_SEC_PROXIES  (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
 #define CFG_SEC_FE       (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_LISTEN)
 #define CFG_SEC_BE       (CFG_SEC_DEFAULTS | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
@@ -37,6 +38,7 @@ enum cfg_kw_type {
 
 #define CFG_KW_F_NO     0x01  /* "no <kw>" is accepted */
 #define CFG_KW_F_DEPREC 0x02  /* accepted with a deprecation warning */
+#define CFG_KW_F_REFUSED 0x04 /* always refused (removed from HAProxy): never suggested */
 
 struct cfg_ctx;
 
@@ -79,14 +81,19 @@ struct cfg_ctx {
 	int            sec_failed; /* the section header failed: its lines are skipped */
 	int            errors;
 	int            warnings;
+	char           secid[128]; /* the section's name, else its keyword: ${.SECTION} */
 };
 
-/* A section keyword: <begin> is called with the words after the name. */
+/* A section keyword: <begin> is called with the words after the name.
+ * A row with <refused> set names a section of HAProxy's language that
+ * sluice does not run: its header is one error giving that reason, and its
+ * body is skipped without a message per line (no begin, no id needed). */
 struct cfg_section {
 	const char *name;
 	unsigned    id;           /* CFG_SEC_* */
 	int       (*begin)(struct cfg_ctx *ctx, int argc, char **argv);
 	int       (*end)(struct cfg_ctx *ctx);  /* may be NULL */
+	const char *refused;      /* why sluice refuses this section, or NULL */
 };
 
 /* Reports a configuration error at the current line, naming the file, the

@@ -4,6 +4,7 @@
 #define SLUICE_CONN_H
 
 #include <ev.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #define CO_F_CONNECTED 0x01   /* socket usable for data */
@@ -84,8 +85,61 @@ void conn_close(struct conn *c);
  * endpoint (its stream is reset, the connection lives). */
 void conn_set_rst(struct conn *c);
 
-/* TCP_NODELAY, and SO_KEEPALIVE when <keepalive>. */
-void conn_setup_tcp(int fd, int keepalive);
+/* TCP_NODELAY, SO_KEEPALIVE when <keepalive>, and the socket buffer sizes
+ * of tune.rcvbuf/sndbuf.client (<server> 0) or .server (1) when set. */
+void conn_setup_tcp(int fd, int keepalive, int server);
+
+/* How a socket to a server is prepared before connect(): the "source" of
+ * a server or of its backend (address, port range, "usesrc", "interface"),
+ * and the server's "namespace", "tfo" and "tcp-ut". <owner> (a server, a
+ * proxy) frees it; others share it read-only (servers made from a
+ * default-server line, a backend's servers without a source of their own),
+ * but for <port_next>, the next port of the range to try. */
+enum conn_usesrc {
+	CONN_USESRC_NONE,      /* <addr> is bound if set */
+	CONN_USESRC_ADDR,      /* <tp> is bound, even if not local (usesrc <addr2>[:<port2>]) */
+	CONN_USESRC_CLIENT,    /* the client's address and port, even if not local */
+	CONN_USESRC_CLIENTIP,  /* the client's address, even if not local */
+};
+
+#define CONN_SRC_F_TFO    0x01   /* TCP Fast Open (TCP_FASTOPEN_CONNECT) */
+#define CONN_SRC_F_SOURCE 0x02   /* "source" given: addr, ports, usesrc, iface */
+
+struct conn_src {
+	const void              *owner;
+	unsigned                 flags;        /* CONN_SRC_F_* */
+	struct sockaddr_storage  addr;         /* source; AF_UNSPEC: none */
+	socklen_t                addrlen;
+	uint16_t                 port_lo, port_hi;   /* port range, 0: the kernel picks */
+	uint16_t                 port_next;    /* next port of the range to try */
+	enum conn_usesrc         usesrc;
+	struct sockaddr_storage  tp;           /* CONN_USESRC_ADDR */
+	socklen_t                tplen;
+	char                    *iface;        /* SO_BINDTODEVICE, NULL: none */
+	char                    *netns;        /* "namespace" name, NULL: none */
+	int                      netns_fd;     /* its descriptor (netns.h), -1: none */
+	uint32_t                 user_timeout; /* TCP_USER_TIMEOUT (ms), 0: none */
+};
+
+/* A new conn_src owned by <owner>: nothing set, no namespace. */
+struct conn_src *conn_src_new(const void *owner);
+
+/* A copy of <from> owned by <owner> (strings duplicated). */
+struct conn_src *conn_src_dup(const struct conn_src *from, const void *owner);
+
+/* Frees *<src> when <owner> owns it; *<src> becomes NULL either way. */
+void conn_src_release(struct conn_src **src, const void *owner);
+
+/* Creates a non-blocking stream socket of <family> for a connection <src>
+ * describes (in its namespace, NULL: none), then binds and sets it as
+ * <src> says: the interface, the user timeout, Fast Open; the transparent
+ * source (usesrc: <cli>, the client's address, for client/clientip; none
+ * when it is of another family), else the source address and port (a
+ * range is tried from port_next on). <cli> NULL is a health check: no
+ * transparent source, no Fast Open (a check may send nothing, and a Fast
+ * Open connection starts with the first bytes sent).
+ * Returns the socket, or -1 with errno set (nothing left open). */
+int conn_src_socket(struct conn_src *src, int family, const struct sockaddr_storage *cli);
 
 /* Opens a non-blocking stream socket to <addr> (<addrlen> bytes) into <c>:
  * its flags and events reset, CO_F_TCP and conn_setup_tcp(<keepalive>) for
@@ -96,5 +150,12 @@ void conn_setup_tcp(int fd, int keepalive);
  * else the socket, which the caller closes (conn_close()). */
 int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
 		 int keepalive, void (*cb)(struct ev_loop *, ev_io *, int), void *data);
+
+/* conn_connect() with the socket made by conn_src_socket(<src>, ..., <cli>)
+ * when <src> is not NULL. Same returns; a socket that cannot be made or
+ * prepared leaves c->fd at -1. */
+int conn_connect_src(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
+		     int keepalive, struct conn_src *src, const struct sockaddr_storage *cli,
+		     void (*cb)(struct ev_loop *, ev_io *, int), void *data);
 
 #endif

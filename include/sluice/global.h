@@ -21,6 +21,16 @@ struct stream;
 #define GLB_F_CHECK    0x08  /* -c: check the configuration and exit */
 #define GLB_F_STOPPING 0x10  /* soft stop in progress */
 
+/* Global switches of the configuration (struct global.tune_flags): */
+#define GLB_T_NOEPOLL      0x001  /* noepoll: the loop uses poll() */
+#define GLB_T_NOPOLL       0x002  /* nopoll: with noepoll, select() */
+#define GLB_T_NOSPLICE     0x004  /* nosplice: option splice-* are dropped */
+#define GLB_T_NOREUSEPORT  0x008  /* noreuseport: no SO_REUSEPORT unless a bind line asks */
+#define GLB_T_BUSY_POLL    0x010  /* busy-polling: the loop never sleeps */
+#define GLB_T_DUMPABLE     0x020  /* set-dumpable: core dumps allowed after setuid */
+#define GLB_T_ZERO_WARNING 0x040  /* zero-warning: a warning fails the start */
+#define GLB_T_H1_ANY_BODY  0x080  /* h1-accept-payload-with-any-method */
+
 struct global {
 	struct ev_loop  *loop;
 	unsigned         flags;           /* GLB_F_* */
@@ -35,6 +45,7 @@ struct global {
 	uint32_t         bufsize;         /* tune.bufsize */
 	uint32_t         maxrewrite;      /* tune.maxrewrite */
 	int              maxhdr;          /* tune.http.maxhdr */
+	int              logurilen;       /* tune.http.logurilen: request line kept for logs, 0: 1023 */
 	int              maxpipes;        /* tune.maxpipes, 0 = maxconn/4 */
 	uint32_t         pipesize;        /* tune.pipesize, 0 = kernel default */
 	char            *pidfile;
@@ -45,9 +56,16 @@ struct global {
 	int              uid, gid;        /* -1 when not set */
 	uint32_t         stats_timeout;   /* ms */
 	int              spread_checks;   /* percent of jitter on check intervals */
+	uint32_t         max_spread_checks; /* ms: bound of the first checks' spread, 0: none */
 	uint32_t         hard_stop_after; /* ms a soft stop may last before all is cut, 0: no limit */
 	uint32_t         grace;           /* ms listeners keep accepting after a soft stop starts */
 	uint32_t         close_spread;    /* close-spread-time: ms over which idle connections close */
+	uint64_t         tune_flags;      /* GLB_T_* */
+	int              fd_hard_limit;   /* fd-hard-limit: cap of the descriptor limit, 0: none */
+	int              sess_rate_limit; /* maxsessrate: 0 = none */
+	int              stats_maxconn;   /* stats maxconn: 0 = 10 */
+	int              sockbuf[2][2];   /* tune.{rcvbuf,sndbuf}.{client,server}: [snd][server] */
+	char            *localpeer;       /* localpeer (the peers section's own name) */
 	struct log_list  loggers;
 
 	/* objects */

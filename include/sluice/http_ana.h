@@ -45,6 +45,8 @@ struct http_capture {
 #define HTTP_O_IGNORE_PROBES  0x10ULL  /* no 408 nor log for connections that sent nothing */
 #define HTTP_O_BUFREQ         0x20ULL  /* option http-buffer-request: rules wait for the body */
 #define HTTP_O_NO_H2_UPG      0x40ULL  /* option disable-h2-upgrade: no HTTP/2 preface on HTTP/1 */
+#define HTTP_O_CASE_CLI       0x80ULL  /* option h1-case-adjust-bogus-client (hdr_case.h) */
+#define HTTP_O_CASE_SRV       0x100ULL /* option h1-case-adjust-bogus-server (hdr_case.h) */
 
 struct http_px {
 	uint64_t              options;         /* HTTP_O_* */

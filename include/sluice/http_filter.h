@@ -13,6 +13,7 @@ struct http_filter_kw {
 	/* <argv> holds the words after the filter's name. Returns 0, or -1
 	 * after cfg_alert(). */
 	int       (*parse)(struct cfg_ctx *ctx, int argc, char **argv);
+	const char *refused;       /* a filter of HAProxy that sluice refuses: why */
 };
 
 /* Registers <n> filter rows; tables must outlive the process' use. */

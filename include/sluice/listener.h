@@ -30,6 +30,8 @@ struct ssl_bind_opts;
 #define LI_F_POOLED     0x1000  /* taken from the sockets handed over (listener_pool_add) */
 #define LI_F_EXPOSE_FD  0x2000  /* stats socket "expose-fd listeners": may hand sockets over */
 #define LI_F_PROTO_H2   0x4000  /* "proto h2": clients speak HTTP/2 from the first byte */
+#define LI_F_TFO        0x8000  /* "tfo": TCP fast open accepted */
+#define LI_F_TRANSPARENT 0x10000 /* "transparent": may bind a foreign address */
 
 /* Where a unix socket of ours is during start-up (listener.ux_state). */
 #define LI_UX_NONE      0       /* not ours on disk (inherited, published or closed) */
@@ -50,6 +52,10 @@ struct bind_conf {
 	char    *conf_file;
 	int      conf_line;
 	struct ssl_bind_opts *ssl;  /* TLS options (ssl_cfg.h), NULL: none given */
+	int      mss;          /* "mss": TCP_MAXSEG of accepted connections, 0: kernel's */
+	int      tcp_ut;       /* "tcp-ut": TCP_USER_TIMEOUT (ms), 0: kernel's */
+	char    *iface;        /* "interface": SO_BINDTODEVICE, NULL: any */
+	char    *netns;        /* "namespace": the network namespace (netns.h), NULL: own */
 };
 
 /* Called for each accepted connection; owns <fd> from then on. */

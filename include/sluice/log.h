@@ -64,6 +64,9 @@ void log_set_hostname(const char *name);
  * notices and warnings but never alerts. */
 void log_alert(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* How many warnings log_warning() printed (or would have, under -q) since
+ * the start: for zero-warning. */
+int log_warning_count(void);
 void log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* An event worth a log line (a proxy stopped, a server changed state): on

@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+struct ev_loop;
+
 /* Raises RLIMIT_NOFILE for maxconn (or to ulimit-n). Returns 0 or -1. */
 int process_set_limits(void);
 
@@ -36,6 +38,15 @@ int process_drop_privileges(void);
 
 /* Sends <sig> to each of <n> pids (the -sf/-st lists). */
 void process_signal_old(const pid_t *pids, int n, int sig);
+
+/* The libev backend the global section asks for: epoll, or poll with
+ * noepoll, or select with noepoll and nopoll (tune.c). */
+unsigned tune_loop_backend(void);
+
+/* Applies to the running process, once its loop exists, what the global
+ * section asked: cpu-map (sched_setaffinity), set-dumpable, busy-polling.
+ * A failure is a warning. Returns 0. */
+int tune_apply(struct ev_loop *loop);
 
 /* Tells systemd we are ready when started as Type=notify. */
 void process_notify_ready(void);

@@ -84,6 +84,10 @@ struct proxy {
 	unsigned               cap;          /* PR_CAP_* */
 	char                  *conf_file;
 	int                    conf_line;
+	/* HAProxy's warning about a defaults section both named by "from"
+	 * and used implicitly (as the last one) by another proxy */
+	const struct proxy    *def_implicit; /* the defaults used without "from", or NULL */
+	int                    def_named;    /* a defaults section some "from" names */
 
 	/* settings inherited from defaults (copied at creation) */
 	enum pr_mode           mode;
@@ -132,6 +136,7 @@ struct proxy {
 	struct tcp_px         *tcp_rules;    /* tcp_rules.h: tcp-request/tcp-response rules */
 	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
 	struct comp_px        *comp;         /* compression settings (comp.h) */
+	struct conn_src       *conn_src;     /* "source" of a backend (srv_src.c, conn.h) */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

@@ -14,6 +14,7 @@
 struct proxy;
 struct srv_idle;
 struct ssl_srv;
+struct conn_src;
 
 #define SRV_F_MAINT   0x01  /* administratively disabled ("disabled") */
 #define SRV_F_BACKUP  0x02  /* backup server */
@@ -102,6 +103,8 @@ struct server {
 	void                   *h2_conns;    /* HTTP/2 connections to it (src/http/h2.c) */
 
 	struct ssl_srv         *ssl;         /* TLS options (ssl_cfg.h), NULL: none given */
+	struct conn_src        *src;         /* source, namespace, tfo, tcp-ut (conn.h;
+	                                        srv_src.c), NULL: none given */
 
 	/* what a fresh start gives, so that a reload carries only the runtime
 	 * changes (server_state.c's "servers" reload-state row) */
@@ -186,6 +189,11 @@ int server_set_state(struct server *srv, const char *state);
  * unless they have their own, and the text `show stat` prints. */
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port);
+
+/* Gives <srv>, which has no source of its own, its backend's "source"
+ * (srv_src.c), and opens its namespace. Returns 0, or -1 with <err>
+ * allocated (the caller frees). */
+int srv_src_inherit(struct server *srv, char **err);
 
 /* Records that "del server" removed <be>/<srv>, a server of the
  * configuration, so that a reload removes it again (server_state.c). */

@@ -9,6 +9,12 @@
  * PCRE2_JIT, LUA, ZLIB, LINUX_SPLICE, SYSTEMD), else 0. */
 int version_has_feature(const char *name);
 
+/* The TLS library's name as it reports it at run time ("OpenSSL 3.0.11 19
+ * Sep 2023"), and its version number ("3.0.11"); "" without TLS. For the
+ * .if functions ssllib_name_startswith() and openssl_version_*(). */
+const char *version_ssllib_name(void);
+const char *version_ssllib_number(void);
+
 struct dstr;
 
 /* Appends the "Libraries" lines of -vv to <out>: each library linked, the

@@ -755,6 +755,8 @@ static struct cfg_kw cli_cfg_kws[] = {
 	  .usage = "<address> [level user|operator|admin] [mode <octal>] [options]" },
 	{ "stats timeout", CFG_SEC_GLOBAL, CFG_T_TIME, offsetof(struct global, stats_timeout),
 	  .usage = "<time>" },
+	{ "stats maxconn", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, stats_maxconn),
+	  .min = 1, .max = 1 << 24, .usage = "a number of connections" },
 };
 
 SLUICE_INIT(cli_register_all)

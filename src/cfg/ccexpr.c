@@ -82,6 +82,8 @@ static int cc_call(struct cc *c, const char *fn, size_t fnlen)
 	static const struct { const char *name; int nargs; } fns[] = {
 		{ "version_atleast", 1 }, { "version_before", 1 }, { "feature", 1 },
 		{ "defined", 1 }, { "streq", 2 }, { "strneq", 2 },
+		{ "ssllib_name_startswith", 1 }, { "openssl_version_atleast", 1 },
+		{ "openssl_version_before", 1 },
 	};
 	char args[CC_MAX_ARGS][CC_ARG_LEN];
 	int nargs = 0, idx = -1;
@@ -92,7 +94,8 @@ static int cc_call(struct cc *c, const char *fn, size_t fnlen)
 	if (idx < 0) {
 		c->p -= fnlen;
 		return cc_fail(c, "unknown function (expects version_atleast, version_before, "
-			       "feature, defined, streq or strneq)");
+			       "feature, defined, streq, strneq, ssllib_name_startswith, "
+			       "openssl_version_atleast or openssl_version_before)");
 	}
 	c->p++; /* '(' */
 	cc_skip(c);
@@ -122,7 +125,12 @@ static int cc_call(struct cc *c, const char *fn, size_t fnlen)
 	case 2: return version_has_feature(args[0]);
 	case 3: return getenv(args[0]) != NULL;
 	case 4: return strcmp(args[0], args[1]) == 0;
-	default: return strcmp(args[0], args[1]) != 0;
+	case 5: return strcmp(args[0], args[1]) != 0;
+	case 6: return strncmp(version_ssllib_name(), args[0], strlen(args[0])) == 0;
+	case 7: return *version_ssllib_number() &&
+		       cc_version_cmp(version_ssllib_number(), args[0]) >= 0;
+	default: return *version_ssllib_number() &&
+		        cc_version_cmp(version_ssllib_number(), args[0]) < 0;
 	}
 }
 

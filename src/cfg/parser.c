@@ -270,11 +270,13 @@ const char *cfg_suggest(unsigned section, const char *word)
 	cfg_suggest_init(&sg, word);
 	for (struct kw_table *t = reg.kws; t; t = t->next)
 		for (size_t i = 0; i < t->n; i++)
-			if (t->kws[i].sections & section)
+			if ((t->kws[i].sections & section) &&
+			    !(t->kws[i].flags & CFG_KW_F_REFUSED))
 				cfg_suggest_add(&sg, t->kws[i].name);
 	for (struct sec_table *t = reg.secs; t; t = t->next)
 		for (size_t i = 0; i < t->n; i++)
-			cfg_suggest_add(&sg, t->secs[i].name);
+			if (!t->secs[i].refused)   /* never suggest what is refused */
+				cfg_suggest_add(&sg, t->secs[i].name);
 	return cfg_suggest_pick(&sg);
 }
 
@@ -359,11 +361,19 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 			if (cur && cur->end)
 				cur->end(ctx);
 		}
-		ctx->section = sec->id;
+		ctx->section = sec->refused ? CFG_SEC_REFUSED : sec->id;
 		ctx->secname = sec->name;
+		snprintf(ctx->secid, sizeof(ctx->secid), "%s", argc > 1 ? argv[1] : sec->name);
 		ctx->px = NULL;
-		ctx->kw = sec->name;
-		ret = sec->begin(ctx, argc - 1, argv + 1);
+		ctx->kw = sec->refused ? NULL : sec->name;
+		if (sec->refused) {
+			cfg_alert(ctx, "section '%s%s%s' is not supported by sluice: %s (its lines "
+				  "are skipped)", sec->name, argc > 1 ? " " : "",
+				  argc > 1 ? argv[1] : "", sec->refused);
+			ret = -1;
+		} else {
+			ret = sec->begin(ctx, argc - 1, argv + 1);
+		}
 		ctx->kw = NULL;
 		ctx->sec_failed = ret == -1;
 		return ret;
@@ -544,6 +554,7 @@ static int cfg_parse_lines(struct cfg_ctx *ctx, const char *text, size_t len)
 	char *words[CFG_MAX_WORDS];
 	struct cond_stack cs = { 0 };
 	struct cfg_lex_err lerr;
+	struct cfg_lex_pos lpos = { .file = ctx->file };
 	size_t pos = 0;
 
 	while (pos < len) {
@@ -558,7 +569,10 @@ static int cfg_parse_lines(struct cfg_ctx *ctx, const char *text, size_t len)
 			pos += llen + 1;
 			continue;
 		}
-		n = cfg_lex_line(text + pos, llen, out, sizeof(out), words, CFG_MAX_WORDS, &lerr);
+		lpos.line = ctx->line;
+		lpos.section = ctx->section ? ctx->secid : "";
+		n = cfg_lex_line_at(text + pos, llen, out, sizeof(out), words, CFG_MAX_WORDS, &lerr,
+				    &lpos);
 		pos += llen + 1;
 		if (n < 0) {
 			cfg_alert(ctx, "%s at column %zu", lerr.msg, lerr.pos + 1);

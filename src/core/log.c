@@ -143,10 +143,18 @@ void log_alert(const char *fmt, ...)
 	va_end(ap);
 }
 
+static int warnings_emitted;
+
+int log_warning_count(void)
+{
+	return warnings_emitted;
+}
+
 void log_warning(const char *fmt, ...)
 {
 	va_list ap;
 
+	warnings_emitted++;
 	va_start(ap, fmt);
 	log_msg("WARNING", LOG_L_WARNING, fmt, ap);
 	va_end(ap);
@@ -322,7 +330,7 @@ static int log_parse_target(struct cfg_ctx *ctx, struct logger *lg, const char *
 		lg->fd = t[3] == 'o' ? 1 : 2;
 		return 0;
 	}
-	if (addr_parse(t, &as, ADDR_F_UNIX_OK | ADDR_F_PORT_OPTIONAL, &err) == -1) {
+	if (addr_parse(t, &as, ADDR_F_UNIX_OK | ADDR_F_PORT_OPTIONAL | ADDR_F_ENV, &err) == -1) {
 		cfg_alert(ctx, "invalid log target '%s': %s", t, err);
 		free(err);
 		return -1;

@@ -136,3 +136,21 @@ void version_print(FILE *f, int verbose)
 	}
 	fprintf(f, "\nAvailable polling systems:\n  epoll (libev)\n");
 }
+
+const char *version_ssllib_name(void)
+{
+#ifdef USE_OPENSSL
+	return OpenSSL_version(OPENSSL_VERSION);
+#else
+	return "";
+#endif
+}
+
+const char *version_ssllib_number(void)
+{
+#if defined(USE_OPENSSL) && OPENSSL_VERSION_MAJOR >= 3
+	return OpenSSL_version(OPENSSL_VERSION_STRING);
+#else
+	return "";
+#endif
+}

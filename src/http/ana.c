@@ -22,6 +22,7 @@
 #include <sluice/errors.h>
 #include <sluice/global.h>
 #include <sluice/h2.h>
+#include <sluice/hdr_case.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_retry.h>
 #include <sluice/ticks.h>
@@ -263,6 +264,16 @@ static int http_stream_init(struct stream *s)
 
 /* ---- writing heads ---- */
 
+/* option h1-case-adjust-bogus-client (<opt> HTTP_O_CASE_CLI, of the
+ * frontend) or -server (HTTP_O_CASE_SRV, of the backend) of <px>: the head
+ * of <len> bytes at <p>, as it leaves, gets the configured spellings of
+ * its field names. One flag test per message when unused. */
+static inline void http_case_adjust(const struct proxy *px, uint64_t opt, char *p, size_t len)
+{
+	if (unlikely(http_px_of(px)->options & opt))
+		hdr_case_adjust(p, len);
+}
+
 /* Replaces the <old_len> head bytes at the start of <ch>'s buffer by the
  * wire form of <h>. Returns the new head length, or -1 when it does not fit
  * (tune.maxrewrite exceeded). */
@@ -459,6 +470,8 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 		/* No buffer or a reply larger than one: give up on the client. */
 		txn->flags |= TX_F_CLI_CLOSE;
 		s->res.to_forward = 0;
+	} else {
+		http_case_adjust(s->fe, HTTP_O_CASE_CLI, s->res.buf->area, s->res.buf->data - blen);
 	}
 	txn->res_st = HTTP_MSG_DONE;
 	s->res.reserve = 0;
@@ -556,6 +569,12 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 	s->term_fin = SF_REQ;
 	txn->status = status;
 	txn->flags |= TX_F_LOCAL;
+	if (unlikely(http_px_of(s->fe)->options & HTTP_O_CASE_CLI)) {
+		const char *eoh = memmem(d->p, d->len, "\r\n\r\n", 4);
+
+		if (eoh)
+			hdr_case_adjust(d->p, (size_t)(eoh - d->p) + 4);
+	}
 	http_svc_start(s, d);
 	return 0;
 }
@@ -707,7 +726,8 @@ static int http_process_req_head(struct stream *s, int hlen)
 		/* the request line, for %r */
 		uint32_t l = m->uri.off + m->uri.len + 9 - m->skip;
 
-		txn->reqline = http_line_dup(base + m->skip, l, HTTP_LINE_MAX - 1);
+		txn->reqline = http_line_dup(base + m->skip, l, global.logurilen ?
+					     (size_t)global.logurilen : HTTP_LINE_MAX - 1);
 		txn->reqline_len = txn->reqline ? (uint32_t)strlen(txn->reqline) : 0;
 		/* an HTTP/2 stream logs the version its client spoke */
 		if ((s->tcp_flags & STRM_F_MUX) && txn->reqline_len == l && l > 8)
@@ -880,6 +900,7 @@ static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
 		if (nl < 0)
 			goto rewrite_failed;
 	}
+	http_case_adjust(s->be, HTTP_O_CASE_SRV, b->area + b->head, (size_t)nl);
 	if (http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked) == -1) {
 		/* chunks that came with the head are malformed: refused
 		 * before any byte of the request leaves */
@@ -1193,6 +1214,7 @@ int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *bo
 	chan_release(&s->res);
 	s->res.reserve = 0;
 	http_head_write(&h, ha.out);
+	http_case_adjust(s->fe, HTTP_O_CASE_CLI, ha.out, nl);
 	/* at once from the store; what the socket did not take is copied */
 	sent = http_send_stored(s, ha.out, nl, body, blen);
 	rest = nl + blen - sent;
@@ -1245,6 +1267,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 		txn->t_res = tick_ev_now();
 	if (status < 200) {
 		if (status == 101 && (txn->req.flags & H1_F_UPGRADE)) {
+			http_case_adjust(s->fe, HTTP_O_CASE_CLI, b->area + b->head, (size_t)hlen);
 			txn->req_st = txn->res_st = HTTP_MSG_TUNNEL;
 			txn->status = status;
 			http_count_status(s, status, 1);
@@ -1262,6 +1285,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 		}
 		/* An interim response (100, 103): passed on as it is, then the
 		 * final one is awaited. */
+		http_case_adjust(s->fe, HTTP_O_CASE_CLI, b->area + b->head, (size_t)hlen);
 		if (http_grant(&s->res, (uint64_t)hlen) == -1) {
 			http_res_failed(s, SE_PROXY);
 			return 0;
@@ -1323,6 +1347,8 @@ static int http_res_decide(struct stream *s, struct http_head *hp, int hlen,
 		txn->req_st = txn->res_st = HTTP_MSG_TUNNEL;
 		if (h.flags & HTTP_HEAD_F_CHANGED && (nl = http_head_replace(&s->res, &h, (uint32_t)hlen)) < 0)
 			nl = hlen;
+		http_case_adjust(s->fe, HTTP_O_CASE_CLI, s->res.buf->area + s->res.buf->head,
+				 (size_t)nl);
 		s->res.to_forward = s->req.to_forward = CHN_INFINITE;
 		s->res.reserve = s->req.reserve = 0;
 		return 0;
@@ -1353,6 +1379,7 @@ static int http_res_decide(struct stream *s, struct http_head *hp, int hlen,
 			return 0;
 		}
 	}
+	http_case_adjust(s->fe, HTTP_O_CASE_CLI, s->res.buf->area + s->res.buf->head, (size_t)nl);
 	if (txn->comp ? comp_res_start(s, nl) == -1 :
 	    http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked) == -1) {
 		/* chunks that came with the head are malformed: nothing of

@@ -335,7 +335,7 @@ static int filter_cache(struct cfg_ctx *ctx, int argc, char **argv)
 }
 
 static struct http_filter_kw cache_filters[] = {
-	{ "cache", filter_cache },
+	{ "cache", filter_cache, NULL },
 };
 
 /* ---- actions ---- */
@@ -1288,7 +1288,7 @@ static int cli_show_cache(struct cli_ctx *ctx, int argc, char **argv)
 /* ---- registration ---- */
 
 static struct cfg_section cache_sections[] = {
-	{ "cache", CFG_SEC_CACHE, sec_cache, sec_cache_end },
+	{ "cache", CFG_SEC_CACHE, sec_cache, sec_cache_end, NULL },
 };
 
 static struct cfg_kw cache_kws[] = {

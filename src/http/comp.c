@@ -1026,7 +1026,7 @@ static int filter_compression(struct cfg_ctx *ctx, int argc, char **argv)
 }
 
 static struct http_filter_kw comp_filters[] = {
-	{ "compression", filter_compression },
+	{ "compression", filter_compression, NULL },
 };
 
 static void *comp_global_cfg(struct cfg_ctx *ctx)

@@ -41,9 +41,15 @@ static int kw_filter(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 		for (size_t i = 0; i < t->n; i++) {
 			if (argc && strcmp(argv[0], t->kws[i].name) == 0) {
 				dstr_free(&known);
+				if (t->kws[i].refused) {
+					cfg_alert(ctx, "filter '%s' is not supported by sluice: %s",
+						  argv[0], t->kws[i].refused);
+					return -1;
+				}
 				return t->kws[i].parse(ctx, argc - 1, argv + 1);
 			}
-			dstr_printf(&known, "%s'%s'", known.len ? ", " : "", t->kws[i].name);
+			if (!t->kws[i].refused)
+				dstr_printf(&known, "%s'%s'", known.len ? ", " : "", t->kws[i].name);
 		}
 	if (argc)
 		cfg_alert(ctx, "unknown filter '%s' (sluice has %s)", argv[0],
@@ -59,7 +65,21 @@ static struct cfg_kw filter_kws[] = {
 	  .usage = "<name> [<args>]" },
 };
 
+/* HAProxy's filters that no sluice module provides: one clear reason each. */
+static struct http_filter_kw refused_filters[] = {
+	{ "trace", NULL, "the trace filter is a debugging aid of HAProxy's filter API, "
+	  "which sluice does not have" },
+	{ "spoe", NULL, "the stream processing offload engine (SPOE, SPOP agents) is not "
+	  "built in sluice" },
+	{ "fcgi-app", NULL, "FastCGI to servers is not built yet" },
+	{ "bwlim-in", NULL, "bandwidth limitation filters come with HAProxy 2.7, not in "
+	  "the 2.6 language sluice reads" },
+	{ "bwlim-out", NULL, "bandwidth limitation filters come with HAProxy 2.7, not in "
+	  "the 2.6 language sluice reads" },
+};
+
 SLUICE_INIT(http_filter_kw_register)
 {
 	cfg_register(filter_kws, ARRAY_SIZE(filter_kws));
+	http_filter_register(refused_filters, ARRAY_SIZE(refused_filters));
 }

@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include <sluice/common.h>
+#include <sluice/global.h>
 #include <sluice/h1.h>
 #include <sluice/str.h>
 
@@ -431,6 +432,15 @@ static int h1_framing(const char *buf, struct h1_msg *m)
 			return h1_fail(m, 400, m->host.off, "Host differs from the request target's authority");
 		if (!(m->flags & (H1_F_CHUNKED | H1_F_CLEN)) || ((m->flags & H1_F_CLEN) && !m->clen))
 			m->flags |= H1_F_NO_BODY;
+		/* HTTP/1.0 says nothing of a payload on these methods: a server
+		 * that never looks for one would read it as the next request.
+		 * Refused as HAProxy 2.6 does, unless the configuration says
+		 * h1-accept-payload-with-any-method. */
+		else if (!(m->flags & H1_F_VER_11) &&
+			 (m->meth_id == H1_M_GET || m->meth_id == H1_M_HEAD ||
+			  m->meth_id == H1_M_DELETE) &&
+			 !(global.tune_flags & GLB_T_H1_ANY_BODY))
+			return h1_fail(m, 413, 0, "payload in an HTTP/1.0 GET, HEAD or DELETE request");
 	}
 	return 0;
 }

@@ -68,23 +68,11 @@ static void redir_unknown_option(struct http_rule_parse *p, const char *o)
 				"append-slash, set-cookie or clear-cookie)", o);
 }
 
-int http_redirect_parse(struct http_rule_parse *p)
+/* The target after type <t> at p->argv[p->idx]. Returns 0 or -1 (reported). */
+static int redir_parse_target(struct http_rule_parse *p, struct http_redir *rd, int t)
 {
 	static const char *const types[] = { "location", "prefix", "scheme" };
-	struct http_redir *rd = xcalloc(1, sizeof(*rd));
-	int t;
 
-	p->r->redir = rd;
-	rd->code = 302;
-	if (http_rule_need(p, 1) == -1)
-		return -1;
-	for (t = 0; t < (int)ARRAY_SIZE(types) && strcmp(types[t], p->argv[p->idx]); t++)
-		;
-	if (t == (int)ARRAY_SIZE(types)) {
-		http_rule_alert(p, "unknown redirect type '%s' (expects location, prefix or "
-				"scheme)", p->argv[p->idx]);
-		return -1;
-	}
 	rd->type = (enum redir_type)t;
 	if (p->idx + 1 >= p->argc) {
 		http_rule_alert(p, "'%s' expects a target", types[t]);
@@ -95,11 +83,40 @@ int http_redirect_parse(struct http_rule_parse *p)
 		return -1;
 	}
 	/* A log-format in rules; the "redirect" keyword takes it literally. */
-	if (http_fmt_parse(p, &rd->target, p->argv[p->idx + 1], p->set >= 0) == -1)
-		return -1;
-	for (p->idx += 2; p->idx < p->argc && !http_is_cond_word(p->argv[p->idx]); p->idx++) {
-		const char *o = p->argv[p->idx], *v;
+	return http_fmt_parse(p, &rd->target, p->argv[p->idx + 1], p->set >= 0);
+}
 
+int http_redirect_parse(struct http_rule_parse *p)
+{
+	static const char *const types[] = { "location", "prefix", "scheme" };
+	struct http_redir *rd = xcalloc(1, sizeof(*rd));
+	int t;
+
+	p->r->redir = rd;
+	rd->code = 302;
+	if (http_rule_need(p, 1) == -1)
+		return -1;
+	/* As HAProxy reads it: the type and its target, and the options, in
+	 * any order ("redirect code 301 location /" is valid). */
+	for (t = -1; p->idx < p->argc && !http_is_cond_word(p->argv[p->idx]); p->idx++) {
+		const char *o = p->argv[p->idx], *v;
+		int k;
+
+		for (k = 0; k < (int)ARRAY_SIZE(types) && strcmp(types[k], o); k++)
+			;
+		if (k < (int)ARRAY_SIZE(types) && t < 0) {
+			t = k;
+			if (redir_parse_target(p, rd, t) == -1)
+				return -1;
+			p->idx++;
+			continue;
+		}
+		if (t < 0 && strcmp(o, "code") && strcmp(o, "drop-query") &&
+		    strcmp(o, "append-slash") && strcmp(o, "set-cookie") && strcmp(o, "clear-cookie")) {
+			http_rule_alert(p, "unknown redirect type '%s' (expects location, prefix or "
+					"scheme)", o);
+			return -1;
+		}
 		if (strcmp(o, "drop-query") == 0) {
 			rd->flags |= REDIR_F_DROP_QUERY;
 			continue;
@@ -128,6 +145,11 @@ int http_redirect_parse(struct http_rule_parse *p)
 		rd->cookie = str_fmt(o[0] == 's' ? "%s; path=/;" : "%s; path=/; Max-Age=0;", v);
 		BUG_ON(!rd->cookie, "out of memory");
 		rd->cookie_len = (uint32_t)strlen(rd->cookie);
+	}
+	if (t < 0) {
+		http_rule_alert(p, "expects a redirect type (location, prefix or scheme) and its "
+				"target");
+		return -1;
 	}
 	return 0;
 }

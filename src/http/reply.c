@@ -1274,7 +1274,7 @@ int http_reply_to_head(const struct http_reply *r, const struct lf_ctx *lf,
 /* ---- registration ---- */
 
 static struct cfg_section reply_sections[] = {
-	{ "http-errors", CFG_SEC_HTTP_ERRORS, sec_http_errors, sec_http_errors_end },
+	{ "http-errors", CFG_SEC_HTTP_ERRORS, sec_http_errors, sec_http_errors_end, NULL },
 };
 
 static struct cfg_kw reply_kws[] = {

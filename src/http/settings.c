@@ -101,7 +101,7 @@ static struct proxy_ext http_px_ext = {
 
 /* ---- keywords ---- */
 
-/* option http-keep-alive | http-server-close | httpclose | forceclose: the
+/* option http-keep-alive | http-server-close | httpclose: the
  * row's value is the mode. */
 static int kw_conn_mode(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
@@ -390,8 +390,6 @@ static struct cfg_kw http_px_kws[] = {
 	  .flags = CFG_KW_F_NO, .arg = HTTP_SCL },
 	{ "option httpclose", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
 	  .flags = CFG_KW_F_NO, .arg = HTTP_CLO },
-	{ "option forceclose", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_conn_mode,
-	  .flags = CFG_KW_F_NO | CFG_KW_F_DEPREC, .hint = "'option httpclose'", .arg = HTTP_CLO },
 	{ "option forwardfor", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_fwd_header,
 	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>] [if-none]", .arg = 1 },
 	{ "option originalto", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_fwd_header,
@@ -422,11 +420,17 @@ static struct cfg_kw http_px_kws[] = {
 	HTTP_OPTION("http-ignore-probes", HTTP_O_IGNORE_PROBES, CFG_SEC_FE),
 	HTTP_OPTION("http-buffer-request", HTTP_O_BUFREQ, CFG_SEC_FE),
 	HTTP_OPTION("disable-h2-upgrade", HTTP_O_NO_H2_UPG, CFG_SEC_FE),
+	HTTP_OPTION("h1-case-adjust-bogus-client", HTTP_O_CASE_CLI, CFG_SEC_FE),
+	HTTP_OPTION("h1-case-adjust-bogus-server", HTTP_O_CASE_SRV, CFG_SEC_BE),
 	HTTP_TIMEOUT("http-request", http_request, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-keep-alive", http_keep_alive, CFG_SEC_FE),
 	HTTP_TIMEOUT("tarpit", tarpit, CFG_SEC_PROXIES),
+	{ "tune.http.logurilen", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, logurilen),
+	  .min = 1, .max = 65535, .usage = "a length in bytes" },
 	{ "tune.http.maxhdr", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, maxhdr),
 	  .min = 1, .max = 32767, .usage = "a number of headers" },
+	{ "h1-accept-payload-with-any-method", CFG_SEC_GLOBAL, CFG_T_FLAG,
+	  offsetof(struct global, tune_flags), .mask = GLB_T_H1_ANY_BODY },
 };
 
 /* Every HTTP proxy gets its settings block, which other modules fill at

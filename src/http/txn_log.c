@@ -37,17 +37,22 @@ void http_line_free(char *p)
 		pool_free(line_pool, p);
 }
 
+static size_t line_size;   /* of the blocks of line_pool */
+
 char *http_line_dup(const char *p, size_t len, size_t max)
 {
 	char *d;
 
-	if (!line_pool)
-		line_pool = pool_create("http_line", HTTP_LINE_MAX);
+	if (!line_pool) {
+		/* tune.http.logurilen may ask for longer request lines */
+		line_size = MAX((size_t)HTTP_LINE_MAX, (size_t)global.logurilen + 1);
+		line_pool = pool_create("http_line", line_size);
+	}
 	d = pool_alloc(line_pool);
 
 	if (!d)
 		return NULL;
-	len = MIN(len, MIN(max, (size_t)HTTP_LINE_MAX - 1));
+	len = MIN(len, MIN(max, line_size - 1));
 	memcpy(d, p, len);
 	d[len] = 0;
 	return d;

@@ -7,6 +7,7 @@
 #include <sys/un.h>
 
 #include <sluice/addr.h>
+#include <sluice/lexer.h>
 #include <sluice/common.h>
 #include <sluice/str.h>
 
@@ -116,6 +117,18 @@ int addr_parse(const char *str, struct addr_spec *out, int flags, char **err)
 {
 	char tmp[512], *host, *port, *dash;
 	int family = 0;
+
+	if (flags & ADDR_F_ENV) {
+		/* As HAProxy does for addresses, even outside double quotes. */
+		char *x = cfg_env_expand(str);
+		int ret;
+
+		if (!x)
+			return addr_parse(str, out, flags & ~ADDR_F_ENV, err);
+		ret = addr_parse(x, out, flags & ~ADDR_F_ENV, err);
+		free(x);
+		return ret;
+	}
 
 	memset(out, 0, sizeof(*out));
 	out->fd = -1;

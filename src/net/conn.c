@@ -1,14 +1,27 @@
 /* Connection endpoints (conn.h). */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sluice/addr.h>
+#include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/conn.h>
 #include <sluice/global.h>
+#include <sluice/netns.h>
 #include <sluice/ssl.h>
+#include <sluice/str.h>
+
+#ifndef TCP_FASTOPEN_CONNECT
+#define TCP_FASTOPEN_CONNECT 30
+#endif
+#ifndef IP_BIND_ADDRESS_NO_PORT
+#define IP_BIND_ADDRESS_NO_PORT 24
+#endif
 
 void conn_want(struct conn *c, int events)
 {
@@ -103,19 +116,151 @@ void conn_set_rst(struct conn *c)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
-void conn_setup_tcp(int fd, int keepalive)
+void conn_setup_tcp(int fd, int keepalive, int server)
 {
 	int one = 1;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (keepalive)
 		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	if (unlikely(global.sockbuf[0][server]))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &global.sockbuf[0][server], sizeof(int));
+	if (unlikely(global.sockbuf[1][server]))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &global.sockbuf[1][server], sizeof(int));
+}
+
+/* ---- outgoing sockets: source, namespace, options ---- */
+
+struct conn_src *conn_src_new(const void *owner)
+{
+	struct conn_src *src = xcalloc(1, sizeof(*src));
+
+	src->owner = owner;
+	src->netns_fd = -1;
+	return src;
+}
+
+struct conn_src *conn_src_dup(const struct conn_src *from, const void *owner)
+{
+	struct conn_src *src = xcalloc(1, sizeof(*src));
+
+	*src = *from;
+	src->owner = owner;
+	src->iface = from->iface ? xstrdup(from->iface) : NULL;
+	src->netns = from->netns ? xstrdup(from->netns) : NULL;
+	return src;
+}
+
+void conn_src_release(struct conn_src **src, const void *owner)
+{
+	struct conn_src *x = *src;
+
+	*src = NULL;
+	if (!x || x->owner != owner)
+		return;
+	free(x->iface);
+	free(x->netns);
+	free(x);
+}
+
+/* Binds <fd> to <ss>, transparently (even a foreign address) when
+ * <transparent>. A given port may still be held by a connection of ours in
+ * TIME_WAIT, or be the client's own (usesrc client): SO_REUSEADDR lets it
+ * be bound, connect() then refusing a connection that would not be unique.
+ * Without a port, it is chosen at connect(), the destination known, so
+ * that a source address does not bound the connections to 64k. Returns 0,
+ * or -1 with errno. */
+static int conn_bind(int fd, const struct sockaddr_storage *ss, socklen_t len, int transparent)
+{
+	int one = 1, v6 = ss->ss_family == AF_INET6;
+
+	if (transparent &&
+	    setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_TRANSPARENT : IP_TRANSPARENT,
+		       &one, sizeof(one)) == -1)
+		return -1;
+	if (addr_get_port(ss))
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	else
+		(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+	return bind(fd, (const struct sockaddr *)ss, len);
+}
+
+/* Binds <fd> to the source of <src>: a port of its range (from port_next
+ * on, each tried once), else its address. Returns 0, or -1 with errno. */
+static int conn_bind_source(int fd, struct conn_src *src)
+{
+	struct sockaddr_storage ss = src->addr;
+	unsigned n;
+
+	if (!src->port_lo)
+		return conn_bind(fd, &ss, src->addrlen, 0);
+	n = (unsigned)src->port_hi - src->port_lo + 1;
+	for (unsigned i = 0; i < n; i++) {
+		uint16_t port = src->port_next;
+
+		if (port < src->port_lo || port > src->port_hi)
+			port = src->port_lo;
+		src->port_next = port == src->port_hi ? src->port_lo : (uint16_t)(port + 1);
+		addr_set_port(&ss, port);
+		if (conn_bind(fd, &ss, src->addrlen, 0) == 0)
+			return 0;
+		if (errno != EADDRINUSE)
+			return -1;
+	}
+	errno = EADDRNOTAVAIL;   /* every port of the range is taken */
+	return -1;
+}
+
+int conn_src_socket(struct conn_src *src, int family, const struct sockaddr_storage *cli)
+{
+	int fd = netns_socket(src->netns_fd, family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int tcp = family == AF_INET || family == AF_INET6, one = 1, r = 0;
+
+	if (fd == -1)
+		return -1;
+	if (src->iface)
+		r = setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, src->iface,
+			       (socklen_t)strlen(src->iface) + 1);
+	if (!r && tcp && src->user_timeout)
+		r = setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &src->user_timeout,
+			       sizeof(src->user_timeout));
+	if (!r && tcp && cli && (src->flags & CONN_SRC_F_TFO))
+		r = setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof(one));
+	if (!r && tcp && src->usesrc == CONN_USESRC_ADDR && src->tp.ss_family == family) {
+		r = conn_bind(fd, &src->tp, src->tplen, 1);
+	} else if (!r && tcp && cli && cli->ss_family == family &&
+		   (src->usesrc == CONN_USESRC_CLIENT || src->usesrc == CONN_USESRC_CLIENTIP)) {
+		struct sockaddr_storage ss = *cli;
+
+		if (src->usesrc == CONN_USESRC_CLIENTIP)
+			addr_set_port(&ss, 0);
+		r = conn_bind(fd, &ss, family == AF_INET ? sizeof(struct sockaddr_in) :
+			      sizeof(struct sockaddr_in6), 1);
+	} else if (!r && tcp && src->addr.ss_family == family) {
+		r = conn_bind_source(fd, src);
+	}
+	if (r == -1) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
 }
 
 int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
 		 int keepalive, void (*cb)(struct ev_loop *, ev_io *, int), void *data)
 {
-	int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	return conn_connect_src(c, addr, addrlen, keepalive, NULL, NULL, cb, data);
+}
+
+int conn_connect_src(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
+		     int keepalive, struct conn_src *src, const struct sockaddr_storage *cli,
+		     void (*cb)(struct ev_loop *, ev_io *, int), void *data)
+{
+	int fd = likely(!src) ? socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
+		 conn_src_socket(src, addr->ss_family, cli);
 
 	c->fd = fd;
 	if (fd == -1)
@@ -126,9 +271,28 @@ int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t 
 	c->io.data = data;
 	if (addr->ss_family != AF_UNIX) {
 		c->flags |= CO_F_TCP;
-		conn_setup_tcp(fd, keepalive);
+		conn_setup_tcp(fd, keepalive, 1);
 	}
 	if (connect(fd, (const struct sockaddr *)addr, addrlen) == 0)
 		return 0;
 	return errno == EINPROGRESS ? 1 : -1;
+}
+
+#define SOCKBUF_KW(kw, snd, srv) { kw, CFG_SEC_GLOBAL, CFG_T_SIZE, \
+	offsetof(struct global, sockbuf[snd][srv]), .min = 1024, .max = 1 << 30, \
+	.usage = "a socket buffer size" }
+
+/* tune.{rcvbuf,sndbuf}.{client,server}: SO_RCVBUF/SO_SNDBUF of each client
+ * or server socket (conn_setup_tcp()); the kernel doubles what it is asked
+ * and caps it at net.core.[rw]mem_max. */
+static struct cfg_kw conn_kws[] = {
+	SOCKBUF_KW("tune.rcvbuf.client", 0, 0),
+	SOCKBUF_KW("tune.rcvbuf.server", 0, 1),
+	SOCKBUF_KW("tune.sndbuf.client", 1, 0),
+	SOCKBUF_KW("tune.sndbuf.server", 1, 1),
+};
+
+SLUICE_INIT(conn_register)
+{
+	cfg_register(conn_kws, ARRAY_SIZE(conn_kws));
 }

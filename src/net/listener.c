@@ -17,6 +17,8 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/netns.h>
 #include <sluice/proxy.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
@@ -111,6 +113,28 @@ static struct listener *listener_new(struct bind_conf *bc, struct proxy *px, con
 	return li;
 }
 
+/* unix-bind: what every unix socket of a bind line starts from. */
+static struct {
+	char            *prefix;   /* put before every unix socket path */
+	struct bind_conf bc;       /* ux_mode, ux_uid, ux_gid */
+} ux_bind = { .bc = { .ux_uid = -1, .ux_gid = -1 } };
+
+/* Puts unix-bind's prefix before the path of <sun>. Returns 0 or -1
+ * (reported: the result is too long). */
+static int listener_ux_prefix(struct cfg_ctx *ctx, struct sockaddr_un *sun, const char *item)
+{
+	char path[sizeof(sun->sun_path) * 2];
+
+	snprintf(path, sizeof(path), "%s%s", ux_bind.prefix, sun->sun_path);
+	if (strlen(path) >= sizeof(sun->sun_path)) {
+		cfg_alert(ctx, "'%s': the path is too long with the unix-bind prefix '%s'", item,
+			  ux_bind.prefix);
+		return -1;
+	}
+	memcpy(sun->sun_path, path, strlen(path) + 1);
+	return 0;
+}
+
 /* Expands one comma-separated address item into listeners. */
 static int listener_add_addr(struct cfg_ctx *ctx, struct bind_conf *bc, struct proxy *px,
                              const char *item, struct listener ***tail)
@@ -118,11 +142,15 @@ static int listener_add_addr(struct cfg_ctx *ctx, struct bind_conf *bc, struct p
 	struct addr_spec as;
 	char *err = NULL;
 
-	if (addr_parse(item, &as, ADDR_F_UNIX_OK | ADDR_F_FD_OK | ADDR_F_RANGE_OK, &err) == -1) {
+	if (addr_parse(item, &as, ADDR_F_UNIX_OK | ADDR_F_FD_OK | ADDR_F_RANGE_OK | ADDR_F_ENV,
+		       &err) == -1) {
 		cfg_alert(ctx, "%s", err);
 		free(err);
 		return -1;
 	}
+	if (as.kind == ADDR_K_UNIX && ux_bind.prefix &&
+	    listener_ux_prefix(ctx, (struct sockaddr_un *)&as.ss, item) == -1)
+		return -1;
 	if (as.kind == ADDR_K_UNIX &&
 	    strlen(((struct sockaddr_un *)&as.ss)->sun_path) > LI_UX_PATH_MAX) {
 		cfg_alert(ctx, "'%s': a unix socket path may have at most %d characters here "
@@ -177,12 +205,15 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 	while (*tail)
 		tail = &(*tail)->next;
 	bc = xcalloc(1, sizeof(*bc));
-	bc->ux_uid = bc->ux_gid = -1;
+	bc->ux_mode = ux_bind.bc.ux_mode;
+	bc->ux_uid = ux_bind.bc.ux_uid;
+	bc->ux_gid = ux_bind.bc.ux_gid;
 	bc->conf_file = xstrdup(ctx->file);
 	bc->conf_line = ctx->line;
 	bc->level = 2; /* stats sockets default to "operator", as in HAProxy */
 	if (cli) {
-		bc->maxconn = LI_CLI_MAXCONN;
+		/* "stats maxconn" read before this line, as in HAProxy */
+		bc->maxconn = global.stats_maxconn ? global.stats_maxconn : LI_CLI_MAXCONN;
 		bc->flags |= LI_F_CLI;
 	}
 	for (i = 1; i < argc; ) {
@@ -232,6 +263,8 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 			lis.bind_release(bc);
 		free(bc->conf_file);
 		free(bc->name);
+		free(bc->iface);
+		free(bc->netns);
 		free(bc);
 		return -1;
 	}
@@ -498,9 +531,10 @@ const char *listener_key(const struct listener *li, char *out, size_t size)
 	else if (li->flags & LI_F_UNIX)
 		snprintf(out, size, "unix@%s", ux_path(li));
 	else
-		snprintf(out, size, "tcp@%s%s", addr_to_str(&li->addr, a, sizeof(a)),
+		snprintf(out, size, "tcp@%s%s%s%s", addr_to_str(&li->addr, a, sizeof(a)),
 			 li->addr.ss_family != AF_INET6 ? "" :
-			 li->flags & LI_F_V6ONLY ? "/v6only" : li->flags & LI_F_V4V6 ? "/v4v6" : "");
+			 li->flags & LI_F_V6ONLY ? "/v6only" : li->flags & LI_F_V4V6 ? "/v4v6" : "",
+			 li->bc->netns ? "/ns=" : "", li->bc->netns ? li->bc->netns : "");
 	return out;
 }
 
@@ -563,15 +597,40 @@ static int listener_pool_take(struct listener *li)
 /* The options of a TCP listening socket that a bound one can still take:
  * set on a new socket before bind(), and again on one taken over, whose
  * bind line may have changed since (a reload). */
-static void listener_tcp_opts(const struct listener *li)
+static int listener_tcp_opts(struct listener *li)
 {
-	int one = 1, reuse = !(li->flags & LI_F_NOREUSEPORT), defer = !!(li->flags & LI_F_DEFER);
+	int one = 1, defer = !!(li->flags & LI_F_DEFER);
+	int reuse = (li->flags & LI_F_REUSEPORT) ||
+		    !((li->flags & LI_F_NOREUSEPORT) || (global.tune_flags & GLB_T_NOREUSEPORT));
+	const struct bind_conf *bc = li->bc;
 
 	setsockopt(li->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Like HAProxy on Linux: SO_REUSEPORT unless refused, so that a new
 	 * process (-sf) can bind while the old one still serves. */
 	setsockopt(li->fd, SOL_SOCKET, SO_REUSEPORT, &reuse, sizeof(reuse));
 	setsockopt(li->fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer));
+	/* The options of the bind line that accepted sockets inherit, and
+	 * those binding needs: a failure is the bind line's. */
+	if (bc->mss && setsockopt(li->fd, IPPROTO_TCP, TCP_MAXSEG, &bc->mss, sizeof(int)) == -1)
+		return listener_fail(li, "set the MSS (mss) of");
+	if (bc->tcp_ut &&
+	    setsockopt(li->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &bc->tcp_ut, sizeof(int)) == -1)
+		return listener_fail(li, "set the user timeout (tcp-ut) of");
+	if (li->flags & LI_F_TFO) {
+		int qlen = listener_backlog(li);
+
+		if (setsockopt(li->fd, IPPROTO_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen)) == -1)
+			return listener_fail(li, "enable TCP fast open (tfo) on");
+	}
+	if ((li->flags & LI_F_TRANSPARENT) &&
+	    (li->addr.ss_family == AF_INET6 ?
+	     setsockopt(li->fd, IPPROTO_IPV6, IPV6_TRANSPARENT, &one, sizeof(one)) :
+	     setsockopt(li->fd, IPPROTO_IP, IP_TRANSPARENT, &one, sizeof(one))) == -1)
+		return listener_fail(li, "make transparent (needs CAP_NET_ADMIN)");
+	if (bc->iface && setsockopt(li->fd, SOL_SOCKET, SO_BINDTODEVICE, bc->iface,
+				    (socklen_t)strlen(bc->iface)) == -1)
+		return listener_fail(li, "bind to the interface of (needs CAP_NET_RAW)");
+	return 0;
 }
 
 static int listener_bind_one(struct listener *li)
@@ -590,12 +649,25 @@ static int listener_bind_one(struct listener *li)
 	if (r == -1)
 		return -1;
 	if (r == 1) {
-		if (!(li->flags & LI_F_UNIX))
-			listener_tcp_opts(li);
+		if (!(li->flags & LI_F_UNIX) && listener_tcp_opts(li) == -1)
+			return -1;
 	} else {
-		li->fd = socket(li->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		int ns = -1;
+
+		if (li->bc->netns) {
+			char *err = NULL;
+
+			if ((ns = netns_open(li->bc->netns, &err)) < 0) {
+				log_alert("%s:%d: %s", li->bc->conf_file, li->bc->conf_line, err);
+				free(err);
+				return -1;
+			}
+		}
+		li->fd = netns_socket(ns, li->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+				      SOCK_CLOEXEC, 0);
 		if (li->fd == -1)
-			return listener_fail(li, "create socket for");
+			return listener_fail(li, li->bc->netns ? "create socket (in its namespace: "
+					     "needs CAP_SYS_ADMIN) for" : "create socket for");
 		if (li->flags & LI_F_UNIX) {
 			if (listener_bind_unix(li) == -1)
 				return -1;
@@ -606,7 +678,8 @@ static int listener_bind_one(struct listener *li)
 				/* fixed at bind(): part of the socket's key */
 				setsockopt(li->fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
 			}
-			listener_tcp_opts(li);
+			if (listener_tcp_opts(li) == -1)
+				return -1;
 			if (bind(li->fd, (struct sockaddr *)&li->addr, li->addrlen) == -1)
 				return listener_fail(li, "bind");
 		}
@@ -639,13 +712,19 @@ int listener_bind_all(struct listener *list)
 }
 
 /* Whether the connections accepted by frontends during the current second
- * reached the process-wide rate limit (maxconnrate). */
+ * reached the process-wide rate limit (maxconnrate, or maxsessrate: a
+ * connection is counted once its tcp-request connection rules accepted it,
+ * so it is a session too; the lower limit applies). */
 static int listener_rate_reached(void)
 {
-	if (global.conn_rate_limit <= 0)
+	int lim = global.conn_rate_limit;
+
+	if (global.sess_rate_limit > 0 && (lim <= 0 || global.sess_rate_limit < lim))
+		lim = global.sess_rate_limit;
+	if (lim <= 0)
 		return 0;
 	freq_rotate(&global.conn_rate, tick_sec());
-	return global.conn_rate.curr >= (uint32_t)global.conn_rate_limit;
+	return global.conn_rate.curr >= (uint32_t)lim;
 }
 
 static int listener_full(const struct listener *li)
@@ -962,6 +1041,86 @@ static int bind_group(struct bind_conf *bc, const struct bind_kw *kw, int argc,
 	return 2;
 }
 
+static int bind_tcp_ut(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                       char **argv, char **err)
+{
+	const char *e;
+	uint32_t ms;
+
+	if (argc < 2 || parse_time_ms(argv[1], 1, &ms, &e) == -1 || ms > 0x7fffffff) {
+		*err = str_fmt("expects a time such as 30s");
+		return -1;
+	}
+	bc->tcp_ut = (int)ms;
+	return 2;
+}
+
+static int bind_interface(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                          char **argv, char **err)
+{
+	if (argc < 2 || !*argv[1] || strlen(argv[1]) >= 16) {
+		*err = str_fmt("expects an interface name");
+		return -1;
+	}
+	free(bc->iface);
+	bc->iface = xstrdup(argv[1]);
+	return 2;
+}
+
+/* namespace <name>: the listening socket is made in that network
+ * namespace (as `ip netns` names it), at start-up. */
+static int bind_namespace(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                          char **argv, char **err)
+{
+	if (argc < 2 || !*argv[1] || strchr(argv[1], '/')) {
+		*err = str_fmt("expects a network namespace name");
+		return -1;
+	}
+	if (strcmp(argv[1], "*") == 0) {
+		*err = str_fmt("'namespace *' is for servers in HAProxy: name the namespace");
+		return -1;
+	}
+	free(bc->netns);
+	bc->netns = xstrdup(argv[1]);
+	return 2;
+}
+
+/* thread|process <set>, shards <n>: sluice runs thread 1 of process 1, so a
+ * set holding it (or "all") is what every line gets anyway; one naming only
+ * others cannot be honoured. */
+static int bind_thread_set(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                           char **argv, char **err)
+{
+	static const char *const ok[] = { "1", "all", "odd", "1/1", "1/all", "1-1", "by-thread",
+					  "by-group", "1/odd" };
+	const char *v = argc > 1 ? argv[1] : "";
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
+		if (strcmp(v, ok[i]) == 0 || (strncmp(v, "1-", 2) == 0 && kw->name[0] != 's') ||
+		    (strncmp(v, "1/1-", 4) == 0))
+			return 2;
+	*err = str_fmt("'%s': sluice runs one thread in one process: only sets holding thread "
+		       "(and process) 1, or 'all', can be honoured", v);
+	return -1;
+}
+
+/* nice <n>: the priority of a line's connections among tasks; sluice has no
+ * task scheduler (each event runs as it comes): checked, no effect. */
+static int bind_nice(struct bind_conf *bc, const struct bind_kw *kw, int argc, char **argv,
+                     char **err)
+{
+	long v;
+
+	return cfg_opt_int(argc, argv, -1024, 1024, &v, err) == -1 ? -1 : 2;
+}
+
+static int bind_refused(struct bind_conf *bc, const struct bind_kw *kw, int argc, char **argv,
+                        char **err)
+{
+	*err = str_fmt("not supported by sluice: %s", (const char *)kw->priv);
+	return -1;
+}
+
 static struct bind_kw listener_bind_kws[] = {
 	{ "backlog", .off = offsetof(struct bind_conf, backlog), .min = 1, .max = 1 << 24 },
 	{ "maxconn", .off = offsetof(struct bind_conf, maxconn), .min = 0, .max = 1 << 24 },
@@ -978,9 +1137,75 @@ static struct bind_kw listener_bind_kws[] = {
 	{ "group", .parse = bind_group },
 	{ "uid", .off = offsetof(struct bind_conf, ux_uid), .min = 0, .max = 0x7fffffff },
 	{ "gid", .off = offsetof(struct bind_conf, ux_gid), .min = 0, .max = 0x7fffffff },
+	{ "tfo", .set = LI_F_TFO },
+	{ "transparent", .set = LI_F_TRANSPARENT },
+	{ "mss", .off = offsetof(struct bind_conf, mss), .min = 1, .max = 65535 },
+	{ "tcp-ut", .parse = bind_tcp_ut },
+	{ "interface", .parse = bind_interface },
+	{ "thread", .parse = bind_thread_set },
+	{ "process", .parse = bind_thread_set },
+	{ "shards", .parse = bind_thread_set },
+	{ "nice", .parse = bind_nice },
+	{ "accept-netscaler-cip", .parse = bind_refused,
+	  .priv = "the NetScaler client IP header is not built" },
+	{ "namespace", .parse = bind_namespace },
+};
+
+/* unix-bind [prefix <p>] [mode <m>] [user <u>] [uid <n>] [group <g>] [gid <n>]:
+ * the defaults of the unix sockets of the bind and stats socket lines that
+ * follow, read with the bind options of the same names. */
+static int kw_unix_bind(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	static const char *const allowed[] = { "mode", "user", "uid", "group", "gid" };
+
+	if (!argc) {
+		cfg_alert(ctx, "expects prefix, mode, user, uid, group or gid, each with a value");
+		return -1;
+	}
+	for (int i = 0; i < argc; ) {
+		const struct bind_kw *kw = NULL;
+		const char *sug;
+		char *err = NULL;
+		int used;
+
+		if (strcmp(argv[i], "prefix") == 0 && i + 1 < argc) {
+			free(ux_bind.prefix);
+			ux_bind.prefix = xstrdup(argv[i + 1]);
+			i += 2;
+			continue;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(allowed); k++)
+			if (strcmp(argv[i], allowed[k]) == 0)
+				kw = bind_find_kw(argv[i], 0, &sug);
+		if (!kw) {
+			cfg_alert(ctx, "unknown option '%s' (expects prefix, mode, user, uid, group "
+				  "or gid)", argv[i]);
+			return -1;
+		}
+		used = kw->parse ? kw->parse(&ux_bind.bc, kw, argc - i, argv + i, &err) :
+		       cfg_opt_int_at(&ux_bind.bc, kw->off, kw->min, kw->max, argc - i, argv + i,
+				      &err);
+		if (used < 0) {
+			cfg_alert(ctx, "option '%s': %s", argv[i], err ? err : "invalid value");
+			free(err);
+			return -1;
+		}
+		i += used;
+	}
+	return 0;
+}
+
+static struct cfg_kw listener_cfg_kws[] = {
+	{ "unix-bind", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_unix_bind,
+	  .usage = "[prefix <p>] [mode <m>] [user <u>] [uid <n>] [group <g>] [gid <n>]" },
+	{ "noreuseport", CFG_SEC_GLOBAL, CFG_T_FLAG, offsetof(struct global, tune_flags),
+	  .mask = GLB_T_NOREUSEPORT },
+	{ "maxsessrate", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, sess_rate_limit),
+	  .min = 0, .max = 0x7fffffff, .usage = "a number of sessions per second" },
 };
 
 SLUICE_INIT(listener_register)
 {
 	bind_register_keywords(listener_bind_kws, ARRAY_SIZE(listener_bind_kws));
+	cfg_register(listener_cfg_kws, ARRAY_SIZE(listener_cfg_kws));
 }

@@ -106,6 +106,8 @@ void pipe_flush(void)
 static struct cfg_kw pipe_kws[] = {
 	{ "tune.maxpipes", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, maxpipes),
 	  .min = 0, .max = 1 << 20, .usage = "a number of pipes" },
+	{ "maxpipes", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, maxpipes),
+	  .min = 0, .max = 1 << 20, .usage = "a number of pipes" },
 	{ "tune.pipesize", CFG_SEC_GLOBAL, CFG_T_SIZE, offsetof(struct global, pipesize),
 	  .min = 4096, .max = 1 << 26, .usage = "a pipe size" },
 };

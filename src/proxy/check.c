@@ -16,6 +16,7 @@
 #include <sluice/srv_agent.h>
 #include <sluice/backend.h>
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
 #include <sluice/proxy.h>
@@ -549,7 +550,9 @@ static void check_connected(struct check *c)
  * (or ends here when the connection cannot start). */
 static void check_connect(struct check *c, const struct sockaddr_storage *ss, socklen_t len)
 {
-	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	/* the server's source, interface and namespace serve its checks too */
+	int fd = c->srv->src ? conn_src_socket(c->srv->src, ss->ss_family, NULL) :
+		 socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd == -1) {
 		check_finish(c, CHK_R_SOCKERR, strerror(errno));
@@ -677,10 +680,16 @@ void check_start_all(void)
 
 		for (struct server *srv = px->servers; srv; srv = srv->next)
 			n += !!(srv->flags & SRV_F_CHECKED);
-		for (struct server *srv = px->servers; srv; srv = srv->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next) {
+			/* Spread the first checks of a backend over one interval,
+			 * at most max-spread-checks. */
+			uint32_t span = srv->check.inter;
+
+			if (global.max_spread_checks && span > global.max_spread_checks)
+				span = global.max_spread_checks;
 			if (srv->flags & SRV_F_CHECKED)
-				/* Spread the first checks of a backend over one interval. */
-				check_start_server(srv, (double)srv->check.inter * i++ / n / 1000.0);
+				check_start_server(srv, (double)span * i++ / n / 1000.0);
+		}
 	}
 	agent_start_all();
 }
@@ -768,6 +777,8 @@ static struct cfg_kw check_kws[] = {
 	  .mask = CHK_O_LOG_HEALTH, .base = chk_px_cfg },
 	{ "spread-checks", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, spread_checks),
 	  .min = 0, .max = 50, .usage = "a percentage" },
+	{ "max-spread-checks", CFG_SEC_GLOBAL, CFG_T_TIME,
+	  offsetof(struct global, max_spread_checks), .usage = "<time>" },
 };
 
 SLUICE_INIT(check_register)

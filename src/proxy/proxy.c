@@ -7,6 +7,7 @@
 #include <sluice/cfg.h>
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
@@ -27,14 +28,21 @@ struct proxy *proxy_find(const char *name, unsigned cap)
 	return NULL;
 }
 
-static struct proxy *defaults_find(const char *name)
+/* The defaults section named <name> declared so far, or NULL (*<other>
+ * then NULL too). As in HAProxy 2.6, a name that two of them bear is
+ * ambiguous: the first one is returned in *<other> as well. */
+static struct proxy *defaults_find(const char *name, struct proxy **other)
 {
 	struct proxy *found = NULL;
 
-	/* The last one of that name wins, as sections are read in order. */
-	for (struct proxy *px = global.defaults; px; px = px->next)
-		if (px->name && strcmp(px->name, name) == 0)
-			found = px;
+	*other = NULL;
+	for (struct proxy *px = global.defaults; px; px = px->next) {
+		if (!px->name || strcmp(px->name, name) != 0)
+			continue;
+		if (found && !*other)
+			*other = found;
+		found = px;
+	}
 	return found;
 }
 
@@ -177,6 +185,7 @@ static int proxy_section_begin(struct cfg_ctx *ctx, unsigned cap, int argc, char
 	/* Regular proxies inherit the last defaults section; a defaults
 	 * section starts from scratch unless it names one with "from". */
 	const struct proxy *def = (cap & PR_CAP_DEF) ? NULL : defaults_last();
+	const struct proxy *implicit = def;
 	const char *name = argc > 0 ? argv[0] : NULL;
 	int ret = 0;
 
@@ -195,11 +204,21 @@ static int proxy_section_begin(struct cfg_ctx *ctx, unsigned cap, int argc, char
 	}
 	for (int i = name ? 1 : 0; i < argc; i++) {
 		if (strcmp(argv[i], "from") == 0 && i + 1 < argc) {
-			def = defaults_find(argv[++i]);
-			if (!def) {
+			struct proxy *d, *other;
+
+			def = d = defaults_find(argv[++i], &other);
+			if (!d) {
 				cfg_alert(ctx, "'from %s': no defaults section of that name", argv[i]);
 				ret = -1;
+			} else if (other) {
+				cfg_alert(ctx, "ambiguous defaults section name '%s': it exists at "
+					  "least at %s:%d and %s:%d", argv[i], other->conf_file,
+					  other->conf_line, d->conf_file, d->conf_line);
+				ret = -1;
+			} else {
+				d->def_named = 1;
 			}
+			implicit = NULL;
 		} else {
 			cfg_alert(ctx, "unexpected argument '%s' (expects 'from <defaults>')", argv[i]);
 			ret = -1;
@@ -219,6 +238,7 @@ static int proxy_section_begin(struct cfg_ctx *ctx, unsigned cap, int argc, char
 		}
 	}
 	ctx->px = proxy_new(ctx, name, cap, def);
+	ctx->px->def_implicit = implicit;
 	return ret;
 }
 
@@ -308,10 +328,10 @@ static int kw_description(struct cfg_ctx *ctx, void *target, int argc, char **ar
 }
 
 static struct cfg_section proxy_sections[] = {
-	{ "defaults", CFG_SEC_DEFAULTS, sec_defaults, NULL },
-	{ "frontend", CFG_SEC_FRONTEND, sec_frontend, NULL },
-	{ "backend",  CFG_SEC_BACKEND,  sec_backend,  NULL },
-	{ "listen",   CFG_SEC_LISTEN,   sec_listen,   NULL },
+	{ "defaults", CFG_SEC_DEFAULTS, sec_defaults, NULL, NULL },
+	{ "frontend", CFG_SEC_FRONTEND, sec_frontend, NULL, NULL },
+	{ "backend",  CFG_SEC_BACKEND,  sec_backend,  NULL, NULL },
+	{ "listen",   CFG_SEC_LISTEN,   sec_listen,   NULL, NULL },
 };
 
 /* [no] option redispatch [<interval>]: redispatch on every <interval>th
@@ -377,13 +397,6 @@ static struct cfg_kw proxy_kws[] = {
 	PX_TIMEOUT("client-fin", client_fin, CFG_SEC_FE),
 	PX_TIMEOUT("server-fin", server_fin, CFG_SEC_BE),
 	PX_TIMEOUT("queue", queue, CFG_SEC_BE),
-	/* HAProxy 1.x forms, still found in old configs. */
-	{ "clitimeout", CFG_SEC_FE, CFG_T_TIME, CFG_PX_OFF(timeout.client),
-	  .flags = CFG_KW_F_DEPREC, .hint = "'timeout client'", .usage = "<time>" },
-	{ "srvtimeout", CFG_SEC_BE, CFG_T_TIME, CFG_PX_OFF(timeout.server),
-	  .flags = CFG_KW_F_DEPREC, .hint = "'timeout server'", .usage = "<time>" },
-	{ "contimeout", CFG_SEC_BE, CFG_T_TIME, CFG_PX_OFF(timeout.connect),
-	  .flags = CFG_KW_F_DEPREC, .hint = "'timeout connect'", .usage = "<time>" },
 	PX_OPTION("splice-auto", PR_O_SPLICE_AUTO, CFG_SEC_PROXIES),
 	PX_OPTION("splice-request", PR_O_SPLICE_REQ, CFG_SEC_PROXIES),
 	PX_OPTION("splice-response", PR_O_SPLICE_RSP, CFG_SEC_PROXIES),
@@ -482,6 +495,13 @@ static int proxy_postparse(void)
 				log_warning("%s:%d: missing 'timeout client' in '%s': idle clients "
 					    "will be kept forever", px->conf_file, px->conf_line, px->name);
 		}
+		if (px->def_implicit && px->def_implicit->def_named)
+			log_warning("%s:%d: defaults section '%s' (%s:%d) is named by 'from' in "
+				    "another proxy and used implicitly here (as the last one); HAProxy "
+				    "2.6 reports this ambiguity: add a last defaults section that no "
+				    "'from' names, or name it with 'from' everywhere", px->conf_file,
+				    px->conf_line, px->def_implicit->name, px->def_implicit->conf_file,
+				    px->def_implicit->conf_line);
 		if ((px->cap & PR_CAP_BE) && (!px->timeout.server || !px->timeout.connect))
 			log_warning("%s:%d: missing 'timeout connect' or 'timeout server' in '%s'",
 				    px->conf_file, px->conf_line, px->name);
@@ -543,6 +563,8 @@ static void proxy_free(struct proxy *px)
 			ssl_bind_free(li->bc);
 			free(li->bc->conf_file);
 			free(li->bc->name);
+			free(li->bc->iface);
+			free(li->bc->netns);
 			free(li->bc);
 		}
 		free(li->addr_str);
@@ -558,6 +580,7 @@ static void proxy_free(struct proxy *px)
 		free(srv->add_args);
 		free(srv->track_name);
 		ssl_srv_free(srv);
+		conn_src_release(&srv->src, srv);
 		free(srv);
 	}
 	for (struct proxy_ext *e = proxy_exts; e; e = e->next)
@@ -567,8 +590,10 @@ static void proxy_free(struct proxy *px)
 	log_list_free(&px->loggers);
 	lb_free(px);
 	tcpchk_free(px);
-	if (px->defsrv)
+	if (px->defsrv) {
 		ssl_srv_free(px->defsrv);
+		conn_src_release(&px->defsrv->src, px->defsrv);
+	}
 	free(px->defsrv);
 	free(px->name);
 	free(px->conf_file);

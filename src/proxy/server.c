@@ -6,8 +6,10 @@
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/cli_cmd.h>
+#include <sluice/lexer.h>
 #include <sluice/backend.h>
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
@@ -271,7 +273,7 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	}
 	if (srv_apply_options(srv, argc, argv, err) == -1 && !config)
 		goto discard;
-	if (!config && srv_runtime_refused(px, srv, err))
+	if (!config && (srv_runtime_refused(px, srv, err) || srv_src_inherit(srv, err) == -1))
 		goto discard;
 	if (aerr && !*err && srv_init_addr(srv, addr, err) == 0) {
 		char text[80];
@@ -294,6 +296,7 @@ discard:
 	free(srv->addr_str);
 	free(srv->track_name);
 	ssl_srv_free(srv);
+	conn_src_release(&srv->src, srv);
 	free(srv);
 	return NULL;
 }
@@ -302,13 +305,15 @@ discard:
 static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct server *srv;
-	char *err = NULL;
+	char *err = NULL, *addr;
 
 	if (argc < 2) {
 		cfg_alert(ctx, "expects <name> <address>[:<port>] [options]");
 		return -1;
 	}
-	srv = server_create(ctx->px, argv[0], argv[1], argc - 2, argv + 2, 1, &err);
+	addr = cfg_env_expand(argv[1]);   /* as HAProxy does, even unquoted */
+	srv = server_create(ctx->px, argv[0], addr ? addr : argv[1], argc - 2, argv + 2, 1, &err);
+	free(addr);
 	if (srv) {
 		srv->conf_file = xstrdup(ctx->file);
 		srv->conf_line = ctx->line;
@@ -646,6 +651,11 @@ static struct srv_kw server_kws[] = {
 	{ "enabled", .parse = srv_flag, .clr = SRV_F_MAINT },
 	{ "backup", .parse = srv_flag, .set = SRV_F_BACKUP },
 	{ "check", .parse = srv_flag, .set = SRV_F_CHECKED },
+	/* the no-* forms undo what default-server set */
+	{ "no-check", .parse = srv_flag, .clr = SRV_F_CHECKED },
+	{ "no-backup", .parse = srv_flag, .clr = SRV_F_BACKUP },
+	{ "no-send-proxy", .parse = srv_flag, .clr = SRV_F_SEND_PROXY },
+	{ "no-send-proxy-v2", .parse = srv_flag, .clr = SRV_F_SEND_PROXY_V2 },
 	{ "send-proxy", .parse = srv_flag, .set = SRV_F_SEND_PROXY, .clr = SRV_F_SEND_PROXY_V2 },
 	{ "send-proxy-v2", .parse = srv_flag, .set = SRV_F_SEND_PROXY_V2,
 	  .clr = SRV_F_SEND_PROXY },
@@ -659,15 +669,9 @@ static struct srv_kw server_kws[] = {
 };
 
 /* resolvers NAME: DNS at run time is not built; its lines are skipped. */
-static int sec_resolvers(struct cfg_ctx *ctx, int argc, char **argv)
-{
-	cfg_alert(ctx, "not supported yet: sluice resolves server names once at start-up "
-		  "(use init-addr)");
-	return -1;
-}
-
 static struct cfg_section server_sections[] = {
-	{ "resolvers", CFG_SEC_RESOLVERS, sec_resolvers, NULL },
+	{ "resolvers", CFG_SEC_RESOLVERS, .refused = "DNS resolution at run time is not built yet: sluice resolves "
+	  "server names once at start-up (use init-addr)" },
 };
 
 static struct cfg_kw server_cfg_kws[] = {
@@ -1256,6 +1260,7 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 	free(srv->addr_str);
 	free(srv->conf_file);
 	free(srv->track_name);
+	conn_src_release(&srv->src, srv);
 	free(srv);
 	dstr_printf(&ctx->out, "Server deleted.\n");
 	return 0;

@@ -16,6 +16,7 @@
 #include <sluice/check.h>
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
@@ -233,7 +234,8 @@ static void agent_run(struct check *a)
 
 	a->start = tick_ev_now();
 	addr_set_port(&ss, a->port);
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = srv->src ? conn_src_socket(srv->src, ss.ss_family, NULL) :
+	     socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1) {
 		agent_done(a, CHK_R_SOCKERR, strerror(errno));
 		return;

@@ -429,10 +429,12 @@ int stream_connect(struct stream *s)
 	s->t_conn = tick_ev_now();
 	s->be->be_counters.connect++;
 	srv->counters.connect++;
-	rc = conn_connect(&s->srv, &addr, srv->addrlen,
-			  !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)), stream_io_cb, s);
+	rc = conn_connect_src(&s->srv, &addr, srv->addrlen,
+			      !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)), srv->src,
+			      &s->cli_addr, stream_io_cb, s);
 	if (rc == -1 && s->srv.fd < 0) {
-		log_warning("backend %s: cannot create a socket: %s", s->be->name, strerror(errno));
+		log_warning("backend %s: cannot create a socket to server %s: %s", s->be->name,
+			    srv->name, strerror(errno));
 		return stream_conn_failed(s, 0);
 	}
 	ss_connecting(s);
@@ -1218,7 +1220,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	s->cli.flags = CO_F_CONNECTED;
 	if (addr->ss_family != AF_UNIX) {
 		s->cli.flags |= CO_F_TCP;
-		conn_setup_tcp(fd, !!(fe->options & (PR_O_TCP_KA | PR_O_CLI_KA)));
+		conn_setup_tcp(fd, !!(fe->options & (PR_O_TCP_KA | PR_O_CLI_KA)), 0);
 	}
 	if (tcp_rules_has(fe, TCP_RS_CONN) && stream_accept_rules(s) == -1)
 		return;

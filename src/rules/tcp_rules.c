@@ -605,6 +605,24 @@ static int tcp_postparse(void)
 			errors++;
 		}
 
+		/* HAProxy 2.6: a frontend never runs a defaults section's
+		 * tcp-response rules, nor a backend its connection/session
+		 * rules; inheriting them is an error */
+		if (tp && tp->def && (px->cap & PR_CAP_FE) && !(px->cap & PR_CAP_BE) &&
+		    tcp_rules_has(tp->def, TCP_RS_RES)) {
+			log_alert("%s:%d: a frontend cannot inherit from a defaults section defining "
+				  "'tcp-response content' rules ('%s' at %s:%d)", px->conf_file,
+				  px->conf_line, tp->def->name, tp->def->conf_file, tp->def->conf_line);
+			errors++;
+		}
+		if (tp && tp->def && (px->cap & PR_CAP_BE) && !(px->cap & PR_CAP_FE) &&
+		    (tcp_rules_has(tp->def, TCP_RS_CONN) || tcp_rules_has(tp->def, TCP_RS_SESS))) {
+			log_alert("%s:%d: a backend cannot inherit from a defaults section defining "
+				  "'tcp-request connection' or 'tcp-request session' rules ('%s' at "
+				  "%s:%d)", px->conf_file, px->conf_line, tp->def->name,
+				  tp->def->conf_file, tp->def->conf_line);
+			errors++;
+		}
 		if (tp && !(px->cap & PR_CAP_FE) && tp->n[TCP_RS_REQ] && !tp->delay[0] &&
 		    px->mode == PR_MODE_TCP)
 			log_warning("%s:%d: backend '%s': tcp-request content rules without "

@@ -482,7 +482,7 @@ static const struct smp_fetch_kw ul_fetches[] = {
 };
 
 static struct cfg_section ul_sections[] = {
-	{ "userlist", CFG_SEC_USERLIST, sec_userlist, sec_userlist_end },
+	{ "userlist", CFG_SEC_USERLIST, sec_userlist, sec_userlist_end, NULL },
 };
 
 static struct cfg_kw ul_kws[] = {

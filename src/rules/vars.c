@@ -581,28 +581,49 @@ static int cli_get_var(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-/* The value of "set var" from sample expression <str>, evaluated without a
- * stream. Returns 1 with <smp> set, or 0 after the message. */
-static int var_cli_eval_expr(struct cli_ctx *ctx, const char *str, struct smp_expr *e,
-                             struct sample *smp)
+/* The value of "set var" (<fmt> 0: sample expression <str>, 1: log
+ * format <str>), evaluated without a stream. Returns 1 with <smp> set (and
+ * <e> to free with smp_expr_free() when its fetch is set), or 0 with <err>
+ * allocated. */
+static int var_eval_const(int fmt, const char *str, struct smp_expr *e, struct sample *smp,
+                          char **err)
 {
-	char *err = NULL;
+	struct lf_expr lf = { 0 };
+	struct lf_ctx c = { 0 };
+	char *out, *e2 = NULL;
 
-	if (smp_expr_parse(str, e, NULL, &err) == -1) {
-		dstr_printf(&ctx->out, "Failed to parse the expression: %s\n", err);
-		free(err);
+	if (!fmt) {
+		if (smp_expr_parse(str, e, NULL, &e2) == -1) {
+			*err = str_fmt("Failed to parse the expression: %s", e2);
+			free(e2);
+			return 0;
+		}
+		if (!(e->fetch->use & SMP_USE_CONST)) {
+			*err = str_fmt("Fetch '%s' needs a connection: only fetches that work "
+				       "without one (str, int, bool, ipv4, ipv6, env, hostname, date, "
+				       "rand, var(proc.*), table_cnt, table_avl) may be used here.",
+				       e->fetch->name);
+			return 0;
+		}
+		if (!smp_expr_eval(e, NULL, smp)) {
+			*err = str_fmt("The expression gave no value: nothing was set.");
+			return 0;
+		}
+		return 1;
+	}
+	if (lf_compile(str, &lf, &e2) == -1) {
+		*err = str_fmt("Failed to parse the format: %s", e2);
+		free(e2);
+		lf_free(&lf);
 		return 0;
 	}
-	if (!(e->fetch->use & SMP_USE_CONST)) {
-		dstr_printf(&ctx->out, "Fetch '%s' needs a connection: only fetches that work "
-			    "without one (str, int, bool, ipv4, ipv6, env, hostname, date, rand, "
-			    "var(proc.*), table_cnt, table_avl) may be used here.\n", e->fetch->name);
-		return 0;
-	}
-	if (!smp_expr_eval(e, NULL, smp)) {
-		dstr_printf(&ctx->out, "The expression gave no value: nothing was set.\n");
-		return 0;
-	}
+	out = smp_scratch_get();
+	c.li_id = -1;
+	c.pid = (int)getpid();
+	smp->type = SMP_T_STR;
+	smp->u.str.len = lf_render(&lf, &c, out, SMP_SCRATCH_SIZE);
+	smp->u.str.p = out;
+	lf_free(&lf);
 	return 1;
 }
 
@@ -612,10 +633,10 @@ static int cli_set_var(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct var_ref ref;
 	struct smp_expr e = { 0 };
-	struct lf_expr lf = { 0 };
 	struct sample smp = { 0 };
 	const char *kind = "expr", *arg;
-	int ok = 0;
+	char *err = NULL;
+	int ok;
 
 	if (!ctx->experimental) {
 		dstr_printf(&ctx->out, "This command is restricted to experimental mode only "
@@ -634,26 +655,10 @@ static int cli_set_var(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (var_cli_ref(ctx, "set", argv[2], &ref) == -1)
 		return -1;
-	if (kind[0] == 'e') {
-		ok = var_cli_eval_expr(ctx, arg, &e, &smp);
-	} else {
-		char *err = NULL;
-
-		if (lf_compile(arg, &lf, &err) == -1) {
-			dstr_printf(&ctx->out, "Failed to parse the format: %s\n", err);
-			free(err);
-		} else {
-			struct lf_ctx c = { 0 };
-			char *out = smp_scratch_get();
-
-			c.li_id = -1;
-			c.pid = (int)getpid();
-			smp.type = SMP_T_STR;
-			smp.u.str.len = lf_render(&lf, &c, out, SMP_SCRATCH_SIZE);
-			smp.u.str.p = out;
-			ok = 1;
-		}
-		lf_free(&lf);
+	ok = var_eval_const(kind[0] == 'f', arg, &e, &smp, &err);
+	if (!ok) {
+		dstr_printf(&ctx->out, "%s\n", err);
+		free(err);
 	}
 	/* names come from the operator here: bound what they may take */
 	if (ok && !var_find(&var_proc, &ref, NULL) && var_proc.bytes > VAR_CLI_PROC_MAX) {
@@ -663,11 +668,55 @@ static int cli_set_var(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (ok)
 		var_set(&ref, NULL, &smp);
-	if (kind[0] == 'e' && e.fetch)
+	if (e.fetch)
 		smp_expr_free(&e);
 	var_ref_release(&ref);
 	return ok ? 0 : -1;
 }
+
+/* set-var <name> <expr> | set-var-fmt <name> <format> in the global section:
+ * a process-wide variable (proc.*) set while the configuration is read, so
+ * that rules (and the lines after it, through var(proc.*)) see it. The
+ * row's .arg is 1 for the format form. */
+static int kw_global_set_var(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct var_ref ref;
+	struct smp_expr e = { 0 };
+	struct sample smp = { 0 };
+	char *err = NULL;
+	int ok;
+
+	if (argc != 2) {
+		cfg_alert(ctx, "expects a variable name and %s", ctx->kw_row->arg ?
+			  "a log format" : "a sample expression");
+		return -1;
+	}
+	if (var_ref_parse(argv[0], strlen(argv[0]), &ref, &err) == -1 || ref.scope != VAR_PROC) {
+		cfg_alert(ctx, "%s", err ? err : "only process-wide variables (proc.<name>) may "
+			  "be set in the global section");
+		free(err);
+		if (!err)
+			var_ref_release(&ref);
+		return -1;
+	}
+	ok = var_eval_const((int)ctx->kw_row->arg, argv[1], &e, &smp, &err);
+	if (ok)
+		var_set(&ref, NULL, &smp);
+	else
+		cfg_alert(ctx, "%s", err);
+	free(err);
+	if (e.fetch)
+		smp_expr_free(&e);
+	var_ref_release(&ref);
+	return ok ? 0 : -1;
+}
+
+static struct cfg_kw var_cfg_kws[] = {
+	{ "set-var", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_global_set_var, .arg = 0,
+	  .usage = "proc.<name> <expression>" },
+	{ "set-var-fmt", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_global_set_var, .arg = 1,
+	  .usage = "proc.<name> <log format>" },
+};
 
 static struct cli_kw var_cli_kws[] = {
 	{ { "get", "var", NULL }, "get var <name>", "show a process-wide variable (proc.*)",
@@ -701,4 +750,5 @@ SLUICE_INIT(var_register)
 	smp_register_convs(var_convs, ARRAY_SIZE(var_convs));
 	act_register_ext(var_acts, ARRAY_SIZE(var_acts), sizeof(var_acts[0]), ACT_L_BASE);
 	cli_register(var_cli_kws, ARRAY_SIZE(var_cli_kws));
+	cfg_register(var_cfg_kws, ARRAY_SIZE(var_cfg_kws));
 }

@@ -91,14 +91,13 @@ static int kw_nbthread(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	return 0;
 }
 
+/* nbproc: HAProxy 2.5 removed it and 2.6 refuses it whatever its value,
+ * "nbproc 1" included; sluice refuses it the same way. */
 static int kw_nbproc(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	if (argc != 1 || strcmp(argv[0], "1") != 0) {
-		cfg_alert(ctx, "only 'nbproc 1' is supported for now (multi-process mode with "
-			  "a master is not built yet)");
-		return -1;
-	}
-	return 0;
+	cfg_alert(ctx, "not supported any more since HAProxy 2.5 (2.6 refuses it too): "
+		  "remove it; sluice runs one process with one event loop");
+	return -1;
 }
 
 static int kw_text(struct cfg_ctx *ctx, void *target, int argc, char **argv)
@@ -141,7 +140,7 @@ static int kw_user_group(struct cfg_ctx *ctx, void *target, int argc, char **arg
 }
 
 static struct cfg_section process_sections[] = {
-	{ "global", CFG_SEC_GLOBAL, sec_global, NULL },
+	{ "global", CFG_SEC_GLOBAL, sec_global, NULL, NULL },
 };
 
 static struct cfg_kw process_kws[] = {
@@ -196,6 +195,8 @@ static int process_postparse(void)
 		} else {
 			fds = 2L * MAXCONN_AUTO_CAP + FD_RESERVE;
 		}
+		if (global.fd_hard_limit && fds > global.fd_hard_limit)
+			fds = global.fd_hard_limit;
 		/* Two descriptors per connection, plus two per pipe when some
 		 * proxy splices (tune.maxpipes defaults to maxconn/4). */
 		fds -= FD_RESERVE;
@@ -226,6 +227,8 @@ int process_set_limits(void)
 	want = global.ulimit_n ? (rlim_t)global.ulimit_n :
 	       (rlim_t)global.maxconn * 2 + FD_RESERVE +
 	       (process_uses_splice() ? (rlim_t)pipe_max() * 2 : 0);
+	if (global.fd_hard_limit && want > (rlim_t)global.fd_hard_limit)
+		want = (rlim_t)global.fd_hard_limit;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		return -1;
 	if (rl.rlim_cur >= want && !global.ulimit_n)

@@ -18,6 +18,14 @@ static char *errtext;            /* stderr of the last capture, NULL after resto
 static FILE *cap_file;
 static int cap_saved = -1;
 
+/* A cmocka group setup keeping struct global as it is before any parsing,
+ * for restore_global(). */
+static inline int capture_group_setup(void **state)
+{
+	pristine = global;
+	return 0;
+}
+
 /* Starts sending stderr (fd 2) to a temporary file, until capture_end(). */
 static inline void capture_start(void)
 {

@@ -571,14 +571,20 @@ static void test_defaults_from(void **state)
 	assert_int_equal(z->timeout.client, 1000);
 	reset(NULL);
 
-	/* Defaults inherit from defaults; the last of a name wins. */
-	PARSE_ERRORS("defaults a\n  timeout client 1s\n"
-		     "defaults a\n  timeout client 2s\n"
+	/* Defaults inherit from defaults. */
+	PARSE_ERRORS("defaults a\n  timeout client 2s\n"
 		     "defaults b from a\n  timeout server 3s\n"
 		     "backend k from b\n"
 		     "frontend l from b\n", 0);
 	assert_int_equal(proxy_find("k", PR_CAP_BE)->timeout.server, 3000);
 	assert_int_equal(proxy_find("l", PR_CAP_FE)->timeout.client, 2000);
+	reset(NULL);
+	/* A name two defaults sections bear is ambiguous for "from" (2.6). */
+	PARSE_ERRORS("defaults a\n  timeout client 1s\n"
+		     "defaults a\n  timeout client 2s\n"
+		     "frontend l from a\n", 1);
+	expect_msg("t.cfg:5: 'frontend' in frontend section: ambiguous defaults section name "
+		   "'a': it exists at least at t.cfg:1 and t.cfg:3");
 	reset(NULL);
 
 	PARSE_ERRORS("frontend x from nosuch\n", 1);
@@ -654,7 +660,8 @@ static void test_nbthread(void **state)
 	PARSE_FRESH("global\n  nbthread 1\n", 0);
 	PARSE_FRESH("global\n  nbthread 0\n", 1);
 	PARSE_FRESH("global\n  nbproc 2\n", 1);
-	PARSE_FRESH("global\n  nbproc 1\n", 0);
+	PARSE_FRESH("global\n  nbproc 1\n", 1);   /* as HAProxy 2.6 */
+	expect_msg("not supported any more since HAProxy 2.5");
 }
 
 /* The soft-stop keywords (stop.c): times, errors naming the keyword, and a
@@ -755,10 +762,12 @@ static void test_deprecated(void **state)
 {
 	int w = cfg_warnings();
 
-	PARSE_ERRORS("frontend f\n  clitimeout 5s\n", 0);
-	assert_int_equal(cfg_warnings(), w + 1);
-	expect_msg("t.cfg:2: 'clitimeout' in frontend section: deprecated; use 'timeout client' instead");
-	assert_int_equal(proxy_find("f", PR_CAP_FE)->timeout.client, 5000);
+	/* HAProxy 2.6 refuses the 1.x timeout keywords: so does sluice */
+	PARSE_ERRORS("frontend f\n  clitimeout 5s\n", 1);
+	assert_int_equal(cfg_warnings(), w);
+	expect_msg("t.cfg:2: 'clitimeout' in frontend section: removed from HAProxy (2.6 refuses "
+		   "it too): gone since 2.1, use 'timeout client' instead");
+	assert_int_equal(proxy_find("f", PR_CAP_FE)->timeout.client, 0);
 }
 
 static void test_lexer_errors_reported(void **state)
