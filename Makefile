@@ -292,9 +292,9 @@ test: deps deps-clients
 
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, libFuzzer, ASan
 # and UBSan into build-fuzz/. The library objects are compiled once, without
-# the USE_* options but zlib (no OpenSSL/PCRE2/systemd), so only libev,
-# libnghttp2 (always built) and zlib are linked (zlib: fuzz_proxy compresses
-# some responses). `make
+# the USE_* options but zlib and Lua (no OpenSSL/PCRE2/systemd), so only
+# libev, libnghttp2 (always built), zlib (fuzz_proxy compresses some
+# responses) and Lua (fuzz_lua) are linked. `make
 # fuzz-smoke` runs each harness fuzz_<name> FUZZ_TIME seconds from its seeds tests/fuzz/corpus/<name>/ (read only; new inputs go to
 # build-fuzz/corpus/<name>/) with tests/fuzz/<name>.dict if present, and
 # fails on any crash, leak, timeout or OOM.
@@ -305,7 +305,8 @@ FUZZ_BINS   := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS   := $(patsubst src/%.c,build-fuzz/obj/%.o,$(LIB_SRCS))
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Iinclude \
                -DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_BUILD_OPTS='"fuzz"' $(LIBEV_CFLAGS) \
-               -DUSE_ZLIB -fsanitize=address,undefined -fno-sanitize-recover=undefined
+               -DUSE_ZLIB -DUSE_LUA $(shell $(PKG) --cflags lua5.4 2>/dev/null) \
+               -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 # Re-measures ../shared/haproxy-2.6-surface.tsv against ./sluice (about a
 # minute; not part of `make test`): accepted/total per kind, and the rest.
@@ -329,7 +330,7 @@ build-fuzz/obj/%.o: src/%.c
 
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@echo "  LD  $@"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lnghttp2 -lz -lm
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lnghttp2 -lz -llua5.4 -lm
 
 -include $(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 

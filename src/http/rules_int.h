@@ -57,10 +57,9 @@ struct http_rule {
 	uint32_t                  nlen;
 	int                       how;     /* del-header -m method, capture fetch */
 	struct http_fmt           fmt;     /* value, path, replacement */
-#ifdef USE_PCRE2
-	pcre2_code               *re;
-	pcre2_match_data         *md;      /* per rule: one thread, no malloc per request */
-#endif
+	void                     *re;      /* pcre2_code (NULL without USE_PCRE2) */
+	void                     *md;      /* its pcre2_match_data, per rule: one thread,
+	                                      no malloc per request */
 	int                       status;  /* deny/tarpit/return/set-status */
 	char                     *reason;  /* set-status reason, NULL: the standard one */
 	struct http_reply        *reply;   /* deny/tarpit/return; NULL: the error page */

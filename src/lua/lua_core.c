@@ -382,15 +382,15 @@ static int core_parse_addr(lua_State *L)
 	return 1;
 }
 
-/* Whether networks <a> and <b> overlap: the shorter prefix holds the
- * other's address. */
+/* Whether networks <a> and <b> overlap: of the same family, the shorter
+ * prefix holds the other's address. */
 static int core_match_addr(lua_State *L)
 {
 	const struct core_net *a = luaL_checkudata(L, 1, CORE_NET);
 	const struct core_net *b = luaL_checkudata(L, 2, CORE_NET);
-	int bits = MIN(a->bits, b->bits), match = 1;
+	int bits = MIN(a->bits, b->bits), match = a->family == b->family;
 
-	for (int i = 0; i < 16 && bits > 0; i++, bits -= 8) {
+	for (int i = 0; match && i < 16 && bits > 0; i++, bits -= 8) {
 		unsigned mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
 
 		if ((a->a.s6_addr[i] ^ b->a.s6_addr[i]) & mask) {

@@ -159,10 +159,13 @@ static int regex_run(lua_State *L, int groups)
 	lua_newtable(L);
 	if (rc > 0) {
 		const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(rx->md);
+		uint32_t ngroups = 0;
 
-		/* [1] the whole match, then the groups, at most 20 */
-		for (int i = 0; i < rc && i < 20; i++) {
-			if (ov[2 * i] == PCRE2_UNSET)
+		/* [1] the whole match, then every group of the regex ("" when
+		 * it did not take part), at most 20 in all */
+		pcre2_pattern_info(rx->re, PCRE2_INFO_CAPTURECOUNT, &ngroups);
+		for (int i = 0; i <= (int)ngroups && i < 20; i++) {
+			if (i >= rc || ov[2 * i] == PCRE2_UNSET)
 				lua_pushliteral(L, "");
 			else
 				lua_pushlstring(L, s + ov[2 * i], ov[2 * i + 1] - ov[2 * i]);
