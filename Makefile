@@ -237,7 +237,7 @@ endef
 BENCH_PY := bench/quick bench/profile bench/run-all bench/size_sweep bench/conn_rate \
             bench/session bench/concurrency bench/latency bench/rules bench/backends \
             bench/multicore bench/tls bench/reload bench/compression bench/cache bench/h2 \
-            bench/lib/benchlib.py bench/lib/study.py
+            bench/lua bench/lib/benchlib.py bench/lib/study.py
 define check_bench_scripts
 	@if python3 -c 'import sys; [compile(open(f).read(), f, "exec") for f in sys.argv[1:]]' \
 	    $(BENCH_PY); then echo "PASS bench:scripts-compile" >> $(BUILD)/results.txt; \

@@ -35,7 +35,7 @@ LOADGEN = os.path.join(REPO, "bench", "tools", "loadgen")
 # Each study its own ports, so that two never collide.
 PORT_BASES = {"size_sweep": 19000, "conn_rate": 19100, "session": 19200, "concurrency": 19300,
               "latency": 19400, "rules": 19500, "backends": 19600, "multicore": 19700,
-              "tls": 19800}
+              "tls": 19800, "lua": 20500}
 
 
 def backend_nginx_conf(tmp, servers, workers=1, conns=20000, http_extra="", locations=""):
