@@ -491,6 +491,7 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 	}
 	stream_ext_release(s);   /* first: nothing it runs may see the stream go */
 	s->proto->release(s);
+	stream_ext_release(s);   /* what the log line's fetches made (a Lua fetch) */
 	stk_stream_end(s);
 	{
 		long tc = s->t_est ? tick_ev_to_ms(s->t_est - s->t_conn) : -1;
