@@ -1,0 +1,171 @@
+/* Actions on the stream and its client socket, in the rule sets HAProxy
+ * 2.6 offers them: set-log-level (the level of the request's log line, or
+ * none), set-tos and set-mark (IP TOS / netfilter mark of the client's
+ * packets), set-priority-class and set-priority-offset (its place in the
+ * queues), and the fetches prio_class and prio_offset. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/action.h>
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/sample.h>
+#include <sluice/str.h>
+#include <sluice/stream.h>
+#include <sluice/units.h>
+
+/* What a rule of these actions holds. */
+struct strm_act {
+	long             v;      /* set-log-level: 1 + a level or STRM_LOG_SILENT; tos; mark */
+	struct smp_expr *expr;   /* set-priority-*: the sample */
+};
+
+/* The row's own value (which field the action sets). */
+enum strm_act_kind { SA_LOGLEVEL, SA_TOS, SA_MARK, SA_PRIO_CLASS, SA_PRIO_OFFSET };
+
+static const char *const strm_levels[] = { "emerg", "alert", "crit", "err", "warning",
+					   "notice", "info", "debug", "silent" };
+
+/* The kind of row <kw>: its position in strm_acts[]. */
+static enum strm_act_kind strm_act_kind(const struct act_kw *kw);
+
+static int strm_act_parse(struct act_parse *p)
+{
+	struct strm_act *a = xcalloc(1, sizeof(*a));
+	enum strm_act_kind k = strm_act_kind(p->kw);
+	const char *w = p->idx < p->argc ? p->argv[p->idx] : NULL;
+
+	p->priv = a;
+	if (!w || strcmp(w, "if") == 0 || strcmp(w, "unless") == 0) {
+		act_alert(p, "expects %s", p->kw->usage);
+		return -1;
+	}
+	p->idx++;
+	switch (k) {
+	case SA_LOGLEVEL:
+		for (a->v = 0; a->v < 9 && strcmp(w, strm_levels[a->v]); a->v++)
+			;
+		if (a->v == 9) {
+			act_alert(p, "unknown log level '%s' (expects emerg, alert, crit, err, warning, "
+				  "notice, info, debug or silent)", w);
+			return -1;
+		}
+		a->v = a->v == 8 ? STRM_LOG_SILENT : a->v + 1;
+		return 0;
+	case SA_TOS:
+	case SA_MARK: {
+		char *end;
+		unsigned long long v = strtoull(w, &end, 0);
+
+		if (*end || end == w || w[0] == '-' || v > (k == SA_TOS ? 255ULL : 0xffffffffULL)) {
+			act_alert(p, "expects %s, got '%s'", p->kw->usage, w);
+			return -1;
+		}
+		a->v = (long)v;
+		return 0;
+	}
+	default: {
+		char *err = NULL;
+
+		a->expr = xcalloc(1, sizeof(*a->expr));
+		if (smp_expr_parse(w, a->expr, NULL, &err) == -1) {
+			act_alert(p, "%s", err);
+			free(err);
+			return -1;
+		}
+		return 0;
+	}
+	}
+}
+
+static void strm_act_free(void *priv)
+{
+	struct strm_act *a = priv;
+
+	if (!a)
+		return;
+	smp_expr_free(a->expr);
+	free(a->expr);
+	free(a);
+}
+
+/* set-log-level, set-tos, set-mark: one row each, one executor reading the
+ * row's kind through its rule's value */
+static void strm_act_loglevel(void *priv, struct stream *s, unsigned where)
+{
+	s->log_level = (signed char)((const struct strm_act *)priv)->v;
+}
+
+static void strm_act_tos(void *priv, struct stream *s, unsigned where)
+{
+	stream_set_tos(s, (int)((const struct strm_act *)priv)->v);
+}
+
+static void strm_act_mark(void *priv, struct stream *s, unsigned where)
+{
+	stream_set_mark(s, (int)(unsigned)((const struct strm_act *)priv)->v);
+}
+
+/* set-priority-class / -offset: the sample as an integer (none: unchanged) */
+static void strm_act_prio(const struct strm_act *a, struct stream *s, int offset)
+{
+	struct sample smp;
+
+	memset(&smp, 0, sizeof(smp));
+	if (smp_expr_eval(a->expr, s, &smp) && smp_cast(&smp, SMP_T_SINT))
+		stream_set_priority(s, offset, smp.u.sint < -1000000 ? -1000000 :
+				    smp.u.sint > 1000000 ? 1000000 : (long)smp.u.sint);
+}
+
+static void strm_act_prio_class(void *priv, struct stream *s, unsigned where)
+{
+	strm_act_prio(priv, s, 0);
+}
+
+static void strm_act_prio_offset(void *priv, struct stream *s, unsigned where)
+{
+	strm_act_prio(priv, s, 1);
+}
+
+#define W_TOSMARK (ACT_W_TCP_ALL | ACT_W_HTTP_REQ | ACT_W_HTTP_RES)
+
+static const struct act_kw strm_acts[] = {
+	[SA_LOGLEVEL] = { "set-log-level", 0, ACT_W_TCP_REQ | ACT_W_TCP_RES | ACT_W_HTTP_REQ |
+			  ACT_W_HTTP_RES, strm_act_parse, strm_act_loglevel, strm_act_free,
+			  "a log level (emerg ... debug) or silent", NULL },
+	[SA_TOS] = { "set-tos", 0, W_TOSMARK, strm_act_parse, strm_act_tos, strm_act_free,
+		     "a TOS value, 0 to 255 (decimal or 0x hex)", NULL },
+	[SA_MARK] = { "set-mark", 0, W_TOSMARK, strm_act_parse, strm_act_mark, strm_act_free,
+		      "a mark, 0 to 4294967295 (decimal or 0x hex)", NULL },
+	[SA_PRIO_CLASS] = { "set-priority-class", 0, ACT_W_TCP_REQ | ACT_W_HTTP_REQ,
+			    strm_act_parse, strm_act_prio_class, strm_act_free,
+			    "a sample expression (an integer, -2047..2047)", NULL },
+	[SA_PRIO_OFFSET] = { "set-priority-offset", 0, ACT_W_TCP_REQ | ACT_W_HTTP_REQ,
+			     strm_act_parse, strm_act_prio_offset, strm_act_free,
+			     "a sample expression (an integer, -524287..524287 ms)", NULL },
+};
+
+static enum strm_act_kind strm_act_kind(const struct act_kw *kw)
+{
+	return (enum strm_act_kind)(kw - strm_acts);
+}
+
+/* prio_class, prio_offset */
+static int fetch_prio(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                      const void *priv)
+{
+	if (!s)
+		return 0;
+	return smp_set_int(smp, priv ? s->prio_offset : s->prio_class);
+}
+
+static const struct smp_fetch_kw strm_fetches[] = {
+	{ "prio_class",  fetch_prio, { 0 }, 0, SMP_T_SINT, SMP_USE_L4, NULL, NULL },
+	{ "prio_offset", fetch_prio, { 0 }, 0, SMP_T_SINT, SMP_USE_L4, NULL, "offset" },
+};
+
+SLUICE_INIT(stream_act_register)
+{
+	act_register(strm_acts, ARRAY_SIZE(strm_acts));
+	smp_register_fetches(strm_fetches, ARRAY_SIZE(strm_fetches));
+}
