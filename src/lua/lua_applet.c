@@ -342,33 +342,7 @@ static void applet_http_attrs(lua_State *L, struct stream *s, const struct http_
 	lua_setfield(L, -2, "qs");
 	lua_pushinteger(L, len > 0 ? (lua_Integer)len : 0);
 	lua_setfield(L, -2, "length");
-	lua_createtable(L, 0, h->nf);
-	for (int i = 0; i < h->nf; i++) {
-		char name[256];
-		size_t n = MIN((size_t)h->f[i].n.len, sizeof(name));
-
-		for (size_t j = 0; j < n; j++) {
-			char c = h->f[i].n.p[j];
-
-			name[j] = c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
-		}
-		lua_pushlstring(L, name, n);
-		if (lua_rawget(L, -2) == LUA_TNIL) {
-			lua_pop(L, 1);
-			lua_newtable(L);
-			lua_pushlstring(L, name, n);
-			lua_pushvalue(L, -2);
-			lua_rawset(L, -4);
-			lua_pushlstring(L, h->f[i].v.p, h->f[i].v.len);
-			lua_rawseti(L, -2, 0);
-		} else {
-			lua_Integer k = (lua_Integer)lua_rawlen(L, -1) + 1;
-
-			lua_pushlstring(L, h->f[i].v.p, h->f[i].v.len);
-			lua_rawseti(L, -2, k);
-		}
-		lua_pop(L, 1);
-	}
+	lua_push_headers(L, h);
 	lua_setfield(L, -2, "headers");
 }
 

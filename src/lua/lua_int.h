@@ -194,6 +194,11 @@ struct lua_txn *lua_txn_check(lua_State *L, int idx);
 struct http_reply *lua_reply_make(lua_State *L, int idx);
 void lua_reply_free(struct http_reply *r);
 
+/* Pushes the fields of head <h> as HAProxy's scripts read them: a table of
+ * lower-case names, each a table of its values indexed from 0. */
+struct http_head;
+void lua_push_headers(lua_State *L, const struct http_head *h);
+
 void lua_txn_register(lua_State *L);
 
 /* ---- lua_smp.c: Fetches, Converters, lua.<name> fetches and converters ---- */

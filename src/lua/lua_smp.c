@@ -109,34 +109,31 @@ static int lua_smp_argv(lua_State *L, int first, const char **vals, size_t *lens
 	return n < 0 ? 0 : n;
 }
 
-/* txn.f:<fetch>(args...): upvalue 1 is the row. */
-static int lua_fetch_method(lua_State *L)
+/* The arguments of a call of <name> from stack index <first> on, made for
+ * it (a Lua error when they do not suit it). */
+static void lua_smp_args(lua_State *L, int first, const char *name, const uint8_t *argt, int nmin,
+                         smp_check_fn check, const void *priv, struct smp_arg *args)
 {
-	const struct smp_fetch_kw *kw = lua_touserdata(L, lua_upvalueindex(1));
-	struct lua_smpobj *o = luaL_checkudata(L, 1, FETCH_MT);
-	struct stream *s = o->t->s;
 	const char *vals[SMP_MAX_ARGS];
 	size_t lens[SMP_MAX_ARGS];
-	struct smp_arg args[SMP_MAX_ARGS];
-	struct sample smp;
 	char *err = NULL;
-	int n, ok;
+	int n = lua_smp_argv(L, first, vals, lens);
 
-	if (!s)
-		return luaL_error(L, "this Fetches object was kept beyond its transaction");
-	n = lua_smp_argv(L, 2, vals, lens);
-	if (smp_args_make(kw->name, kw->argt, kw->nmin, kw->check, kw->priv, n, vals, lens, args,
-			  &err) == -1) {
+	if (smp_args_make(name, argt, nmin, check, priv, n, vals, lens, args, &err) == -1) {
 		lua_pushstring(L, err ? err : "invalid arguments");
 		free(err);
-		return lua_error(L);
+		lua_error(L);
 	}
-	memset(&smp, 0, sizeof(smp));
-	smp.strm = s;
-	ok = kw->fn(args, &smp, s, kw->priv);
+}
+
+/* Pushes the result of a call: <smp> when <ok>, else nil ("" for the
+ * string forms), and gives <args> back. */
+static int lua_smp_result_push(lua_State *L, int ok, struct sample *smp, int str,
+                               struct smp_arg *args)
+{
 	if (ok)
-		lua_smp_to_lua(L, &smp, o->str);
-	else if (o->str)
+		lua_smp_to_lua(L, smp, str);
+	else if (str)
 		lua_pushliteral(L, "");
 	else
 		lua_pushnil(L);
@@ -144,17 +141,30 @@ static int lua_fetch_method(lua_State *L)
 	return 1;
 }
 
+/* txn.f:<fetch>(args...): upvalue 1 is the row. */
+static int lua_fetch_method(lua_State *L)
+{
+	const struct smp_fetch_kw *kw = lua_touserdata(L, lua_upvalueindex(1));
+	struct lua_smpobj *o = luaL_checkudata(L, 1, FETCH_MT);
+	struct stream *s = o->t->s;
+	struct smp_arg args[SMP_MAX_ARGS];
+	struct sample smp;
+
+	if (!s)
+		return luaL_error(L, "this Fetches object was kept beyond its transaction");
+	lua_smp_args(L, 2, kw->name, kw->argt, kw->nmin, kw->check, kw->priv, args);
+	memset(&smp, 0, sizeof(smp));
+	smp.strm = s;
+	return lua_smp_result_push(L, kw->fn(args, &smp, s, kw->priv), &smp, o->str, args);
+}
+
 /* txn.c:<converter>(value, args...) */
 static int lua_conv_method(lua_State *L)
 {
 	const struct smp_conv_kw *kw = lua_touserdata(L, lua_upvalueindex(1));
 	struct lua_smpobj *o = luaL_checkudata(L, 1, CONV_MT);
-	const char *vals[SMP_MAX_ARGS];
-	size_t lens[SMP_MAX_ARGS];
 	struct smp_arg args[SMP_MAX_ARGS];
 	struct sample smp;
-	char *err = NULL;
-	int n, ok;
 
 	if (!o->t->s)
 		return luaL_error(L, "this Converters object was kept beyond its transaction");
@@ -162,22 +172,9 @@ static int lua_conv_method(lua_State *L)
 	if (!lua_smp_from_lua(L, 2, &smp))
 		return luaL_argerror(L, 2, "a string, a number or a boolean is expected");
 	smp.strm = o->t->s;
-	n = lua_smp_argv(L, 3, vals, lens);
-	if (smp_args_make(kw->name, kw->argt, kw->nmin, kw->check, kw->priv, n, vals, lens, args,
-			  &err) == -1) {
-		lua_pushstring(L, err ? err : "invalid arguments");
-		free(err);
-		return lua_error(L);
-	}
-	ok = (kw->in == SMP_T_ANY || smp_cast(&smp, kw->in)) && kw->fn(args, &smp, kw->priv);
-	if (ok)
-		lua_smp_to_lua(L, &smp, o->str);
-	else if (o->str)
-		lua_pushliteral(L, "");
-	else
-		lua_pushnil(L);
-	smp_args_release(args);
-	return 1;
+	lua_smp_args(L, 3, kw->name, kw->argt, kw->nmin, kw->check, kw->priv, args);
+	return lua_smp_result_push(L, (kw->in == SMP_T_ANY || smp_cast(&smp, kw->in)) &&
+				   kw->fn(args, &smp, kw->priv), &smp, o->str, args);
 }
 
 /* The method name of a fetch or converter: '.', '+' and '-' are '_'. */

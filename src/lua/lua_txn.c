@@ -456,9 +456,8 @@ static int http_rewrite_failed(lua_State *L, struct stream *s)
 	return luaL_error(L, "the rewrite does not fit in the message (tune.maxrewrite)");
 }
 
-static int http_get_headers(lua_State *L, int res)
+void lua_push_headers(lua_State *L, const struct http_head *h)
 {
-	struct http_head *h = http_of(L, res, NULL);
 	char name[256];
 
 	lua_createtable(L, 0, h->nf);
@@ -486,6 +485,11 @@ static int http_get_headers(lua_State *L, int res)
 		}
 		lua_pop(L, 1);
 	}
+}
+
+static int http_get_headers(lua_State *L, int res)
+{
+	lua_push_headers(L, http_of(L, res, NULL));
 	return 1;
 }
 
