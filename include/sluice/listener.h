@@ -30,6 +30,7 @@ struct ssl_bind_opts;
 #define LI_F_POOLED     0x1000  /* taken from the sockets handed over (listener_pool_add) */
 #define LI_F_EXPOSE_FD  0x2000  /* stats socket "expose-fd listeners": may hand sockets over */
 #define LI_F_PROTO_H2   0x4000  /* "proto h2": clients speak HTTP/2 from the first byte */
+#define LI_F_SSL        0x8000  /* bind_conf: "ssl" (maxsslconn, maxsslrate apply) */
 
 /* Where a unix socket of ours is during start-up (listener.ux_state). */
 #define LI_UX_NONE      0       /* not ours on disk (inherited, published or closed) */
