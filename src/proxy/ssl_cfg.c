@@ -460,11 +460,14 @@ static struct ssl_bind_opts *ssl_merge_opts(struct ssl_bind_opts *o, struct ssl_
 }
 
 /* The session cache and tickets live in the context a handshake starts on
- * (the default one), whichever certificate SNI then selects. */
+ * (the default one), whichever certificate SNI then selects. A session
+ * belongs to its frontend (the session ID context, in the tickets too): the
+ * same in another process with the same frontend, so that processes
+ * sharing tls-ticket-keys resume each other's sessions. */
 static void ssl_ctx_sessions(struct ssl_bind_opts *o, SSL_CTX *ctx)
 {
 	unsigned char sid[SSL_MAX_SID_CTX_LENGTH];
-	int n = snprintf((char *)sid, sizeof(sid), "sluice-%p", (void *)o);
+	int n = snprintf((char *)sid, sizeof(sid), "sluice:%s", o->ft ? o->ft : "");
 
 	SSL_CTX_set_session_id_context(ctx, sid, (unsigned)MIN(n, (int)sizeof(sid)));
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
@@ -639,10 +642,10 @@ static int ssl_postparse(void)
 			if (!li->bc->ssl || li->bc == last)
 				continue;
 			last = li->bc;
-			if (!li->bc->ssl->def_ctx)
-				errs += ssl_bind_build(li->bc);
 			if (!li->bc->ssl->ft)
 				li->bc->ssl->ft = str_fmt("%s~", px->name);
+			if (!li->bc->ssl->def_ctx)
+				errs += ssl_bind_build(li->bc);
 		}
 		for (struct server *srv = px->servers; srv; srv = srv->next) {
 			if (srv->ssl && srv->ssl->owner != srv)
