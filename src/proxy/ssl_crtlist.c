@@ -373,6 +373,10 @@ static int cli_add_crtlist(struct cli_ctx *ctx, int argc, char **argv)
 	for (int b = 0; b < l->nbinds; b++)
 		if (l->binds[b]->built)
 			ssl_ckch_index(l->binds[b]);
+	/* the next line number, so that "del ssl crt-list <crt>:<line>" names it */
+	for (struct crtlist_ent *e = l->ents; e; e = e->next)
+		ent->line = MAX(ent->line, e->line);
+	ent->line++;
 	crtlist_append(l, ent);
 	dstr_printf(&ctx->out, "Inserting certificate '%s' in crt-list '%s'.\nSuccess!\n",
 		    ent->ck->path, l->path);

@@ -227,12 +227,36 @@ static int kw_extra_files(struct cfg_ctx *ctx, void *target, int argc, char **ar
 	return 0;
 }
 
+/* The providers ssl-provider loaded, unloaded at exit (before OpenSSL's own
+ * clean-up, which does not unload what the application loaded). */
+static struct {
+	OSSL_PROVIDER **p;
+	int             n;
+} ssl_providers;
+
+static void ssl_providers_unload(void)
+{
+	for (int i = 0; i < ssl_providers.n; i++)
+		OSSL_PROVIDER_unload(ssl_providers.p[i]);
+	free(ssl_providers.p);
+	ssl_providers.p = NULL;
+	ssl_providers.n = 0;
+}
+
 /* ssl-provider <name> */
 static int kw_provider(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
+	OSSL_PROVIDER *prov;
+
 	if (kw_one_arg(ctx, argc, "a provider name"))
 		return -1;
-	if (!OSSL_PROVIDER_load(NULL, argv[0])) {
+	if ((prov = OSSL_PROVIDER_load(NULL, argv[0]))) {
+		if (!ssl_providers.n)
+			atexit(ssl_providers_unload);
+		ssl_providers.p = xrealloc(ssl_providers.p,
+					   sizeof(*ssl_providers.p) * (size_t)(ssl_providers.n + 1));
+		ssl_providers.p[ssl_providers.n++] = prov;
+	} else {
 		unsigned long e = ERR_peek_last_error();
 
 		ERR_clear_error();
