@@ -23,12 +23,14 @@ struct ssl_counters ssl_counters;
 #include <sluice/listener.h>
 #include <sluice/ticks.h>
 
-/* Early data a server-side session took before the stream could: kept in
- * the session's record until ssl_sock_recv() hands them over. */
+/* Early data a server-side session took before the stream could: kept
+ * until ssl_sock_recv() hands them over (the buffer is allocated only when
+ * early data come, and everything is freed once the handshake ended and
+ * they were all read). */
 struct ssl_early {
-	int           state;       /* SSL_EARLY_* */
-	size_t        len, off;
-	unsigned char buf[];
+	int            state;      /* SSL_EARLY_* */
+	size_t         len, off;
+	unsigned char *buf;
 };
 
 #define SSL_EARLY_READING 1   /* SSL_read_early_data() has more to give */
@@ -54,7 +56,11 @@ static void ssl_ext_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, l
 static void ssl_early_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
                            void *argp)
 {
-	free(ptr);
+	struct ssl_early *e = ptr;
+
+	if (e)
+		free(e->buf);
+	free(e);
 }
 
 static void ssl_sock_init_idx(void)
@@ -146,12 +152,22 @@ void ssl_sock_accept_early(struct ssl_st *ssl)
 	struct ssl_early *e;
 
 	ssl_sock_init_idx();
-	e = calloc(1, sizeof(*e) + SSL_EARLY_MAX);
+	e = calloc(1, sizeof(*e));
 	if (!e)
 		return;   /* no early data then: a plain handshake */
 	e->state = SSL_EARLY_READING;
 	if (!SSL_set_ex_data(ssl, ssl_early_idx, e))
 		free(e);
+}
+
+/* Forgets <ssl>'s early data state once nothing is left in it. */
+static void ssl_early_done(SSL *ssl, struct ssl_early *e)
+{
+	if (!e || e->state == SSL_EARLY_READING || e->off < e->len || !SSL_is_init_finished(ssl))
+		return;
+	SSL_set_ex_data(ssl, ssl_early_idx, NULL);
+	free(e->buf);
+	free(e);
 }
 
 static struct ssl_early *ssl_sock_early(const SSL *ssl)
@@ -217,11 +233,22 @@ static void ssl_hs_failed(SSL *ssl, int e, const char **reason)
  * must wait (<*ev>), -1 on error (<*err> the SSL_get_error() value). */
 static int ssl_early_read(SSL *ssl, struct ssl_early *e, int *ev, int *err)
 {
+	/* read here, then kept in a buffer of their size (one loop, one thread) */
+	static unsigned char scratch[SSL_EARLY_MAX];
+
 	while (e->state == SSL_EARLY_READING && e->len < SSL_EARLY_MAX) {
 		size_t n = 0;
-		int r = SSL_read_early_data(ssl, e->buf + e->len, SSL_EARLY_MAX - e->len, &n);
+		int r = SSL_read_early_data(ssl, scratch, SSL_EARLY_MAX - e->len, &n);
 
 		if (r == SSL_READ_EARLY_DATA_SUCCESS) {
+			unsigned char *b = realloc(e->buf, e->len + n);
+
+			if (!b) {
+				*err = SSL_ERROR_SSL;
+				return -1;
+			}
+			memcpy(b + e->len, scratch, n);
+			e->buf = b;
 			e->len += n;
 			continue;
 		}
@@ -268,6 +295,7 @@ static int ssl_hs_step(SSL *ssl, int *ev, const char **reason, int *early)
 	r = SSL_do_handshake(ssl);
 	if (r == 1) {
 		ssl_hs_done(ssl);
+		ssl_early_done(ssl, ed);
 		return 0;
 	}
 	e = SSL_get_error(ssl, r);
@@ -333,12 +361,16 @@ static ssize_t ssl_sock_fail(struct conn *c, int r, int same, unsigned cross, ss
 	return -EIO;
 }
 
-/* CO_F_SSL_EARLY: the real handshake completed (by a read or a write). */
+/* CO_F_SSL_EARLY: the real handshake completed (by a read or a write),
+ * once the early data kept were read. */
 static void ssl_early_end(struct conn *c)
 {
-	if (SSL_is_init_finished(c->ssl)) {
+	struct ssl_early *e = ssl_sock_early(c->ssl);
+
+	if (SSL_is_init_finished(c->ssl) && !(e && e->off < e->len)) {
 		c->flags &= ~CO_F_SSL_EARLY;
 		ssl_hs_done(c->ssl);
+		ssl_early_done(c->ssl, e);
 	}
 }
 
@@ -357,6 +389,8 @@ static ssize_t ssl_early_recv(struct conn *c, void *dst, size_t len)
 		return (ssize_t)n;
 	}
 	if (e && e->state == SSL_EARLY_READING) {
+		free(e->buf);
+		e->buf = NULL;
 		e->len = e->off = 0;
 		r = ssl_early_read(c->ssl, e, &ev, &err);
 		if (r < 0) {
