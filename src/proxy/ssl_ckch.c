@@ -729,6 +729,16 @@ static int cli_show_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	if (!(ck = ckch_find(name))) {
+		size_t l = strlen(name);
+		char *base = l > 5 && !strcmp(name + l - 5, ".ocsp") ? strndup(name, l - 5) : NULL;
+
+		/* "<file>.ocsp": the OCSP response of <file> */
+		ck = base ? ckch_find(base) : NULL;
+		free(base);
+		if (ck && ck->ocsp) {
+			ocsp_dump(&ctx->out, ck);
+			return 0;
+		}
 		dstr_printf(&ctx->out, "Can't display a certificate which is not referenced by the "
 			    "configuration!\n");
 		return -1;

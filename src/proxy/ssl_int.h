@@ -334,6 +334,10 @@ int ocsp_status_cb(SSL *ssl, void *arg);
 /* Frees <ck>'s OCSP entry. */
 void ocsp_release(struct ckch *ck);
 
+/* Appends <ck>'s OCSP response as "openssl ocsp -resp_text" prints it
+ * (nothing when it has none). */
+void ocsp_dump(struct dstr *out, const struct ckch *ck);
+
 /* The hex key of <ck>'s OCSP entry (static buffer), "" when none. */
 const char *ocsp_key_hex(const struct ckch *ck);
 

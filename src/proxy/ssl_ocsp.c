@@ -233,6 +233,28 @@ static void ocsp_dump_hex(struct dstr *out, const char *label, const ASN1_STRING
 	dstr_printf(out, "\n");
 }
 
+void ocsp_dump(struct dstr *out, const struct ckch *ck)
+{
+	const unsigned char *p;
+	OCSP_RESPONSE *resp;
+	BIO *b;
+	char *text;
+	long n;
+
+	if (!ck->ocsp || !ck->ocsp->resp)
+		return;
+	p = ck->ocsp->resp;
+	resp = d2i_OCSP_RESPONSE(NULL, &p, ck->ocsp->resp_len);
+	b = BIO_new(BIO_s_mem());
+	if (resp && b && OCSP_RESPONSE_print(b, resp, 0) == 1) {
+		n = BIO_get_mem_data(b, &text);
+		dstr_printf(out, "%.*s", (int)n, text);
+	}
+	BIO_free(b);
+	OCSP_RESPONSE_free(resp);
+	ERR_clear_error();
+}
+
 /* show ssl ocsp-response [<id>] */
 static int cli_show_ocsp(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -258,21 +280,7 @@ static int cli_show_ocsp(struct cli_ctx *ctx, int argc, char **argv)
 		dstr_printf(&ctx->out, "Certificate ID does not match any certificate.\n");
 		return -1;
 	}
-	if (e->resp) {
-		const unsigned char *p = e->resp;
-		OCSP_RESPONSE *resp = d2i_OCSP_RESPONSE(NULL, &p, e->resp_len);
-		BIO *b = BIO_new(BIO_s_mem());
-		char *text;
-		long n;
-
-		if (resp && b && OCSP_RESPONSE_print(b, resp, 0) == 1) {
-			n = BIO_get_mem_data(b, &text);
-			dstr_printf(&ctx->out, "%.*s", (int)n, text);
-		}
-		BIO_free(b);
-		OCSP_RESPONSE_free(resp);
-		ERR_clear_error();
-	}
+	ocsp_dump(&ctx->out, e->ck);
 	return 0;
 }
 
