@@ -173,12 +173,18 @@ define run_clients
 	fi
 endef
 
-# The TLS checks (curl, openssl s_client against ./sluice): also under
+# The TLS checks (curl, openssl s_client against ./sluice; tests/tls/run,
+# tests/tls/options for the options and runtime commands, tests/tls/globals
+# for the global keywords): also under
 # SANITIZE=1, where they report sanitizer findings. They record their own
 # PASS/FAIL lines; a crash or a timeout of the script is one more FAIL.
 define run_tls
-	@RESULTS=$(BUILD)/results.txt timeout 300 tests/tls/run >/dev/null; \
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/tls/run >/dev/null; \
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tls:run (exit $$rc)" >> $(BUILD)/results.txt
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 400 tests/tls/options >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tlsopt:run (exit $$rc)" >> $(BUILD)/results.txt
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 400 tests/tls/globals >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tlsglob:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
 # The HTTP/2 checks (tests/h2/run, Debian's /usr/bin/python3 with

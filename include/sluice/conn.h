@@ -15,6 +15,7 @@
 #define CO_F_SSL_RD_WANT_W 0x20 /* a TLS read waits for the socket to be writable */
 #define CO_F_SSL_WR_WANT_R 0x40 /* a TLS write waits for the socket to be readable */
 #define CO_F_MUX       0x80   /* one stream of a multiplexed connection (c->mux) */
+#define CO_F_SSL_EARLY 0x100  /* TLS server side: early data (0-RTT) taken, handshake not done */
 
 struct ssl_st;
 
@@ -53,6 +54,8 @@ struct conn {
 	ev_tstamp last_act;    /* last read or write, or start of the current wait */
 	struct ssl_st *ssl;    /* TLS session (ssl.h), NULL: plain socket */
 	int       ssl_ev;      /* CO_F_SSL_HS: EV_READ or EV_WRITE the handshake waits for */
+	uint32_t  ssl_small;   /* tune.ssl.maxrecord: bytes still to send in small records */
+	ev_tstamp ssl_last_wr; /* tune.ssl.maxrecord: when the last TLS write happened */
 	const struct conn_mux_ops *mux;   /* CO_F_MUX: the multiplexer's calls ... */
 	void     *mux_ctx;               /* ... and their context */
 };

@@ -32,6 +32,7 @@ struct ssl_bind_opts;
 #define LI_F_PROTO_H2   0x4000  /* "proto h2": clients speak HTTP/2 from the first byte */
 #define LI_F_TFO        0x8000  /* "tfo": TCP fast open accepted */
 #define LI_F_TRANSPARENT 0x10000 /* "transparent": may bind a foreign address */
+#define LI_F_SSL        0x20000 /* bind_conf: "ssl" (maxsslconn, maxsslrate apply) */
 
 /* Where a unix socket of ours is during start-up (listener.ux_state). */
 #define LI_UX_NONE      0       /* not ours on disk (inherited, published or closed) */

@@ -218,6 +218,15 @@ struct server *smp_arg_srv(const struct smp_arg *a, struct stream *s);
 int smp_set_int(struct sample *smp, int64_t v);
 int smp_set_str(struct sample *smp, const char *str);
 
+/* Make <smp> a boolean <v>; or a string or binary (<t>) copy of <len> bytes
+ * of <p> in a scratch area. Return 1, or 0 when it does not fit. */
+int smp_set_bool(struct sample *smp, int v);
+int smp_set_copy(struct sample *smp, enum smp_type t, const void *p, size_t len);
+
+/* XXH64 of <len> bytes at <data> (the xxh64 converter's hash; the TLS
+ * ClientHello capture uses it too). */
+uint64_t smp_xxh64(const void *data, size_t len, uint64_t seed);
+
 /* Parses "1.2.3.4", "::1" into <smp> (IPV4/IPV6). Returns 1 or 0. */
 int smp_parse_ip(const char *s, size_t len, struct sample *smp);
 

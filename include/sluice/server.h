@@ -52,6 +52,7 @@ struct server {
 	struct sockaddr_storage addr;
 	socklen_t               addrlen;
 	unsigned                flags;      /* SRV_F_* */
+	unsigned                pp_opts;    /* SRV_PP_*: what a PROXY v2 header carries (srv_pp.c) */
 	struct server          *kill_next;  /* SRV_F_KILL_SOON: the next one to do */
 	int                     weight;     /* configured (0..256) */
 	int                     uweight;    /* user weight (runtime) */

@@ -15,6 +15,8 @@ struct tls_hello {
 	const uint8_t *alpn;       /* the ALPN protocol list (1-byte length prefixed
 	                              names), NULL if none */
 	size_t         alpn_len;
+	uint8_t        ec_ext;     /* the supported_groups (elliptic curves) extension is there */
+	uint8_t        st_ext;     /* session_ticket: 0 absent, 1 empty, 2 holding a ticket */
 };
 
 /* Parses the ClientHello at the start of <p> (<len> bytes: what arrived so
@@ -24,5 +26,10 @@ struct tls_hello {
  * (not a handshake record, another message, a field overflowing its
  * container). */
 int tls_hello_parse(const uint8_t *p, size_t len, struct tls_hello *h);
+
+/* The handshake type of a complete hello record at the start of <p> (1:
+ * ClientHello, 2: ServerHello...), 0 when more bytes are needed to say, -1
+ * when it is not one. */
+int tls_hello_type(const uint8_t *p, size_t len);
 
 #endif

@@ -757,7 +757,7 @@ void stats_dump_info(struct dstr *out)
 		"CurrConns: %d\n"
 		"CumConns: %llu\n"
 		"CumReq: %llu\n"
-		"MaxSslConns: 0\nCurrSslConns: %d\nCumSslConns: %llu\n"
+		"MaxSslConns: %d\nCurrSslConns: %d\nCumSslConns: %llu\n"
 		"Maxpipes: %d\n"
 		"PipesUsed: %d\n"
 		"PipesFree: %d\n"
@@ -767,8 +767,8 @@ void stats_dump_info(struct dstr *out)
 		"SessRate: %u\n"
 		"SessRateLimit: 0\n"
 		"MaxSessRate: %u\n"
-		"SslRate: 0\nSslRateLimit: 0\nMaxSslRate: 0\n"
-		"SslFrontendKeyRate: 0\nSslFrontendMaxKeyRate: 0\nSslFrontendSessionReuse_pct: 0\n"
+		"SslRate: %u\nSslRateLimit: %d\nMaxSslRate: %u\n"
+		"SslFrontendKeyRate: %u\nSslFrontendMaxKeyRate: %u\nSslFrontendSessionReuse_pct: %u\n"
 		"SslBackendKeyRate: 0\nSslBackendMaxKeyRate: 0\nSslCacheLookups: 0\nSslCacheMisses: 0\n"
 		"CompressBpsIn: %u\nCompressBpsOut: %u\nCompressBpsRateLim: %u\n"
 		"Tasks: %d\n"
@@ -803,10 +803,16 @@ void stats_dump_info(struct dstr *out)
 		pool_failed, (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_cur,
 		global.maxconn, global.maxconn, global.curconn,
 		(unsigned long long)global.cumconn, (unsigned long long)global.cumconn,
-		ssl_counters.cur_conns, (unsigned long long)ssl_counters.cum_conns,
+		ssl_counters.maxsslconn, ssl_counters.cur_conns,
+		(unsigned long long)ssl_counters.cum_conns,
 		pipe_max(), pipe_nb_used(), pipe_nb_free(),
 		freq_rate(&global.conn_rate, tick_now_ms()), global.conn_rate_limit, global.max_conn_rate,
 		freq_rate(&global.conn_rate, tick_now_ms()), global.max_conn_rate,
+		freq_rate(&ssl_counters.fe_rate, tick_now_ms()), ssl_counters.maxsslrate,
+		ssl_counters.max_fe_rate, freq_rate(&ssl_counters.key_rate, tick_now_ms()),
+		ssl_counters.max_key_rate,
+		ssl_counters.fe_handshakes ?
+		(unsigned)(ssl_counters.fe_reused * 100 / ssl_counters.fe_handshakes) : 0u,
 		comp_in, comp_out, comp_lim,
 		stream_count(), global.node ? global.node : "",
 		global.desc ? "description: " : "", global.desc ? global.desc : "",

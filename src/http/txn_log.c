@@ -17,6 +17,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/ssl.h>
+#include <sluice/srv_pp.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
@@ -343,4 +344,32 @@ void http_captures_free(struct stream *s, struct http_txn *txn)
 	http_line_table_free(txn->res_cap, h->n_res_cap);
 	http_line_table_free(txn->lf_snap, s->fe->logformat ? s->fe->logformat->nslots : 0);
 	txn->req_cap = txn->res_cap = txn->lf_snap = NULL;
+}
+
+/* The unique ID a PROXY v2 header carries (proxy-v2-options unique-id): the
+ * request's in mode http, else the frontend's unique-id-format rendered for
+ * the stream (mode tcp). */
+static size_t http_pp_unique_id(struct stream *s, char *out, size_t size)
+{
+	const struct http_px *fh = http_px_of(s->fe);
+	struct lf_ctx c;
+	const char *id;
+	size_t n;
+
+	if (s->txn) {
+		if (!(id = http_unique_id(s)))
+			return 0;
+		n = MIN(strlen(id), size);
+		memcpy(out, id, n);
+		return n;
+	}
+	if (!fh || !fh->uniqid_fmt)
+		return 0;
+	stream_fill_lf_ctx(s, &c, fh->uniqid_fmt->needs);
+	return lf_render(fh->uniqid_fmt, &c, out, size);
+}
+
+SLUICE_INIT(http_pp_register)
+{
+	srv_pp_register_unique_id(http_pp_unique_id);
 }

@@ -20,6 +20,7 @@
 #include <sluice/log.h>
 #include <sluice/netns.h>
 #include <sluice/proxy.h>
+#include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
 #include <sluice/ticks.h>
@@ -727,9 +728,25 @@ static int listener_rate_reached(void)
 	return global.conn_rate.curr >= (uint32_t)lim;
 }
 
+/* Whether <li> waits for the next second: maxconnrate, or maxsslrate on a
+ * TLS bind line. */
+static int listener_rate_blocked(const struct listener *li)
+{
+	int rate;
+
+	if (li->px && listener_rate_reached())
+		return 1;
+	return (li->bc->flags & LI_F_SSL) && ssl_sock_fe_limited(&rate) && rate;
+}
+
 static int listener_full(const struct listener *li)
 {
+	int rate;
+
 	if (li->px && listener_rate_reached())
+		return 1;
+	/* maxsslconn, maxsslrate: a TLS bind line stops accepting */
+	if ((li->bc->flags & LI_F_SSL) && ssl_sock_fe_limited(&rate))
 		return 1;
 	if (li->bc->maxconn && li->nbconn >= li->bc->maxconn)
 		return 1;
@@ -843,10 +860,19 @@ static void listener_res_retry_cb(struct ev_loop *loop, ev_timer *w, int revents
 	listener_resume_ready();
 }
 
+/* Whether a paused listener waits for maxsslrate's next second. */
+static int listener_paused_by_rate(void)
+{
+	for (const struct listener *li = lis.paused; li; li = li->wait_next)
+		if (listener_rate_blocked(li))
+			return 1;
+	return 0;
+}
+
 static void listener_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	listener_resume_ready();
-	if (lis.paused && listener_rate_reached()) {
+	if (lis.paused && (listener_rate_reached() || listener_paused_by_rate())) {
 		/* the loop clock lagged: try again a little later */
 		ev_timer_set(&lis.retry, 0.01, 0.);
 		ev_timer_start(loop, &lis.retry);
@@ -874,7 +900,7 @@ static void listener_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 		if (listener_full(li)) {
 			listener_pause(li);
-			if (li->px && listener_rate_reached()) {
+			if (listener_rate_blocked(li)) {
 				/* resume at the start of the next second */
 				ev_timer_stop(loop, &lis.retry);
 				ev_timer_set(&lis.retry, tick_to_ev(1000 - tick_now_ms() % 1000) + 0.001, 0.);

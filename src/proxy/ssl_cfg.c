@@ -1,7 +1,8 @@
-/* TLS configuration with OpenSSL: the bind and server keywords, the global
- * ssl-* settings, the contexts of each bind line (one per certificate, SNI
- * and ALPN callbacks) and of each server, and the sessions they start on a
- * connection, whose transport is net/ssl_sock.c (ssl_cfg.h). */
+/* TLS contexts with OpenSSL: those of each bind line (one per certificate,
+ * with the SNI, ALPN/NPN, verification, capture and key log callbacks) and
+ * of each server, built at post-parse from the options ssl_opts.c parsed,
+ * and the sessions they start on a connection, whose transport is
+ * net/ssl_sock.c (ssl_cfg.h). */
 #include <sluice/ssl_cfg.h>
 
 #ifdef USE_OPENSSL
@@ -13,8 +14,6 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
 #include <sluice/cfg.h>
@@ -28,345 +27,40 @@
 #include <sluice/server.h>
 #include <sluice/ssl.h>
 #include <sluice/str.h>
-#include <sluice/units.h>
 
 #include "ssl_int.h"
+#include "ssl_srv.h"
 
-/* Process-wide TLS settings (global section). */
-static struct {
-	struct ssl_bind_opts bind_def;   /* ssl-default-bind-* */
-	char    *srv_ciphers, *srv_ciphersuites;
-	int      srv_min_ver, srv_max_ver;
-	unsigned srv_no_ver;
-	int      srv_verify;             /* ssl-server-verify: SSL_VERIFY_PEER or NONE */
-	long     cachesize;              /* tune.ssl.cachesize, -1: OpenSSL's default */
-	uint32_t lifetime_ms;            /* tune.ssl.lifetime, 0: OpenSSL's default */
-	int      ex_opts;                /* SSL_CTX ex_data: struct ssl_bind_opts */
-	int      ex_srv;                 /* SSL ex_data: struct server */
-	int      inited;
-} sslg = { .srv_verify = SSL_VERIFY_PEER, .cachesize = -1, .bind_def = { .verify = -1 } };
+struct ssl_indexes ssl_idx = { -1, -1, -1, -1 };
 
-/* TLS state of a "server ... ssl" line. */
-struct ssl_srv {
-	const struct server *owner;     /* default-server copies share it until they change it */
-	int              enabled;
-	int              verify;        /* SSL_VERIFY_PEER / NONE; -1: ssl-server-verify */
-	char            *ca_file, *crl_file, *crt, *verifyhost;
-	char            *ciphers, *ciphersuites;
-	int              min_ver, max_ver;
-	unsigned         no_ver;
-	unsigned char   *alpn;
-	size_t           alpn_len;
-	struct smp_expr *sni;
-	char            *sni_str;       /* as written */
-	int              no_reuse;      /* no-ssl-reuse */
-	int              check_ssl;     /* check-ssl */
-	char            *check_sni;     /* check-sni */
-	SSL_CTX         *ctx;
-	SSL_SESSION     *sess;          /* last session, for resumption */
-};
-
-static struct ssl_srv *ssl_srv_dup(const struct ssl_srv *from, const struct server *srv);
-
-static void ssl_init_once(void)
+/* An SSL_CTX serving a certificate is freed (its last user gone): the
+ * certificate store forgets it. */
+static void ssl_ctx_ckch_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
+                              void *argp)
 {
-	if (sslg.inited)
+	if (ptr)
+		ckch_detach(ptr, parent);
+}
+
+void ssl_init_once(void)
+{
+	if (ssl_idx.ctx_opts >= 0)
 		return;
-	sslg.inited = 1;
-	sslg.ex_opts = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
-	sslg.ex_srv = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+	ssl_idx.ctx_opts = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+	ssl_idx.ctx_ckch = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, ssl_ctx_ckch_free);
+	ssl_idx.ctx_tkeys = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+	ssl_idx.ssl_srv = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
 }
-
-/* ---- option parsing ---- */
-
-static const struct {
-	const char *name;
-	int         ver;
-	unsigned    no;
-} ssl_versions[] = {
-	{ "TLSv1.0", TLS1_VERSION, SSL_BO_NO_TLS10 },
-	{ "TLSv1.1", TLS1_1_VERSION, SSL_BO_NO_TLS11 },
-	{ "TLSv1.2", TLS1_2_VERSION, SSL_BO_NO_TLS12 },
-	{ "TLSv1.3", TLS1_3_VERSION, SSL_BO_NO_TLS13 },
-};
-
-static int ssl_parse_ver(const char *kw, const char *v, int *out, char **err)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(ssl_versions); i++)
-		if (v && strcmp(v, ssl_versions[i].name) == 0) {
-			*out = ssl_versions[i].ver;
-			return 0;
-		}
-	*err = str_fmt("'%s' expects one of 'TLSv1.0', 'TLSv1.1', 'TLSv1.2' or 'TLSv1.3'", kw);
-	return -1;
-}
-
-/* "no-tlsv10" ... "no-tlsv13": the bit, 0 if <kw> is not one of them. */
-static unsigned ssl_no_ver_bit(const char *kw)
-{
-	static const char *const names[] = { "no-tlsv10", "no-tlsv11", "no-tlsv12", "no-tlsv13" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (strcmp(kw, names[i]) == 0)
-			return ssl_versions[i].no;
-	return 0;
-}
-
-/* "alpn h2,http/1.1,...": to wire format. */
-static int ssl_parse_alpn(const char *v, unsigned char **out, size_t *outlen, char **err)
-{
-	size_t len = strlen(v), o = 0;
-	unsigned char *w;
-	char *dup, *save = NULL;
-
-	if (!len) {
-		*err = str_fmt("'alpn' expects a comma-separated list of protocols");
-		return -1;
-	}
-	w = xcalloc(1, len + 2);
-	dup = xstrdup(v);
-	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		size_t l = strlen(t);
-
-		if (l > 255) {
-			*err = str_fmt("'alpn': protocol name too long");
-			goto fail;
-		}
-		w[o++] = (unsigned char)l;
-		memcpy(w + o, t, l);
-		o += l;
-	}
-	free(dup);
-	free(*out);
-	*out = w;
-	*outlen = o;
-	return 0;
-fail:
-	free(dup);
-	free(w);
-	return -1;
-}
-
-static int ssl_parse_verify(const char *v, int srv, int *out, char **err)
-{
-	if (v && strcmp(v, "none") == 0)
-		*out = SSL_VERIFY_NONE;
-	else if (v && !srv && strcmp(v, "optional") == 0)
-		*out = SSL_VERIFY_PEER;
-	else if (v && strcmp(v, "required") == 0)
-		*out = SSL_VERIFY_PEER | (srv ? 0 : SSL_VERIFY_FAIL_IF_NO_PEER_CERT);
-	else {
-		*err = str_fmt(srv ? "'verify' expects 'none' or 'required'"
-				   : "'verify' expects 'none', 'optional' or 'required'");
-		return -1;
-	}
-	return 0;
-}
-
-static int ssl_need_arg(int argc, char **argv, const char *what, char **err)
-{
-	if (argc < 2 || !*argv[1]) {
-		*err = str_fmt("'%s' expects %s", argv[0], what);
-		return -1;
-	}
-	return 0;
-}
-
-static void ssl_set_str(char **dst, const char *v)
-{
-	free(*dst);
-	*dst = xstrdup(v);
-}
-
-/* Reads "tls-ticket-keys <file>": base64 keys of 48 or 80 bytes, one a
- * line. The last one is used (to encrypt and decrypt; see doc). */
-static int ssl_load_ticket_keys(struct ssl_bind_opts *o, const char *path, char **err)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	int n = 0;
-
-	if (!f) {
-		*err = str_fmt("cannot read tls-ticket-keys '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned char raw[128];
-		size_t l = strcspn(line, "\r\n");
-		int k;
-
-		line[l] = '\0';
-		if (!l || line[0] == '#')
-			continue;
-		k = EVP_DecodeBlock(raw, (unsigned char *)line, (int)l);
-		while (l && line[--l] == '=')
-			k--;
-		if (k != 48 && k != 80) {
-			fclose(f);
-			*err = str_fmt("'%s' line %d: a key is 48 or 80 bytes in base64", path, n + 1);
-			return -1;
-		}
-		/* name (16), then the HMAC and AES keys: the first 16 of each */
-		memset(o->ticket_key, 0, sizeof(o->ticket_key));
-		memcpy(o->ticket_key, raw, 16);
-		memcpy(o->ticket_key + 16, raw + 16, k == 48 ? 16 : 32);
-		memcpy(o->ticket_key + 48, raw + (k == 48 ? 32 : 48), k == 48 ? 16 : 32);
-		n++;
-	}
-	fclose(f);
-	if (!n) {
-		*err = str_fmt("'%s': no key found", path);
-		return -1;
-	}
-	o->has_ticket_key = 1;
-	return 0;
-}
-
-/* ---- the TLS options of a bind line, also those of a crt-list line ---- */
-
-/* One TLS option: its parser, and what the parser needs of the row: the
- * field it sets (.off into struct ssl_bind_opts), its value (.arg) and what
- * its argument is (for "expects" messages). Parsers return the words used,
- * or -1 with <err> allocated. */
-struct ssl_opt {
-	const char *name;
-	int       (*parse)(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
-	                   char **argv, char **err);
-	size_t      off;
-	unsigned    arg;
-	const char *what;
-	int         bind_only;   /* not on crt-list lines */
-};
-
-#define SSL_BO_OFF(field) .off = offsetof(struct ssl_bind_opts, field)
-#define SSL_BO_AT(o, opt, type) ((type *)((char *)(o) + (opt)->off))
-
-/* "ssl", "strict-sni": the int at .off set. */
-static int ssl_opt_on(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
-                      char **err)
-{
-	*SSL_BO_AT(o, opt, int) = 1;
-	return 1;
-}
-
-/* "no-tlsv1x": bit .arg added to the unsigned at .off. */
-static int ssl_opt_bit(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
-                       char **err)
-{
-	*SSL_BO_AT(o, opt, unsigned) |= opt->arg;
-	return 1;
-}
-
-/* "ciphers", "ca-file"...: the string at .off replaced. */
-static int ssl_opt_str(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
-                       char **err)
-{
-	if (ssl_need_arg(argc, argv, opt->what, err))
-		return -1;
-	ssl_set_str(SSL_BO_AT(o, opt, char *), argv[1]);
-	return 2;
-}
-
-/* "ssl-min-ver", "ssl-max-ver": the version in the int at .off. */
-static int ssl_opt_ver(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc, char **argv,
-                       char **err)
-{
-	return ssl_parse_ver(opt->name, argc > 1 ? argv[1] : NULL, SSL_BO_AT(o, opt, int), err) ?
-	       -1 : 2;
-}
-
-static int ssl_opt_alpn(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
-                        char **argv, char **err)
-{
-	return ssl_need_arg(argc, argv, opt->what, err) ||
-	       ssl_parse_alpn(argv[1], &o->alpn, &o->alpn_len, err) ? -1 : 2;
-}
-
-static int ssl_opt_verify(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
-                          char **argv, char **err)
-{
-	return ssl_parse_verify(argc > 1 ? argv[1] : NULL, 0, &o->verify, err) ? -1 : 2;
-}
-
-static int ssl_opt_crt(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
-                       char **argv, char **err)
-{
-	return ssl_need_arg(argc, argv, opt->what, err) ||
-	       ssl_ckch_load_crt(o, argv[1], err) ? -1 : 2;
-}
-
-static int ssl_opt_crt_list(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
-                            char **argv, char **err)
-{
-	return ssl_need_arg(argc, argv, opt->what, err) ||
-	       ssl_ckch_load_crt_list(o, argv[1], err) ? -1 : 2;
-}
-
-static int ssl_opt_ticket_keys(struct ssl_bind_opts *o, const struct ssl_opt *opt, int argc,
-                               char **argv, char **err)
-{
-	return ssl_need_arg(argc, argv, opt->what, err) ||
-	       ssl_load_ticket_keys(o, argv[1], err) ? -1 : 2;
-}
-
-/* In this order the bind rows are registered (suggestions see them so). */
-static const struct ssl_opt ssl_opts[] = {
-	{ "ssl", ssl_opt_on, SSL_BO_OFF(enabled), .bind_only = 1 },
-	{ "crt", ssl_opt_crt, .what = "a certificate file or directory", .bind_only = 1 },
-	{ "crt-list", ssl_opt_crt_list, .what = "a file", .bind_only = 1 },
-	{ "alpn", ssl_opt_alpn, .what = "a protocol list" },
-	{ "ciphers", ssl_opt_str, SSL_BO_OFF(ciphers), .what = "a list" },
-	{ "ciphersuites", ssl_opt_str, SSL_BO_OFF(ciphersuites), .what = "a list" },
-	{ "curves", ssl_opt_str, SSL_BO_OFF(curves), .what = "a list" },
-	{ "ssl-min-ver", ssl_opt_ver, SSL_BO_OFF(min_ver) },
-	{ "ssl-max-ver", ssl_opt_ver, SSL_BO_OFF(max_ver) },
-	{ "no-tlsv10", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS10 },
-	{ "no-tlsv11", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS11 },
-	{ "no-tlsv12", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS12 },
-	{ "no-tlsv13", ssl_opt_bit, SSL_BO_OFF(no_ver), SSL_BO_NO_TLS13 },
-	{ "ca-file", ssl_opt_str, SSL_BO_OFF(ca_file), .what = "a file" },
-	{ "crl-file", ssl_opt_str, SSL_BO_OFF(crl_file), .what = "a file" },
-	{ "verify", ssl_opt_verify, .what = "'none', 'optional' or 'required'" },
-	{ "strict-sni", ssl_opt_on, SSL_BO_OFF(strict_sni), .bind_only = 1 },
-	{ "tls-ticket-keys", ssl_opt_ticket_keys, .what = "a file", .bind_only = 1 },
-};
-
-int ssl_bind_parse_opt(struct ssl_bind_opts *o, int argc, char **argv, int crtlist, char **err)
-{
-	/* A crt-list line is text: its option words are looked up here. */
-	for (size_t i = 0; i < ARRAY_SIZE(ssl_opts); i++)
-		if (strcmp(argv[0], ssl_opts[i].name) == 0)
-			return crtlist && ssl_opts[i].bind_only ? 0 :
-			       ssl_opts[i].parse(o, &ssl_opts[i], argc, argv, err);
-	return 0;
-}
-
-/* Every bind TLS row shares this parser: its .priv is the ssl_opts[] entry,
- * whose parser crt-list lines use too. */
-static int ssl_bind_kw(struct bind_conf *bc, const struct bind_kw *kw, int argc,
-                       char **argv, char **err)
-{
-	const struct ssl_opt *opt = kw->priv;
-
-	if (!bc->ssl) {
-		ssl_init_once();
-		bc->ssl = xcalloc(1, sizeof(*bc->ssl));
-		bc->ssl->verify = -1;
-		bc->ssl->conf_file = bc->conf_file;
-		bc->ssl->conf_line = bc->conf_line;
-	}
-	return opt->parse(bc->ssl, opt, argc, argv, err);
-}
-
-/* ---- contexts (client side) ---- */
 
 const struct ssl_bind_opts *ssl_ctx_opts(const SSL_CTX *ctx)
 {
-	return SSL_CTX_get_ex_data(ctx, sslg.ex_opts);
+	return SSL_CTX_get_ex_data(ctx, ssl_idx.ctx_opts);
 }
 
 /* <o>'s string option <f>, else the global default. */
-#define SSL_OPT(o, f) ((o)->f ? (o)->f : sslg.bind_def.f)
+#define SSL_OPT(o, f) ((o)->f ? (o)->f : ssl_bind_def.f)
+
+/* ---- callbacks of bind contexts ---- */
 
 static int ssl_alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                            const unsigned char *in, unsigned int inlen, void *arg)
@@ -378,6 +72,133 @@ static int ssl_alpn_select(SSL *ssl, const unsigned char **out, unsigned char *o
 				  inlen) != OPENSSL_NPN_NEGOTIATED)
 		return SSL_TLSEXT_ERR_NOACK;
 	return SSL_TLSEXT_ERR_OK;
+}
+
+#ifndef OPENSSL_NO_NEXTPROTONEG
+/* npn: the protocols advertised to a client that asks. */
+static int ssl_npn_advertise(SSL *ssl, const unsigned char **out, unsigned int *outlen,
+                             void *arg)
+{
+	const struct ssl_bind_opts *o = ssl_ctx_opts(SSL_get_SSL_CTX(ssl));
+
+	if (!o || !o->npn)
+		return SSL_TLSEXT_ERR_NOACK;
+	*out = o->npn;
+	*outlen = (unsigned)o->npn_len;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+/* server npn: the first of our protocols the server offers. */
+static int ssl_npn_select(SSL *ssl, unsigned char **out, unsigned char *outlen,
+                          const unsigned char *in, unsigned int inlen, void *arg)
+{
+	const struct ssl_protos *p = arg;
+
+	SSL_select_next_proto(out, outlen, p->p, (unsigned)p->len, in, inlen);
+	return SSL_TLSEXT_ERR_OK;
+}
+#endif
+
+/* verify: an error at depth 0 that crt-ignore-err lists, or deeper that
+ * ca-ignore-err lists, lets the handshake go on; the first error of each
+ * kind is kept for ssl_c_err / ssl_c_ca_err. */
+static int ssl_verify_cb(int ok, X509_STORE_CTX *xs)
+{
+	SSL *ssl = X509_STORE_CTX_get_ex_data(xs, SSL_get_ex_data_X509_STORE_CTX_idx());
+	const struct ssl_bind_opts *o = ssl ? ssl_ctx_opts(SSL_get_SSL_CTX(ssl)) : NULL;
+	int err = X509_STORE_CTX_get_error(xs), depth = X509_STORE_CTX_get_error_depth(xs);
+	struct ssl_sock_ext *x;
+
+	if (ok || !ssl)
+		return ok;
+	x = ssl_sock_ext(ssl, 1);
+	if (depth > 0) {
+		if (x && !x->ca_err) {
+			x->ca_err = err;
+			x->ca_err_depth = depth;
+		}
+		ok = o && ssl_errset_has(&o->ca_ignore, err);
+	} else {
+		if (x && !x->crt_err)
+			x->crt_err = err;
+		ok = o && ssl_errset_has(&o->crt_ignore, err);
+	}
+	if (ok) {
+		X509_STORE_CTX_set_error(xs, X509_V_OK);
+		ERR_clear_error();
+	}
+	return ok;
+}
+
+/* tune.ssl.keylog: the secrets of a session, by label, for the fetches. */
+static void ssl_keylog_cb(const SSL *ssl, const char *line)
+{
+	static const char *const labels[SSL_KL_N] = {
+		[SSL_KL_CLIENT_EARLY] = "CLIENT_EARLY_TRAFFIC_SECRET",
+		[SSL_KL_CLIENT_HS] = "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+		[SSL_KL_SERVER_HS] = "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+		[SSL_KL_CLIENT_TRAFFIC_0] = "CLIENT_TRAFFIC_SECRET_0",
+		[SSL_KL_SERVER_TRAFFIC_0] = "SERVER_TRAFFIC_SECRET_0",
+		[SSL_KL_EXPORTER] = "EXPORTER_SECRET",
+		[SSL_KL_EARLY_EXPORTER] = "EARLY_EXPORTER_SECRET",
+	};
+	const char *sp = strchr(line, ' '), *secret = sp ? strchr(sp + 1, ' ') : NULL;
+	struct ssl_sock_ext *x;
+
+	if (!secret)
+		return;
+	for (int i = 0; i < SSL_KL_N; i++)
+		if ((size_t)(sp - line) == strlen(labels[i]) && !strncmp(line, labels[i], (size_t)(sp - line))) {
+			if (!(x = ssl_sock_ext(ssl, 1)))
+				return;
+			free(x->keylog[i]);
+			x->keylog[i] = strdup(secret + 1);
+			return;
+		}
+}
+
+/* tune.ssl.capture-buffer-size: the ClientHello's lists, each cut to what
+ * is left of the buffer. */
+static void ssl_capture_hello(SSL *ssl)
+{
+	const unsigned char *ciphers, *p;
+	size_t nc = SSL_client_hello_get0_ciphers(ssl, &ciphers), len, room = (size_t)sslg.capture_size;
+	struct ssl_sock_ext *x = ssl_sock_ext(ssl, 1);
+	struct ssl_capture *c;
+	int *exts = NULL;
+	size_t next = 0, o = 0, k;
+
+	if (!x || x->capture || !(c = calloc(1, sizeof(*c) + room)))
+		return;
+	c->xxh64 = smp_xxh64(ciphers, nc, 0);
+	c->hello_version = (uint16_t)SSL_client_hello_get0_legacy_version(ssl);
+	k = MIN(nc & ~(size_t)1, room - o);
+	memcpy(c->data + o, ciphers, k);
+	c->ciphers_len = (uint16_t)k;
+	o += k;
+	if (SSL_client_hello_get1_extensions_present(ssl, &exts, &next) == 1) {
+		for (size_t i = 0; i < next && o + 2 <= room; i++) {
+			c->data[o++] = (unsigned char)(exts[i] >> 8);
+			c->data[o++] = (unsigned char)exts[i];
+			c->ext_len += 2;
+		}
+		OPENSSL_free(exts);
+	}
+	/* supported_groups: a 2-byte length then the groups */
+	if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_supported_groups, &p, &len) == 1 && len >= 2) {
+		k = MIN(MIN((size_t)(p[0] << 8 | p[1]), len - 2) & ~(size_t)1, room - o);
+		memcpy(c->data + o, p + 2, k);
+		c->ec_len = (uint16_t)k;
+		o += k;
+	}
+	/* ec_point_formats: a 1-byte length then the formats */
+	if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_ec_point_formats, &p, &len) == 1 && len >= 1) {
+		k = MIN(MIN((size_t)p[0], len - 1), room - o);
+		memcpy(c->data + o, p + 1, k);
+		c->ecf_len = (uint16_t)k;
+		o += k;
+	}
+	x->capture = c;
 }
 
 /* Whether the ClientHello accepts an ECDSA certificate: its
@@ -435,35 +256,48 @@ static void ssl_apply_ctx(SSL *ssl, SSL_CTX *ctx)
 	const struct ssl_bind_opts *o = ssl_ctx_opts(ctx);
 
 	SSL_set_SSL_CTX(ssl, ctx);
-	SSL_set_verify(ssl, SSL_CTX_get_verify_mode(ctx), NULL);
+	SSL_set_verify(ssl, SSL_CTX_get_verify_mode(ctx), SSL_CTX_get_verify_callback(ctx));
 	SSL_set_min_proto_version(ssl, SSL_CTX_get_min_proto_version(ctx));
 	SSL_set_max_proto_version(ssl, SSL_CTX_get_max_proto_version(ctx));
 	SSL_clear_options(ssl, SSL_get_options(ssl));
 	SSL_set_options(ssl, SSL_CTX_get_options(ctx));
-	if (cas)
-		SSL_set_client_CA_list(ssl, SSL_dup_CA_list(cas));
+	SSL_set_client_CA_list(ssl, cas ? SSL_dup_CA_list(cas) : NULL);
+	SSL_set_max_early_data(ssl, SSL_CTX_get_max_early_data(ctx));
 	if (o) {
 		const char *c = SSL_OPT(o, ciphers);
 		const char *cs = SSL_OPT(o, ciphersuites);
+		const char *cv = SSL_OPT(o, curves) ? SSL_OPT(o, curves) : o->ecdhe;
 
 		if (c)
 			SSL_set_cipher_list(ssl, c);
 		if (cs)
 			SSL_set_ciphersuites(ssl, cs);
+		if (cv)
+			SSL_set1_groups_list(ssl, cv);
+		if (o->sigalgs)
+			SSL_set1_sigalgs_list(ssl, o->sigalgs);
+		if (o->client_sigalgs)
+			SSL_set1_client_sigalgs_list(ssl, o->client_sigalgs);
+		ERR_clear_error();
 	}
 }
 
 /* Picks the certificate from the ClientHello: exact SNI, then wildcard,
- * ECDSA when the client accepts it; the default otherwise, or a refusal
- * with strict-sni. */
+ * ECDSA when the client accepts it; a generated one (generate-certificates);
+ * the default otherwise, or a refusal with strict-sni. Captures the hello's
+ * lists first (tune.ssl.capture-buffer-size). */
 static int ssl_client_hello_cb(SSL *ssl, int *al, void *arg)
 {
 	SSL_CTX *cur = SSL_get_SSL_CTX(ssl), *ctx;
-	const struct ssl_bind_opts *o = arg;
+	struct ssl_bind_opts *o = arg;
 	char name[256];
 	const char *sni = ssl_hello_sni(ssl, name, sizeof(name));
 
+	if (sslg.capture_size)
+		ssl_capture_hello(ssl);
 	ctx = ssl_ckch_pick(o, sni, ssl_hello_ecdsa(ssl));
+	if (!ctx && sni && (o->flags & SSL_BO_F_GEN_CERTS))
+		ctx = gencert_get(o, sni);
 	if (!ctx && o->strict_sni) {
 		*al = SSL_AD_UNRECOGNIZED_NAME;
 		return SSL_CLIENT_HELLO_ERROR;
@@ -473,75 +307,11 @@ static int ssl_client_hello_cb(SSL *ssl, int *al, void *arg)
 	return SSL_CLIENT_HELLO_SUCCESS;
 }
 
-/* The protocol range: [min, max] (defaults TLSv1.2 and the newest) less
- * the no-tlsvXX versions; the range spans from the lowest to the highest
- * version left. */
-static int ssl_ctx_versions(SSL_CTX *ctx, int min, int max, unsigned no, char **err)
-{
-	int lo = 0, hi = 0;
+/* ---- contexts of bind lines ---- */
 
-	if (!min)
-		min = TLS1_2_VERSION;
-	for (size_t i = 0; i < ARRAY_SIZE(ssl_versions); i++) {
-		int v = ssl_versions[i].ver;
-
-		if (v < min || (max && v > max) || (no & ssl_versions[i].no))
-			continue;
-		if (!lo)
-			lo = v;
-		hi = v;
-	}
-	if (!lo) {
-		*err = str_fmt("no TLS version left between the minimum and the maximum");
-		return -1;
-	}
-	SSL_CTX_set_min_proto_version(ctx, lo);
-	SSL_CTX_set_max_proto_version(ctx, hi);
-	return 0;
-}
-
-/* Loads the CA and CRL files of a context that verifies its peer. */
-static int ssl_ctx_cas(SSL_CTX *ctx, const char *ca, const char *crl, int server_side,
-                       char **err)
-{
-	if (ca) {
-		if (SSL_CTX_load_verify_locations(ctx, ca, NULL) != 1) {
-			ERR_clear_error();
-			*err = str_fmt("cannot load CA file '%s'", ca);
-			return -1;
-		}
-		if (server_side)
-			SSL_CTX_set_client_CA_list(ctx, SSL_load_client_CA_file(ca));
-	}
-	if (crl) {
-		X509_STORE *st = SSL_CTX_get_cert_store(ctx);
-		BIO *b = BIO_new_file(crl, "r");
-		X509_CRL *c;
-		int n = 0;
-
-		if (!b) {
-			ERR_clear_error();
-			*err = str_fmt("cannot read CRL file '%s'", crl);
-			return -1;
-		}
-		while ((c = PEM_read_bio_X509_CRL(b, NULL, NULL, NULL))) {
-			X509_STORE_add_crl(st, c);
-			X509_CRL_free(c);
-			n++;
-		}
-		BIO_free(b);
-		ERR_clear_error();
-		if (!n) {
-			*err = str_fmt("no CRL found in '%s'", crl);
-			return -1;
-		}
-		X509_STORE_set_flags(st, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
-	}
-	return 0;
-}
-
+/* Ciphers, suites, groups and signature algorithms. */
 static int ssl_ctx_ciphers(SSL_CTX *ctx, const char *c, const char *cs, const char *curves,
-                           char **err)
+                           const char *sigalgs, const char *csigalgs, char **err)
 {
 	if (c && SSL_CTX_set_cipher_list(ctx, c) != 1) {
 		*err = str_fmt("unknown cipher list '%s'", c);
@@ -555,43 +325,86 @@ static int ssl_ctx_ciphers(SSL_CTX *ctx, const char *c, const char *cs, const ch
 		*err = str_fmt("unknown curves '%s'", curves);
 		return -1;
 	}
+	if (sigalgs && SSL_CTX_set1_sigalgs_list(ctx, sigalgs) != 1) {
+		*err = str_fmt("unknown signature algorithms '%s'", sigalgs);
+		return -1;
+	}
+	if (csigalgs && SSL_CTX_set1_client_sigalgs_list(ctx, csigalgs) != 1) {
+		*err = str_fmt("unknown client signature algorithms '%s'", csigalgs);
+		return -1;
+	}
 	ERR_clear_error();
 	return 0;
+}
+
+/* DHE parameters: those of the certificate's file, else ssl-dh-param-file,
+ * else tune.ssl.default-dh-param sized to the RSA key; none: no DHE. */
+static void ssl_ctx_dh(SSL_CTX *ctx, const struct ckch *ck)
+{
+	EVP_PKEY *dh = ck->dh ? ck->dh : sslg.dh_file;
+
+	if (!dh && sslg.default_dh) {
+		int bits = sslg.default_dh;
+
+		if (ck->key && EVP_PKEY_base_id(ck->key) == EVP_PKEY_RSA &&
+		    EVP_PKEY_get_bits(ck->key) < bits)
+			bits = EVP_PKEY_get_bits(ck->key);
+		dh = ssl_dh_params(bits);
+	}
+	if (dh && EVP_PKEY_up_ref(dh) == 1 && SSL_CTX_set0_tmp_dh_pkey(ctx, dh) != 1)
+		EVP_PKEY_free(dh);
+	ERR_clear_error();
 }
 
 SSL_CTX *ssl_bind_new_ctx(const struct ssl_bind_opts *o, struct ckch *ck, char **err)
 {
 	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-	const struct ssl_bind_opts *d = &sslg.bind_def;
+	const struct ssl_bind_opts *d = &ssl_bind_def;
 	int verify = o->verify >= 0 ? o->verify : SSL_VERIFY_NONE;
+	unsigned flags = o->flags | d->flags;
 	char *e = NULL;
 
 	if (!ctx) {
 		*err = str_fmt("cannot create a TLS context");
 		return NULL;
 	}
-	SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE |
-			    SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_IGNORE_UNEXPECTED_EOF |
+			    SSL_OP_NO_RENEGOTIATION |
+			    (flags & SSL_BO_F_PREFER_CLI ? 0 : SSL_OP_CIPHER_SERVER_PREFERENCE) |
+			    (flags & SSL_BO_F_NO_TICKETS ? SSL_OP_NO_TICKET : 0));
 	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
 			 SSL_MODE_RELEASE_BUFFERS);
 	if (ssl_ctx_versions(ctx, o->min_ver ? o->min_ver : d->min_ver,
 			     o->max_ver ? o->max_ver : d->max_ver, o->no_ver | d->no_ver, &e) ||
 	    ssl_ctx_ciphers(ctx, SSL_OPT(o, ciphers), SSL_OPT(o, ciphersuites),
-			    SSL_OPT(o, curves), &e) ||
-	    ssl_ctx_cas(ctx, o->ca_file, o->crl_file, 1, &e))
+			    SSL_OPT(o, curves) ? SSL_OPT(o, curves) : o->ecdhe, o->sigalgs,
+			    o->client_sigalgs, &e) ||
+	    cafile_ctx_setup(ctx, o->ca_file, o->ca_verify_file, o->crl_file,
+			     !(flags & SSL_BO_F_NO_CA_NAMES), &e))
 		goto fail;
-	if (verify != SSL_VERIFY_NONE && !o->ca_file) {
+	if (verify != SSL_VERIFY_NONE && !o->ca_file && !o->ca_verify_file) {
 		e = str_fmt("'verify %s' needs a 'ca-file'",
 			    verify & SSL_VERIFY_FAIL_IF_NO_PEER_CERT ? "required" : "optional");
 		goto fail;
 	}
-	SSL_CTX_set_verify(ctx, verify, NULL);
-	if (ckch_attach(ck, ctx) == -1) {
+	SSL_CTX_set_verify(ctx, verify, ssl_verify_cb);
+	SSL_CTX_set_ex_data(ctx, ssl_idx.ctx_opts, (void *)o);
+	if (ck && ckch_attach(ck, ctx) == -1) {
 		e = str_fmt("'%s': cannot use this certificate", ck->path);
 		goto fail;
 	}
-	SSL_CTX_set_ex_data(ctx, sslg.ex_opts, (void *)o);
+	if (ck)
+		ssl_ctx_dh(ctx, ck);
 	SSL_CTX_set_alpn_select_cb(ctx, ssl_alpn_select, NULL);
+#ifndef OPENSSL_NO_NEXTPROTONEG
+	if (o->npn)
+		SSL_CTX_set_next_protos_advertised_cb(ctx, ssl_npn_advertise, NULL);
+#endif
+	SSL_CTX_set_tlsext_status_cb(ctx, ocsp_status_cb);
+	if (flags & SSL_BO_F_ALLOW_0RTT)
+		SSL_CTX_set_max_early_data(ctx, 16384);
+	if (sslg.keylog)
+		SSL_CTX_set_keylog_callback(ctx, ssl_keylog_cb);
 	return ctx;
 fail:
 	ERR_clear_error();
@@ -613,36 +426,48 @@ static struct ssl_bind_opts *ssl_merge_opts(struct ssl_bind_opts *o, struct ssl_
 	m->ncrts = 0;
 	m->sni = NULL;
 	m->nsni = 0;
-	if (lo->ciphers)
-		m->ciphers = lo->ciphers;
-	if (lo->ciphersuites)
-		m->ciphersuites = lo->ciphersuites;
-	if (lo->curves)
-		m->curves = lo->curves;
+	m->lists = NULL;
+	m->nlists = 0;
+	m->gen = NULL;
+#define SSL_MERGE_STR(f) if (lo->f) m->f = lo->f
+	SSL_MERGE_STR(ciphers);
+	SSL_MERGE_STR(ciphersuites);
+	SSL_MERGE_STR(curves);
+	SSL_MERGE_STR(ecdhe);
+	SSL_MERGE_STR(sigalgs);
+	SSL_MERGE_STR(client_sigalgs);
+	SSL_MERGE_STR(ca_file);
+	SSL_MERGE_STR(ca_verify_file);
+	SSL_MERGE_STR(crl_file);
+#undef SSL_MERGE_STR
 	if (lo->min_ver)
 		m->min_ver = lo->min_ver;
 	if (lo->max_ver)
 		m->max_ver = lo->max_ver;
 	m->no_ver |= lo->no_ver;
-	if (lo->ca_file)
-		m->ca_file = lo->ca_file;
-	if (lo->crl_file)
-		m->crl_file = lo->crl_file;
+	m->flags |= lo->flags;
 	if (lo->verify >= 0)
 		m->verify = lo->verify;
 	if (lo->alpn) {
 		m->alpn = lo->alpn;
 		m->alpn_len = lo->alpn_len;
 	}
+	if (lo->npn) {
+		m->npn = lo->npn;
+		m->npn_len = lo->npn_len;
+	}
 	return m;
 }
 
 /* The session cache and tickets live in the context a handshake starts on
- * (the default one), whichever certificate SNI then selects. */
-static void ssl_ctx_sessions(struct ssl_bind_opts *o, SSL_CTX *ctx, const void *id)
+ * (the default one), whichever certificate SNI then selects. A session
+ * belongs to its frontend (the session ID context, in the tickets too): the
+ * same in another process with the same frontend, so that processes
+ * sharing tls-ticket-keys resume each other's sessions. */
+static void ssl_ctx_sessions(struct ssl_bind_opts *o, SSL_CTX *ctx)
 {
 	unsigned char sid[SSL_MAX_SID_CTX_LENGTH];
-	int n = snprintf((char *)sid, sizeof(sid), "sluice-%p", id);
+	int n = snprintf((char *)sid, sizeof(sid), "sluice:%s", o->ft ? o->ft : "");
 
 	SSL_CTX_set_session_id_context(ctx, sid, (unsigned)MIN(n, (int)sizeof(sid)));
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
@@ -652,14 +477,58 @@ static void ssl_ctx_sessions(struct ssl_bind_opts *o, SSL_CTX *ctx, const void *
 		SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	if (sslg.lifetime_ms)
 		SSL_CTX_set_timeout(ctx, (long)(sslg.lifetime_ms / 1000 ? sslg.lifetime_ms / 1000 : 1));
-	if (o->has_ticket_key)
-		SSL_CTX_set_tlsext_ticket_keys(ctx, o->ticket_key, 80);
+	if (o->tkeys)
+		tls_keys_install(o->tkeys, ctx);
+}
+
+void ssl_bind_ctx_finish(struct ssl_bind_opts *o, SSL_CTX *ctx)
+{
+	ssl_ctx_sessions(o, ctx);
+	SSL_CTX_set_client_hello_cb(ctx, ssl_client_hello_cb, o);
+}
+
+int ssl_crt_ent_build(struct ssl_bind_opts *o, struct ssl_crt_ent *e, char **err)
+{
+	struct ssl_bind_opts *m = ssl_merge_opts(o, e->lo);
+
+	e->mo = m != o ? m : NULL;
+	e->ctx = ssl_bind_new_ctx(m, e->ck, err);
+	if (!e->ctx) {
+		free(e->mo);
+		e->mo = NULL;
+		return -1;
+	}
+	ssl_bind_ctx_finish(o, e->ctx);
+	return 0;
+}
+
+void ssl_crt_ent_release(struct ssl_crt_ent *e)
+{
+	if (e->ctx)
+		SSL_CTX_set_ex_data(e->ctx, ssl_idx.ctx_opts, NULL);
+	SSL_CTX_free(e->ctx);
+	e->ctx = NULL;
+	free(e->mo);
+	e->mo = NULL;
+}
+
+/* Whether a handshake on <o> may take early data: allow-0rtt on the line
+ * or on one of its crt-list lines. */
+static int ssl_bind_0rtt(const struct ssl_bind_opts *o)
+{
+	if (o->flags & SSL_BO_F_ALLOW_0RTT)
+		return 1;
+	for (int i = 0; i < o->ncrts; i++)
+		if (o->crts[i].lo && (o->crts[i].lo->flags & SSL_BO_F_ALLOW_0RTT))
+			return 1;
+	return 0;
 }
 
 /* Builds the contexts of a bind line. Returns the errors reported. */
 static int ssl_bind_build(struct bind_conf *bc)
 {
 	struct ssl_bind_opts *o = bc->ssl;
+	char *err = NULL;
 
 	if (!o->enabled) {
 		log_alert("%s:%d: bind: TLS options given without 'ssl'", bc->conf_file,
@@ -672,30 +541,27 @@ static int ssl_bind_build(struct bind_conf *bc)
 		return 1;
 	}
 	for (int i = 0; i < o->ncrts; i++) {
-		struct ssl_crt_ent *e = &o->crts[i];
-		char *err = NULL;
-
-		struct ssl_bind_opts *m = ssl_merge_opts(o, e->lo);
-
-		e->mo = m != o ? m : NULL;
-		e->ctx = ssl_bind_new_ctx(m, e->ck, &err);
-		if (!e->ctx) {
+		if (ssl_crt_ent_build(o, &o->crts[i], &err) == -1) {
 			log_alert("%s:%d: bind: %s", bc->conf_file, bc->conf_line, err);
 			free(err);
 			return 1;
 		}
-		ssl_ctx_sessions(o, e->ctx, bc);
-		SSL_CTX_set_client_hello_cb(e->ctx, ssl_client_hello_cb, o);
 	}
 	ssl_ckch_index(o);
+	if ((o->flags & SSL_BO_F_GEN_CERTS) && gencert_setup(o, &err) == -1) {
+		log_alert("%s:%d: bind: %s", bc->conf_file, bc->conf_line, err);
+		free(err);
+		return 1;
+	}
+	o->built = 1;
 	return 0;
 }
 
-/* ---- contexts (server side) ---- */
+/* ---- contexts of servers ---- */
 
 static int ssl_new_session_cb(SSL *ssl, SSL_SESSION *sess)
 {
-	struct server *srv = SSL_get_ex_data(ssl, sslg.ex_srv);
+	struct server *srv = SSL_get_ex_data(ssl, ssl_idx.ssl_srv);
 
 	if (!srv || srv->ssl->no_reuse)
 		return 0;
@@ -709,6 +575,7 @@ static int ssl_srv_build(struct server *srv)
 	struct ssl_srv *x = srv->ssl;
 	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 	int verify = x->verify >= 0 ? x->verify : sslg.srv_verify;
+	unsigned flags = x->flags | sslg.srv_flags;
 	char *e = NULL;
 
 	if (!ctx) {
@@ -717,15 +584,16 @@ static int ssl_srv_build(struct server *srv)
 		return 1;
 	}
 	SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_IGNORE_UNEXPECTED_EOF |
-			    SSL_OP_NO_RENEGOTIATION);
+			    SSL_OP_NO_RENEGOTIATION | (flags & SSL_BO_F_NO_TICKETS ? SSL_OP_NO_TICKET : 0));
 	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
 			 SSL_MODE_RELEASE_BUFFERS);
 	if (ssl_ctx_versions(ctx, x->min_ver ? x->min_ver : sslg.srv_min_ver,
 			     x->max_ver ? x->max_ver : sslg.srv_max_ver, x->no_ver | sslg.srv_no_ver,
 			     &e) ||
 	    ssl_ctx_ciphers(ctx, x->ciphers ? x->ciphers : sslg.srv_ciphers,
-			    x->ciphersuites ? x->ciphersuites : sslg.srv_ciphersuites, NULL, &e) ||
-	    ssl_ctx_cas(ctx, x->ca_file, x->crl_file, 0, &e))
+			    x->ciphersuites ? x->ciphersuites : sslg.srv_ciphersuites, x->curves,
+			    x->sigalgs, x->client_sigalgs, &e) ||
+	    cafile_ctx_setup(ctx, x->ca_file, NULL, x->crl_file, 0, &e))
 		goto fail;
 	if (verify != SSL_VERIFY_NONE && !x->ca_file) {
 		e = str_fmt("verify is enabled by default but no CA file specified: set "
@@ -742,9 +610,14 @@ static int ssl_srv_build(struct server *srv)
 				e = str_fmt("'%s': cannot use this certificate", x->crt);
 			goto fail;
 		}
+		ck->from_conf = 1;
 	}
-	if (x->alpn)
-		SSL_CTX_set_alpn_protos(ctx, x->alpn, (unsigned)x->alpn_len);
+	if (x->alpn.p)
+		SSL_CTX_set_alpn_protos(ctx, x->alpn.p, (unsigned)x->alpn.len);
+#ifndef OPENSSL_NO_NEXTPROTONEG
+	if (x->npn.p)
+		SSL_CTX_set_next_proto_select_cb(ctx, ssl_npn_select, &x->npn);
+#endif
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
 	SSL_CTX_sess_set_new_cb(ctx, ssl_new_session_cb);
 	x->verify = verify;
@@ -769,10 +642,10 @@ static int ssl_postparse(void)
 			if (!li->bc->ssl || li->bc == last)
 				continue;
 			last = li->bc;
-			if (!li->bc->ssl->def_ctx)
-				errs += ssl_bind_build(li->bc);
 			if (!li->bc->ssl->ft)
 				li->bc->ssl->ft = str_fmt("%s~", px->name);
+			if (!li->bc->ssl->def_ctx)
+				errs += ssl_bind_build(li->bc);
 		}
 		for (struct server *srv = px->servers; srv; srv = srv->next) {
 			if (srv->ssl && srv->ssl->owner != srv)
@@ -784,15 +657,23 @@ static int ssl_postparse(void)
 	return errs;
 }
 
-/* ---- server keywords ---- */
+/* ---- servers' settings ---- */
 
 static char *ssl_strdup0(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
 }
 
-/* A server's own copy of the TLS settings it got from default-server. */
-static struct ssl_srv *ssl_srv_dup(const struct ssl_srv *from, const struct server *srv)
+static void ssl_protos_dup(struct ssl_protos *to, const struct ssl_protos *from)
+{
+	to->p = NULL;
+	if (from->p) {
+		to->p = xcalloc(1, from->len + 1);
+		memcpy(to->p, from->p, from->len);
+	}
+}
+
+struct ssl_srv *ssl_srv_dup(const struct ssl_srv *from, const struct server *srv)
 {
 	struct ssl_srv *x = xcalloc(1, sizeof(*x));
 
@@ -805,10 +686,12 @@ static struct ssl_srv *ssl_srv_dup(const struct ssl_srv *from, const struct serv
 	x->check_sni = ssl_strdup0(from->check_sni);
 	x->ciphers = ssl_strdup0(from->ciphers);
 	x->ciphersuites = ssl_strdup0(from->ciphersuites);
-	if (from->alpn) {
-		x->alpn = xcalloc(1, from->alpn_len);
-		memcpy(x->alpn, from->alpn, from->alpn_len);
-	}
+	x->curves = ssl_strdup0(from->curves);
+	x->sigalgs = ssl_strdup0(from->sigalgs);
+	x->client_sigalgs = ssl_strdup0(from->client_sigalgs);
+	ssl_protos_dup(&x->alpn, &from->alpn);
+	ssl_protos_dup(&x->npn, &from->npn);
+	ssl_protos_dup(&x->check_alpn, &from->check_alpn);
 	if (from->sni) {
 		char *err = NULL;
 
@@ -839,7 +722,12 @@ void ssl_srv_free(struct server *srv)
 	free(x->check_sni);
 	free(x->ciphers);
 	free(x->ciphersuites);
-	free(x->alpn);
+	free(x->curves);
+	free(x->sigalgs);
+	free(x->client_sigalgs);
+	free(x->alpn.p);
+	free(x->npn.p);
+	free(x->check_alpn.p);
 	free(x->sni_str);
 	if (x->sni) {
 		smp_expr_free(x->sni);
@@ -861,108 +749,6 @@ void ssl_bind_free(struct bind_conf *bc)
 	free(o->ft);
 	free(o);
 	bc->ssl = NULL;
-}
-
-/* The TLS settings <srv> may change: created on first use, copied when
- * still shared with the default-server they came from. */
-static struct ssl_srv *ssl_srv_own(struct server *srv)
-{
-	struct ssl_srv *x = srv->ssl;
-
-	if (!x) {
-		ssl_init_once();
-		x = srv->ssl = xcalloc(1, sizeof(*x));
-		x->verify = -1;
-		x->owner = srv;
-	} else if (x->owner != srv) {
-		x = srv->ssl = ssl_srv_dup(x, srv);
-	}
-	return x;
-}
-
-/* The field at the row's .off in <x>. */
-#define SSL_SRV_AT(x, kw, type) ((type *)((char *)(x) + (kw)->off))
-
-/* ssl, no-ssl-reuse, check-ssl: an int set to 1 at the row's .off. */
-static int ssl_srv_bool(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-                        char **err)
-{
-	*SSL_SRV_AT(ssl_srv_own(srv), kw, int) = 1;
-	return 1;
-}
-
-/* no-tlsv10 ... no-tlsv13: the row's .set is the version's bit. */
-static int ssl_srv_no_ver(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-                          char **err)
-{
-	ssl_srv_own(srv)->no_ver |= (unsigned)kw->set;
-	return 1;
-}
-
-/* ca-file, crl-file, crt, verifyhost, check-sni, ciphers, ciphersuites: a
- * string at the row's .off. */
-static int ssl_srv_str(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-                       char **err)
-{
-	struct ssl_srv *x = ssl_srv_own(srv);
-
-	if (ssl_need_arg(argc, argv, "an argument", err))
-		return -1;
-	ssl_set_str(SSL_SRV_AT(x, kw, char *), argv[1]);
-	return 2;
-}
-
-/* ssl-min-ver, ssl-max-ver: a version at the row's .off. */
-static int ssl_srv_ver(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-                       char **err)
-{
-	struct ssl_srv *x = ssl_srv_own(srv);
-
-	if (ssl_need_arg(argc, argv, "an argument", err))
-		return -1;
-	return ssl_parse_ver(argv[0], argv[1], SSL_SRV_AT(x, kw, int), err) ? -1 : 2;
-}
-
-static int ssl_srv_verify(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-                          char **err)
-{
-	struct ssl_srv *x = ssl_srv_own(srv);
-
-	if (ssl_need_arg(argc, argv, "an argument", err))
-		return -1;
-	return ssl_parse_verify(argv[1], 1, &x->verify, err) ? -1 : 2;
-}
-
-static int ssl_srv_alpn(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-                        char **err)
-{
-	struct ssl_srv *x = ssl_srv_own(srv);
-
-	if (ssl_need_arg(argc, argv, "an argument", err))
-		return -1;
-	return ssl_parse_alpn(argv[1], &x->alpn, &x->alpn_len, err) ? -1 : 2;
-}
-
-/* sni <expr>: evaluated per connection. */
-static int ssl_srv_sni_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-                          char **err)
-{
-	struct ssl_srv *x = ssl_srv_own(srv);
-
-	if (ssl_need_arg(argc, argv, "an argument", err))
-		return -1;
-	if (x->sni) {
-		smp_expr_free(x->sni);
-		free(x->sni);
-	}
-	x->sni = xcalloc(1, sizeof(*x->sni));
-	if (smp_expr_parse(argv[1], x->sni, NULL, err) == -1) {
-		free(x->sni);
-		x->sni = NULL;
-		return -1;
-	}
-	ssl_set_str(&x->sni_str, argv[1]);
-	return 2;
 }
 
 int ssl_bind_enabled(const struct bind_conf *bc)
@@ -993,8 +779,20 @@ int ssl_bind_accept(struct conn *c, struct bind_conf *bc)
 
 	if (!ssl)
 		return -1;
+	if (ssl_bind_0rtt(bc->ssl))
+		ssl_sock_accept_early(ssl);
 	ssl_sock_start(c, ssl);
 	return 0;
+}
+
+/* The name the server's certificate must carry: the SNI sent, else
+ * verifyhost (HAProxy's order); none: names are not checked. */
+static void ssl_srv_host_check(SSL *ssl, const struct ssl_srv *x, const char *sni)
+{
+	const char *host = sni && *sni ? sni : x->verifyhost;
+
+	if (x->verify != SSL_VERIFY_NONE && host && *host)
+		SSL_set1_host(ssl, host);
 }
 
 int ssl_srv_connect(struct conn *c, struct server *srv, const char *sni)
@@ -1004,15 +802,10 @@ int ssl_srv_connect(struct conn *c, struct server *srv, const char *sni)
 
 	if (!ssl)
 		return -1;
-	SSL_set_ex_data(ssl, sslg.ex_srv, srv);
+	SSL_set_ex_data(ssl, ssl_idx.ssl_srv, srv);
 	if (sni && *sni)
 		SSL_set_tlsext_host_name(ssl, sni);
-	if (x->verify != SSL_VERIFY_NONE) {
-		const char *host = x->verifyhost ? x->verifyhost : sni;
-
-		if (host && *host)
-			SSL_set1_host(ssl, host);
-	}
+	ssl_srv_host_check(ssl, x, sni);
 	if (x->sess && !x->no_reuse)
 		SSL_set_session(ssl, x->sess);
 	ssl_sock_start(c, ssl);
@@ -1032,169 +825,14 @@ struct ssl_st *ssl_check_new(struct server *srv, int fd)
 		return NULL;
 	if (srv->ssl->check_sni)
 		SSL_set_tlsext_host_name(ssl, srv->ssl->check_sni);
-	if (srv->ssl->verify != SSL_VERIFY_NONE && (srv->ssl->verifyhost || srv->ssl->check_sni))
-		SSL_set1_host(ssl, srv->ssl->verifyhost ? srv->ssl->verifyhost : srv->ssl->check_sni);
+	if (srv->ssl->check_alpn.p)
+		SSL_set_alpn_protos(ssl, srv->ssl->check_alpn.p, (unsigned)srv->ssl->check_alpn.len);
+	ssl_srv_host_check(ssl, srv->ssl, srv->ssl->check_sni);
 	return ssl;
 }
 
-/* ---- keywords ---- */
-
-/* One row per ssl_opts[] entry, made at start-up: its .priv is the option. */
-static struct bind_kw ssl_bind_kws[ARRAY_SIZE(ssl_opts)];
-
-#define SSL_SRV_OFF(field) .off = offsetof(struct ssl_srv, field)
-
-static struct srv_kw ssl_srv_kws[] = {
-	{ "ssl", .parse = ssl_srv_bool, SSL_SRV_OFF(enabled) },
-	{ "verify", .parse = ssl_srv_verify },
-	{ "verifyhost", .parse = ssl_srv_str, SSL_SRV_OFF(verifyhost) },
-	{ "ca-file", .parse = ssl_srv_str, SSL_SRV_OFF(ca_file) },
-	{ "crl-file", .parse = ssl_srv_str, SSL_SRV_OFF(crl_file) },
-	{ "crt", .parse = ssl_srv_str, SSL_SRV_OFF(crt) },
-	{ "sni", .parse = ssl_srv_sni_kw },
-	{ "alpn", .parse = ssl_srv_alpn },
-	{ "ciphers", .parse = ssl_srv_str, SSL_SRV_OFF(ciphers) },
-	{ "ciphersuites", .parse = ssl_srv_str, SSL_SRV_OFF(ciphersuites) },
-	{ "ssl-min-ver", .parse = ssl_srv_ver, SSL_SRV_OFF(min_ver) },
-	{ "ssl-max-ver", .parse = ssl_srv_ver, SSL_SRV_OFF(max_ver) },
-	{ "no-tlsv10", .parse = ssl_srv_no_ver, .set = SSL_BO_NO_TLS10 },
-	{ "no-tlsv11", .parse = ssl_srv_no_ver, .set = SSL_BO_NO_TLS11 },
-	{ "no-tlsv12", .parse = ssl_srv_no_ver, .set = SSL_BO_NO_TLS12 },
-	{ "no-tlsv13", .parse = ssl_srv_no_ver, .set = SSL_BO_NO_TLS13 },
-	{ "no-ssl-reuse", .parse = ssl_srv_bool, SSL_SRV_OFF(no_reuse) },
-	{ "check-ssl", .parse = ssl_srv_bool, SSL_SRV_OFF(check_ssl) },
-	{ "check-sni", .parse = ssl_srv_str, SSL_SRV_OFF(check_sni) },
-};
-
-/* ssl-default-bind-options / ssl-default-server-options (row value 1):
- * version limits. */
-static int kw_default_options(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+SLUICE_INIT(ssl_cfg_register)
 {
-	int srv = (int)ctx->kw_row->arg;
-
-	for (int i = 0; i < argc; i++) {
-		unsigned bit = ssl_no_ver_bit(argv[i]);
-		char *err = NULL;
-
-		if (bit) {
-			*(srv ? &sslg.srv_no_ver : &sslg.bind_def.no_ver) |= bit;
-		} else if ((strcmp(argv[i], "ssl-min-ver") == 0 || strcmp(argv[i], "ssl-max-ver") == 0) &&
-			   i + 1 < argc) {
-			int *v = strcmp(argv[i], "ssl-min-ver") == 0 ? (srv ? &sslg.srv_min_ver : &sslg.bind_def.min_ver)
-						   : (srv ? &sslg.srv_max_ver : &sslg.bind_def.max_ver);
-
-			if (ssl_parse_ver(argv[i], argv[i + 1], v, &err) == -1) {
-				cfg_alert(ctx, "%s", err);
-				free(err);
-				return -1;
-			}
-			i++;
-		} else {
-			cfg_alert(ctx, "unsupported option '%s' (expected no-tlsv1x, ssl-min-ver "
-				  "or ssl-max-ver)", argv[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* The strings of ssl-default-*-ciphers...: a row's value indexes these. */
-enum { SSL_DEF_BIND_CIPHERS, SSL_DEF_BIND_SUITES, SSL_DEF_BIND_CURVES, SSL_DEF_SRV_CIPHERS,
-       SSL_DEF_SRV_SUITES };
-
-static int kw_default_str(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
-	static char **const dst[] = {
-		[SSL_DEF_BIND_CIPHERS] = &sslg.bind_def.ciphers,
-		[SSL_DEF_BIND_SUITES]  = &sslg.bind_def.ciphersuites,
-		[SSL_DEF_BIND_CURVES]  = &sslg.bind_def.curves,
-		[SSL_DEF_SRV_CIPHERS]  = &sslg.srv_ciphers,
-		[SSL_DEF_SRV_SUITES]   = &sslg.srv_ciphersuites,
-	};
-
-	if (argc != 1) {
-		cfg_alert(ctx, "expects one argument (a list)");
-		return -1;
-	}
-	ssl_set_str(dst[ctx->kw_row->arg], argv[0]);
-	return 0;
-}
-
-static int kw_server_verify(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
-	char *err = NULL;
-
-	if (argc != 1 || ssl_parse_verify(argv[0], 1, &sslg.srv_verify, &err) == -1) {
-		cfg_alert(ctx, "expects 'none' or 'required'");
-		free(err);
-		return -1;
-	}
-	return 0;
-}
-
-static int kw_tune_ssl_lifetime(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
-	const char *e;
-
-	if (argc != 1) {
-		cfg_alert(ctx, "expects one value");
-		return -1;
-	}
-	if (parse_time_ms(argv[0], 1000, &sslg.lifetime_ms, &e) == -1) {
-		cfg_alert(ctx, "expects a time (default unit: seconds): %s", e);
-		return -1;
-	}
-	return 0;
-}
-
-static int kw_tune_ssl_cachesize(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
-	char *end;
-	long v;
-
-	if (argc != 1) {
-		cfg_alert(ctx, "expects one value");
-		return -1;
-	}
-	v = strtol(argv[0], &end, 10);
-	if (*end || v < 0) {
-		cfg_alert(ctx, "expects a number of sessions (0: no cache)");
-		return -1;
-	}
-	sslg.cachesize = v;
-	return 0;
-}
-
-static struct cfg_kw ssl_cfg_kws[] = {
-	{ "ssl-default-bind-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
-	  .usage = "<cipher list>", .arg = SSL_DEF_BIND_CIPHERS },
-	{ "ssl-default-bind-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
-	  .usage = "<ciphersuites>", .arg = SSL_DEF_BIND_SUITES },
-	{ "ssl-default-bind-curves", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
-	  .usage = "<curves>", .arg = SSL_DEF_BIND_CURVES },
-	{ "ssl-default-bind-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options,
-	  .usage = "<options>", .arg = 0 },
-	{ "ssl-default-server-ciphers", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
-	  .usage = "<cipher list>", .arg = SSL_DEF_SRV_CIPHERS },
-	{ "ssl-default-server-ciphersuites", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_str,
-	  .usage = "<ciphersuites>", .arg = SSL_DEF_SRV_SUITES },
-	{ "ssl-default-server-options", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_default_options,
-	  .usage = "<options>", .arg = 1 },
-	{ "ssl-server-verify", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_server_verify, .usage = "none|required" },
-	{ "tune.ssl.cachesize", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl_cachesize,
-	  .usage = "<number>" },
-	{ "tune.ssl.lifetime", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, kw_tune_ssl_lifetime,
-	  .usage = "<time>" },
-};
-
-SLUICE_INIT(ssl_register)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(ssl_opts); i++)
-		ssl_bind_kws[i] = (struct bind_kw){ .name = ssl_opts[i].name, .parse = ssl_bind_kw,
-		                                    .priv = &ssl_opts[i] };
-	bind_register_keywords(ssl_bind_kws, ARRAY_SIZE(ssl_bind_kws));
-	srv_register_keywords(ssl_srv_kws, ARRAY_SIZE(ssl_srv_kws));
-	cfg_register(ssl_cfg_kws, ARRAY_SIZE(ssl_cfg_kws));
 	cfg_register_postparse(ssl_postparse, 20);
 	bind_register_release(ssl_bind_free);
 }
@@ -1234,4 +872,3 @@ int ssl_bind_accept(struct conn *c, struct bind_conf *bc)
 }
 
 #endif
-

@@ -1,9 +1,10 @@
-/* TLS certificates: loading PEM files ("crt <file|dir>", "crt-list"), the
+/* TLS certificates: loading PEM files and the files found next to them
+ * (key, issuer, OCSP, SCT list, bundles; ssl-load-extra-files), the
  * per-bind SNI index (exact names, wildcards, RSA and ECDSA side by side),
- * and the shared store the runtime API updates (ssl_cfg.h, ssl_int.h). */
+ * and the shared store the runtime API updates ("show/set/commit/abort/new/
+ * del ssl cert"; ssl_cfg.h, ssl_int.h). */
 #ifdef USE_OPENSSL
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
+#include <sluice/log.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
 
@@ -27,6 +29,14 @@ static struct ckch *ckch_head, **ckch_tail = &ckch_head;
 struct ckch *ckch_list(void)
 {
 	return ckch_head;
+}
+
+struct ckch *ckch_find(const char *path)
+{
+	for (struct ckch *ck = ckch_head; ck; ck = ck->next)
+		if (strcmp(ck->path, path) == 0)
+			return ck;
+	return NULL;
 }
 
 /* The first OpenSSL error as text (static buffer), "unknown error" if none. */
@@ -42,9 +52,38 @@ static const char *ssl_err_str(void)
 	return buf;
 }
 
-/* Reads certificate, chain and key from PEM text <bio> into <ck>'s fields
- * (replacing nothing: they must be empty). <keybio> (may be NULL) holds the
- * key when <bio> has none. Returns 0, or -1 with <err> allocated. */
+/* Refuses a certificate outside its validity period: HAProxy 2.6 serves an
+ * expired certificate as it is; sluice refuses it, at start-up and at run
+ * time, so that an outage shows as an error naming the file instead of
+ * browser warnings. */
+static int ckch_check_dates(const struct ckch *ck, const char *name, char **err)
+{
+	char when[64] = "?";
+	const ASN1_TIME *t;
+	BIO *mb;
+	int n;
+
+	if (X509_cmp_current_time(X509_get0_notAfter(ck->cert)) > 0 &&
+	    X509_cmp_current_time(X509_get0_notBefore(ck->cert)) < 0)
+		return 0;
+	t = X509_cmp_current_time(X509_get0_notAfter(ck->cert)) <= 0 ?
+	    X509_get0_notAfter(ck->cert) : X509_get0_notBefore(ck->cert);
+	mb = BIO_new(BIO_s_mem());
+	n = mb && ASN1_TIME_print(mb, t) == 1 ? BIO_read(mb, when, sizeof(when) - 1) : -1;
+	if (n > 0)
+		when[n] = '\0';
+	*err = str_fmt("'%s': the certificate is %s %s (sluice refuses certificates outside "
+		       "their validity period, unlike HAProxy which serves them)", name,
+		       t == X509_get0_notAfter(ck->cert) ? "expired since" : "not valid before",
+		       when);
+	BIO_free(mb);
+	return -1;
+}
+
+/* Reads certificate, chain, key and DH parameters from PEM text <bio> into
+ * <ck>'s fields (replacing nothing: they must be empty). <keybio> (may be
+ * NULL) holds the key when <bio> has none. Returns 0, or -1 with <err>
+ * allocated. */
 static int ckch_read_pem(struct ckch *ck, BIO *bio, BIO *keybio, const char *name, char **err)
 {
 	X509 *x;
@@ -58,14 +97,22 @@ static int ckch_read_pem(struct ckch *ck, BIO *bio, BIO *keybio, const char *nam
 	while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)))
 		sk_X509_push(ck->chain, x);
 	ERR_clear_error();
-	/* the key may come before or after the certificates */
+	/* the key and the DH parameters may come before or after the certificates */
 	BIO_reset(bio);
 	ck->key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
+	ERR_clear_error();
+	BIO_reset(bio);
+	ck->dh = PEM_read_bio_Parameters(bio, NULL);
+	if (ck->dh && EVP_PKEY_base_id(ck->dh) != EVP_PKEY_DH) {
+		EVP_PKEY_free(ck->dh);
+		ck->dh = NULL;
+	}
 	ERR_clear_error();
 	if (!ck->key && keybio)
 		ck->key = PEM_read_bio_PrivateKey(keybio, NULL, NULL, NULL);
 	if (!ck->key) {
-		*err = str_fmt("'%s': no private key found (in it, nor in '%s.key')", name, name);
+		*err = str_fmt("'%s': no private key found (in it, nor in a '.key' file next to it)",
+			       name);
 		return -1;
 	}
 	if (X509_check_private_key(ck->cert, ck->key) != 1) {
@@ -73,27 +120,7 @@ static int ckch_read_pem(struct ckch *ck, BIO *bio, BIO *keybio, const char *nam
 		*err = str_fmt("'%s': the private key does not match the certificate", name);
 		return -1;
 	}
-	/* HAProxy 2.6 serves an expired certificate as it is; sluice refuses
-	 * it, at start-up and at run time, so that an outage shows as an
-	 * error naming the file instead of browser warnings. */
-	if (X509_cmp_current_time(X509_get0_notAfter(ck->cert)) <= 0 ||
-	    X509_cmp_current_time(X509_get0_notBefore(ck->cert)) >= 0) {
-		char when[64] = "?";
-		const ASN1_TIME *t = X509_cmp_current_time(X509_get0_notAfter(ck->cert)) <= 0 ?
-				     X509_get0_notAfter(ck->cert) : X509_get0_notBefore(ck->cert);
-		BIO *mb = BIO_new(BIO_s_mem());
-		int n = mb && ASN1_TIME_print(mb, t) == 1 ? BIO_read(mb, when, sizeof(when) - 1) : -1;
-
-		if (n > 0)
-			when[n] = '\0';
-		*err = str_fmt("'%s': the certificate is %s %s (sluice refuses certificates outside "
-			       "their validity period, unlike HAProxy which serves them)", name,
-			       t == X509_get0_notAfter(ck->cert) ? "expired since" : "not valid before",
-			       when);
-		BIO_free(mb);
-		return -1;
-	}
-	return 0;
+	return ckch_check_dates(ck, name, err);
 }
 
 static void ckch_clear(struct ckch *ck)
@@ -101,32 +128,165 @@ static void ckch_clear(struct ckch *ck)
 	X509_free(ck->cert);
 	EVP_PKEY_free(ck->key);
 	sk_X509_pop_free(ck->chain, X509_free);
+	X509_free(ck->issuer);
+	EVP_PKEY_free(ck->dh);
+	free(ck->sctl);
+	ocsp_release(ck);
 	ck->cert = NULL;
 	ck->key = NULL;
 	ck->chain = NULL;
+	ck->issuer = NULL;
+	ck->dh = NULL;
+	ck->sctl = NULL;
+	ck->sctl_len = 0;
+}
+
+/* The name of an extra file of <path>: <path><ext>, or with
+ * ssl-load-extra-del-ext, <path> without its ".crt" then <ext>. */
+static char *ckch_extra_path(const char *path, const char *ext)
+{
+	size_t l = strlen(path);
+
+	if (sslg.extra_del_ext && l > 4 && strcmp(path + l - 4, ".crt") == 0)
+		return str_fmt("%.*s%s", (int)(l - 4), path, ext);
+	return str_fmt("%s%s", path, ext);
+}
+
+ssize_t ssl_read_file(const char *path, unsigned char **out)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = NULL;
+	size_t len = 0, n;
+
+	if (!f)
+		return -1;
+	do {
+		buf = xrealloc(buf, len + 4096);
+		n = fread(buf + len, 1, 4096, f);
+		len += n;
+	} while (n == 4096 && len < (1 << 20));
+	fclose(f);
+	*out = buf;
+	return (ssize_t)len;
+}
+
+/* Whether <p, len> is a well-formed SignedCertificateTimestampList: a
+ * 2-byte length, then SCTs each with a 2-byte length (RFC 6962 3.3). */
+static int ckch_sctl_ok(const unsigned char *p, size_t len)
+{
+	size_t total, o = 2;
+
+	if (len < 2 || (total = (size_t)p[0] << 8 | p[1]) != len - 2 || !total)
+		return 0;
+	while (o < len) {
+		size_t l;
+
+		if (o + 2 > len)
+			return 0;
+		l = (size_t)p[o] << 8 | p[o + 1];
+		if (!l || o + 2 + l > len)
+			return 0;
+		o += 2 + l;
+	}
+	return 1;
+}
+
+/* The files next to certificate <path>: issuer, SCT list, OCSP response.
+ * Returns 0, or -1 with <err>. */
+static int ckch_load_extra(struct ckch *ck, const char *path, char **err)
+{
+	char *p;
+	unsigned char *buf;
+	ssize_t n;
+
+	/* the chain: from the file, else from issuers-chain-path */
+	if (!sk_X509_num(ck->chain)) {
+		STACK_OF(X509) *c = ssl_issuers_chain_for(ck->cert);
+
+		for (int i = 0; c && i < sk_X509_num(c); i++) {
+			X509_up_ref(sk_X509_value(c, i));
+			sk_X509_push(ck->chain, sk_X509_value(c, i));
+		}
+	}
+	if (sk_X509_num(ck->chain) &&
+	    X509_check_issued(sk_X509_value(ck->chain, 0), ck->cert) == X509_V_OK) {
+		ck->issuer = sk_X509_value(ck->chain, 0);
+		X509_up_ref(ck->issuer);
+	}
+	if (!ck->issuer && (sslg.extra_files & SSL_XF_ISSUER)) {
+		BIO *b;
+
+		p = ckch_extra_path(path, ".issuer");
+		b = BIO_new_file(p, "r");
+		ERR_clear_error();
+		if (b) {
+			ck->issuer = PEM_read_bio_X509(b, NULL, NULL, NULL);
+			ERR_clear_error();
+			BIO_free(b);
+			if (!ck->issuer) {
+				*err = str_fmt("'%s': no certificate found", p);
+				free(p);
+				return -1;
+			}
+		}
+		free(p);
+	}
+	if (sslg.extra_files & SSL_XF_SCTL) {
+		p = ckch_extra_path(path, ".sctl");
+		n = ssl_read_file(p, &buf);
+		if (n >= 0 && !ckch_sctl_ok(buf, (size_t)n)) {
+			*err = str_fmt("'%s': not a valid Signed Certificate Timestamp List", p);
+			free(buf);
+			free(p);
+			return -1;
+		}
+		if (n >= 0) {
+			ck->sctl = buf;
+			ck->sctl_len = (size_t)n;
+		}
+		free(p);
+	}
+	if (sslg.extra_files & SSL_XF_OCSP) {
+		int r;
+
+		p = ckch_extra_path(path, ".ocsp");
+		r = ocsp_load_for(ck, p, err);
+		free(p);
+		if (r == -1)
+			return -1;
+	}
+	return 0;
 }
 
 struct ckch *ckch_get(const char *path, char **err)
 {
-	struct ckch *ck;
-	BIO *bio, *keybio;
-	char *keypath;
+	struct ckch *ck = ckch_find(path);
+	BIO *bio, *keybio = NULL;
 
-	for (ck = ckch_head; ck; ck = ck->next)
-		if (strcmp(ck->path, path) == 0)
-			return ck;
+	if (ck) {
+		if (!ck->cert) {
+			*err = str_fmt("'%s': a certificate created by 'new ssl cert' and not "
+				       "committed yet", path);
+			return NULL;
+		}
+		return ck;
+	}
 	bio = BIO_new_file(path, "r");
 	if (!bio) {
 		ERR_clear_error();
 		*err = str_fmt("cannot read certificate '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	keypath = str_fmt("%s.key", path);
-	keybio = BIO_new_file(keypath, "r");
-	ERR_clear_error();
-	free(keypath);
+	if (sslg.extra_files & SSL_XF_KEY) {
+		char *keypath = ckch_extra_path(path, ".key");
+
+		keybio = BIO_new_file(keypath, "r");
+		ERR_clear_error();
+		free(keypath);
+	}
 	ck = xcalloc(1, sizeof(*ck));
-	if (ckch_read_pem(ck, bio, keybio, path, err) == -1) {
+	if (ckch_read_pem(ck, bio, keybio, path, err) == -1 ||
+	    ckch_load_extra(ck, path, err) == -1) {
 		ckch_clear(ck);
 		free(ck);
 		ck = NULL;
@@ -140,18 +300,63 @@ struct ckch *ckch_get(const char *path, char **err)
 	return ck;
 }
 
+/* The chain sent with <ck>'s certificate: without self-issued certificates
+ * with ssl-skip-self-issued-ca. Returns a new stack (certificates
+ * referenced), or NULL when out of memory. */
+static STACK_OF(X509) *ckch_sent_chain(const struct ckch *ck)
+{
+	STACK_OF(X509) *c = sk_X509_new_null();
+
+	for (int i = 0; c && i < sk_X509_num(ck->chain); i++) {
+		X509 *x = sk_X509_value(ck->chain, i);
+
+		if (sslg.skip_self_issued && X509_check_issued(x, x) == X509_V_OK)
+			continue;
+		X509_up_ref(x);
+		sk_X509_push(c, x);
+	}
+	return c;
+}
+
 /* Installs <ck>'s certificate, key and chain in <ctx>. Returns 0 or -1. */
 static int ckch_install(struct ckch *ck, SSL_CTX *ctx)
 {
-	if (SSL_CTX_use_certificate(ctx, ck->cert) != 1 ||
-	    SSL_CTX_use_PrivateKey(ctx, ck->key) != 1 ||
-	    SSL_CTX_set1_chain(ctx, ck->chain) != 1)
-		return -1;
-	return 0;
+	STACK_OF(X509) *chain = ckch_sent_chain(ck);
+	int r = -1;
+
+	if (chain && SSL_CTX_use_certificate(ctx, ck->cert) == 1 &&
+	    SSL_CTX_use_PrivateKey(ctx, ck->key) == 1 && SSL_CTX_set0_chain(ctx, chain) == 1) {
+		chain = NULL;
+		r = 0;
+	}
+	sk_X509_pop_free(chain, X509_free);
+	return r;
 }
 
-/* <ctx> no longer serves <ck> (it is being freed). */
-static void ckch_detach(struct ckch *ck, SSL_CTX *ctx)
+/* The signed_certificate_timestamp extension: the .sctl file of the
+ * certificate served, to clients that ask (TLSv1.2 ServerHello, TLSv1.3
+ * leaf certificate entry). */
+static int ckch_sct_add(SSL *s, unsigned int type, unsigned int context,
+                        const unsigned char **out, size_t *outlen, X509 *x, size_t chainidx,
+                        int *al, void *add_arg)
+{
+	const struct ckch *ck = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(s), ssl_idx.ctx_ckch);
+
+	if (!ck || !ck->sctl || (context & SSL_EXT_TLS1_3_CERTIFICATE && chainidx))
+		return 0;
+	*out = ck->sctl;
+	*outlen = ck->sctl_len;
+	return 1;
+}
+
+static int ckch_sct_parse(SSL *s, unsigned int type, unsigned int context,
+                          const unsigned char *in, size_t inlen, X509 *x, size_t chainidx,
+                          int *al, void *parse_arg)
+{
+	return 1;
+}
+
+void ckch_detach(struct ckch *ck, SSL_CTX *ctx)
 {
 	for (int i = 0; i < ck->nusers; i++)
 		if (ck->users[i] == ctx) {
@@ -164,10 +369,16 @@ int ckch_attach(struct ckch *ck, SSL_CTX *ctx)
 {
 	if (ckch_install(ck, ctx) == -1)
 		return -1;
-	ck->users = realloc(ck->users, sizeof(*ck->users) * (size_t)(ck->nusers + 1));
-	if (!ck->users)
-		return -1;
+	ck->users = xrealloc(ck->users, sizeof(*ck->users) * (size_t)(ck->nusers + 1));
 	ck->users[ck->nusers++] = ctx;
+	SSL_CTX_set_ex_data(ctx, ssl_idx.ctx_ckch, ck);
+	/* a bind context of a certificate with a .sctl file serves it */
+	if (ck->sctl && SSL_CTX_get_ssl_method(ctx) == TLS_server_method())
+		SSL_CTX_add_custom_ext(ctx, TLSEXT_TYPE_signed_certificate_timestamp,
+				       SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO |
+				       SSL_EXT_TLS1_3_CERTIFICATE, ckch_sct_add, NULL, NULL,
+				       ckch_sct_parse, NULL);
+	ERR_clear_error();
 	return 0;
 }
 
@@ -186,6 +397,11 @@ static int ckch_parse(struct ckch *out, const char *path, const char *pem, size_
 	}
 	r = ckch_read_pem(out, bio, NULL, path, err);
 	BIO_free(bio);
+	if (r == 0 && sk_X509_num(out->chain) &&
+	    X509_check_issued(sk_X509_value(out->chain, 0), out->cert) == X509_V_OK) {
+		out->issuer = sk_X509_value(out->chain, 0);
+		X509_up_ref(out->issuer);
+	}
 	if (r == -1)
 		ckch_clear(out);
 	return r;
@@ -199,7 +415,8 @@ static int ckch_commit(struct ckch *ck, struct ckch *tmp, char **err)
 		if (ckch_install(tmp, ck->users[i]) == -1) {
 			/* put the old one back where the new one failed */
 			for (int j = 0; j <= i; j++)
-				ckch_install(ck, ck->users[j]);
+				if (ck->cert)
+					ckch_install(ck, ck->users[j]);
 			*err = str_fmt("'%s': %s", ck->path, ssl_err_str());
 			return -1;
 		}
@@ -207,178 +424,71 @@ static int ckch_commit(struct ckch *ck, struct ckch *tmp, char **err)
 	ck->cert = tmp->cert;
 	ck->key = tmp->key;
 	ck->chain = tmp->chain;
+	ck->issuer = tmp->issuer;
+	ck->dh = tmp->dh;
 	memset(tmp, 0, sizeof(*tmp));
 	return 0;
 }
 
-/* Appends a certificate line to <o>. */
-static struct ssl_crt_ent *ssl_add_crt(struct ssl_bind_opts *o, struct ckch *ck)
+/* ---- certificate lines of bind lines ---- */
+
+struct ssl_crt_ent *ssl_add_crt(struct ssl_bind_opts *o, struct ckch *ck, struct crtlist_ent *src)
 {
 	struct ssl_crt_ent *e;
 
-	o->crts = realloc(o->crts, sizeof(*o->crts) * (size_t)(o->ncrts + 1));
-	if (!o->crts)
-		abort();   /* start-up only */
+	o->crts = xrealloc(o->crts, sizeof(*o->crts) * (size_t)(o->ncrts + 1));
 	e = &o->crts[o->ncrts++];
 	memset(e, 0, sizeof(*e));
 	e->ck = ck;
-	return e;
-}
-
-/* Files of a certificate directory that are not certificates themselves. */
-static int ssl_crt_dir_skip(const char *name)
-{
-	static const char *const sfx[] = { ".key", ".ocsp", ".issuer", ".sctl", ".crt-list" };
-	size_t l = strlen(name);
-
-	if (name[0] == '.')
-		return 1;
-	for (size_t i = 0; i < ARRAY_SIZE(sfx); i++) {
-		size_t k = strlen(sfx[i]);
-
-		if (l > k && strcmp(name + l - k, sfx[i]) == 0)
-			return 1;
+	e->src = src;
+	if (src) {
+		e->lo = src->lo;
+		e->filters = src->filters;
+		e->nfilters = src->nfilters;
 	}
-	return 0;
-}
-
-static int ssl_dirent_cmp(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
+	return e;
 }
 
 int ssl_ckch_load_crt(struct ssl_bind_opts *o, const char *path, char **err)
 {
-	struct dirent **names;
+	static const char *const bundle[] = { ".rsa", ".ecdsa", ".dsa" };
 	struct stat st;
 	struct ckch *ck;
-	int n, ret = 0;
+	int found = 0;
 
-	if (stat(path, &st) == -1) {
-		*err = str_fmt("cannot read certificate '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return crtlist_use(o, path, 1, err);
 		if (!(ck = ckch_get(path, err)))
 			return -1;
-		ssl_add_crt(o, ck);
+		ck->from_conf = 1;
+		ssl_add_crt(o, ck, NULL);
 		return 0;
 	}
-	/* a directory: every certificate in it, in name order (the first
-	 * one is the default) */
-	n = scandir(path, &names, NULL, ssl_dirent_cmp);
-	if (n < 0) {
-		*err = str_fmt("cannot read directory '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	for (int i = 0; i < n; i++) {
-		char *file = str_fmt("%s/%s", path, names[i]->d_name);
+	/* a bundle: <path>.rsa, <path>.ecdsa, <path>.dsa, each a certificate */
+	for (size_t i = 0; (sslg.extra_files & SSL_XF_BUNDLE) && i < ARRAY_SIZE(bundle); i++) {
+		char *p = str_fmt("%s%s", path, bundle[i]);
 
-		if (!ret && !ssl_crt_dir_skip(names[i]->d_name) && stat(file, &st) == 0 &&
-		    S_ISREG(st.st_mode)) {
-			if ((ck = ckch_get(file, err)))
-				ssl_add_crt(o, ck);
-			else
-				ret = -1;
+		if (stat(p, &st) == 0) {
+			if (!(ck = ckch_get(p, err))) {
+				free(p);
+				return -1;
+			}
+			ck->from_conf = 1;
+			ssl_add_crt(o, ck, NULL);
+			found = 1;
 		}
-		free(file);
-		free(names[i]);
+		free(p);
 	}
-	free(names);
-	return ret;
-}
-
-/* Splits <line> into words at blanks (no quoting in crt-lists). Returns the
- * count, at most <max>. */
-static int ssl_split_words(char *line, char **w, int max)
-{
-	int n = 0;
-	char *save = NULL;
-
-	for (char *t = strtok_r(line, " \t\r\n", &save); t && n < max;
-	     t = strtok_r(NULL, " \t\r\n", &save))
-		w[n++] = t;
-	return n;
+	if (found)
+		return 0;
+	*err = str_fmt("cannot read certificate '%s': %s", path, strerror(ENOENT));
+	return -1;
 }
 
 int ssl_ckch_load_crt_list(struct ssl_bind_opts *o, const char *path, char **err)
 {
-	FILE *f = fopen(path, "r");
-	char line[4096];
-	int lineno = 0;
-
-	if (!f) {
-		*err = str_fmt("cannot read crt-list '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *w[64], *p = line, *end;
-		struct ssl_bind_opts *lo = NULL;
-		struct ssl_crt_ent *e;
-		struct ckch *ck;
-		int n, i = 0;
-
-		lineno++;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p || *p == '#')
-			continue;
-		/* "<crt> [<options>] [<sni filter>...]": the options between brackets */
-		end = strchr(p, '[');
-		if (end) {
-			char *close = strchr(end, ']');
-			char *ow[32];
-			int on;
-
-			if (!close) {
-				*err = str_fmt("'%s' line %d: missing ']'", path, lineno);
-				goto fail;
-			}
-			*end = *close = '\0';
-			lo = xcalloc(1, sizeof(*lo));
-			lo->verify = -1;
-			on = ssl_split_words(end + 1, ow, 32);
-			for (int k = 0; k < on; ) {
-				char *e2 = NULL;
-				int used = ssl_bind_parse_opt(lo, on - k, ow + k, 1, &e2);
-
-				if (used <= 0) {
-					*err = str_fmt("'%s' line %d: %s", path, lineno,
-						       e2 ? e2 : "unknown or unsupported option");
-					free(e2);
-					free(lo);
-					goto fail;
-				}
-				k += used;
-			}
-			n = ssl_split_words(p, w, 1);
-			n += ssl_split_words(close + 1, w + n, 63);
-		} else {
-			n = ssl_split_words(p, w, 64);
-		}
-		if (!n)
-			continue;
-		if (!(ck = ckch_get(w[i++], err))) {
-			char *e2 = str_fmt("'%s' line %d: %s", path, lineno, *err);
-
-			free(*err);
-			*err = e2;
-			free(lo);
-			goto fail;
-		}
-		e = ssl_add_crt(o, ck);
-		e->lo = lo;
-		if (n > i) {
-			e->filters = xcalloc((size_t)(n - i), sizeof(char *));
-			for (; i < n; i++)
-				e->filters[e->nfilters++] = xstrdup(w[i]);
-		}
-	}
-	fclose(f);
-	return 0;
-fail:
-	fclose(f);
-	return -1;
+	return crtlist_use(o, path, 0, err);
 }
 
 /* Adds <name> (lowercased; "*.x" becomes a wildcard ".x") to the index. */
@@ -387,9 +497,7 @@ static void ssl_sni_add(struct ssl_bind_opts *o, const char *name, struct ssl_cr
 	struct ssl_sni_ent *s;
 	int ecdsa = EVP_PKEY_base_id(e->ck->key) == EVP_PKEY_EC;
 
-	o->sni = realloc(o->sni, sizeof(*o->sni) * (size_t)(o->nsni + 1));
-	if (!o->sni)
-		abort();
+	o->sni = xrealloc(o->sni, sizeof(*o->sni) * (size_t)(o->nsni + 1));
 	s = &o->sni[o->nsni++];
 	s->wild = name[0] == '*' && name[1] == '.';
 	s->name = xstrdup(s->wild ? name + 1 : name);
@@ -431,16 +539,22 @@ static void ssl_sni_add_cert_names(struct ssl_bind_opts *o, struct ssl_crt_ent *
 
 void ssl_ckch_index(struct ssl_bind_opts *o)
 {
+	ssl_ckch_free_index(o);
+	o->def_ctx = NULL;
 	for (int i = 0; i < o->ncrts; i++) {
 		struct ssl_crt_ent *e = &o->crts[i];
-		int pos = 0;
+		int pos = 0, none = 0;
 
-		for (int k = 0; k < e->nfilters; k++)
-			if (e->filters[k][0] != '!') {
+		for (int k = 0; k < e->nfilters; k++) {
+			if (strcmp(e->filters[k], "!*") == 0)
+				none = 1;
+			else if (e->filters[k][0] != '!') {
 				ssl_sni_add(o, e->filters[k], e);
 				pos = 1;
 			}
-		if (!pos)
+		}
+		/* "!*": the certificate serves no name, only as the default */
+		if (!pos && !none)
 			ssl_sni_add_cert_names(o, e);
 		if (!o->def_ctx)
 			o->def_ctx = e->ctx;
@@ -483,39 +597,14 @@ SSL_CTX *ssl_ckch_pick(const struct ssl_bind_opts *o, const char *name, int ecds
 	return wild ? wild->ent->ctx : NULL;
 }
 
-void ssl_opts_clear(struct ssl_bind_opts *o)
-{
-	ssl_ckch_free_crts(o);
-	free(o->ciphers);
-	free(o->ciphersuites);
-	free(o->curves);
-	free(o->ca_file);
-	free(o->crl_file);
-	free(o->alpn);
-	o->ciphers = o->ciphersuites = o->curves = o->ca_file = o->crl_file = NULL;
-	o->alpn = NULL;
-}
-
 void ssl_ckch_free_crts(struct ssl_bind_opts *o)
 {
-	for (int i = 0; i < o->ncrts; i++) {
-		struct ssl_crt_ent *e = &o->crts[i];
-
-		for (int k = 0; k < e->nfilters; k++)
-			free(e->filters[k]);
-		free(e->filters);
-		if (e->ctx)
-			ckch_detach(e->ck, e->ctx);
-		SSL_CTX_free(e->ctx);
-		free(e->mo);
-		if (e->lo) {
-			ssl_opts_clear(e->lo);
-			free(e->lo);
-		}
-	}
+	for (int i = 0; i < o->ncrts; i++)
+		ssl_crt_ent_release(&o->crts[i]);
 	free(o->crts);
 	o->crts = NULL;
 	o->ncrts = 0;
+	o->def_ctx = NULL;
 	ssl_ckch_free_index(o);
 }
 
@@ -533,7 +622,7 @@ void ssl_ckch_free_index(struct ssl_bind_opts *o)
 	o->nsni = 0;
 }
 
-/* ---- runtime API: show / set / commit / abort ssl cert ---- */
+/* ---- runtime API: show / set / commit / abort / new / del ssl cert ---- */
 
 /* The one transaction open at a time, as in HAProxy. */
 static struct {
@@ -541,15 +630,7 @@ static struct {
 	struct ckch  next;   /* its new contents */
 } ckch_tx;
 
-static struct ckch *ckch_find(const char *path)
-{
-	for (struct ckch *ck = ckch_head; ck; ck = ck->next)
-		if (strcmp(ck->path, path) == 0)
-			return ck;
-	return NULL;
-}
-
-static void cli_dump_time(struct dstr *out, const char *label, const ASN1_TIME *t)
+void ssl_dump_time(struct dstr *out, const char *label, const ASN1_TIME *t)
 {
 	BIO *b = BIO_new(BIO_s_mem());
 	char *p;
@@ -557,9 +638,10 @@ static void cli_dump_time(struct dstr *out, const char *label, const ASN1_TIME *
 
 	if (!b)
 		return;
-	ASN1_TIME_print(b, t);
+	if (t)
+		ASN1_TIME_print(b, t);
 	n = BIO_get_mem_data(b, &p);
-	dstr_printf(out, "%s: %.*s\n", label, (int)n, p);
+	dstr_printf(out, "%s%.*s\n", label, (int)n, p);
 	BIO_free(b);
 }
 
@@ -571,48 +653,58 @@ static void cli_dump_name(struct dstr *out, const char *label, X509_NAME *name)
 		dstr_printf(out, "%s: %s\n", label, buf);
 }
 
-/* "show ssl cert <file>": what HAProxy prints, from <ck>'s contents. */
-static void cli_dump_ckch(struct dstr *out, const char *name, const struct ckch *ck, int used)
+void ckch_dump_x509(struct dstr *out, X509 *x, EVP_PKEY *key)
 {
-	const ASN1_INTEGER *ser = X509_get0_serialNumber(ck->cert);
-	GENERAL_NAMES *names = X509_get_ext_d2i(ck->cert, NID_subject_alt_name, NULL, NULL);
+	const ASN1_INTEGER *ser = X509_get0_serialNumber(x);
+	GENERAL_NAMES *names = X509_get_ext_d2i(x, NID_subject_alt_name, NULL, NULL);
+	EVP_PKEY *pk = key ? key : X509_get0_pubkey(x);
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
-	int bits = EVP_PKEY_get_bits(ck->key);
 
-	dstr_printf(out, "Filename: %s\nStatus: %s\nSerial: ", name, used ? "Used" : "Unused");
+	dstr_printf(out, "Serial: ");
 	for (int i = 0; ser && i < ASN1_STRING_length(ser); i++)
 		dstr_printf(out, "%02X", ASN1_STRING_get0_data(ser)[i]);
 	dstr_printf(out, "\n");
-	cli_dump_time(out, "notBefore", X509_get0_notBefore(ck->cert));
-	cli_dump_time(out, "notAfter", X509_get0_notAfter(ck->cert));
-	if (names) {
-		dstr_printf(out, "Subject Alternative Name: ");
-		for (int i = 0; i < sk_GENERAL_NAME_num(names); i++) {
-			GENERAL_NAME *g = sk_GENERAL_NAME_value(names, i);
+	ssl_dump_time(out, "notBefore: ", X509_get0_notBefore(x));
+	ssl_dump_time(out, "notAfter: ", X509_get0_notAfter(x));
+	dstr_printf(out, "Subject Alternative Name: ");
+	for (int i = 0; names && i < sk_GENERAL_NAME_num(names); i++) {
+		GENERAL_NAME *g = sk_GENERAL_NAME_value(names, i);
 
-			if (g->type == GEN_DNS)
-				dstr_printf(out, "%sDNS:%.*s", i ? ", " : "",
-					    ASN1_STRING_length(g->d.dNSName),
-					    (const char *)ASN1_STRING_get0_data(g->d.dNSName));
-		}
-		dstr_printf(out, "\n");
-		GENERAL_NAMES_free(names);
+		if (g->type == GEN_DNS)
+			dstr_printf(out, "%sDNS:%.*s", i ? ", " : "",
+				    ASN1_STRING_length(g->d.dNSName),
+				    (const char *)ASN1_STRING_get0_data(g->d.dNSName));
 	}
-	dstr_printf(out, "Algorithm: %s%d\n",
-		    EVP_PKEY_base_id(ck->key) == EVP_PKEY_EC ? "EC" : "RSA", bits);
-	if (X509_digest(ck->cert, EVP_sha1(), md, &mdlen)) {
+	dstr_printf(out, "\n");
+	GENERAL_NAMES_free(names);
+	if (pk)
+		dstr_printf(out, "Algorithm: %s%d\n",
+			    EVP_PKEY_base_id(pk) == EVP_PKEY_EC ? "EC" : "RSA", EVP_PKEY_get_bits(pk));
+	if (X509_digest(x, EVP_sha1(), md, &mdlen)) {
 		dstr_printf(out, "SHA1 FingerPrint: ");
 		for (unsigned i = 0; i < mdlen; i++)
 			dstr_printf(out, "%02X", md[i]);
 		dstr_printf(out, "\n");
 	}
-	cli_dump_name(out, "Subject", X509_get_subject_name(ck->cert));
-	cli_dump_name(out, "Issuer", X509_get_issuer_name(ck->cert));
+	cli_dump_name(out, "Subject", X509_get_subject_name(x));
+	cli_dump_name(out, "Issuer", X509_get_issuer_name(x));
+}
+
+/* "show ssl cert <file>": what HAProxy prints, from <ck>'s contents. */
+static void cli_dump_ckch(struct dstr *out, const char *name, const struct ckch *ck, int used)
+{
+	dstr_printf(out, "Filename: %s\nStatus: %s\n", name,
+		    !ck->cert ? "Empty" : used ? "Used" : "Unused");
+	if (!ck->cert)
+		return;
+	ckch_dump_x509(out, ck->cert, ck->key);
 	for (int i = 0; i < sk_X509_num(ck->chain); i++) {
 		cli_dump_name(out, "Chain Subject", X509_get_subject_name(sk_X509_value(ck->chain, i)));
 		cli_dump_name(out, "Chain Issuer", X509_get_issuer_name(sk_X509_value(ck->chain, i)));
 	}
+	if (ck->ocsp)
+		dstr_printf(out, "OCSP Response Key: %s\n", ocsp_key_hex(ck));
 }
 
 static int cli_show_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
@@ -637,6 +729,16 @@ static int cli_show_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
 		return 0;
 	}
 	if (!(ck = ckch_find(name))) {
+		size_t l = strlen(name);
+		char *base = l > 5 && !strcmp(name + l - 5, ".ocsp") ? strndup(name, l - 5) : NULL;
+
+		/* "<file>.ocsp": the OCSP response of <file> */
+		ck = base ? ckch_find(base) : NULL;
+		free(base);
+		if (ck && ck->ocsp) {
+			ocsp_dump(&ctx->out, ck);
+			return 0;
+		}
 		dstr_printf(&ctx->out, "Can't display a certificate which is not referenced by the "
 			    "configuration!\n");
 		return -1;
@@ -722,6 +824,61 @@ static int cli_abort_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* new ssl cert <file>: an empty entry, to fill with set + commit, then use
+ * with "add ssl crt-list". */
+static int cli_new_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct ckch *ck;
+
+	if (argc < 4 || !*argv[3]) {
+		dstr_printf(&ctx->out, "'new ssl cert' expects a filename\n");
+		return -1;
+	}
+	if (ckch_find(argv[3])) {
+		dstr_printf(&ctx->out, "Certificate '%s' already exists!\n", argv[3]);
+		return -1;
+	}
+	ck = xcalloc(1, sizeof(*ck));
+	ck->path = xstrdup(argv[3]);
+	*ckch_tail = ck;
+	ckch_tail = &ck->next;
+	dstr_printf(&ctx->out, "New empty certificate store '%s'!\n", argv[3]);
+	return 0;
+}
+
+/* del ssl cert <file>: only a certificate nothing uses nor names. */
+static int cli_del_ssl_cert(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct ckch **pp, *ck = argc > 3 ? ckch_find(argv[3]) : NULL;
+
+	if (!ck) {
+		dstr_printf(&ctx->out, "Can't remove the certificate: certificate '%s' doesn't "
+			    "exist!\n", argc > 3 ? argv[3] : "");
+		return -1;
+	}
+	if (ckch_tx.ck == ck) {
+		dstr_printf(&ctx->out, "Can't delete a certificate which is being modified by a "
+			    "transaction!\n");
+		return -1;
+	}
+	if (ck->nusers || ck->from_conf || crtlist_uses_ckch(ck)) {
+		dstr_printf(&ctx->out, "Can't remove the certificate: certificate '%s' in use, "
+			    "can't be deleted!\n", argv[3]);
+		return -1;
+	}
+	for (pp = &ckch_head; *pp != ck; pp = &(*pp)->next)
+		;
+	*pp = ck->next;
+	if (ckch_tail == &ck->next)
+		ckch_tail = pp;
+	ckch_clear(ck);
+	free(ck->users);
+	free(ck->path);
+	free(ck);
+	dstr_printf(&ctx->out, "Certificate '%s' deleted!\n", argv[3]);
+	return 0;
+}
+
 static struct cli_kw ckch_cli_kws[] = {
 	{ { "show", "ssl", "cert", NULL }, "show ssl cert [<certfile>]",
 	  "list the certificates, or detail one (*<certfile>: the transaction)",
@@ -732,6 +889,11 @@ static struct cli_kw ckch_cli_kws[] = {
 	  "apply the transaction: new handshakes use it", CLI_LVL_ADMIN, cli_commit_ssl_cert },
 	{ { "abort", "ssl", "cert", NULL }, "abort ssl cert <certfile>",
 	  "drop the transaction", CLI_LVL_ADMIN, cli_abort_ssl_cert },
+	{ { "new", "ssl", "cert", NULL }, "new ssl cert <certfile>",
+	  "create an empty certificate entry (then set, commit, add ssl crt-list)",
+	  CLI_LVL_ADMIN, cli_new_ssl_cert },
+	{ { "del", "ssl", "cert", NULL }, "del ssl cert <certfile>",
+	  "delete a certificate nothing uses", CLI_LVL_ADMIN, cli_del_ssl_cert },
 };
 
 SLUICE_INIT(ckch_register)

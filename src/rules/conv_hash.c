@@ -126,8 +126,9 @@ static uint64_t xxh64_avalanche(uint64_t h)
 	return h;
 }
 
-static uint64_t xxh64(const unsigned char *p, size_t len, uint64_t seed)
+uint64_t smp_xxh64(const void *data, size_t len, uint64_t seed)
 {
+	const unsigned char *p = data;
 	const unsigned char *end = p + len;
 	uint64_t h;
 
@@ -366,7 +367,7 @@ static int conv_xxh32(const struct smp_arg *a, struct sample *smp, const void *p
 /* xxh64([seed]) and xxh3([seed]): the 64 bits as a signed integer. */
 static int conv_xxh64(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
-	return out_int(smp, (int64_t)xxh64((const unsigned char *)smp->u.str.p, smp->u.str.len,
+	return out_int(smp, (int64_t)smp_xxh64((const unsigned char *)smp->u.str.p, smp->u.str.len,
 					   seed_of(a)));
 }
 

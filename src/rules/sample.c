@@ -701,6 +701,28 @@ int smp_set_int(struct sample *smp, int64_t v)
 	return 1;
 }
 
+int smp_set_bool(struct sample *smp, int v)
+{
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = !!v;
+	return 1;
+}
+
+int smp_set_copy(struct sample *smp, enum smp_type t, const void *p, size_t len)
+{
+	char *buf;
+
+	if (len > SMP_SCRATCH_SIZE)
+		return 0;
+	buf = smp_scratch_get();
+	memcpy(buf, p, len);
+	smp->type = t;
+	smp->flags &= ~SMP_F_CONST;
+	smp->u.str.p = buf;
+	smp->u.str.len = len;
+	return 1;
+}
+
 int smp_set_str(struct sample *smp, const char *str)
 {
 	if (!str)

@@ -224,6 +224,51 @@ static int fetch_ssl_ver(const struct smp_arg *a, struct sample *smp, struct str
 	return 1;
 }
 
+/* req.ssl_ec_ext: whether the ClientHello has the supported groups
+ * (elliptic curves) extension. */
+static int fetch_ssl_ec_ext(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
+{
+	struct tls_hello h;
+
+	if (!pl_hello(smp, s, &h))
+		return 0;
+	smp->type = SMP_T_BOOL;
+	smp->u.sint = h.ec_ext;
+	return 1;
+}
+
+/* req.ssl_st_ext: 0 no session ticket extension, 1 an empty one, 2 a ticket. */
+static int fetch_ssl_st_ext(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
+{
+	struct tls_hello h;
+
+	if (!pl_hello(smp, s, &h))
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = h.st_ext;
+	return 1;
+}
+
+/* res.ssl_hello_type: the handshake type of a whole hello record in the
+ * response data (2: ServerHello). */
+static int fetch_res_ssl_hello_type(const struct smp_arg *a, struct sample *smp,
+				    struct stream *s, const void *priv)
+{
+	size_t len;
+	const uint8_t *p = pl_data(s, 1, &len);
+	int t = p ? tls_hello_type(p, len) : 0;
+
+	if (t == 0)
+		return pl_miss(smp, s, 1);
+	if (t < 0)
+		return 0;
+	smp->type = SMP_T_SINT;
+	smp->u.sint = t;
+	return 1;
+}
+
 /* The handshake type of a whole ClientHello (1), else no value. */
 static int fetch_ssl_hello_type(const struct smp_arg *a, struct sample *smp, struct stream *s,
 				const void *priv)
@@ -322,6 +367,10 @@ static const struct smp_fetch_kw payload_fetches[] = {
 	{ "req_ssl_sni", fetch_ssl_sni, { 0 }, 0, SMP_T_STR, L4, NULL, NULL },
 	{ "req.ssl_alpn", fetch_ssl_alpn, { 0 }, 0, SMP_T_STR, L4, NULL, NULL },
 	{ "req.ssl_ver", fetch_ssl_ver, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "req.ssl_ec_ext", fetch_ssl_ec_ext, { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "req.ssl_st_ext", fetch_ssl_st_ext, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "res.ssl_hello_type", fetch_res_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "rep_ssl_hello_type", fetch_res_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
 	{ "req_ssl_ver", fetch_ssl_ver, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
 	{ "req.ssl_hello_type", fetch_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
 	{ "req_ssl_hello_type", fetch_ssl_hello_type, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },

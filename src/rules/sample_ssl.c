@@ -1,34 +1,41 @@
-/* TLS sample fetches: ssl_fc* (the client connection), ssl_c_* (the client's
- * certificate), ssl_bc* (the server connection). Rows of the fetch table
- * (sample.h), registered at start-up. */
+/* TLS sample fetches of the connections: ssl_fc* (the client connection:
+ * SNI, version, cipher, ALPN/NPN, randoms, session, errors, early data,
+ * the ClientHello capture, the key log) and ssl_bc* (the server
+ * connection). The certificates' fetches are sample_ssl_cert.c. Rows of the
+ * fetch table (sample.h), registered at start-up. */
 #ifdef USE_OPENSSL
 #include <string.h>
 
+#include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/objects.h>
-#include <openssl/x509.h>
 
 #include <sluice/common.h>
 #include <sluice/sample.h>
+#include <sluice/ssl.h>
 #include <sluice/stream.h>
 
-static int smp_set_bool(struct sample *smp, int v)
+/* Which connection a row reads: its .priv. */
+static const int SIDE_FC = 0, SIDE_BC = 1;
+
+/* The TLS session of the side <priv> names (the server side once connected). */
+static SSL *smp_ssl(struct stream *s, const void *priv)
 {
-	smp->type = SMP_T_BOOL;
-	smp->u.sint = !!v;
-	return 1;
+	if (*(const int *)priv == SIDE_BC)
+		return s->srv.fd >= 0 ? s->srv.ssl : NULL;
+	return s->cli.ssl;
 }
 
-static int fetch_ssl_fc(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			const void *priv)
+/* <len> bytes of <p> as a binary sample (copied to the scratch area). */
+static int smp_set_bin(struct sample *smp, const void *p, size_t len)
 {
-	return smp_set_bool(smp, s->cli.ssl != NULL);
+	return smp_set_copy(smp, SMP_T_BIN, p, len);
 }
 
-static int fetch_ssl_bc(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			const void *priv)
+/* ssl_fc, ssl_bc: the connection uses TLS. */
+static int fetch_ssl(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                     const void *priv)
 {
-	return smp_set_bool(smp, s->srv.fd >= 0 && s->srv.ssl != NULL);
+	return smp_set_bool(smp, smp_ssl(s, priv) != NULL);
 }
 
 static int fetch_ssl_fc_sni(const struct smp_arg *a, struct sample *smp, struct stream *s,
@@ -45,55 +52,49 @@ static int fetch_ssl_fc_has_sni(const struct smp_arg *a, struct sample *smp, str
 								  TLSEXT_NAMETYPE_host_name) != NULL) : 0;
 }
 
-/* The TLS session of the client side (<a> unused), or of the server side
- * for the ssl_bc_* rows: the row's name says which. */
-static SSL *smp_ssl(struct stream *s, int back)
+static int fetch_protocol(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                          const void *priv)
 {
-	return back ? (s->srv.fd >= 0 ? s->srv.ssl : NULL) : s->cli.ssl;
-}
+	SSL *ssl = smp_ssl(s, priv);
 
-static int fetch_protocol(struct sample *smp, SSL *ssl)
-{
 	return ssl ? smp_set_str(smp, SSL_get_version(ssl)) : 0;
 }
 
-static int fetch_ssl_fc_protocol(const struct smp_arg *a, struct sample *smp, struct stream *s,
-				 const void *priv)
+static int fetch_cipher(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                        const void *priv)
 {
-	return fetch_protocol(smp, smp_ssl(s, 0));
-}
+	SSL *ssl = smp_ssl(s, priv);
 
-static int fetch_ssl_bc_protocol(const struct smp_arg *a, struct sample *smp, struct stream *s,
-				 const void *priv)
-{
-	return fetch_protocol(smp, smp_ssl(s, 1));
-}
-
-static int fetch_cipher(struct sample *smp, SSL *ssl)
-{
 	return ssl ? smp_set_str(smp, SSL_get_cipher_name(ssl)) : 0;
 }
 
-static int fetch_ssl_fc_cipher(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			       const void *priv)
+/* ssl_fc_alg_keysize, ssl_bc_alg_keysize: the cipher's key size in bits. */
+static int fetch_alg_keysize(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                             const void *priv)
 {
-	return fetch_cipher(smp, smp_ssl(s, 0));
-}
+	SSL *ssl = smp_ssl(s, priv);
+	int alg = 0;
 
-static int fetch_ssl_bc_cipher(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			       const void *priv)
-{
-	return fetch_cipher(smp, smp_ssl(s, 1));
-}
-
-static int fetch_alpn(struct sample *smp, SSL *ssl)
-{
-	const unsigned char *p = NULL;
-	unsigned int len = 0;
-
-	if (!ssl)
+	if (!ssl || !SSL_get_current_cipher(ssl))
 		return 0;
-	SSL_get0_alpn_selected(ssl, &p, &len);
+	SSL_CIPHER_get_bits(SSL_get_current_cipher(ssl), &alg);
+	return smp_set_int(smp, alg);
+}
+
+/* ssl_fc_use_keysize, ssl_bc_use_keysize: the bits of the key actually used. */
+static int fetch_use_keysize(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                             const void *priv)
+{
+	SSL *ssl = smp_ssl(s, priv);
+
+	if (!ssl || !SSL_get_current_cipher(ssl))
+		return 0;
+	return smp_set_int(smp, SSL_CIPHER_get_bits(SSL_get_current_cipher(ssl), NULL));
+}
+
+/* A negotiated protocol name (ALPN, NPN) as a constant string. */
+static int smp_set_proto(struct sample *smp, const unsigned char *p, unsigned len)
+{
 	if (!p || !len)
 		return 0;
 	smp->type = SMP_T_STR;
@@ -103,148 +104,375 @@ static int fetch_alpn(struct sample *smp, SSL *ssl)
 	return 1;
 }
 
-static int fetch_ssl_fc_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			     const void *priv)
+static int fetch_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                      const void *priv)
 {
-	return fetch_alpn(smp, smp_ssl(s, 0));
+	SSL *ssl = smp_ssl(s, priv);
+	const unsigned char *p = NULL;
+	unsigned int len = 0;
+
+	if (!ssl)
+		return 0;
+	SSL_get0_alpn_selected(ssl, &p, &len);
+	return smp_set_proto(smp, p, len);
 }
 
-static int fetch_ssl_bc_alpn(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			     const void *priv)
+static int fetch_npn(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                     const void *priv)
 {
-	return fetch_alpn(smp, smp_ssl(s, 1));
+#ifndef OPENSSL_NO_NEXTPROTONEG
+	SSL *ssl = smp_ssl(s, priv);
+	const unsigned char *p = NULL;
+	unsigned int len = 0;
+
+	if (!ssl)
+		return 0;
+	SSL_get0_next_proto_negotiated(ssl, &p, &len);
+	return smp_set_proto(smp, p, len);
+#else
+	return 0;
+#endif
 }
 
-/* ssl_fc_has_crt, ssl_c_used: the client gave a certificate (this
- * connection, or the session it resumed). */
-static int fetch_ssl_c_used(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			    const void *priv)
+static int fetch_is_resumed(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                            const void *priv)
 {
-	return s->cli.ssl ? smp_set_bool(smp, SSL_get0_peer_certificate(s->cli.ssl) != NULL) : 0;
+	SSL *ssl = smp_ssl(s, priv);
+
+	return ssl ? smp_set_bool(smp, SSL_session_reused(ssl)) : 0;
 }
 
-static int fetch_ssl_fc_is_resumed(const struct smp_arg *a, struct sample *smp,
-                                   struct stream *s, const void *priv)
+/* ssl_fc_client_random, ssl_bc_client_random (row arg 0), the server
+ * randoms (arg 1): the 32 bytes of the hello. */
+static int fetch_random(struct sample *smp, SSL *ssl, int server)
 {
-	return s->cli.ssl ? smp_set_bool(smp, SSL_session_reused(s->cli.ssl)) : 0;
+	unsigned char r[SSL3_RANDOM_SIZE];
+	size_t n;
+
+	if (!ssl)
+		return 0;
+	n = server ? SSL_get_server_random(ssl, r, sizeof(r)) : SSL_get_client_random(ssl, r, sizeof(r));
+	return n ? smp_set_bin(smp, r, n) : 0;
 }
 
-static int fetch_ssl_c_verify(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			      const void *priv)
+static int fetch_client_random(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                               const void *priv)
 {
-	return s->cli.ssl ? smp_set_int(smp, SSL_get_verify_result(s->cli.ssl)) : 0;
+	return fetch_random(smp, smp_ssl(s, priv), 0);
 }
 
-/* A distinguished name in the "/C=../CN=.." form, in the scratch area; with
- * an entry argument (<a>[0], e.g. "CN"), that entry's value only: occurrence
- * <a>[1] (1 the first, -1 the last, the default). */
-static int smp_set_dn(struct sample *smp, X509_NAME *name, const struct smp_arg *a)
+static int fetch_server_random(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                               const void *priv)
+{
+	return fetch_random(smp, smp_ssl(s, priv), 1);
+}
+
+static int fetch_session_id(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                            const void *priv)
+{
+	SSL *ssl = smp_ssl(s, priv);
+	SSL_SESSION *sess = ssl ? SSL_get_session(ssl) : NULL;
+	const unsigned char *id;
+	unsigned int len = 0;
+
+	if (!sess)
+		return 0;
+	id = SSL_SESSION_get_id(sess, &len);
+	return len ? smp_set_bin(smp, id, len) : 0;
+}
+
+static int fetch_session_key(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                             const void *priv)
+{
+	SSL *ssl = smp_ssl(s, priv);
+	SSL_SESSION *sess = ssl ? SSL_get_session(ssl) : NULL;
+	unsigned char key[SSL_MAX_MASTER_KEY_LENGTH];
+	size_t n;
+
+	if (!sess)
+		return 0;
+	n = SSL_SESSION_get_master_key(sess, key, sizeof(key));
+	return n ? smp_set_bin(smp, key, n) : 0;
+}
+
+/* ssl_fc_unique_id, ssl_bc_unique_id: RFC 5929's tls-unique, the first
+ * Finished message of the latest handshake: the client's on a full
+ * handshake, the server's on a resumption. */
+static int fetch_unique_id(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                           const void *priv)
+{
+	SSL *ssl = smp_ssl(s, priv);
+	unsigned char buf[64];
+	size_t n;
+	int own;
+
+	if (!ssl)
+		return 0;
+	/* our own Finished is the first when we are the client of a full
+	 * handshake or the server of a resumed one */
+	own = SSL_is_server(ssl) ? SSL_session_reused(ssl) : !SSL_session_reused(ssl);
+	n = own ? SSL_get_finished(ssl, buf, sizeof(buf)) : SSL_get_peer_finished(ssl, buf, sizeof(buf));
+	return n ? smp_set_bin(smp, buf, MIN(n, sizeof(buf))) : 0;
+}
+
+/* ssl_fc_err, ssl_bc_err: the first OpenSSL error of the connection, 0: none. */
+static int fetch_err(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                     const void *priv)
+{
+	SSL *ssl = smp_ssl(s, priv);
+	const struct ssl_sock_ext *x = ssl ? ssl_sock_ext(ssl, 0) : NULL;
+
+	return ssl ? smp_set_int(smp, x ? (int64_t)x->err : 0) : 0;
+}
+
+static int fetch_err_str(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                         const void *priv)
+{
+	SSL *ssl = smp_ssl(s, priv);
+	const struct ssl_sock_ext *x = ssl ? ssl_sock_ext(ssl, 0) : NULL;
+
+	return x && x->err ? smp_set_str(smp, ERR_reason_error_string(x->err)) : 0;
+}
+
+/* ssl_fc_has_early: early data came and the handshake is not over yet. */
+static int fetch_ssl_fc_has_early(const struct smp_arg *a, struct sample *smp,
+                                  struct stream *s, const void *priv)
+{
+	const struct ssl_sock_ext *x = s->cli.ssl ? ssl_sock_ext(s->cli.ssl, 0) : NULL;
+
+	if (!s->cli.ssl)
+		return 0;
+	return smp_set_bool(smp, x && x->early && (s->cli.flags & CO_F_SSL_EARLY));
+}
+
+/* ---- the ClientHello capture (tune.ssl.capture-buffer-size) ---- */
+
+static const struct ssl_capture *smp_capture(struct stream *s)
+{
+	const struct ssl_sock_ext *x = s->cli.ssl ? ssl_sock_ext(s->cli.ssl, 0) : NULL;
+
+	return x ? x->capture : NULL;
+}
+
+/* Which list of the capture a row reads: its .priv. */
+enum { CAP_CIPHERS, CAP_EXTS, CAP_EC, CAP_ECF };
+static const int cap_lists[] = { CAP_CIPHERS, CAP_EXTS, CAP_EC, CAP_ECF };
+
+static const unsigned char *capture_list(const struct ssl_capture *c, int which, size_t *len)
+{
+	size_t off = 0;
+	const uint16_t lens[] = { c->ciphers_len, c->ext_len, c->ec_len, c->ecf_len };
+
+	for (int i = 0; i < which; i++)
+		off += lens[i];
+	*len = lens[which];
+	return c->data + off;
+}
+
+/* RFC 8701 GREASE values: 0x?A?A with both bytes equal. */
+static int grease(const unsigned char *p)
+{
+	return (p[0] & 0x0f) == 0x0a && p[0] == p[1];
+}
+
+/* The 2-byte list <p, len> into the scratch area, GREASE values left out
+ * when <filter>. */
+static int smp_set_list(struct sample *smp, const unsigned char *p, size_t len, int filter)
 {
 	char *buf = smp_scratch_get();
-	int nid, idx = -1, occ, n = 0;
-	unsigned char *utf8;
-	int len;
+	size_t o = 0;
 
-	if (!name)
-		return 0;
-	if (a[0].type != ARGT_STR || !a[0].str || !*a[0].str) {
-		if (!X509_NAME_oneline(name, buf, SMP_SCRATCH_SIZE))
-			return 0;
-		smp->type = SMP_T_STR;
-		smp->u.str.p = buf;
-		smp->u.str.len = strlen(buf);
-		return 1;
-	}
-	nid = OBJ_txt2nid(a[0].str);
-	if (nid == NID_undef)
-		return 0;
-	occ = a[1].type == ARGT_SINT && a[1].sint ? (int)a[1].sint : -1;
-	for (int i = -1; (i = X509_NAME_get_index_by_NID(name, nid, i)) >= 0;)
-		n++;
-	occ = occ > 0 ? occ : n + occ + 1;   /* -1: the last */
-	if (occ < 1 || occ > n)
-		return 0;
-	n = 0;
-	for (int i = -1; (i = X509_NAME_get_index_by_NID(name, nid, i)) >= 0;)
-		if (++n == occ) {
-			idx = i;
-			break;
+	for (size_t i = 0; i + 1 < len; i += 2)
+		if (!filter || !grease(p + i)) {
+			buf[o++] = (char)p[i];
+			buf[o++] = (char)p[i + 1];
 		}
-	if (idx < 0)
-		return 0;
-	len = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, idx)));
-	if (len < 0)
-		return 0;
-	if (len >= SMP_SCRATCH_SIZE)
-		len = SMP_SCRATCH_SIZE - 1;
-	memcpy(buf, utf8, (size_t)len);
-	OPENSSL_free(utf8);
-	smp->type = SMP_T_STR;
-	smp->u.str.p = buf;
-	smp->u.str.len = (size_t)len;
-	return 1;
-}
-
-static int fetch_ssl_c_s_dn(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			    const void *priv)
-{
-	X509 *x = s->cli.ssl ? SSL_get0_peer_certificate(s->cli.ssl) : NULL;
-
-	return x ? smp_set_dn(smp, X509_get_subject_name(x), a) : 0;
-}
-
-static int fetch_ssl_c_i_dn(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			    const void *priv)
-{
-	X509 *x = s->cli.ssl ? SSL_get0_peer_certificate(s->cli.ssl) : NULL;
-
-	return x ? smp_set_dn(smp, X509_get_issuer_name(x), a) : 0;
-}
-
-/* The serial number, binary (HAProxy's form: hex it with ",hex"). */
-static int fetch_ssl_c_serial(const struct smp_arg *a, struct sample *smp, struct stream *s,
-			      const void *priv)
-{
-	X509 *x = s->cli.ssl ? SSL_get0_peer_certificate(s->cli.ssl) : NULL;
-	const ASN1_INTEGER *ser;
-	char *buf;
-	int len;
-
-	if (!x || !(ser = X509_get0_serialNumber(x)))
-		return 0;
-	len = ASN1_STRING_length(ser);
-	if (len <= 0 || len > SMP_SCRATCH_SIZE)
-		return 0;
-	buf = smp_scratch_get();
-	memcpy(buf, ASN1_STRING_get0_data(ser), (size_t)len);
 	smp->type = SMP_T_BIN;
 	smp->u.str.p = buf;
-	smp->u.str.len = (size_t)len;
+	smp->u.str.len = o;
 	return 1;
+}
+
+/* ssl_fc_cipherlist_bin, ssl_fc_extlist_bin, ssl_fc_eclist_bin
+ * ([filter]): a list of 2-byte values; ssl_fc_ecformats_bin: the bytes. */
+static int fetch_capture_bin(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                             const void *priv)
+{
+	const struct ssl_capture *c = smp_capture(s);
+	int which = *(const int *)priv;
+	const unsigned char *p;
+	size_t len;
+
+	if (!c)
+		return 0;
+	p = capture_list(c, which, &len);
+	if (which == CAP_ECF)
+		return smp_set_bin(smp, p, len);
+	return smp_set_list(smp, p, len, a[0].type == ARGT_SINT && a[0].sint == 1);
+}
+
+static int fetch_cipherlist_hex(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                                const void *priv)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p;
+	char *out;
+	size_t n;
+
+	if (!fetch_capture_bin(a, smp, s, priv))
+		return 0;
+	p = (const unsigned char *)smp->u.str.p;
+	n = smp->u.str.len;
+	out = smp_scratch_get();
+	if (n * 2 > SMP_SCRATCH_SIZE)
+		n = SMP_SCRATCH_SIZE / 2;
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hex[p[i] >> 4];
+		out[2 * i + 1] = hex[p[i] & 15];
+	}
+	smp->type = SMP_T_STR;
+	smp->u.str.p = out;
+	smp->u.str.len = n * 2;
+	return 1;
+}
+
+/* ssl_fc_cipherlist_str: the suites' names, "UNKNOWN(xxxx)" for those
+ * OpenSSL does not know. */
+static int fetch_cipherlist_str(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                                const void *priv)
+{
+	const unsigned char *p;
+	size_t n, o = 0;
+	char *out;
+
+	if (!fetch_capture_bin(a, smp, s, priv))
+		return 0;
+	p = (const unsigned char *)smp->u.str.p;
+	n = smp->u.str.len;
+	out = smp_scratch_get();
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		const SSL_CIPHER *c = SSL_CIPHER_find(s->cli.ssl, p + i);
+		const char *name = c ? SSL_CIPHER_get_name(c) : NULL;
+		char unk[16];
+		size_t l;
+
+		if (!name || !strcmp(name, "(NONE)")) {
+			snprintf(unk, sizeof(unk), "UNKNOWN(%02x%02x)", p[i], p[i + 1]);
+			name = unk;
+		}
+		l = strlen(name);
+		if (o + l + 1 >= SMP_SCRATCH_SIZE)
+			break;
+		if (o)
+			out[o++] = ',';
+		memcpy(out + o, name, l);
+		o += l;
+	}
+	smp->type = SMP_T_STR;
+	smp->u.str.p = out;
+	smp->u.str.len = o;
+	return 1;
+}
+
+static int fetch_cipherlist_xxh(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                                const void *priv)
+{
+	const struct ssl_capture *c = smp_capture(s);
+
+	return c ? smp_set_int(smp, (int64_t)c->xxh64) : 0;
+}
+
+static int fetch_hello_id(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                          const void *priv)
+{
+	const struct ssl_capture *c = smp_capture(s);
+
+	return c ? smp_set_int(smp, c->hello_version) : 0;
+}
+
+/* ---- tune.ssl.keylog ---- */
+
+static const int kl_labels[SSL_KL_N] = {
+	SSL_KL_CLIENT_EARLY, SSL_KL_CLIENT_HS, SSL_KL_SERVER_HS, SSL_KL_CLIENT_TRAFFIC_0,
+	SSL_KL_SERVER_TRAFFIC_0, SSL_KL_EXPORTER, SSL_KL_EARLY_EXPORTER,
+};
+
+/* A secret of the key log (the row's .priv: its label), in hex. */
+static int fetch_secret(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                        const void *priv)
+{
+	const struct ssl_sock_ext *x = s->cli.ssl ? ssl_sock_ext(s->cli.ssl, 0) : NULL;
+
+	return x ? smp_set_str(smp, x->keylog[*(const int *)priv]) : 0;
 }
 
 #define L4 SMP_USE_L4
+#define FC .priv = &SIDE_FC
+#define BC .priv = &SIDE_BC
+#define F1 { ARGT_SINT }
 
 static const struct smp_fetch_kw smp_ssl_fetches[] = {
-	{ "ssl_fc",          fetch_ssl_fc,          { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
-	{ "ssl_fc_sni",      fetch_ssl_fc_sni,      { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
-	{ "ssl_fc_has_sni",  fetch_ssl_fc_has_sni,  { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
-	{ "ssl_fc_protocol", fetch_ssl_fc_protocol, { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
-	{ "ssl_fc_cipher",   fetch_ssl_fc_cipher,   { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
-	{ "ssl_fc_alpn",     fetch_ssl_fc_alpn,     { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
-	{ "ssl_fc_is_resumed", fetch_ssl_fc_is_resumed, { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
-	{ "ssl_fc_has_crt",  fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
-	{ "ssl_c_used",      fetch_ssl_c_used,      { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
-	{ "ssl_c_verify",    fetch_ssl_c_verify,    { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
-	{ "ssl_c_s_dn",      fetch_ssl_c_s_dn,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, L4, NULL,
-	  NULL },
-	{ "ssl_c_i_dn",      fetch_ssl_c_i_dn,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, L4, NULL,
-	  NULL },
-	{ "ssl_c_serial",    fetch_ssl_c_serial,    { 0 }, 0, SMP_T_BIN,  L4, NULL, NULL },
-	{ "ssl_bc",          fetch_ssl_bc,          { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
-	{ "ssl_bc_protocol", fetch_ssl_bc_protocol, { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
-	{ "ssl_bc_cipher",   fetch_ssl_bc_cipher,   { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
-	{ "ssl_bc_alpn",     fetch_ssl_bc_alpn,     { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
+	{ "ssl_fc", fetch_ssl, { 0 }, 0, SMP_T_BOOL, L4, NULL, FC },
+	{ "ssl_fc_sni", fetch_ssl_fc_sni, { 0 }, 0, SMP_T_STR, L4, NULL, NULL },
+	{ "ssl_fc_has_sni", fetch_ssl_fc_has_sni, { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "ssl_fc_protocol", fetch_protocol, { 0 }, 0, SMP_T_STR, L4, NULL, FC },
+	{ "ssl_fc_cipher", fetch_cipher, { 0 }, 0, SMP_T_STR, L4, NULL, FC },
+	{ "ssl_fc_alg_keysize", fetch_alg_keysize, { 0 }, 0, SMP_T_SINT, L4, NULL, FC },
+	{ "ssl_fc_use_keysize", fetch_use_keysize, { 0 }, 0, SMP_T_SINT, L4, NULL, FC },
+	{ "ssl_fc_alpn", fetch_alpn, { 0 }, 0, SMP_T_STR, L4, NULL, FC },
+	{ "ssl_fc_npn", fetch_npn, { 0 }, 0, SMP_T_STR, L4, NULL, FC },
+	{ "ssl_fc_is_resumed", fetch_is_resumed, { 0 }, 0, SMP_T_BOOL, L4, NULL, FC },
+	{ "ssl_fc_client_random", fetch_client_random, { 0 }, 0, SMP_T_BIN, L4, NULL, FC },
+	{ "ssl_fc_server_random", fetch_server_random, { 0 }, 0, SMP_T_BIN, L4, NULL, FC },
+	{ "ssl_fc_session_id", fetch_session_id, { 0 }, 0, SMP_T_BIN, L4, NULL, FC },
+	{ "ssl_fc_session_key", fetch_session_key, { 0 }, 0, SMP_T_BIN, L4, NULL, FC },
+	{ "ssl_fc_unique_id", fetch_unique_id, { 0 }, 0, SMP_T_BIN, L4, NULL, FC },
+	{ "ssl_fc_err", fetch_err, { 0 }, 0, SMP_T_SINT, L4, NULL, FC },
+	{ "ssl_fc_err_str", fetch_err_str, { 0 }, 0, SMP_T_STR, L4, NULL, FC },
+	{ "ssl_fc_has_early", fetch_ssl_fc_has_early, { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "ssl_fc_cipherlist_bin", fetch_capture_bin, F1, 0, SMP_T_BIN, L4, NULL,
+	  &cap_lists[CAP_CIPHERS] },
+	{ "ssl_fc_cipherlist_hex", fetch_cipherlist_hex, F1, 0, SMP_T_STR, L4, NULL,
+	  &cap_lists[CAP_CIPHERS] },
+	{ "ssl_fc_cipherlist_str", fetch_cipherlist_str, F1, 0, SMP_T_STR, L4, NULL,
+	  &cap_lists[CAP_CIPHERS] },
+	{ "ssl_fc_cipherlist_xxh", fetch_cipherlist_xxh, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "ssl_fc_extlist_bin", fetch_capture_bin, F1, 0, SMP_T_BIN, L4, NULL,
+	  &cap_lists[CAP_EXTS] },
+	{ "ssl_fc_eclist_bin", fetch_capture_bin, F1, 0, SMP_T_BIN, L4, NULL,
+	  &cap_lists[CAP_EC] },
+	{ "ssl_fc_ecformats_bin", fetch_capture_bin, { 0 }, 0, SMP_T_BIN, L4, NULL,
+	  &cap_lists[CAP_ECF] },
+	{ "ssl_fc_protocol_hello_id", fetch_hello_id, { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "ssl_fc_client_early_traffic_secret", fetch_secret, { 0 }, 0, SMP_T_STR, L4, NULL,
+	  &kl_labels[SSL_KL_CLIENT_EARLY] },
+	{ "ssl_fc_client_handshake_traffic_secret", fetch_secret, { 0 }, 0, SMP_T_STR, L4, NULL,
+	  &kl_labels[SSL_KL_CLIENT_HS] },
+	{ "ssl_fc_server_handshake_traffic_secret", fetch_secret, { 0 }, 0, SMP_T_STR, L4, NULL,
+	  &kl_labels[SSL_KL_SERVER_HS] },
+	{ "ssl_fc_client_traffic_secret_0", fetch_secret, { 0 }, 0, SMP_T_STR, L4, NULL,
+	  &kl_labels[SSL_KL_CLIENT_TRAFFIC_0] },
+	{ "ssl_fc_server_traffic_secret_0", fetch_secret, { 0 }, 0, SMP_T_STR, L4, NULL,
+	  &kl_labels[SSL_KL_SERVER_TRAFFIC_0] },
+	{ "ssl_fc_exporter_secret", fetch_secret, { 0 }, 0, SMP_T_STR, L4, NULL,
+	  &kl_labels[SSL_KL_EXPORTER] },
+	{ "ssl_fc_early_exporter_secret", fetch_secret, { 0 }, 0, SMP_T_STR, L4, NULL,
+	  &kl_labels[SSL_KL_EARLY_EXPORTER] },
+	{ "ssl_bc", fetch_ssl, { 0 }, 0, SMP_T_BOOL, L4, NULL, BC },
+	{ "ssl_bc_protocol", fetch_protocol, { 0 }, 0, SMP_T_STR, L4, NULL, BC },
+	{ "ssl_bc_cipher", fetch_cipher, { 0 }, 0, SMP_T_STR, L4, NULL, BC },
+	{ "ssl_bc_alg_keysize", fetch_alg_keysize, { 0 }, 0, SMP_T_SINT, L4, NULL, BC },
+	{ "ssl_bc_use_keysize", fetch_use_keysize, { 0 }, 0, SMP_T_SINT, L4, NULL, BC },
+	{ "ssl_bc_alpn", fetch_alpn, { 0 }, 0, SMP_T_STR, L4, NULL, BC },
+	{ "ssl_bc_npn", fetch_npn, { 0 }, 0, SMP_T_STR, L4, NULL, BC },
+	{ "ssl_bc_is_resumed", fetch_is_resumed, { 0 }, 0, SMP_T_BOOL, L4, NULL, BC },
+	{ "ssl_bc_client_random", fetch_client_random, { 0 }, 0, SMP_T_BIN, L4, NULL, BC },
+	{ "ssl_bc_server_random", fetch_server_random, { 0 }, 0, SMP_T_BIN, L4, NULL, BC },
+	{ "ssl_bc_session_id", fetch_session_id, { 0 }, 0, SMP_T_BIN, L4, NULL, BC },
+	{ "ssl_bc_session_key", fetch_session_key, { 0 }, 0, SMP_T_BIN, L4, NULL, BC },
+	{ "ssl_bc_unique_id", fetch_unique_id, { 0 }, 0, SMP_T_BIN, L4, NULL, BC },
+	{ "ssl_bc_err", fetch_err, { 0 }, 0, SMP_T_SINT, L4, NULL, BC },
+	{ "ssl_bc_err_str", fetch_err_str, { 0 }, 0, SMP_T_STR, L4, NULL, BC },
 };
 
 SLUICE_INIT(smp_register_ssl)

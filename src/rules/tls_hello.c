@@ -50,8 +50,10 @@ static struct rd rd_vec(struct rd *r, size_t w)
 	return rd_sub(r, len);
 }
 
-#define EXT_SERVER_NAME 0
-#define EXT_ALPN        16
+#define EXT_SERVER_NAME    0
+#define EXT_SUPPORTED_GRPS 10   /* "elliptic_curves" in RFC 4492 */
+#define EXT_ALPN           16
+#define EXT_SESSION_TICKET 35
 
 static int tls_hello_exts(struct rd *ex, struct tls_hello *h)
 {
@@ -61,6 +63,10 @@ static int tls_hello_exts(struct rd *ex, struct tls_hello *h)
 
 		if (ex->bad)
 			return -1;
+		if (type == EXT_SUPPORTED_GRPS)
+			h->ec_ext = 1;
+		else if (type == EXT_SESSION_TICKET)
+			h->st_ext = d.n ? 2 : 1;
 		if (type == EXT_SERVER_NAME && !h->sni) {
 			struct rd list = rd_vec(&d, 2);
 
@@ -92,6 +98,20 @@ static int tls_hello_exts(struct rd *ex, struct tls_hello *h)
 		}
 	}
 	return ex->bad ? -1 : 0;
+}
+
+int tls_hello_type(const uint8_t *p, size_t len)
+{
+	size_t rlen;
+
+	if ((len >= 1 && p[0] != 0x16) || (len >= 2 && p[1] != 3))
+		return -1;   /* not an SSLv3/TLS handshake record */
+	if (len < 6)
+		return 0;
+	rlen = (size_t)p[3] << 8 | p[4];
+	if (rlen < 4 || rlen > 16384 + 2048)
+		return -1;
+	return len < 5 + rlen ? 0 : p[5];
 }
 
 int tls_hello_parse(const uint8_t *p, size_t len, struct tls_hello *h)

@@ -32,6 +32,7 @@
 #include <sluice/pipe.h>
 #include <sluice/process.h>
 #include <sluice/proxy.h>
+#include <sluice/ssl.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
 
@@ -459,20 +460,24 @@ static int cli_show_activity(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-/* set rate-limit connections|http-compression global <n>: 0 removes the
- * limit (connections per second; kB/s of compression input). */
+/* set rate-limit connections|http-compression|ssl-sessions global <n>: 0
+ * removes the limit (connections per second; kB/s of compression input;
+ * TLS sessions per second). */
 static int cli_set_rate_limit(struct cli_ctx *ctx, int argc, char **argv)
 {
 	int comp = argc >= 4 && strcmp(argv[2], "http-compression") == 0;
+	int ssl = argc >= 4 && strcmp(argv[2], "ssl-sessions") == 0;
 	char *end;
 	long v;
 
-	if (argc < 4 || (strcmp(argv[2], "connections") != 0 && !comp) ||
+	if (argc < 4 || (strcmp(argv[2], "connections") != 0 && !comp && !ssl) ||
 	    strcmp(argv[3], "global") != 0) {
 		dstr_printf(&ctx->out, "'set rate-limit' only supports :\n"
 			    "   - 'connections global' to set the per-process maximum connection rate\n"
 			    "   - 'http-compression global' to set the per-process maximum "
-			    "compression speed in kB/s\n");
+			    "compression speed in kB/s\n"
+			    "   - 'ssl-sessions global' to set the per-process maximum SSL session "
+			    "rate\n");
 		return -1;
 	}
 	v = argc > 4 ? strtol(argv[4], &end, 10) : -1;
@@ -484,6 +489,12 @@ static int cli_set_rate_limit(struct cli_ctx *ctx, int argc, char **argv)
 		comp_set_rate_limit((int)v);
 		return 0;
 	}
+	if (ssl) {
+		/* maxsslrate: TLS bind lines pause once it is reached */
+		ssl_counters.maxsslrate = (int)v;
+		listener_recheck_limits();
+		return 0;
+	}
 	global.conn_rate_limit = (int)v;
 	listener_recheck_limits();
 	return 0;
@@ -492,8 +503,8 @@ static int cli_set_rate_limit(struct cli_ctx *ctx, int argc, char **argv)
 static struct cli_kw process_cli_kws[] = {
 	{ { "show", "activity", NULL }, "show activity", "show the event loop's activity counters",
 	  CLI_LVL_USER, cli_show_activity },
-	{ { "set", "rate-limit", NULL }, "set rate-limit connections|http-compression global <value>",
-	  "change the process-wide connection rate limit or compression input rate (0: none)", CLI_LVL_ADMIN,
+	{ { "set", "rate-limit", NULL }, "set rate-limit connections|http-compression|ssl-sessions global <value>",
+	  "change the process-wide connection rate, compression input rate or TLS session rate limit (0: none)", CLI_LVL_ADMIN,
 	  cli_set_rate_limit },
 	{ { "show", "env", NULL }, "show env [<name>]", "dump the environment, or one variable",
 	  CLI_LVL_OPERATOR, cli_show_env },

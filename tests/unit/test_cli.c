@@ -18,6 +18,7 @@
 #include <sluice/errors.h>
 #include <sluice/global.h>
 #include <sluice/proxy.h>
+#include <sluice/ssl.h>
 #include <sluice/str.h>
 
 #define HELP_HEAD "The following commands are valid at this level:\n"
@@ -322,7 +323,7 @@ static void test_level_answers(void **state)
 {
 	assert_string_equal(run("user; operator"), "\nPermission denied\n\n");
 	ctx.level = CLI_LVL_ADMIN;
-	assert_non_null(strstr(run("help"), "  set rate-limit connections|http-compression global "));
+	assert_non_null(strstr(run("help"), "  set rate-limit connections|http-compression|ssl-sessions global "));
 	assert_string_equal(run("operator; set rate-limit connections global 3"),
 			    "\nPermission denied\n\n");
 	assert_null(strstr(run("help"), "set rate-limit"));
@@ -357,6 +358,12 @@ static void test_set_rate_limit(void **state)
 			    "'set rate-limit' only supports :\n", 33) == 0);
 	assert_string_equal(run("set rate-limit http-compression global 0"), "\n");
 	assert_int_equal(comp_rate_limit(), 0);
+	/* the TLS session rate (maxsslrate), shown as SslRateLimit */
+	assert_string_equal(run("set rate-limit ssl-sessions global 40"), "\n");
+	assert_int_equal(ssl_counters.maxsslrate, 40);
+	assert_non_null(strstr(run("show info"), "\nSslRateLimit: 40\n"));
+	assert_string_equal(run("set rate-limit ssl-sessions global 0"), "\n");
+	assert_int_equal(ssl_counters.maxsslrate, 0);
 }
 
 /* show errors / show sess arguments without any capture or session. */

@@ -116,7 +116,7 @@ static void test_bind_options(void **state)
 	assert_int_equal(parse(&o, 0, "alpn"), -1);
 	assert_int_equal(parse(&o, 0, "ssl-min-ver TLSv1.3"), 2);
 	assert_int_equal(o.min_ver, TLS1_3_VERSION);
-	assert_int_equal(parse(&o, 0, "ssl-max-ver SSLv3"), -1);
+	assert_int_equal(parse(&o, 0, "ssl-max-ver SSLv2"), -1);
 	assert_int_equal(parse(&o, 0, "no-tlsv11"), 1);
 	assert_int_equal(o.no_ver, SSL_BO_NO_TLS11);
 	assert_int_equal(parse(&o, 0, "verify optional"), 2);
@@ -134,6 +134,37 @@ static void test_bind_options(void **state)
 	assert_int_equal(parse(&o, 1, "crt x.pem"), 0);
 	assert_int_equal(parse(&o, 1, "strict-sni"), 0);
 	assert_int_equal(parse(&o, 1, "ssl-min-ver TLSv1.2"), 2);
+	/* SSLv3 is a version bound; force-* sets both bounds */
+	assert_int_equal(parse(&o, 0, "ssl-min-ver SSLv3"), 2);
+	assert_int_equal(o.min_ver, SSL3_VERSION);
+	assert_int_equal(parse(&o, 0, "force-tlsv12"), 1);
+	assert_int_equal(o.min_ver, TLS1_2_VERSION);
+	assert_int_equal(o.max_ver, TLS1_2_VERSION);
+	/* flags, and where they are accepted */
+	assert_int_equal(parse(&o, 0, "no-tls-tickets"), 1);
+	assert_int_equal(parse(&o, 0, "prefer-client-ciphers"), 1);
+	assert_int_equal(o.flags, SSL_BO_F_NO_TICKETS | SSL_BO_F_PREFER_CLI);
+	assert_int_equal(parse(&o, 1, "allow-0rtt"), 1);
+	assert_int_equal(parse(&o, 1, "no-ca-names"), 1);
+	assert_int_equal(parse(&o, 1, "prefer-client-ciphers"), 0);
+	assert_int_equal(parse(&o, 1, "generate-certificates"), 0);
+	assert_int_equal(parse(&o, 1, "force-tlsv13"), 0);
+	assert_true(o.flags & SSL_BO_F_ALLOW_0RTT);
+	/* verification errors to ignore */
+	assert_int_equal(parse(&o, 0, "ca-ignore-err 2,10"), 2);
+	assert_true(ssl_errset_has(&o.ca_ignore, 2) && ssl_errset_has(&o.ca_ignore, 10));
+	assert_false(ssl_errset_has(&o.ca_ignore, 20));
+	assert_int_equal(parse(&o, 0, "crt-ignore-err all"), 2);
+	assert_true(ssl_errset_has(&o.crt_ignore, 127));
+	assert_int_equal(parse(&o, 0, "crt-ignore-err 0"), -1);
+	assert_int_equal(parse(&o, 0, "crt-ignore-err 10,x"), -1);
+	assert_int_equal(parse(&o, 0, "ca-ignore-err"), -1);
+	/* npn and alpn share the wire format */
+	assert_int_equal(parse(&o, 0, "npn h2,http/1.1"), 2);
+	assert_int_equal(o.npn_len, 12);
+	assert_memory_equal(o.npn, "\x02h2\x08http/1.1", 12);
+	assert_int_equal(parse(&o, 0, "ecdhe secp384r1"), 2);
+	assert_string_equal(o.ecdhe, "secp384r1");
 	ssl_opts_clear(&o);
 }
 
@@ -156,6 +187,7 @@ static int load_list(struct ssl_bind_opts *o, const char *text, size_t len, char
 	assert_int_equal(fwrite(text, 1, len, f), len);
 	fclose(f);
 	*err = NULL;
+	crtlist_forget_all();   /* the same file name, new contents */
 	r = ssl_ckch_load_crt_list(o, path, err);
 	free(path);
 	return r;

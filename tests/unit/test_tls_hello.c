@@ -49,6 +49,34 @@ static void test_whole(void **state)
 	assert_non_null(h.alpn);
 	assert_int_equal(h.alpn_len, 12);
 	assert_memory_equal(h.alpn, "\x02h2\x08http/1.1", 12);
+	/* supported groups (10), an empty session ticket extension (35) */
+	assert_int_equal(h.ec_ext, 1);
+	assert_int_equal(h.st_ext, 1);
+	assert_int_equal(tls_hello_type(hello, sizeof(hello)), 1);
+	assert_int_equal(tls_hello_type(hello, sizeof(hello) - 1), 0);
+	assert_int_equal(tls_hello_type((const uint8_t *)"GET /", 5), -1);
+}
+
+/* A ClientHello holding a ticket, no groups; a ServerHello's type. */
+static void test_ticket_and_types(void **state)
+{
+	uint8_t p[sizeof(hello)];
+	static const uint8_t server_hello[] = { 0x16, 0x03, 0x03, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00 };
+	struct tls_hello h;
+	size_t groups;
+
+	/* turn the supported_groups extension (00 0a) into an unknown one */
+	memcpy(p, hello, sizeof(hello));
+	for (groups = 0; groups + 4 < sizeof(p); groups++)
+		if (p[groups] == 0x00 && p[groups + 1] == 0x0a && p[groups + 2] == 0x00 &&
+		    p[groups + 3] == 0x0c)
+			break;
+	assert_true(groups + 4 < sizeof(p));
+	p[groups + 1] = 0x7a;
+	assert_int_equal(tls_hello_parse(p, sizeof(p), &h), (int)sizeof(p));
+	assert_int_equal(h.ec_ext, 0);
+	assert_int_equal(tls_hello_type(server_hello, sizeof(server_hello)), 2);
+	assert_int_equal(tls_hello_type(server_hello, 5), 0);
 }
 
 /* Every prefix needs more bytes; a heap copy of exactly that size makes
@@ -115,6 +143,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole),
+		cmocka_unit_test(test_ticket_and_types),
 		cmocka_unit_test(test_cut_everywhere),
 		cmocka_unit_test(test_alter_everywhere),
 		cmocka_unit_test(test_not_hello),
