@@ -38,6 +38,7 @@ struct conn_src;
 #define SRV_F_CHECK_H2   0x80000 /* "check-proto h2": HTTP checks speak HTTP/2 */
 #define SRV_F_CHECK_OFF  0x100000 /* "disable health": has "check" (SRV_F_CHECKED is
                                      cleared meanwhile) but its checks are stopped */
+#define SRV_F_NON_STICK  0x200000 /* "non-stick": never stored in a stick table */
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };
@@ -99,10 +100,14 @@ struct server {
 	struct srv_idle        *idle;        /* most recent first */
 	int                     n_idle;
 	int                     pool_max_conn;    /* -1: unlimited */
+	int                     max_reuse;        /* requests a connection may carry after
+	                                             its first one, -1: unlimited */
 	uint32_t                pool_purge_delay; /* ms */
 	void                   *h2_conns;    /* HTTP/2 connections to it (src/http/h2.c) */
 
 	struct ssl_srv         *ssl;         /* TLS options (ssl_cfg.h), NULL: none given */
+	char                   *redir;       /* "redir <prefix>": GET and HEAD get a 302 to
+	                                        <prefix><path> (mode http), NULL: none */
 	struct conn_src        *src;         /* source, namespace, tfo, tcp-ut (conn.h;
 	                                        srv_src.c), NULL: none given */
 

@@ -25,12 +25,12 @@ int http_srv_idle(const struct stream *s)
 
 /* Connection <fd> (<ssl>) to <srv>, done with its exchange, goes to the
  * server's idle pool (its backend's http-reuse permitting; else closed). */
-void http_pool_conn(struct server *srv, int fd, struct ssl_st *ssl)
+void http_pool_conn(struct server *srv, int fd, struct ssl_st *ssl, int reused)
 {
-	if (http_px_of(srv->px)->reuse == HTTP_REUSE_NEVER)
+	if (http_px_of(srv->px)->reuse == HTTP_REUSE_NEVER || !http_srv_reusable(srv, reused))
 		srv_idle_close(fd, ssl);
 	else
-		srv_idle_put(srv, fd, ssl, 1);
+		srv_idle_put(srv, fd, ssl, reused);
 }
 
 /* The connection kept between requests goes to its server's idle pool
@@ -42,7 +42,7 @@ void http_pool_kept(struct stream *s)
 	int fd = ss_unkeep(s, &srv, &ssl);
 
 	conn_io_hand_off(&s->srv.io);   /* the pool's watcher takes over */
-	http_pool_conn(srv, fd, ssl);
+	http_pool_conn(srv, fd, ssl, s->ss.reused);
 }
 
 /* The exchange is answered here: whatever the server side was doing stops
@@ -73,9 +73,9 @@ int http_req_server_prep(struct stream *s, struct http_head *h)
 
 /* Takes an established connection to the target for the request: <fd>
  * (<ssl>) kept from the previous request, or from the idle pool. */
-void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl)
+void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl, int reused)
 {
-	stream_attach_srv(s, fd, ssl, 1);
+	stream_attach_srv(s, fd, ssl, reused);
 	s->txn->flags |= TX_F_REUSED;
 	s->be->be_counters.reuse++;
 	s->ss.target->counters.reuse++;
@@ -99,7 +99,7 @@ int http_connect(struct stream *s)
 	const enum http_reuse reuse = http_px_of(s->be)->reuse;
 	struct server *srv, *kept = NULL;
 	struct ssl_st *ssl = NULL, *kept_ssl = NULL;
-	int fd, kept_fd = -1;
+	int fd, kept_fd = -1, kept_reused = 0, reused = 0;
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->req.flags &= ~CH_F_SHUTW;
@@ -107,21 +107,27 @@ int http_connect(struct stream *s)
 	 * chosen: it is taken again if the same server is picked. */
 	if (s->ss.st == SS_KEPT) {
 		kept_fd = ss_unkeep(s, &kept, &kept_ssl);
+		kept_reused = s->ss.reused;
 		/* taken again below, or pooled: either way another watcher */
 		conn_io_hand_off(&s->srv.io);
 	}
 	if (!(s->be->cap & PR_CAP_BE) || backend_assign_server(s, BE_PICK_ANY) != BE_ASSIGNED) {
 		if (kept_fd >= 0)
-			http_pool_conn(kept, kept_fd, kept_ssl);
+			http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
 		return stream_connect(s);   /* queues, or answers 503 */
 	}
 	srv = s->ss.target;
+	if (unlikely(srv->redir) && http_srv_redirect(s)) {
+		if (kept_fd >= 0)
+			http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
+		return 0;
+	}
 	if (kept_fd >= 0 && kept == srv) {
-		http_reuse_conn(s, kept_fd, kept_ssl);
+		http_reuse_conn(s, kept_fd, kept_ssl, kept_reused);
 		return 0;
 	}
 	if (kept_fd >= 0)
-		http_pool_conn(kept, kept_fd, kept_ssl);
+		http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
 	/* HTTP/2 to this server: a stream of a connection that has room */
 	if (srv->h2_conns && reuse != HTTP_REUSE_NEVER && h2_back_attach(s, 0) == 0) {
 		s->txn->flags |= TX_F_REUSED;
@@ -132,11 +138,11 @@ int http_connect(struct stream *s)
 	fd = -1;
 	if (reuse == HTTP_REUSE_ALWAYS ||
 	    (reuse != HTTP_REUSE_NEVER && (s->nreq > 1 || (s->tcp_flags & STRM_F_MUX_LATER))))
-		fd = srv_idle_get(srv, 0, &ssl);
+		fd = srv_idle_get(srv, 0, &ssl, &reused);
 	else if (reuse == HTTP_REUSE_AGGRESSIVE)
-		fd = srv_idle_get(srv, 1, &ssl);
+		fd = srv_idle_get(srv, 1, &ssl, &reused);
 	if (fd >= 0) {
-		http_reuse_conn(s, fd, ssl);
+		http_reuse_conn(s, fd, ssl, reused);
 		return 0;
 	}
 	return stream_connect(s);

@@ -139,6 +139,8 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 		px->defsrv = xcalloc(1, sizeof(*px->defsrv));
 		*px->defsrv = *def->defsrv;
 		px->defsrv->check.srv = px->defsrv;
+		if (def->defsrv->redir)
+			px->defsrv->redir = xstrdup(def->defsrv->redir);
 	}
 	if (def->defbe_name)
 		px->defbe_name = xstrdup(def->defbe_name);
@@ -579,6 +581,7 @@ static void proxy_free(struct proxy *px)
 		free(srv->conf_file);
 		free(srv->add_args);
 		free(srv->track_name);
+		free(srv->redir);
 		ssl_srv_free(srv);
 		conn_src_release(&srv->src, srv);
 		free(srv);
@@ -591,6 +594,7 @@ static void proxy_free(struct proxy *px)
 	lb_free(px);
 	tcpchk_free(px);
 	if (px->defsrv) {
+		free(px->defsrv->redir);
 		ssl_srv_free(px->defsrv);
 		conn_src_release(&px->defsrv->src, px->defsrv);
 	}

@@ -422,6 +422,10 @@ int stream_connect(struct stream *s)
 		}
 	}
 	srv = s->ss.target;
+	if (unlikely(srv->redir) && s->proto->redirect && s->proto->redirect(s)) {
+		stream_update(s);
+		return 0;
+	}
 	addr = srv->addr;
 	if (srv->flags & SRV_F_SAMEPORT)
 		addr_set_port(&addr, addr_get_port(stream_dst(s)));
