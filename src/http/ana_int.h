@@ -101,6 +101,10 @@ static inline int http_srv_reusable(const struct server *srv, int reused)
 }
 
 /* Connects the request to a server. Returns 0 or -1 (closed). */
+/* Whether <s>'s request (an upgrade, WebSocket) goes to its "proto h2"
+ * server over HTTP/1.1 ("ws auto", "ws h1"). */
+int http_ws_over_h1(const struct stream *s);
+
 /* A new server connection is established (stream_proto.srv_ready). */
 int http_srv_ready(struct stream *s);
 int http_connect(struct stream *s);

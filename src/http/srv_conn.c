@@ -3,7 +3,10 @@
  * connection it uses (the one kept from the previous request, an idle one
  * the http-reuse policy allows, or a new one) and where a connection goes
  * when its exchange is over. */
+#include <string.h>
+
 #include <sluice/backend.h>
+#include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/h2.h>
 #include <sluice/http_ana.h>
@@ -12,6 +15,8 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
+#include <sluice/ssl.h>
+#include <sluice/str.h>
 #include <sluice/stream.h>
 
 #include "ana_int.h"
@@ -88,7 +93,58 @@ int http_srv_ready(struct stream *s)
 {
 	if (!h2_srv_wants(s->ss.target, &s->srv))
 		return 0;
+	if (unlikely(http_ws_over_h1(s))) {
+		/* "proto h2" without ALPN h2: this connection stays HTTP/1.1
+		 * for the upgrade, and serves nothing else */
+		s->txn->flags |= TX_F_SRV_CLOSE;
+		return 0;
+	}
 	return h2_back_take_over(s, http_px_of(s->be)->reuse == HTTP_REUSE_NEVER);
+}
+
+/* Whether the request of <s> asks for an upgrade (WebSocket: an Upgrade
+ * field and the "upgrade" token in Connection) that its
+ * server, spoken to in HTTP/2 by "proto h2", must get over HTTP/1.1: sluice
+ * does not carry WebSocket over HTTP/2 to servers (RFC 8441), so "ws auto"
+ * and "ws h1" both take HTTP/1.1 for such a stream. A server that chose h2
+ * by ALPN cannot be asked otherwise. */
+int http_ws_over_h1(const struct stream *s)
+{
+	const unsigned upg = H1_F_UPGRADE | H1_F_CONN_UPG;   /* Upgrade, Connection: upgrade */
+
+	if (!s->txn || (s->txn->req.flags & upg) != upg || !s->ss.target ||
+	    !(s->ss.target->flags & SRV_F_PROTO_H2))
+		return 0;
+#ifdef USE_OPENSSL
+	if (s->srv.fd >= 0 && s->srv.ssl && !(s->srv.flags & CO_F_MUX) &&
+	    ssl_sock_alpn_is(&s->srv, "h2"))
+		return 0;
+#endif
+	return 1;
+}
+
+/* ws auto|h1|h2: the protocol of WebSocket streams to the server. */
+static int srv_ws_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+		     char **err)
+{
+	if (argc > 1 && (strcmp(argv[1], "auto") == 0 || strcmp(argv[1], "h1") == 0))
+		return 2;
+	if (argc > 1 && strcmp(argv[1], "h2") == 0)
+		*err = str_fmt("'ws h2' is not supported by sluice: WebSocket over HTTP/2 to "
+			       "servers (RFC 8441) is not built; 'ws auto' and 'ws h1' carry "
+			       "WebSocket streams over HTTP/1.1");
+	else
+		*err = str_fmt("expects 'auto', 'h1' or 'h2'");
+	return -1;
+}
+
+static struct srv_kw srv_conn_kws[] = {
+	{ "ws", .parse = srv_ws_kw },
+};
+
+SLUICE_INIT(srv_conn_register)
+{
+	srv_register_keywords(srv_conn_kws, ARRAY_SIZE(srv_conn_kws));
 }
 
 /* Connects the request to a server: the connection kept from the previous
@@ -129,7 +185,8 @@ int http_connect(struct stream *s)
 	if (kept_fd >= 0)
 		http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
 	/* HTTP/2 to this server: a stream of a connection that has room */
-	if (srv->h2_conns && reuse != HTTP_REUSE_NEVER && h2_back_attach(s, 0) == 0) {
+	if (srv->h2_conns && reuse != HTTP_REUSE_NEVER && !http_ws_over_h1(s) &&
+	    h2_back_attach(s, 0) == 0) {
 		s->txn->flags |= TX_F_REUSED;
 		s->be->be_counters.reuse++;
 		srv->counters.reuse++;

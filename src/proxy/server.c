@@ -490,6 +490,17 @@ static int srv_redir_kw(struct server *srv, const struct srv_kw *kw, int argc, c
 	return 2;
 }
 
+/* log-proto legacy|octet-count: the framing of log messages sent to a
+ * server of a ring section; sluice has neither rings nor TCP log targets. */
+static int srv_log_proto_kw(struct server *srv, const struct srv_kw *kw, int argc,
+			    char **argv, char **err)
+{
+	*err = str_fmt("not supported by sluice: it frames the log messages sent to the servers "
+		       "of a 'ring' section over TCP, and sluice has neither ring sections nor "
+		       "TCP log targets (logs go to UDP syslog, a UNIX socket, stdout or stderr)");
+	return -1;
+}
+
 /* track [<backend>/]<server>: resolved at post-parse. */
 static int srv_track_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
 			char **err)
@@ -658,6 +669,7 @@ static struct srv_kw server_kws[] = {
 	{ "slowstart", .parse = srv_slowstart_kw },
 	{ "track", .parse = srv_track_kw },
 	{ "redir", .parse = srv_redir_kw },
+	{ "log-proto", .parse = srv_log_proto_kw },
 	{ "init-addr", .parse = srv_init_addr_kw },
 	{ "resolvers", .parse = srv_resolvers_kw },
 	{ "resolve-prefer", .parse = srv_resolvers_kw },
