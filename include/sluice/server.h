@@ -39,6 +39,7 @@ struct conn_src;
 #define SRV_F_CHECK_OFF  0x100000 /* "disable health": has "check" (SRV_F_CHECKED is
                                      cleared meanwhile) but its checks are stopped */
 #define SRV_F_NON_STICK  0x200000 /* "non-stick": never stored in a stick table */
+#define SRV_F_CHECK_SOCKS4 0x400000 /* "check-via-socks4": checks go through the socks4 proxy */
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };
@@ -106,6 +107,9 @@ struct server {
 	void                   *h2_conns;    /* HTTP/2 connections to it (src/http/h2.c) */
 
 	struct ssl_srv         *ssl;         /* TLS options (ssl_cfg.h), NULL: none given */
+	struct sockaddr_storage socks4;      /* "socks4": the SOCKS4 proxy connections go
+	                                        through (socks4.h); socks4_len 0: none */
+	socklen_t               socks4_len;
 	char                   *redir;       /* "redir <prefix>": GET and HEAD get a 302 to
 	                                        <prefix><path> (mode http), NULL: none */
 	struct conn_src        *src;         /* source, namespace, tfo, tcp-ut (conn.h;

@@ -195,7 +195,14 @@ struct stream {
 	unsigned          smp_partial;  /* STRM_PARTIAL_*: set while tcp rules inspect data */
 	char             *tcp_cap;      /* tcp-request content captures (pooled), NULL: none */
 	struct stk_ctr    stkctr[STK_CTR_SLOTS]; /* track-sc0..2 (stktable.h) */
+	/* CO_F_SOCKS on s->srv: the SOCKS4 CONNECT to the server (socks4.h) */
+	uint8_t           socks_st;     /* STRM_SOCKS_*: where the handshake stands */
+	uint8_t           socks_got;    /* reply bytes received */
+	unsigned char     socks[9];     /* the request, then the 8-byte reply */
 };
+
+#define STRM_SOCKS_SEND  1   /* connecting to the proxy: the request goes once connected */
+#define STRM_SOCKS_REPLY 2   /* the request is sent: its reply is awaited */
 
 /* ---- for the protocol analysers (http_ana.c) ---- */
 

@@ -690,6 +690,7 @@ static struct srv_kw server_kws[] = {
 	{ "no-check", .parse = srv_flag, .clr = SRV_F_CHECKED },
 	{ "no-backup", .parse = srv_flag, .clr = SRV_F_BACKUP },
 	{ "non-stick", .parse = srv_flag, .set = SRV_F_NON_STICK },
+	{ "check-via-socks4", .parse = srv_flag, .set = SRV_F_CHECK_SOCKS4 },
 	{ "stick", .parse = srv_flag, .clr = SRV_F_NON_STICK },
 	{ "no-send-proxy", .parse = srv_flag, .clr = SRV_F_SEND_PROXY },
 	{ "no-send-proxy-v2", .parse = srv_flag, .clr = SRV_F_SEND_PROXY_V2 },
