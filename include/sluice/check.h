@@ -93,6 +93,7 @@ struct check {
 	uint8_t                 socks_st;    /* 0: none, 1: to send once connected, 2: reply awaited */
 	uint8_t                 socks_got;   /* reply bytes received */
 	unsigned char           socks[9];    /* the request, then the reply */
+	uint8_t                 pp_todo;     /* a PROXY header opens this connection (srv_pp.h) */
 };
 
 /* Health check options of a proxy (struct chk_px.options), one per keyword. */

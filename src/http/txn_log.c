@@ -16,6 +16,7 @@
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/srv_pp.h>
 #include <sluice/ssl.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/stktable.h>
@@ -242,6 +243,28 @@ const char *http_unique_id(struct stream *s)
 	l = lf_render(fh->uniqid_fmt, &c, id, sizeof(id));
 	txn->uniq_id = http_line_dup(id, l, HTTP_LINE_MAX - 1);
 	return txn->uniq_id;
+}
+
+/* The unique ID a PROXY v2 header carries (proxy-v2-options unique-id): the
+ * request's in mode http; in mode tcp, the frontend's unique-id-format
+ * rendered for the connection into <buf>. NULL without a format. */
+static const char *http_pp_unique_id(struct stream *s, char *buf, size_t sz)
+{
+	const struct lf_expr *fmt = http_px_of(s->fe)->uniqid_fmt;
+	struct lf_ctx c;
+
+	if (s->txn)
+		return http_unique_id(s);
+	if (!fmt)
+		return NULL;
+	stream_fill_lf_ctx(s, &c, fmt->needs);
+	lf_render(fmt, &c, buf, sz);
+	return buf;
+}
+
+SLUICE_INIT(http_txn_log_register)
+{
+	srv_pp_register_unique_id(http_pp_unique_id);
 }
 
 void http_log(struct stream *s)

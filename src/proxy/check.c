@@ -22,6 +22,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/socks4.h>
+#include <sluice/srv_pp.h>
 #include <sluice/ssl.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
@@ -517,6 +518,17 @@ static void check_connected(struct check *c)
 	c->connected = 1;
 	if (unlikely(c->socks_st) && check_socks_step(c) != 0)
 		return;
+	if (unlikely(c->pp_todo)) {
+		char hdr[64];
+		size_t len = srv_pp_check_header(c->srv, hdr, sizeof(hdr));
+
+		c->pp_todo = 0;
+		/* a fresh socket takes these few bytes at once */
+		if (send(c->fd, hdr, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len) {
+			check_finish(c, CHK_R_CON, tcpchk_conn_error(c, strerror(errno)));
+			return;
+		}
+	}
 	if (unlikely(c->ssl_hs) && check_ssl_step(c) != 0)
 		return;
 	if (!tcpchk_enabled(c->srv->px)) {
@@ -604,6 +616,8 @@ static void check_connect(struct check *c, const struct sockaddr_storage *ss, so
 #ifdef USE_OPENSSL
 	c->ssl_hs = ssl_check_enabled(c->srv, !c->port && !c->has_addr);
 #endif
+	/* the default connection of a check (not a tcp-check connect rule's) */
+	c->pp_todo = !c->conn_rule && srv_pp_check_wanted(srv);
 	c->socks_st = 0;
 	if (socks) {
 		if (socks4_request(ss, c->socks) < 0) {

@@ -29,6 +29,7 @@
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
 #include <sluice/srv_observe.h>
+#include <sluice/srv_pp.h>
 #include <sluice/socks4.h>
 #include <sluice/ssl.h>
 #include <sluice/ssl_cfg.h>
@@ -372,12 +373,11 @@ static int stream_established(struct stream *s)
 	if (s->proto->connected)
 		s->proto->connected(s);
 	if (pp && !(s->srv.flags & CO_F_SSL_HS) && !s->srv.ssl) {
-		char hdr[256];
-		size_t len = pp_build(pp == SRV_F_SEND_PROXY ? 1 : 2, &s->cli_addr, stream_dst(s),
-				      hdr, sizeof(hdr));
+		char hdr[1024];
+		size_t len = srv_pp_header(s, pp == SRV_F_SEND_PROXY ? 1 : 2, hdr, sizeof(hdr));
 
 		/* A fresh socket takes a few hundred bytes at once. */
-		if (send(s->srv.fd, hdr, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
+		if (!len || send(s->srv.fd, hdr, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
 			return -1;
 	}
 	if (unlikely(ssl_srv_enabled(s->ss.target)) && !s->srv.ssl) {
