@@ -386,7 +386,11 @@ static void test_conditions(void **state)
 	assert_false(truth("if METH_POST || METH_PUT || METH_DELETE || METH_OPTIONS"));
 	assert_false(truth("if LOCALHOST || HTTP_CONTENT || HTTP_URL_STAR || METH_CONNECT"));
 	assert_false(truth("if REQ_CONTENT || METH_TRACE || METH_HEAD"));
+	/* (an HTTP/1.0 HEAD with a payload is refused unless the configuration
+	 * says h1-accept-payload-with-any-method, as in HAProxy 2.6) */
+	global.tune_flags |= GLB_T_H1_ANY_BODY;
 	msg_load("HEAD http://h/ HTTP/1.0\r\nContent-Length: 5\r\n\r\n");
+	global.tune_flags &= ~GLB_T_H1_ANY_BODY;
 	assert_true(truth("if METH_GET METH_HEAD HTTP_1.0 HTTP_CONTENT"));
 #ifdef USE_PCRE2
 	assert_true(truth("if HTTP_URL_ABS !HTTP_URL_SLASH"));
