@@ -265,6 +265,15 @@ static int src_postparse(void)
 					  srv->conf_line, px->name, srv->name);
 				errors++;
 			}
+			if (srv->src && (srv->src->flags & CONN_SRC_F_TFO) &&
+			    (px->retry_on & (PR_RE_CONN_FAILED | PR_RE_EMPTY | PR_RE_TIMEOUT)) !=
+			    (PR_RE_CONN_FAILED | PR_RE_EMPTY | PR_RE_TIMEOUT))
+				/* a Fast Open connect fails with its first write: only
+				 * these let the request be sent again (HAProxy warns too) */
+				log_warning("%s:%d: server '%s/%s' has 'tfo': the backend should say "
+					    "at least 'retry-on conn-failure empty-response "
+					    "response-timeout', else a failed connection is not retried",
+					    srv->conf_file, srv->conf_line, px->name, srv->name);
 			if ((srv->flags & SRV_F_CHECK_SOCKS4) && !srv->socks4_len)
 				log_warning("%s:%d: server '%s/%s': 'check-via-socks4' without "
 					    "'socks4': checks connect directly", srv->conf_file,
