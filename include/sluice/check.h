@@ -89,6 +89,11 @@ struct check {
 	struct ssl_st          *ssl;         /* TLS session of the running check (check-ssl) */
 	int                     ssl_hs;      /* its handshake is in progress */
 	struct chk_h2          *h2;          /* check-proto h2: the running check's session */
+	/* check-via-socks4: the CONNECT through the server's SOCKS4 proxy */
+	uint8_t                 socks_st;    /* 0: none, 1: to send once connected, 2: reply awaited */
+	uint8_t                 socks_got;   /* reply bytes received */
+	unsigned char           socks[9];    /* the request, then the reply */
+	uint8_t                 pp_todo;     /* a PROXY header opens this connection (srv_pp.h) */
 };
 
 /* Health check options of a proxy (struct chk_px.options), one per keyword. */

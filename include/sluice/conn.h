@@ -16,6 +16,7 @@
 #define CO_F_SSL_WR_WANT_R 0x40 /* a TLS write waits for the socket to be readable */
 #define CO_F_MUX       0x80   /* one stream of a multiplexed connection (c->mux) */
 #define CO_F_SSL_EARLY 0x100  /* TLS server side: early data (0-RTT) taken, handshake not done */
+#define CO_F_SOCKS     0x200  /* connected to a SOCKS4 proxy: its reply is awaited */
 
 struct ssl_st;
 

@@ -30,6 +30,7 @@ struct stream;
 #define GLB_T_DUMPABLE     0x020  /* set-dumpable: core dumps allowed after setuid */
 #define GLB_T_ZERO_WARNING 0x040  /* zero-warning: a warning fails the start */
 #define GLB_T_H1_ANY_BODY  0x080  /* h1-accept-payload-with-any-method */
+#define GLB_T_PP2_NEVER_LOCAL 0x100 /* pp2-never-send-local: v2 checks say PROXY, not LOCAL */
 
 struct global {
 	struct ev_loop  *loop;

@@ -50,6 +50,7 @@ struct bind_conf {
 	mode_t   ux_mode;      /* unix sockets */
 	int      ux_uid, ux_gid;
 	int      level;        /* stats socket access level */
+	int      severity;     /* stats socket "severity-output": CLI_SEV_* of its sessions */
 	char    *conf_file;
 	int      conf_line;
 	struct ssl_bind_opts *ssl;  /* TLS options (ssl_cfg.h), NULL: none given */

@@ -38,6 +38,19 @@ struct conn_src;
 #define SRV_F_CHECK_H2   0x80000 /* "check-proto h2": HTTP checks speak HTTP/2 */
 #define SRV_F_CHECK_OFF  0x100000 /* "disable health": has "check" (SRV_F_CHECKED is
                                      cleared meanwhile) but its checks are stopped */
+#define SRV_F_NON_STICK  0x200000 /* "non-stick": never stored in a stick table */
+#define SRV_F_CHECK_SOCKS4 0x400000 /* "check-via-socks4": checks go through the socks4 proxy */
+#define SRV_F_CHECK_SEND_PROXY 0x800000 /* "check-send-proxy": checks send a PROXY header */
+
+/* proxy-v2-options: what a PROXY v2 header to the server carries (srv_pp.h) */
+#define SRV_PP_SSL       0x01  /* the client's TLS (PP2_TYPE_SSL) with its version */
+#define SRV_PP_CN        0x02  /* ... the CN of its certificate */
+#define SRV_PP_CIPHER    0x04  /* ... its cipher */
+#define SRV_PP_SIG       0x08  /* ... the signature algorithm of our certificate */
+#define SRV_PP_KEY       0x10  /* ... the key algorithm of our certificate */
+#define SRV_PP_AUTHORITY 0x20  /* the SNI the client sent */
+#define SRV_PP_CRC32C    0x40  /* a checksum of the header */
+#define SRV_PP_UNIQUE_ID 0x80  /* the unique ID (unique-id-format) */
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };
@@ -100,10 +113,17 @@ struct server {
 	struct srv_idle        *idle;        /* most recent first */
 	int                     n_idle;
 	int                     pool_max_conn;    /* -1: unlimited */
+	int                     max_reuse;        /* requests a connection may carry after
+	                                             its first one, -1: unlimited */
 	uint32_t                pool_purge_delay; /* ms */
 	void                   *h2_conns;    /* HTTP/2 connections to it (src/http/h2.c) */
 
 	struct ssl_srv         *ssl;         /* TLS options (ssl_cfg.h), NULL: none given */
+	struct sockaddr_storage socks4;      /* "socks4": the SOCKS4 proxy connections go
+	                                        through (socks4.h); socks4_len 0: none */
+	socklen_t               socks4_len;
+	char                   *redir;       /* "redir <prefix>": GET and HEAD get a 302 to
+	                                        <prefix><path> (mode http), NULL: none */
 	struct conn_src        *src;         /* source, namespace, tfo, tcp-ut (conn.h;
 	                                        srv_src.c), NULL: none given */
 
@@ -166,6 +186,7 @@ struct srv_kw {
 	size_t      off;       /* a field, in the structure .parse says (struct server if none) */
 	long        min, max;
 	uint64_t    set, clr;  /* flag bits the keyword sets and clears */
+	uintptr_t   arg;       /* another value told apart by a shared parser */
 };
 
 void srv_register_keywords(struct srv_kw *kws, size_t n);

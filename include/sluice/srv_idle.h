@@ -10,29 +10,31 @@ struct server;
 struct ssl_st;
 
 /* Gives connected socket <fd> and its TLS session <ssl> (NULL: plain; the
- * pool owns it from now on) to <srv>'s pool; <reused>: it already served
- * a request (http-reuse aggressive). Closes it instead when the pool is
- * full, the server is not usable or the process is stopping. */
+ * pool owns it from now on) to <srv>'s pool; <reused>: the requests it
+ * carried (not 0: http-reuse aggressive may take it). Closes it instead
+ * when the pool is full, the server is not usable or the process is
+ * stopping. */
 void srv_idle_put(struct server *srv, int fd, struct ssl_st *ssl, int reused);
 
 /* Closes socket <fd> and frees its TLS session <ssl> (NULL accepted). */
 void srv_idle_close(int fd, struct ssl_st *ssl);
 
-/* Lists a connection that stream <owner> keeps between its requests as
- * available to others: srv_idle_get() may then take it, calling <steal>,
- * which detaches it from the owner and returns its socket (its TLS session
- * in <*ssl>). Returns the entry (NULL when the pool is full: the connection
- * stays private). */
+/* Lists a connection that stream <owner> keeps between its requests, after
+ * it carried <reused> requests, as available to others: srv_idle_get() may
+ * then take it, calling <steal>, which detaches it from the owner and
+ * returns its socket (its TLS session in <*ssl>). Returns the entry (NULL
+ * when the pool is full: the connection stays private). */
 struct srv_idle *srv_idle_park(struct server *srv, void *owner,
-                               int (*steal)(void *owner, struct ssl_st **ssl));
+                               int (*steal)(void *owner, struct ssl_st **ssl), int reused);
 
 /* The owner takes its parked connection back, or lets it go (NULL ok). */
 void srv_idle_unpark(struct srv_idle *c);
 
 /* Takes the most recent idle connection of <srv>. <want_reused>: only one
  * that already served a request. Returns its socket (its TLS session, NULL
- * for a plain one, in <*ssl>: the caller owns both), or -1. */
-int srv_idle_get(struct server *srv, int want_reused, struct ssl_st **ssl);
+ * for a plain one, in <*ssl>: the caller owns both; the requests it carried
+ * in <*reused>), or -1. */
+int srv_idle_get(struct server *srv, int want_reused, struct ssl_st **ssl, int *reused);
 
 /* Closes idle connections of <srv> idle for at least <age_ms> (0: all). */
 void srv_idle_purge(struct server *srv, unsigned age_ms);

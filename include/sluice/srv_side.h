@@ -32,7 +32,8 @@ struct srv_side {
 	struct server   *want;       /* WANT: the full server persistence asks for */
 	struct server   *conn_srv;   /* server of the connection in s->srv (fd >= 0) */
 	struct srv_idle *park;       /* KEPT: its entry in conn_srv's idle list, or NULL */
-	int              reused;     /* that connection already served a request */
+	int              reused;     /* requests that connection carried before this
+	                                one (0: a new connection; max-reuse) */
 	/* SS_QUEUED */
 	struct stream   *q_prev, *q_next;
 	struct server   *q_srv;      /* whose queue; NULL: the backend's */
@@ -73,7 +74,7 @@ void ss_connecting(struct stream *s);
 
 /* CONN -> EST (the connection is up), or ASSIGNED/TAR -> EST when s->srv
  * got an established connection to <target> (idle pool, kept connection):
- * <reused> says whether it served a request before. */
+ * <reused> is the number of requests it carried before (0: new). */
 void ss_established(struct stream *s, int reused);
 
 /* ASSIGNED, TAR, CONN or EST -> TAR: the connection failed or was lost

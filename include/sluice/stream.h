@@ -123,6 +123,10 @@ struct stream_proto {
 	 * Returns 0, or -1 when the connection is to be counted as failed.
 	 * NULL: nothing to do. */
 	int (*srv_ready)(struct stream *s);
+	/* A server with "redir" is assigned (SS_ASSIGNED) and a connection to
+	 * it is about to be made: returns 1 when the protocol answered the
+	 * client instead (no connection is made), 0 to go on. NULL: go on. */
+	int (*redirect)(struct stream *s);
 	/* The protocol's own deadline (0: none), which then takes precedence
 	 * over the stream's I/O timeouts; <kind> is the protocol's code for
 	 * it, handed back to timeout(). NULL: none ever. */
@@ -224,7 +228,14 @@ struct stream {
 	void             *ext;          /* a module's state for this stream (Lua: its
 	                                   running actions, services, private data),
 	                                   NULL when none; see stream_ext_release() */
+	/* CO_F_SOCKS on s->srv: the SOCKS4 CONNECT to the server (socks4.h) */
+	uint8_t           socks_st;     /* STRM_SOCKS_*: where the handshake stands */
+	uint8_t           socks_got;    /* reply bytes received */
+	unsigned char     socks[9];     /* the request, then the 8-byte reply */
 };
+
+#define STRM_SOCKS_SEND  1   /* connecting to the proxy: the request goes once connected */
+#define STRM_SOCKS_REPLY 2   /* the request is sent: its reply is awaited */
 
 /* ---- for the protocol analysers (http_ana.c) ---- */
 
@@ -288,7 +299,7 @@ enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *
 
 /* Uses already connected socket <fd> (with its TLS session <ssl>, NULL for
  * a plain one) to the target server: SS_ASSIGNED or SS_TAR -> SS_EST;
- * <reused>: it served a request before. */
+ * <reused>: the requests it carried before (0: a new connection). */
 void stream_attach_srv(struct stream *s, int fd, struct ssl_st *ssl, int reused);
 
 /* Detaches the server socket from <s> and returns it (-1 if none); its TLS

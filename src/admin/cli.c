@@ -321,18 +321,28 @@ static int cli_show_cli_sockets(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static const char *const cli_sev_names[] = { "none", "number", "string" };   /* CLI_SEV_* */
+
+/* The CLI_SEV_* that <name> names, or -1. */
+static int cli_severity_parse(const char *name)
+{
+	for (int i = 0; i < (int)ARRAY_SIZE(cli_sev_names); i++)
+		if (strcmp(name, cli_sev_names[i]) == 0)
+			return i;
+	return -1;
+}
+
 /* set severity-output none|number|string */
 static int cli_set_severity(struct cli_ctx *ctx, int argc, char **argv)
 {
-	static const char *const names[] = { "none", "number", "string" };
+	int sev = argc == 3 ? cli_severity_parse(argv[2]) : -1;
 
-	for (int i = 0; argc == 3 && i < 3; i++)
-		if (strcmp(argv[2], names[i]) == 0) {
-			ctx->severity = i;   /* CLI_SEV_* in the same order */
-			return 0;
-		}
-	dstr_printf(&ctx->out, "one of 'none', 'number', 'string' is a required argument\n");
-	return -1;
+	if (sev < 0) {
+		dstr_printf(&ctx->out, "one of 'none', 'number', 'string' is a required argument\n");
+		return -1;
+	}
+	ctx->severity = sev;
+	return 0;
 }
 
 /* expert-mode [on|off], experimental-mode [on|off]: a session flag; without
@@ -668,6 +678,7 @@ static int cli_client_new(struct listener *li, int fd, int level)
 	c->li = li;
 	c->ctx.level = level;
 	c->ctx.expose_fd = li && (li->bc->flags & LI_F_EXPOSE_FD);
+	c->ctx.severity = li ? li->bc->severity : CLI_SEV_NONE;
 	c->ctx.fd = fd;
 	ev_io_init(&c->io, cli_io_cb, fd, 0);
 	c->io.data = c;
@@ -745,8 +756,24 @@ static int bind_expose_fd(struct bind_conf *bc, const struct bind_kw *kw, int ar
 	return 2;
 }
 
+/* severity-output none|number|string: what "set severity-output" sets, as
+ * each session of the socket starts. */
+static int bind_severity(struct bind_conf *bc, const struct bind_kw *kw, int argc,
+                         char **argv, char **err)
+{
+	int sev = argc > 1 ? cli_severity_parse(argv[1]) : -1;
+
+	if (sev < 0) {
+		*err = str_fmt("expects 'none', 'number' or 'string'");
+		return -1;
+	}
+	bc->severity = sev;
+	return 2;
+}
+
 static struct bind_kw cli_bind_kws[] = {
 	{ "level", .parse = bind_level, .cli_only = 1 },
+	{ "severity-output", .parse = bind_severity, .cli_only = 1 },
 	{ "expose-fd", .parse = bind_expose_fd, .cli_only = 1 },
 };
 

@@ -484,6 +484,49 @@ int http_reply_error(struct stream *s, int status, enum strm_err t0, enum strm_f
 	return http_reply(s, status, NULL, NULL, t0, t1);
 }
 
+/* "redir <prefix>" on the server just assigned: a GET or HEAD request is
+ * answered "302 Found" with Location <prefix> followed by its path (from
+ * its first '/'), read from the request line as it leaves (the rules may
+ * have changed it); other methods go to the server. Returns 1 when
+ * answered. */
+int http_srv_redirect(struct stream *s)
+{
+	const struct server *srv = s->ss.target;
+	const struct buf *b = s->req.buf;
+	struct http_act_out out = { 0 };
+	const char *p, *end, *uri, *path;
+	struct dstr loc = { 0 };
+	size_t mlen;
+
+	if (!srv || !srv->redir || !s->txn || !b || !b->data)
+		return 0;
+	p = b->area + b->head;
+	end = memchr(p, '\n', b->data);
+	if (!end || !(uri = memchr(p, ' ', (size_t)(end - p))))
+		return 0;
+	mlen = (size_t)(uri - p);
+	if (!((mlen == 3 && memcmp(p, "GET", 3) == 0) || (mlen == 4 && memcmp(p, "HEAD", 4) == 0)))
+		return 0;
+	uri++;
+	if (!(end = memchr(uri, ' ', (size_t)(end - uri))))
+		return 0;
+	path = uri;
+	if (*uri != '/') {
+		/* absolute form: the path starts after "scheme://authority" */
+		const char *auth = memmem(uri, (size_t)(end - uri), "://", 3);
+
+		path = auth ? memchr(auth + 3, '/', (size_t)(end - auth - 3)) : NULL;
+		if (!path)
+			path = end;
+	}
+	if (dstr_printf(&loc, "%s%.*s", srv->redir, (int)(end - path), path) == -1)
+		return 0;
+	out.location = (struct http_str){ loc.p, (uint32_t)loc.len };
+	http_reply(s, 302, NULL, &out, SE_LOCAL, SF_CONN);
+	dstr_free(&loc);
+	return 1;
+}
+
 /* ---- services ---- */
 
 /* Moves what a service's response has left into the response buffer.
@@ -1479,7 +1522,8 @@ static int http_end_txn(struct stream *s)
 	 * freed either way. */
 	if (s->ss.st == SS_EST && !(txn->flags & TX_F_SRV_CLOSE) &&
 	    !(s->res.flags & CH_F_SHUTR) && !(s->req.flags & CH_F_SHUTW) &&
-	    !s->res.buf && !s->res.pipe && !(s->srv.flags & CO_F_MUX))
+	    !s->res.buf && !s->res.pipe && !(s->srv.flags & CO_F_MUX) &&
+	    http_srv_reusable(s->ss.target, s->ss.reused + 1))
 		freed = ss_keep(s, http_px_of(s->be)->reuse != HTTP_REUSE_NEVER);
 	else
 		freed = ss_release(s);
@@ -2041,6 +2085,7 @@ static const struct stream_proto h1_proto = {
 	.timeout     = http_timeout,
 	.fail        = http_fail,
 	.srv_ready   = http_srv_ready,
+	.redirect    = http_srv_redirect,
 	.release     = http_stream_release,
 	.idle        = http_txn_idle,
 	.cli_waiting = http_cli_waiting,

@@ -7,6 +7,7 @@
 
 #include <sluice/http_ana.h>
 #include <sluice/stream.h>
+#include <sluice/server.h>
 
 struct stream;
 struct http_head;
@@ -83,6 +84,10 @@ int http_applet_begin(struct stream *s, const struct http_service *svc, struct p
 /* Runs the service of <s> after an event. Returns 0, or -1 when the
  * stream was closed. */
 int http_applet_step(struct stream *s);
+/* "redir" on the server assigned to <s>'s request: a GET or HEAD is
+ * answered with a 302 to the server's prefix and the request's path
+ * instead of reaching it. Returns 1 when answered, 0 to go on. */
+int http_srv_redirect(struct stream *s);
 
 /* ---- srv_conn.c: the server side of an exchange ---- */
 
@@ -93,9 +98,10 @@ struct ssl_st;
  * connection kept from the previous one. */
 int http_srv_idle(const struct stream *s);
 
-/* Connection <fd> (<ssl>) to <srv>, done with its exchange, goes to the
- * server's idle pool (its backend's http-reuse permitting; else closed). */
-void http_pool_conn(struct server *srv, int fd, struct ssl_st *ssl);
+/* Connection <fd> (<ssl>) to <srv>, done with its exchange after carrying
+ * <reused> requests, goes to the server's idle pool (its backend's
+ * http-reuse and the server's max-reuse permitting; else closed). */
+void http_pool_conn(struct server *srv, int fd, struct ssl_st *ssl, int reused);
 
 /* The connection kept between requests goes to its server's idle pool. */
 void http_pool_kept(struct stream *s);
@@ -110,10 +116,22 @@ void http_srv_abort(struct stream *s);
 int http_req_server_prep(struct stream *s, struct http_head *h);
 
 /* Takes an established connection <fd> (<ssl>) to the target for the
- * request (kept, or from an idle pool), counted as a reuse. */
-void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl);
+ * request (kept, or from an idle pool; <reused>: the requests it carried),
+ * counted as a reuse. */
+void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl, int reused);
+
+/* Whether a connection to <srv> that carried <reused> requests may carry
+ * one more (max-reuse). */
+static inline int http_srv_reusable(const struct server *srv, int reused)
+{
+	return srv->max_reuse < 0 || reused <= srv->max_reuse;
+}
 
 /* Connects the request to a server. Returns 0 or -1 (closed). */
+/* Whether <s>'s request (an upgrade, WebSocket) goes to its "proto h2"
+ * server over HTTP/1.1 ("ws auto", "ws h1"). */
+int http_ws_over_h1(const struct stream *s);
+
 /* A new server connection is established (stream_proto.srv_ready). */
 int http_srv_ready(struct stream *s);
 int http_connect(struct stream *s);

@@ -161,7 +161,7 @@ int http_retry_try(struct stream *s, unsigned cond)
 	struct proxy *be = s->be;
 	struct server *srv = s->ss.target;
 	struct ssl_st *ssl = NULL;
-	int fd, reuse_retry;
+	int fd, reuse_retry, reused = 0;
 
 	if (!txn || !txn->retry_buf || txn->res_bytes || !srv ||
 	    (txn->flags & (TX_F_LOCAL | TX_F_NO_L7_RETRY)) ||
@@ -196,8 +196,8 @@ int http_retry_try(struct stream *s, unsigned cond)
 	/* an idle connection to the server chosen goes first, as a request
 	 * after the first one of a client would take it (http-reuse) */
 	if (s->ss.target && http_px_of(be)->reuse != HTTP_REUSE_NEVER &&
-	    (fd = srv_idle_get(s->ss.target, 0, &ssl)) >= 0) {
-		http_reuse_conn(s, fd, ssl);
+	    (fd = srv_idle_get(s->ss.target, 0, &ssl, &reused)) >= 0) {
+		http_reuse_conn(s, fd, ssl, reused);
 		stream_update(s);
 		return 1;
 	}

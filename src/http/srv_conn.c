@@ -3,7 +3,10 @@
  * connection it uses (the one kept from the previous request, an idle one
  * the http-reuse policy allows, or a new one) and where a connection goes
  * when its exchange is over. */
+#include <string.h>
+
 #include <sluice/backend.h>
+#include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/h2.h>
 #include <sluice/http_ana.h>
@@ -12,6 +15,8 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
+#include <sluice/ssl.h>
+#include <sluice/str.h>
 #include <sluice/stream.h>
 
 #include "ana_int.h"
@@ -25,12 +30,12 @@ int http_srv_idle(const struct stream *s)
 
 /* Connection <fd> (<ssl>) to <srv>, done with its exchange, goes to the
  * server's idle pool (its backend's http-reuse permitting; else closed). */
-void http_pool_conn(struct server *srv, int fd, struct ssl_st *ssl)
+void http_pool_conn(struct server *srv, int fd, struct ssl_st *ssl, int reused)
 {
-	if (http_px_of(srv->px)->reuse == HTTP_REUSE_NEVER)
+	if (http_px_of(srv->px)->reuse == HTTP_REUSE_NEVER || !http_srv_reusable(srv, reused))
 		srv_idle_close(fd, ssl);
 	else
-		srv_idle_put(srv, fd, ssl, 1);
+		srv_idle_put(srv, fd, ssl, reused);
 }
 
 /* The connection kept between requests goes to its server's idle pool
@@ -42,7 +47,7 @@ void http_pool_kept(struct stream *s)
 	int fd = ss_unkeep(s, &srv, &ssl);
 
 	conn_io_hand_off(&s->srv.io);   /* the pool's watcher takes over */
-	http_pool_conn(srv, fd, ssl);
+	http_pool_conn(srv, fd, ssl, s->ss.reused);
 }
 
 /* The exchange is answered here: whatever the server side was doing stops
@@ -73,9 +78,9 @@ int http_req_server_prep(struct stream *s, struct http_head *h)
 
 /* Takes an established connection to the target for the request: <fd>
  * (<ssl>) kept from the previous request, or from the idle pool. */
-void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl)
+void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl, int reused)
 {
-	stream_attach_srv(s, fd, ssl, 1);
+	stream_attach_srv(s, fd, ssl, reused);
 	s->txn->flags |= TX_F_REUSED;
 	s->be->be_counters.reuse++;
 	s->ss.target->counters.reuse++;
@@ -88,7 +93,58 @@ int http_srv_ready(struct stream *s)
 {
 	if (!h2_srv_wants(s->ss.target, &s->srv))
 		return 0;
+	if (unlikely(http_ws_over_h1(s))) {
+		/* "proto h2" without ALPN h2: this connection stays HTTP/1.1
+		 * for the upgrade, and serves nothing else */
+		s->txn->flags |= TX_F_SRV_CLOSE;
+		return 0;
+	}
 	return h2_back_take_over(s, http_px_of(s->be)->reuse == HTTP_REUSE_NEVER);
+}
+
+/* Whether the request of <s> asks for an upgrade (WebSocket: an Upgrade
+ * field and the "upgrade" token in Connection) that its
+ * server, spoken to in HTTP/2 by "proto h2", must get over HTTP/1.1: sluice
+ * does not carry WebSocket over HTTP/2 to servers (RFC 8441), so "ws auto"
+ * and "ws h1" both take HTTP/1.1 for such a stream. A server that chose h2
+ * by ALPN cannot be asked otherwise. */
+int http_ws_over_h1(const struct stream *s)
+{
+	const unsigned upg = H1_F_UPGRADE | H1_F_CONN_UPG;   /* Upgrade, Connection: upgrade */
+
+	if (!s->txn || (s->txn->req.flags & upg) != upg || !s->ss.target ||
+	    !(s->ss.target->flags & SRV_F_PROTO_H2))
+		return 0;
+#ifdef USE_OPENSSL
+	if (s->srv.fd >= 0 && s->srv.ssl && !(s->srv.flags & CO_F_MUX) &&
+	    ssl_sock_alpn_is(&s->srv, "h2"))
+		return 0;
+#endif
+	return 1;
+}
+
+/* ws auto|h1|h2: the protocol of WebSocket streams to the server. */
+static int srv_ws_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+		     char **err)
+{
+	if (argc > 1 && (strcmp(argv[1], "auto") == 0 || strcmp(argv[1], "h1") == 0))
+		return 2;
+	if (argc > 1 && strcmp(argv[1], "h2") == 0)
+		*err = str_fmt("'ws h2' is not supported by sluice: WebSocket over HTTP/2 to "
+			       "servers (RFC 8441) is not built; 'ws auto' and 'ws h1' carry "
+			       "WebSocket streams over HTTP/1.1");
+	else
+		*err = str_fmt("expects 'auto', 'h1' or 'h2'");
+	return -1;
+}
+
+static struct srv_kw srv_conn_kws[] = {
+	{ "ws", .parse = srv_ws_kw },
+};
+
+SLUICE_INIT(srv_conn_register)
+{
+	srv_register_keywords(srv_conn_kws, ARRAY_SIZE(srv_conn_kws));
 }
 
 /* Connects the request to a server: the connection kept from the previous
@@ -99,7 +155,7 @@ int http_connect(struct stream *s)
 	const enum http_reuse reuse = http_px_of(s->be)->reuse;
 	struct server *srv, *kept = NULL;
 	struct ssl_st *ssl = NULL, *kept_ssl = NULL;
-	int fd, kept_fd = -1;
+	int fd, kept_fd = -1, kept_reused = 0, reused = 0;
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->req.flags &= ~CH_F_SHUTW;
@@ -107,23 +163,30 @@ int http_connect(struct stream *s)
 	 * chosen: it is taken again if the same server is picked. */
 	if (s->ss.st == SS_KEPT) {
 		kept_fd = ss_unkeep(s, &kept, &kept_ssl);
+		kept_reused = s->ss.reused;
 		/* taken again below, or pooled: either way another watcher */
 		conn_io_hand_off(&s->srv.io);
 	}
 	if (!(s->be->cap & PR_CAP_BE) || backend_assign_server(s, BE_PICK_ANY) != BE_ASSIGNED) {
 		if (kept_fd >= 0)
-			http_pool_conn(kept, kept_fd, kept_ssl);
+			http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
 		return stream_connect(s);   /* queues, or answers 503 */
 	}
 	srv = s->ss.target;
+	if (unlikely(srv->redir) && http_srv_redirect(s)) {
+		if (kept_fd >= 0)
+			http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
+		return 0;
+	}
 	if (kept_fd >= 0 && kept == srv) {
-		http_reuse_conn(s, kept_fd, kept_ssl);
+		http_reuse_conn(s, kept_fd, kept_ssl, kept_reused);
 		return 0;
 	}
 	if (kept_fd >= 0)
-		http_pool_conn(kept, kept_fd, kept_ssl);
+		http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
 	/* HTTP/2 to this server: a stream of a connection that has room */
-	if (srv->h2_conns && reuse != HTTP_REUSE_NEVER && h2_back_attach(s, 0) == 0) {
+	if (srv->h2_conns && reuse != HTTP_REUSE_NEVER && !http_ws_over_h1(s) &&
+	    h2_back_attach(s, 0) == 0) {
 		s->txn->flags |= TX_F_REUSED;
 		s->be->be_counters.reuse++;
 		srv->counters.reuse++;
@@ -132,11 +195,11 @@ int http_connect(struct stream *s)
 	fd = -1;
 	if (reuse == HTTP_REUSE_ALWAYS ||
 	    (reuse != HTTP_REUSE_NEVER && (s->nreq > 1 || (s->tcp_flags & STRM_F_MUX_LATER))))
-		fd = srv_idle_get(srv, 0, &ssl);
+		fd = srv_idle_get(srv, 0, &ssl, &reused);
 	else if (reuse == HTTP_REUSE_AGGRESSIVE)
-		fd = srv_idle_get(srv, 1, &ssl);
+		fd = srv_idle_get(srv, 1, &ssl, &reused);
 	if (fd >= 0) {
-		http_reuse_conn(s, fd, ssl);
+		http_reuse_conn(s, fd, ssl, reused);
 		return 0;
 	}
 	return stream_connect(s);

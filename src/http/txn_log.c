@@ -245,6 +245,28 @@ const char *http_unique_id(struct stream *s)
 	return txn->uniq_id;
 }
 
+/* The unique ID a PROXY v2 header carries (proxy-v2-options unique-id): the
+ * request's in mode http; in mode tcp, the frontend's unique-id-format
+ * rendered for the connection into <buf>. NULL without a format. */
+static const char *http_pp_unique_id(struct stream *s, char *buf, size_t sz)
+{
+	const struct lf_expr *fmt = http_px_of(s->fe)->uniqid_fmt;
+	struct lf_ctx c;
+
+	if (s->txn)
+		return http_unique_id(s);
+	if (!fmt)
+		return NULL;
+	stream_fill_lf_ctx(s, &c, fmt->needs);
+	lf_render(fmt, &c, buf, sz);
+	return buf;
+}
+
+SLUICE_INIT(http_txn_log_register)
+{
+	srv_pp_register_unique_id(http_pp_unique_id);
+}
+
 void http_log(struct stream *s)
 {
 	struct http_txn *txn = s->txn;
@@ -346,30 +368,3 @@ void http_captures_free(struct stream *s, struct http_txn *txn)
 	txn->req_cap = txn->res_cap = txn->lf_snap = NULL;
 }
 
-/* The unique ID a PROXY v2 header carries (proxy-v2-options unique-id): the
- * request's in mode http, else the frontend's unique-id-format rendered for
- * the stream (mode tcp). */
-static size_t http_pp_unique_id(struct stream *s, char *out, size_t size)
-{
-	const struct http_px *fh = http_px_of(s->fe);
-	struct lf_ctx c;
-	const char *id;
-	size_t n;
-
-	if (s->txn) {
-		if (!(id = http_unique_id(s)))
-			return 0;
-		n = MIN(strlen(id), size);
-		memcpy(out, id, n);
-		return n;
-	}
-	if (!fh || !fh->uniqid_fmt)
-		return 0;
-	stream_fill_lf_ctx(s, &c, fh->uniqid_fmt->needs);
-	return lf_render(fh->uniqid_fmt, &c, out, size);
-}
-
-SLUICE_INIT(http_pp_register)
-{
-	srv_pp_register_unique_id(http_pp_unique_id);
-}

@@ -7,6 +7,7 @@
 
 #include <sluice/addr.h>
 #include <sluice/common.h>
+#include <sluice/crc.h>
 #include <sluice/proxyproto.h>
 
 static const char pp_v2_sig[12] = "\r\n\r\n\0\r\nQUIT\n";
@@ -182,37 +183,71 @@ size_t pp_build(int version, const struct sockaddr_storage *src,
 				     addr_get_port(src), addr_get_port(dst));
 		return n < 0 ? 0 : MIN((size_t)n, sz - 1);
 	}
-	BUG_ON(sz < 16 + 36, "PROXY v2 output buffer too small");
-	memcpy(out, pp_v2_sig, sizeof(pp_v2_sig));
-	if (!ip) {
-		out[12] = 0x20;  /* v2 LOCAL */
-		out[13] = 0x00;
-		out[14] = out[15] = 0;
-		return 16;
-	}
-	out[12] = 0x21;      /* v2 PROXY */
-	if (src->ss_family == AF_INET) {
-		const struct sockaddr_in *s = (const void *)src, *d = (const void *)dst;
-
-		out[13] = 0x11;
-		out[14] = 0;
-		out[15] = 12;
-		memcpy(out + 16, &s->sin_addr, 4);
-		memcpy(out + 20, &d->sin_addr, 4);
-		memcpy(out + 24, &s->sin_port, 2);
-		memcpy(out + 26, &d->sin_port, 2);
-		return 28;
-	}
-	{
-		const struct sockaddr_in6 *s = (const void *)src, *d = (const void *)dst;
-
-		out[13] = 0x21;
-		out[14] = 0;
-		out[15] = 36;
-		memcpy(out + 16, &s->sin6_addr, 16);
-		memcpy(out + 32, &d->sin6_addr, 16);
-		memcpy(out + 48, &s->sin6_port, 2);
-		memcpy(out + 50, &d->sin6_port, 2);
-		return 52;
-	}
+	return pp_build_v2(ip ? PP_V2_PROXY : PP_V2_LOCAL, src, dst, NULL, 0, 0, out, sz);
 }
+
+size_t pp_build_v2(enum pp_v2_cmd cmd, const struct sockaddr_storage *src,
+                   const struct sockaddr_storage *dst, const struct pp_tlv *tlv, int ntlv,
+                   int crc, char *out, size_t sz)
+{
+	int ip = cmd == PP_V2_PROXY && (src->ss_family == AF_INET || src->ss_family == AF_INET6) &&
+		 src->ss_family == dst->ss_family;
+	size_t len = 16, need = 16 + 36 + (crc ? 7 : 0);
+	unsigned char *o = (unsigned char *)out;
+
+	for (int i = 0; i < ntlv; i++)
+		need += 3 + tlv[i].len;
+	if (need > sz || need > 16 + 0xffff)
+		return 0;
+	memcpy(out, pp_v2_sig, sizeof(pp_v2_sig));
+	o[12] = cmd == PP_V2_LOCAL ? 0x20 : 0x21;
+	o[13] = 0x00;   /* UNSPEC: no address */
+	if (ip && src->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)src, *b = (const void *)dst;
+
+		o[13] = 0x11;
+		memcpy(o + 16, &a->sin_addr, 4);
+		memcpy(o + 20, &b->sin_addr, 4);
+		memcpy(o + 24, &a->sin_port, 2);
+		memcpy(o + 26, &b->sin_port, 2);
+		len = 28;
+	} else if (ip) {
+		const struct sockaddr_in6 *a = (const void *)src, *b = (const void *)dst;
+
+		o[13] = 0x21;
+		memcpy(o + 16, &a->sin6_addr, 16);
+		memcpy(o + 32, &b->sin6_addr, 16);
+		memcpy(o + 48, &a->sin6_port, 2);
+		memcpy(o + 50, &b->sin6_port, 2);
+		len = 52;
+	}
+	for (int i = 0; i < ntlv; i++) {
+		o[len] = tlv[i].type;
+		o[len + 1] = (unsigned char)(tlv[i].len >> 8);
+		o[len + 2] = (unsigned char)tlv[i].len;
+		memcpy(o + len + 3, tlv[i].val, tlv[i].len);
+		len += 3 + (size_t)tlv[i].len;
+	}
+	if (crc) {
+		/* the checksum of the whole header, its own value zero first */
+		size_t at = len;
+		uint32_t c;
+
+		o[len] = PP2_TYPE_CRC32C;
+		o[len + 1] = 0;
+		o[len + 2] = 4;
+		memset(o + len + 3, 0, 4);
+		len += 7;
+		o[14] = (unsigned char)((len - 16) >> 8);
+		o[15] = (unsigned char)(len - 16);
+		c = crc32c(o, len);
+		o[at + 3] = (unsigned char)(c >> 24);
+		o[at + 4] = (unsigned char)(c >> 16);
+		o[at + 5] = (unsigned char)(c >> 8);
+		o[at + 6] = (unsigned char)c;
+	}
+	o[14] = (unsigned char)((len - 16) >> 8);
+	o[15] = (unsigned char)(len - 16);
+	return len;
+}
+

@@ -21,6 +21,8 @@
 #include <sluice/log.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/socks4.h>
+#include <sluice/srv_pp.h>
 #include <sluice/ssl.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
@@ -473,6 +475,7 @@ static double check_read_timeout(const struct check *c)
 }
 
 static void check_connect(struct check *c, const struct sockaddr_storage *ss, socklen_t len);
+static int check_socks_step(struct check *c);
 
 /* TLS checks: starts or advances the handshake on the connected socket.
  * Returns 0 once it is done, 1 while it waits (watcher set), -1 when the
@@ -513,6 +516,19 @@ static void check_connected(struct check *c)
 	enum chk_result res;
 
 	c->connected = 1;
+	if (unlikely(c->socks_st) && check_socks_step(c) != 0)
+		return;
+	if (unlikely(c->pp_todo)) {
+		char hdr[64];
+		size_t len = srv_pp_check_header(c->srv, hdr, sizeof(hdr));
+
+		c->pp_todo = 0;
+		/* a fresh socket takes these few bytes at once */
+		if (send(c->fd, hdr, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len) {
+			check_finish(c, CHK_R_CON, tcpchk_conn_error(c, strerror(errno)));
+			return;
+		}
+	}
 	if (unlikely(c->ssl_hs) && check_ssl_step(c) != 0)
 		return;
 	if (!tcpchk_enabled(c->srv->px)) {
@@ -548,8 +564,46 @@ static void check_connected(struct check *c)
 
 /* Opens the check's connection to <ss>; the check goes on in check_io_cb()
  * (or ends here when the connection cannot start). */
+/* check-via-socks4: sends the CONNECT once connected to the proxy (1),
+ * then reads its reply (2). Returns 0 once the proxy connected the target
+ * (the check goes on), 1 while it waits (watcher set), -1 when the check
+ * ended. */
+static int check_socks_step(struct check *c)
+{
+	const char *why = "connection closed by the SOCKS4 proxy";
+	ssize_t n;
+
+	if (c->socks_st == 1) {
+		if (send(c->fd, c->socks, SOCKS4_REQ_LEN, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+		    SOCKS4_REQ_LEN) {
+			check_finish(c, CHK_R_CON, tcpchk_conn_error(c, strerror(errno)));
+			return -1;
+		}
+		c->socks_st = 2;
+		c->socks_got = 0;
+		ev_io_stop(global.loop, &c->io);
+		ev_io_set(&c->io, c->fd, EV_READ);
+		ev_io_start(global.loop, &c->io);
+		return 1;
+	}
+	n = recv(c->fd, c->socks + c->socks_got, SOCKS4_REP_LEN - c->socks_got, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 1;
+	if (n > 0 && (c->socks_got += (uint8_t)n) < SOCKS4_REP_LEN)
+		return 1;
+	if (n > 0 && socks4_reply(c->socks, &why) == 0) {
+		c->socks_st = 0;
+		return 0;
+	}
+	check_finish(c, CHK_R_CON, tcpchk_conn_error(c, n < 0 ? strerror(errno) : why));
+	return -1;
+}
+
 static void check_connect(struct check *c, const struct sockaddr_storage *ss, socklen_t len)
 {
+	const struct server *srv = c->srv;
+	const int socks = srv->socks4_len && (srv->flags & SRV_F_CHECK_SOCKS4);
+
 	/* the server's source, interface and namespace serve its checks too */
 	int fd = c->srv->src ? conn_src_socket(c->srv->src, ss->ss_family, NULL) :
 		 socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -562,6 +616,18 @@ static void check_connect(struct check *c, const struct sockaddr_storage *ss, so
 #ifdef USE_OPENSSL
 	c->ssl_hs = ssl_check_enabled(c->srv, !c->port && !c->has_addr);
 #endif
+	/* the default connection of a check (not a tcp-check connect rule's) */
+	c->pp_todo = !c->conn_rule && srv_pp_check_wanted(srv);
+	c->socks_st = 0;
+	if (socks) {
+		if (socks4_request(ss, c->socks) < 0) {
+			check_finish(c, CHK_R_SOCKERR, "SOCKS4 reaches IPv4 addresses only");
+			return;
+		}
+		c->socks_st = 1;
+		ss = &srv->socks4;
+		len = srv->socks4_len;
+	}
 	if (connect(fd, (const struct sockaddr *)ss, len) == 0) {
 		check_connected(c);
 		return;

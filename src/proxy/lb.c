@@ -6,6 +6,7 @@
 #include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
+#include <sluice/crc.h>
 #include <sluice/global.h>
 #include <sluice/h1.h>
 #include <sluice/http_head.h>
@@ -33,33 +34,6 @@ static uint32_t lb_avalanche(uint32_t a)
 	 * bits); doing the same keeps hash converters (sdbm(1), base32...) and
 	 * hash-based server choices equal to its own. */
 	return a * 3221225473u;
-}
-
-static uint32_t lb_crc32(const unsigned char *p, size_t len)
-{
-	uint32_t crc = 0xffffffff;
-
-	while (len--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320 & (0 - (crc & 1)));
-	}
-	return ~crc;
-}
-
-/* CRC-32C (Castagnoli, RFC 3720 section B.4): reflected polynomial
- * 0x82F63B78, initial value and final xor all ones; "123456789" gives
- * 0xE3069283. */
-static uint32_t lb_crc32c(const unsigned char *p, size_t len)
-{
-	uint32_t crc = 0xffffffff;
-
-	while (len--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0x82f63b78 & (0 - (crc & 1)));
-	}
-	return ~crc;
 }
 
 static uint32_t rotl32(uint32_t v, unsigned n)
@@ -104,10 +78,10 @@ uint32_t lb_hash(enum lb_hash_fn fn, int avalanche, const void *key, size_t len)
 			h = h * 33 + p[i];
 		break;
 	case LB_H_CRC32:
-		h = lb_crc32(p, len);
+		h = crc32_ieee(p, len);
 		break;
 	case LB_H_CRC32C:
-		h = lb_crc32c(p, len);
+		h = crc32c(p, len);
 		break;
 	case LB_H_WT6:
 		h = lb_wt6(p, len);

@@ -109,6 +109,7 @@ static void srv_init_defaults(struct server *srv)
 {
 	srv->weight = srv->uweight = 1;
 	srv->pool_max_conn = -1;
+	srv->max_reuse = -1;
 	srv->pool_purge_delay = 5000;
 }
 
@@ -256,6 +257,8 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	srv->next = NULL;
 	if (srv->track_name)
 		srv->track_name = xstrdup(srv->track_name);
+	if (srv->redir)
+		srv->redir = xstrdup(srv->redir);
 	srv->idle = NULL;
 	srv->n_idle = 0;
 	srv->px = px;
@@ -295,6 +298,7 @@ discard:
 	free(srv->name);
 	free(srv->addr_str);
 	free(srv->track_name);
+	free(srv->redir);
 	ssl_srv_free(srv);
 	conn_src_release(&srv->src, srv);
 	free(srv);
@@ -468,6 +472,35 @@ static int srv_slowstart_kw(struct server *srv, const struct srv_kw *kw, int arg
 	return 2;
 }
 
+/* redir <prefix>: GET and HEAD requests get a 302 to <prefix><path>
+ * instead of reaching the server (src/http/ana.c). */
+static int srv_redir_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+			char **err)
+{
+	if (argc < 2 || !*argv[1]) {
+		*err = str_fmt("expects a URL prefix, such as http://img.example.com");
+		return -1;
+	}
+	if (strpbrk(argv[1], "\r\n")) {
+		*err = str_fmt("a Location value holds no line break");
+		return -1;
+	}
+	free(srv->redir);
+	srv->redir = xstrdup(argv[1]);
+	return 2;
+}
+
+/* log-proto legacy|octet-count: the framing of log messages sent to a
+ * server of a ring section; sluice has neither rings nor TCP log targets. */
+static int srv_log_proto_kw(struct server *srv, const struct srv_kw *kw, int argc,
+			    char **argv, char **err)
+{
+	*err = str_fmt("not supported by sluice: it frames the log messages sent to the servers "
+		       "of a 'ring' section over TCP, and sluice has neither ring sections nor "
+		       "TCP log targets (logs go to UDP syslog, a UNIX socket, stdout or stderr)");
+	return -1;
+}
+
 /* track [<backend>/]<server>: resolved at post-parse. */
 static int srv_track_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
 			char **err)
@@ -635,6 +668,8 @@ int srv_dynamic_maxconn(const struct server *srv)
 static struct srv_kw server_kws[] = {
 	{ "slowstart", .parse = srv_slowstart_kw },
 	{ "track", .parse = srv_track_kw },
+	{ "redir", .parse = srv_redir_kw },
+	{ "log-proto", .parse = srv_log_proto_kw },
 	{ "init-addr", .parse = srv_init_addr_kw },
 	{ "resolvers", .parse = srv_resolvers_kw },
 	{ "resolve-prefer", .parse = srv_resolvers_kw },
@@ -654,6 +689,9 @@ static struct srv_kw server_kws[] = {
 	/* the no-* forms undo what default-server set */
 	{ "no-check", .parse = srv_flag, .clr = SRV_F_CHECKED },
 	{ "no-backup", .parse = srv_flag, .clr = SRV_F_BACKUP },
+	{ "non-stick", .parse = srv_flag, .set = SRV_F_NON_STICK },
+	{ "check-via-socks4", .parse = srv_flag, .set = SRV_F_CHECK_SOCKS4 },
+	{ "stick", .parse = srv_flag, .clr = SRV_F_NON_STICK },
 	{ "no-send-proxy", .parse = srv_flag, .clr = SRV_F_SEND_PROXY },
 	{ "no-send-proxy-v2", .parse = srv_flag, .clr = SRV_F_SEND_PROXY_V2 },
 	{ "send-proxy", .parse = srv_flag, .set = SRV_F_SEND_PROXY, .clr = SRV_F_SEND_PROXY_V2 },
@@ -754,9 +792,14 @@ static int server_postparse(void)
 	int errors = 0;
 
 	for (struct proxy *px = global.proxies; px; px = px->next)
-		for (struct server *srv = px->servers; srv; srv = srv->next)
+		for (struct server *srv = px->servers; srv; srv = srv->next) {
 			if (srv->track_name && srv_resolve_track(srv) == -1)
 				errors++;
+			if (srv->redir && px->mode != PR_MODE_HTTP)
+				log_warning("%s:%d: server '%s/%s': 'redir' ignored: it answers HTTP "
+					    "requests, and the backend is in mode tcp", srv->conf_file,
+					    srv->conf_line, px->name, srv->name);
+		}
 	if (!errors)
 		for (struct proxy *px = global.proxies; px; px = px->next)
 			for (struct server *srv = px->servers; srv; srv = srv->next)
@@ -1260,6 +1303,7 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 	free(srv->addr_str);
 	free(srv->conf_file);
 	free(srv->track_name);
+	free(srv->redir);
 	conn_src_release(&srv->src, srv);
 	free(srv);
 	dstr_printf(&ctx->out, "Server deleted.\n");

@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/conn.h>
 #include <sluice/global.h>
@@ -133,12 +134,12 @@ void srv_idle_put(struct server *srv, int fd, struct ssl_st *ssl, int reused)
 }
 
 struct srv_idle *srv_idle_park(struct server *srv, void *owner,
-                               int (*steal)(void *owner, struct ssl_st **ssl))
+                               int (*steal)(void *owner, struct ssl_st **ssl), int reused)
 {
 	struct srv_idle *c = srv_idle_link(srv);
 
 	if (c) {
-		c->reused = 1;
+		c->reused = reused;
 		c->owner = owner;
 		c->steal = steal;
 	}
@@ -151,13 +152,14 @@ void srv_idle_unpark(struct srv_idle *c)
 		srv_idle_unlink(c);
 }
 
-int srv_idle_get(struct server *srv, int want_reused, struct ssl_st **ssl)
+int srv_idle_get(struct server *srv, int want_reused, struct ssl_st **ssl, int *reused)
 {
 	for (struct srv_idle *c = srv->idle; c; c = c->next) {
 		int fd;
 
 		if (want_reused && !c->reused)
 			continue;
+		*reused = c->reused;
 		if (c->owner) {
 			/* parked in a stream: it gives the socket up (and
 			 * forgets this entry) */
@@ -223,9 +225,22 @@ static int srv_kw_pool_purge_delay(struct server *srv, const struct srv_kw *kw, 
 	return 2;
 }
 
+/* pool-low-conn <n>: below <n> idle connections, a thread does not take
+ * one from another thread; sluice has one thread, whose pool is all there
+ * is: checked, no effect. */
+static int srv_kw_pool_low_conn(struct server *srv, const struct srv_kw *kw, int argc,
+				char **argv, char **err)
+{
+	long v;
+
+	return cfg_opt_int(argc, argv, 0, 1 << 24, &v, err) == -1 ? -1 : 2;
+}
+
 static struct srv_kw srv_idle_kws[] = {
 	{ "pool-max-conn", .off = offsetof(struct server, pool_max_conn), .min = -1,
 	  .max = 1 << 24 },
+	{ "max-reuse", .off = offsetof(struct server, max_reuse), .min = -1, .max = 0x7fffffff },
+	{ "pool-low-conn", .parse = srv_kw_pool_low_conn },
 	{ "pool-purge-delay", .parse = srv_kw_pool_purge_delay },
 };
 
@@ -239,5 +254,5 @@ void srv_idle_foreach(const struct server *srv,
                       void *arg)
 {
 	for (const struct srv_idle *c = srv->idle; c; c = c->next)
-		fn(c->io.fd, c->reused, c->owner != NULL, ev_now(global.loop) - c->since, arg);
+		fn(c->io.fd, !!c->reused, c->owner != NULL, ev_now(global.loop) - c->since, arg);
 }

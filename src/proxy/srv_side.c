@@ -180,10 +180,10 @@ struct server *ss_keep(struct stream *s, int park)
 
 	BUG_ON(ss->st != SS_EST, "ss_keep() of a connection not established");
 	freed = ss_drop_slot(s);
-	ss->reused = 1;
+	ss->reused++;   /* the exchange it carried is over */
 	ss->st = SS_KEPT;
 	if (park)
-		ss->park = srv_idle_park(ss->conn_srv, s, ss_steal);
+		ss->park = srv_idle_park(ss->conn_srv, s, ss_steal, ss->reused);
 	return freed;
 }
 

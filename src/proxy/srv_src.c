@@ -156,7 +156,30 @@ static int srv_tcp_ut_kw(struct server *srv, const struct srv_kw *kw, int argc, 
 	return 2;
 }
 
+/* socks4 <addr>:<port>: connections to the server go through that SOCKS4
+ * proxy (a CONNECT to the server's IPv4 address first). */
+static int srv_socks4_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                         char **err)
+{
+	struct addr_spec as;
+
+	if (argc < 2) {
+		*err = str_fmt("expects <addr>:<port> of a SOCKS4 proxy");
+		return -1;
+	}
+	if (addr_parse(argv[1], &as, ADDR_F_ENV | ADDR_F_RESOLVE, err) == -1)
+		return -1;
+	if (as.kind != ADDR_K_INET || !as.port_lo) {
+		*err = str_fmt("'%s': expects <addr>:<port> of a SOCKS4 proxy", argv[1]);
+		return -1;
+	}
+	srv->socks4 = as.ss;
+	srv->socks4_len = as.len;
+	return 2;
+}
+
 static struct srv_kw srv_src_kws[] = {
+	{ "socks4", .parse = srv_socks4_kw },
 	{ "source", .parse = srv_source_kw },
 	{ "namespace", .parse = srv_netns_kw },
 	{ "tfo", .parse = srv_tfo_kw, .set = CONN_SRC_F_TFO },
@@ -235,6 +258,26 @@ static int src_postparse(void)
 		for (struct server *srv = px->servers; srv; srv = srv->next) {
 			char *err = NULL;
 
+			if (srv->socks4_len && srv->addr.ss_family != AF_INET &&
+			    !(srv->flags & SRV_F_RMAINT)) {
+				log_alert("%s:%d: server '%s/%s': 'socks4' reaches IPv4 servers only "
+					  "(SOCKS4 carries no other address)", srv->conf_file,
+					  srv->conf_line, px->name, srv->name);
+				errors++;
+			}
+			if (srv->src && (srv->src->flags & CONN_SRC_F_TFO) &&
+			    (px->retry_on & (PR_RE_CONN_FAILED | PR_RE_EMPTY | PR_RE_TIMEOUT)) !=
+			    (PR_RE_CONN_FAILED | PR_RE_EMPTY | PR_RE_TIMEOUT))
+				/* a Fast Open connect fails with its first write: only
+				 * these let the request be sent again (HAProxy warns too) */
+				log_warning("%s:%d: server '%s/%s' has 'tfo': the backend should say "
+					    "at least 'retry-on conn-failure empty-response "
+					    "response-timeout', else a failed connection is not retried",
+					    srv->conf_file, srv->conf_line, px->name, srv->name);
+			if ((srv->flags & SRV_F_CHECK_SOCKS4) && !srv->socks4_len)
+				log_warning("%s:%d: server '%s/%s': 'check-via-socks4' without "
+					    "'socks4': checks connect directly", srv->conf_file,
+					    srv->conf_line, px->name, srv->name);
 			if (srv_src_inherit(srv, &err) == -1) {
 				log_alert("%s:%d: server '%s/%s': %s", srv->conf_file, srv->conf_line,
 					  px->name, srv->name, err);

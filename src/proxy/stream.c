@@ -30,6 +30,7 @@
 #include <sluice/srv_idle.h>
 #include <sluice/srv_observe.h>
 #include <sluice/srv_pp.h>
+#include <sluice/socks4.h>
 #include <sluice/ssl.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/stktable.h>
@@ -374,11 +375,10 @@ static int stream_established(struct stream *s)
 		s->proto->connected(s);
 	if (pp && !(s->srv.flags & CO_F_SSL_HS) && !s->srv.ssl) {
 		char hdr[1024];
-		size_t len = srv_pp_build(s, pp == SRV_F_SEND_PROXY ? 1 : 2, &s->cli_addr,
-					  stream_dst(s), hdr, sizeof(hdr));
+		size_t len = srv_pp_header(s, pp == SRV_F_SEND_PROXY ? 1 : 2, hdr, sizeof(hdr));
 
 		/* A fresh socket takes a few hundred bytes at once. */
-		if (send(s->srv.fd, hdr, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
+		if (!len || send(s->srv.fd, hdr, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
 			return -1;
 	}
 	if (unlikely(ssl_srv_enabled(s->ss.target)) && !s->srv.ssl) {
@@ -391,6 +391,48 @@ static int stream_established(struct stream *s)
 	s->t_est = tick_ev_now();
 	s->srv.last_act = s->t_est;
 	return stream_srv_ready(s);
+}
+
+/* The TCP connection to the server is up: through a SOCKS4 proxy, the
+ * request is sent and its reply awaited (stream_socks_reply()); else the
+ * connection is established. Returns 0, or -1 (a connection failure). */
+static int stream_srv_up(struct stream *s)
+{
+	if (likely(!(s->srv.flags & CO_F_SOCKS)))
+		return stream_established(s);
+	/* a fresh socket takes these few bytes at once */
+	if (send(s->srv.fd, s->socks, SOCKS4_REQ_LEN, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+	    SOCKS4_REQ_LEN)
+		return -1;
+	s->socks_st = STRM_SOCKS_REPLY;
+	s->socks_got = 0;
+	stream_update(s);
+	return 0;
+}
+
+/* Reads the SOCKS4 proxy's reply. Returns 1 while more is awaited, 0 once
+ * the proxy connected the server (the connection goes on as established),
+ * -1 when it refused or failed (a connection failure, logged). */
+static int stream_socks_reply(struct stream *s)
+{
+	const char *why = "connection closed";
+	ssize_t n = recv(s->srv.fd, s->socks + s->socks_got, SOCKS4_REP_LEN - s->socks_got,
+			 MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 1;
+	if (n > 0 && (s->socks_got += (uint8_t)n) < SOCKS4_REP_LEN)
+		return 1;
+	if (n > 0 && socks4_reply(s->socks, &why) == 0) {
+		s->srv.flags &= ~CO_F_SOCKS;
+		s->socks_st = 0;
+		return stream_established(s);
+	}
+	if (n < 0)
+		why = strerror(errno);
+	log_warning("backend %s: server %s: SOCKS4 proxy: %s", s->be->name, s->ss.target->name,
+		    why);
+	return -1;
 }
 
 int stream_connect(struct stream *s)
@@ -424,13 +466,20 @@ int stream_connect(struct stream *s)
 		}
 	}
 	srv = s->ss.target;
+	if (unlikely(srv->redir) && s->proto->redirect && s->proto->redirect(s)) {
+		stream_update(s);
+		return 0;
+	}
 	addr = srv->addr;
 	if (srv->flags & SRV_F_SAMEPORT)
 		addr_set_port(&addr, addr_get_port(stream_dst(s)));
 	s->t_conn = tick_ev_now();
 	s->be->be_counters.connect++;
 	srv->counters.connect++;
-	rc = conn_connect_src(&s->srv, &addr, srv->addrlen,
+	if (unlikely(srv->socks4_len) && socks4_request(&addr, s->socks) < 0)
+		return stream_conn_failed(s, 0);   /* not IPv4: "init-addr" gave another */
+	rc = conn_connect_src(&s->srv, srv->socks4_len ? &srv->socks4 : &addr,
+			      srv->socks4_len ? srv->socks4_len : srv->addrlen,
 			      !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)), srv->src,
 			      &s->cli_addr, stream_io_cb, s);
 	if (rc == -1 && s->srv.fd < 0) {
@@ -439,8 +488,13 @@ int stream_connect(struct stream *s)
 		return stream_conn_failed(s, 0);
 	}
 	ss_connecting(s);
+	s->socks_st = 0;
+	if (unlikely(srv->socks4_len)) {
+		s->srv.flags |= CO_F_SOCKS;
+		s->socks_st = STRM_SOCKS_SEND;
+	}
 	if (rc == 0) {
-		if (stream_established(s) == -1)
+		if (stream_srv_up(s) == -1)
 			return stream_conn_failed(s, 0);
 	} else if (rc == -1) {
 		return stream_conn_failed(s, 0);
@@ -757,7 +811,8 @@ void stream_update(struct stream *s)
 			 s->proto->cli_waiting(s, cev));
 	if (s->srv.fd >= 0) {
 		if (s->ss.st == SS_CONN) {
-			sev = EV_WRITE;
+			sev = unlikely(s->srv.flags & CO_F_SOCKS) && s->socks_st == STRM_SOCKS_REPLY ?
+			      EV_READ : EV_WRITE;
 		} else {   /* established, or kept between requests */
 			if (!(s->res.flags & CH_F_SHUTR) && chan_has_room(&s->res))
 				sev |= EV_READ;
@@ -899,11 +954,24 @@ static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 		int err = 0;
 		socklen_t l = sizeof(err);
 
-		if (getsockopt(s->srv.fd, SOL_SOCKET, SO_ERROR, &err, &l) == -1)
-			err = errno;
-		if (err || stream_established(s) == -1) {
-			stream_conn_failed(s, 0);
-			return;
+		if (unlikely(s->srv.flags & CO_F_SOCKS) && s->socks_st == STRM_SOCKS_REPLY) {
+			int r = stream_socks_reply(s);
+
+			if (r < 0) {
+				stream_conn_failed(s, 0);
+				return;
+			}
+			if (r > 0 || (s->srv.flags & CO_F_SOCKS))
+				return;   /* (stream_update() done) */
+		} else {
+			if (getsockopt(s->srv.fd, SOL_SOCKET, SO_ERROR, &err, &l) == -1)
+				err = errno;
+			if (err || stream_srv_up(s) == -1) {
+				stream_conn_failed(s, 0);
+				return;
+			}
+			if (s->srv.flags & CO_F_SOCKS)
+				return;   /* the proxy's reply is awaited */
 		}
 	}
 	if (unlikely(c->flags & CO_F_SSL_HS) && stream_ssl_handshake(s, c) != 0)

@@ -64,7 +64,8 @@ void stk_stick_store(struct stream *s, int res)
 	unsigned char key[STK_KEY_MAX];
 	uint32_t klen;
 
-	if (!s->ss.target || !s->be->stk)
+	/* "non-stick": a server that must not attract later connections */
+	if (!s->ss.target || !s->be->stk || (s->ss.target->flags & SRV_F_NON_STICK))
 		return;
 	for (const struct stk_rule *r = s->be->stk->rules; r; r = r->next) {
 		struct stksess *ts;

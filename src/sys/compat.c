@@ -155,7 +155,6 @@ static struct cfg_kw compat_kws[] = {
 	  .usage = "all|odd|even|1" },
 	{ "bind-process", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_bind_process,
 	  .usage = "all|odd|even|1", .arg = 1 },
-	NOEFFECT("pp2-never-send-local", CA_NONE, "health checks never send a PROXY header"),
 	REFUSED("external-check", "external checks (a program run per check) are not built"),
 	REFUSED("51degrees-data-file", WHY_DD),
 	REFUSED("51degrees-property-name-list", WHY_DD),

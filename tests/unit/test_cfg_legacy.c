@@ -72,6 +72,23 @@ static void test_removed_keywords(void **state)
 	assert_int_equal(global.defaults->timeout.client, 1000);
 }
 
+/* Keywords sending connections to an address that is no server: refused
+ * with the reason (the deprecated "transparent" too). */
+static void test_not_server_addresses(void **state)
+{
+	PARSE_ERRORS("backend b\n transparent\n option transparent\n no option transparent\n"
+		     " dispatch 127.0.0.1:80\n", 4);
+	expect_msg("t.cfg:2: 'transparent' in backend section: not supported yet by sluice: the "
+		   "deprecated form of 'option transparent'");
+	expect_msg("t.cfg:3: 'option transparent' in backend section: not supported yet by sluice: "
+		   "it sends the connections without a persistence cookie to their original "
+		   "destination");
+	expect_msg("t.cfg:5: 'dispatch' in backend section: not supported yet by sluice: it sends "
+		   "the connections no server takes to an address that is no server");
+	PARSE_FRESH("frontend f\n option transparent\n", 1);
+	expect_msg("'option transparent' is not valid in a frontend section");
+}
+
 /* nbproc is refused whatever its value, as in HAProxy 2.6. */
 static void test_nbproc(void **state)
 {
@@ -217,6 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_removed_keywords, reset),
 		cmocka_unit_test_teardown(test_nbproc, reset),
+		cmocka_unit_test_teardown(test_not_server_addresses, reset),
 		cmocka_unit_test_teardown(test_bind_process, reset),
 		cmocka_unit_test_teardown(test_defaults_tcp_rules, reset),
 		cmocka_unit_test_teardown(test_defaults_names, reset),

@@ -107,7 +107,8 @@ static void test_errors(void **state)
 		     " server e 127.0.0.1:1 tcp-ut soon\n"
 		     " server f 127.0.0.1:1 source 127.0.0.1 usesrc nowhere.invalid\n"
 		     " source 127.0.0.1:1000-1010\n"
-		     " source 127.0.0.1 usesrc client extra\n", 8);
+		     " source 127.0.0.1 usesrc client extra\n"
+		     " server g 127.0.0.1:1 log-proto octet-count\n", 9);
 	expect_msg("t.cfg:2: 'server' in backend section: server 'a': option 'source': expects "
 		   "<addr>[:<port>]");
 	expect_msg("'usesrc hdr_ip(x-forwarded-for,-1)' is not supported yet by sluice");
@@ -119,6 +120,9 @@ static void test_errors(void **state)
 	expect_msg("t.cfg:7: ");
 	expect_msg("t.cfg:8: 'source' in backend section: ");
 	expect_msg("t.cfg:9: 'source' in backend section: unexpected 'extra'");
+	expect_msg("t.cfg:10: 'server' in backend section: server 'g': option 'log-proto': not "
+		   "supported by sluice: it frames the log messages sent to the servers of a 'ring' "
+		   "section");
 	PARSE_FRESH("frontend f\n source 127.0.0.1\n", 1);
 	expect_msg("'source' is not valid in a frontend section");
 }
