@@ -175,6 +175,7 @@ static void h2c_close(struct h2c *h2c)
 	ev_clear_pending(global.loop, &h2c->c.io);
 	conn_close(&h2c->c);
 	h2_bytes_free(&h2c->out);
+	h2_bytes_free(&h2c->early);
 	h2_hd_free(&h2c->hd);
 	if (h2c->prev)
 		h2c->prev->next = h2c->next;
@@ -254,6 +255,42 @@ void h2c_stream_gone(struct h2c *h2c)
 	h2c_want_flush(h2c);
 }
 
+/* Hands <n> bytes that came from the client to nghttp2. While the TLS
+ * handshake has not ended (early data, 0-RTT), they are held instead: no
+ * request of an HTTP/2 connection is acted on before the client proved it
+ * is the one that started the session, so its streams never see early data
+ * (ssl_fc_has_early is 0 there, wait-for-handshake has nothing to wait
+ * for). Returns 0, or -1 on a fatal error (logged). */
+#define H2C_EARLY_MAX (1u << 20)   /* far above any max_early_data */
+
+static int h2c_recv(struct h2c *h2c, const char *p, size_t n)
+{
+	ssize_t r;
+
+	if (unlikely(h2c->c.flags & CO_F_SSL_EARLY) && !h2c->back)
+		return h2_bytes_add(&h2c->early, p, n, H2C_EARLY_MAX) == 0 ? 0 : -1;
+	if (unlikely(h2c->early.len)) {
+		h2c->flags |= H2C_F_IN_RECV;
+		r = nghttp2_session_mem_recv(h2c->ng, (const uint8_t *)h2c->early.p +
+					     h2c->early.off, h2c->early.len);
+		h2c->flags &= ~H2C_F_IN_RECV;
+		h2_bytes_free(&h2c->early);
+		if (r < 0)
+			goto fail;
+	}
+	if (!n)
+		return 0;
+	h2c->flags |= H2C_F_IN_RECV;
+	r = nghttp2_session_mem_recv(h2c->ng, (const uint8_t *)p, n);
+	h2c->flags &= ~H2C_F_IN_RECV;
+	if (r >= 0)
+		return 0;
+fail:
+	log_event_px(&h2c->fe->loggers, LOG_L_INFO, "%s: HTTP/2 connection error: %s",
+		     h2c->fe->name, nghttp2_strerror((int)r));
+	return -1;
+}
+
 int h2c_take_over(struct stream *s)
 {
 	struct h2c *h2c = calloc(1, sizeof(*h2c));
@@ -297,8 +334,7 @@ int h2c_take_over(struct stream *s)
 	if (global.flags & GLB_F_STOPPING)
 		h2c->flags |= H2C_F_GOAWAY;
 	if (rx) {
-		ssize_t r = nghttp2_session_mem_recv(h2c->ng, (const uint8_t *)rx->area + rx->head,
-						     rx->data);
+		int r = h2c_recv(h2c, rx->area + rx->head, rx->data);
 
 		buf_put(rx);
 		if (r < 0)
@@ -323,7 +359,7 @@ static int h2c_read(struct h2c *h2c)
 	if (!b)
 		return 0;   /* no memory now: retried at the next event */
 	while (budget) {
-		ssize_t n, r;
+		ssize_t n;
 
 #ifdef USE_OPENSSL
 		if (h2c->c.ssl)
@@ -349,12 +385,7 @@ static int h2c_read(struct h2c *h2c)
 			h2c->fe->fe_counters.bytes_in += (uint64_t)n;
 			h2c->li->counters.bytes_in += (uint64_t)n;
 		}
-		h2c->flags |= H2C_F_IN_RECV;
-		r = nghttp2_session_mem_recv(h2c->ng, (const uint8_t *)b->area, (size_t)n);
-		h2c->flags &= ~H2C_F_IN_RECV;
-		if (r < 0) {
-			log_event_px(&h2c->fe->loggers, LOG_L_INFO, "%s: HTTP/2 connection error: %s",
-				     h2c->fe->name, nghttp2_strerror((int)r));
+		if (h2c_recv(h2c, b->area, (size_t)n) < 0) {
 			buf_put(b);
 			return -1;
 		}
@@ -527,6 +558,13 @@ static void h2c_process(struct h2c *h2c)
 	if (h2c->back && !h2c->nstreams && (h2c->flags & H2C_F_PRIVATE))
 		h2c->flags |= H2C_F_GOAWAY;   /* its one stream is over */
 	if (h2c_write(h2c) < 0) {
+		h2c_close(h2c);
+		return;
+	}
+	if (unlikely(h2c->early.len) && !(h2c->c.flags & CO_F_SSL_EARLY) &&
+	    (h2c_recv(h2c, NULL, 0) < 0 || h2c_write(h2c) < 0)) {
+		/* the handshake ended (by a read or a write): what came as
+		 * early data is acted on now */
 		h2c_close(h2c);
 		return;
 	}

@@ -71,6 +71,8 @@ struct h2c {
 	int              has_dst;
 	unsigned         flags;      /* H2C_F_* */
 	struct h2_bytes  out;        /* frames made by nghttp2, not sent yet */
+	struct h2_bytes  early;      /* front: what came as TLS early data, held until the
+	                                handshake ends (no request is acted on before) */
 	ev_timer         timer;
 	ev_tstamp        armed;      /* deadline the timer is armed for, 0: none */
 	ev_tstamp        t_idle;     /* since when it carries no stream */

@@ -2,13 +2,15 @@
  * 2.6 offers them: set-log-level (the level of the request's log line, or
  * none), set-tos and set-mark (IP TOS / netfilter mark of the client's
  * packets), set-priority-class and set-priority-offset (its place in the
- * queues), and the fetches prio_class and prio_offset. */
+ * queues), wait-for-handshake (TLS early data), and the fetches
+ * prio_class and prio_offset. */
 #include <stdlib.h>
 #include <string.h>
 
 #include <sluice/action.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
+#include <sluice/conn.h>
 #include <sluice/sample.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -21,7 +23,7 @@ struct strm_act {
 };
 
 /* The row's own value (which field the action sets). */
-enum strm_act_kind { SA_LOGLEVEL, SA_TOS, SA_MARK, SA_PRIO_CLASS, SA_PRIO_OFFSET };
+enum strm_act_kind { SA_LOGLEVEL, SA_TOS, SA_MARK, SA_PRIO_CLASS, SA_PRIO_OFFSET, SA_WAIT_HS };
 
 static const char *const strm_levels[] = { "emerg", "alert", "crit", "err", "warning",
 					   "notice", "info", "debug", "silent" };
@@ -127,6 +129,27 @@ static void strm_act_prio_offset(void *priv, struct stream *s, unsigned where)
 	strm_act_prio(priv, s, 1);
 }
 
+/* wait-for-handshake: a request that came as TLS early data (0-RTT) is
+ * held until the client's handshake ends, so that nothing a replayed
+ * request would cause happens before the client proved it started the
+ * session. The handshake ends on a read of the client's socket, which
+ * steps the stream: the rule runs again then (STRM_F_WOKEN set here makes
+ * that step resume it). An HTTP/2 connection never hands early data to its
+ * streams (src/http/h2.c), so this only waits on HTTP/1. */
+static int strm_act_noarg(struct act_parse *p)
+{
+	return 0;
+}
+
+static enum act_ret strm_act_wait_hs(void *priv, struct stream *s, unsigned where,
+                                     struct act_res *res)
+{
+	if (!(s->cli.flags & CO_F_SSL_EARLY) || !res->can_yield)
+		return ACT_RET_CONT;
+	s->tcp_flags |= STRM_F_WOKEN;
+	return ACT_RET_YIELD;
+}
+
 #define W_TOSMARK (ACT_W_TCP_ALL | ACT_W_HTTP_REQ | ACT_W_HTTP_RES)
 
 static const struct act_kw strm_acts[] = {
@@ -143,6 +166,8 @@ static const struct act_kw strm_acts[] = {
 	[SA_PRIO_OFFSET] = { "set-priority-offset", 0, ACT_W_TCP_REQ | ACT_W_HTTP_REQ,
 			     strm_act_parse, strm_act_prio_offset, strm_act_free,
 			     "a sample expression (an integer, -524287..524287 ms)", NULL },
+	[SA_WAIT_HS] = { "wait-for-handshake", 0, ACT_W_HTTP_REQ, strm_act_noarg, NULL, NULL,
+			 "no argument", strm_act_wait_hs },
 };
 
 static enum strm_act_kind strm_act_kind(const struct act_kw *kw)
