@@ -270,6 +270,11 @@ int main(int argc, char **argv)
 		errors += cfg_load_path(cl.files[i]);
 	if (!errors)
 		errors += cfg_postparse();
+	if (!errors && mprog_count() && !worker && !cl.master && !mworker_configured()) {
+		log_alert("a 'program' section needs master-worker mode (-W, -Ws or "
+			  "'master-worker' in the global section)");
+		errors++;
+	}
 	if (errors) {
 		log_alert("Fatal errors found in configuration (%d error%s).", errors,
 			  errors > 1 ? "s" : "");

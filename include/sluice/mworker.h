@@ -23,6 +23,10 @@ struct mworker_opts {
 #define MW_ENV_FDS    "SLUICE_LISTEN_FDS"    /* "<fd>=<key>\n" for each socket */
 #define MW_ENV_STATE  "SLUICE_STATE_FD"      /* where the old worker writes its state */
 
+/* How many "program" sections the configuration has (they need
+ * master-worker mode). */
+int mprog_count(void);
+
 /* Whether the global section said "master-worker". */
 int mworker_configured(void);
 

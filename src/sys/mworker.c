@@ -305,7 +305,8 @@ int mworker_worker_ready(void)
 	}
 	listener_pool_close();
 	snprintf(msg, sizeof(msg), "ready %d", mworker_cfg.max_reloads);
-	if (send_listeners() == -1 || fdpass_send(mw.chan, msg, strlen(msg), NULL, 0) == -1) {
+	if (send_listeners() == -1 || mprog_send_defs(mw.chan) == -1 ||
+	    fdpass_send(mw.chan, msg, strlen(msg), NULL, 0) == -1) {
 		log_alert("cannot report to the master: %s", strerror(errno));
 		return -1;
 	}
