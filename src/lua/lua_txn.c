@@ -185,7 +185,8 @@ static int txn_set_loglevel(lua_State *L)
 
 	if (level < 0 || level > 7)
 		return luaL_argerror(L, 2, "a log level between 0 and 7 is expected");
-	t->s->log_level = (signed char)level;
+	/* the stream keeps 1 + the level (0: the proxy's own) */
+	t->s->log_level = (signed char)(level + 1);
 	return 0;
 }
 
