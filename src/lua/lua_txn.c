@@ -717,8 +717,10 @@ static int chn_data_line(lua_State *L, int line)
 	chn_of(L, &v, 1);
 	in = chn_in(&v);
 	chn_range(L, 2, in, &off, &len);
-	if ((len == -1 || off + len > (long)in || (line && !memchr(chn_in_ptr(&v) + off, '\n',
-								     in - (size_t)off))) &&
+	/* (no buffer at all before the first bytes came) */
+	p = in ? chn_in_ptr(&v) + off : "";
+	if ((len == -1 || off + len > (long)in ||
+	     (line && !memchr(p, '\n', in - (size_t)off))) &&
 	    chn_may_recv(&v) && v.r && (v.r->flags & LUA_RF_YIELD))
 		return lua_wait(L, LUA_W_DATA, line, chn_k_data);
 	if (!in && !chn_may_recv(&v)) {
@@ -727,7 +729,6 @@ static int chn_data_line(lua_State *L, int line)
 	}
 	if (len == -1 || off + len > (long)in)
 		len = (long)in - off;
-	p = in ? chn_in_ptr(&v) + off : "";
 	if (line) {
 		const char *nl = memchr(p, '\n', (size_t)len);
 
