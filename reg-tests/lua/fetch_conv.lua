@@ -34,6 +34,24 @@ core.register_fetches("broken", function(txn)
   error("fetch failure")
 end)
 
+-- lua.early: core.done() ends the fetch with its value
+core.register_fetches("early", function(txn)
+  core.done("done-early")
+  return "never"
+end)
+
+-- lua.sleepy: a fetch cannot wait: an error, no value
+core.register_fetches("sleepy", function(txn)
+  core.msleep(10)
+  return "slept"
+end)
+
+-- lua.yielder: core.yield() is a no-op where nothing may wait
+core.register_fetches("yielder", function(txn)
+  core.yield()
+  return "yielded"
+end)
+
 -- lua.rot13: letters rotated by 13
 core.register_converters("rot13", function(s)
   return (s:gsub("%a", function(c)

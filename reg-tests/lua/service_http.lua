@@ -85,6 +85,28 @@ core.register_service("big", "http", function(applet)
   end
 end)
 
+-- variables and fetches from a service: txn.in set by the configuration,
+-- txn.out read by http-after-response; the connection's fetches work, the
+-- HTTP message's give no value (the service has taken the request)
+core.register_service("vars", "http", function(applet)
+  local seen = applet:get_var("txn.in")
+  applet:set_var("txn.out", "set-by-service")
+  applet:unset_var("txn.gone")
+  applet:set_priv("kept")
+  local body = string.format("in=%s src=%s hdr=%s priv=%s conv=%s gone=%s", tostring(seen),
+                             applet.sf:src(), tostring(applet.f:req_hdr("host")),
+                             tostring(applet:get_priv()), applet.c:upper("abc"),
+                             tostring(applet:get_var("txn.gone")))
+  applet:add_header("content-length", #body)
+  applet:start_response()
+  applet:send(body)
+end)
+
+-- send() before start_response(): an error, a 500
+core.register_service("early", "http", function(applet)
+  applet:send("too early")
+end)
+
 -- fails before answering: a 500
 core.register_service("broken", "http", function(applet)
   error("service failure")

@@ -28,3 +28,9 @@ end)
 core.register_action("badlevel", { "http-req" }, function(txn)
   txn:log(9, "never logged")
 end)
+
+-- fails in http-after-response: the answer goes out as it is
+core.register_action("after_crash", { "http-after-res" }, function(txn)
+  txn.http:res_set_header("x-before-crash", "set")
+  error("after-response failure")
+end)
