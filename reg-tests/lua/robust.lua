@@ -73,3 +73,10 @@ core.register_service("events", "http", function(applet)
   applet:start_response()
   applet:send(body)
 end)
+
+-- lua.shut <backend> <server>: closes the server's sessions (at the next
+-- loop pass): other streams', or this very stream's
+core.register_action("shut", { "http-req", "http-res" }, function(txn, be, srv)
+  core.backends[be].servers[srv]:shut_sess()
+  txn:set_var("txn.shut", "done")
+end, 2)
