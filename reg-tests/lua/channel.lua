@@ -71,6 +71,13 @@ core.register_action("chn_old", { "tcp-req" }, function(txn)
   ch:send(taken:upper())
 end)
 
+-- line() waits for its end while the inspect-delay runs; once it ran out,
+-- it returns what is there
+core.register_action("chn_final", { "tcp-req" }, function(txn)
+  local l = txn.req:line()
+  txn.req:set("final:[" .. tostring(l) .. "] may_recv=" .. tostring(txn.req:may_recv()) .. "\nEND\n")
+end)
+
 -- a tcp-request action in an HTTP frontend: only the lengths are offered
 core.register_action("chn_http", { "tcp-req" }, function(txn)
   local ok, err = pcall(function() return txn.req:data() end)
