@@ -44,6 +44,32 @@ core.register_action("hog", { "http-req" }, function(txn)
   end
 end)
 
+-- a fetch written in Lua, called by a script that holds all the memory
+core.register_fetches("small", function(txn)
+  return "small"
+end)
+
+-- fills the memory, then calls the Lua fetch again and again, each time
+-- with a little less room: the nested run is prepared (outside any
+-- protected call) at the very limit
+core.register_action("hog_nested", { "http-req" }, function(txn)
+  local f = txn.f
+  local fetch = f.lua_small
+  local calls = 0
+  pcall(function()
+    local big, small = {}, {}
+    pcall(function()
+      for i = 1, 1e9 do big[i] = string.rep("x", 1000) .. i end
+    end)
+    for k = 1, 200 do
+      pcall(function() for j = 1, 1e6 do small[#small + 1] = j end end)
+      pcall(fetch, f)
+      calls = k
+    end
+  end)
+  txn:set_var("txn.calls", calls)
+end)
+
 -- allocates a few MB, well within the limit, once the hog's memory is
 -- collected
 core.register_action("alloc", { "http-req" }, function(txn)
