@@ -322,16 +322,21 @@ void http_answer_head(struct http_head *h)
 }
 
 /* Runs the http-after-response rules (backend, then frontend) on a
- * response head. */
+ * response head. <h> is the response under analysis meanwhile, so that the
+ * res.* fetches of their conditions and formats, and Lua's txn.http, read
+ * it: a local reply or a service's head is not the server's. */
 enum http_act_ret http_after_rules(struct stream *s, struct http_head *h)
 {
+	struct http_head *prev = s->txn->res_head;
 	struct http_act_out out;
 	enum http_act_ret r = HTTP_ACT_CONT;
 
+	s->txn->res_head = h;
 	if (s->be != s->fe && s->be->http_rules)
 		r = http_rules_exec(&s->be->http_rules[HTTP_RS_AFTER], s, h, &out);
 	if ((r == HTTP_ACT_CONT || r == HTTP_ACT_ALLOW) && s->fe->http_rules)
 		r = http_rules_exec(&s->fe->http_rules[HTTP_RS_AFTER], s, h, &out);
+	s->txn->res_head = prev;
 	return r;
 }
 

@@ -58,8 +58,8 @@ struct h1_msg;
 int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *body, size_t blen,
                        const struct h1_msg *parsed);
 
-/* Runs the http-after-response rules (backend, then frontend) on a
- * response head. */
+/* Runs the http-after-response rules (backend, then frontend) on response
+ * head <h>, which is txn->res_head while they run. */
 enum http_act_ret http_after_rules(struct stream *s, struct http_head *h);
 
 /* Sets the Connection field of a response to the client (close or

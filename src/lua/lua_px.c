@@ -17,6 +17,7 @@
 #include <sluice/sample.h>
 #include <sluice/server.h>
 #include <sluice/stktable.h>
+#include <sluice/stream.h>
 
 #include "lua_int.h"
 
@@ -152,7 +153,14 @@ static int srv_agent_enable(lua_State *L)  { return srv_cmd(L, "enable", "agent"
 static int srv_agent_disable(lua_State *L) { return srv_cmd(L, "disable", "agent", NULL, NULL, NULL, NULL); }
 static int srv_agent_up(lua_State *L)   { return srv_cmd(L, "set", "server", NULL, "agent", "up", NULL); }
 static int srv_agent_down(lua_State *L) { return srv_cmd(L, "set", "server", NULL, "agent", "down", NULL); }
-static int srv_shut_sess(lua_State *L)  { return srv_cmd(L, "shutdown", "sessions", "server", NULL, NULL, NULL); }
+/* shut_sess(): the server's streams are closed at the next loop pass, as
+ * HAProxy's stream shutdown is asynchronous: the stream of the script
+ * calling it may be one of them, and must not be freed under its run. */
+static int srv_shut_sess(lua_State *L)
+{
+	stream_kill_server_soon(srv_check(L)->srv);
+	return 0;
+}
 
 static int srv_get_weight(lua_State *L)
 {
@@ -387,20 +395,15 @@ static int px_pause(lua_State *L)  { return px_cmd(L, "disable", "frontend"); }
 static int px_resume(lua_State *L) { return px_cmd(L, "enable", "frontend"); }
 static int px_stop(lua_State *L)   { return px_cmd(L, "shutdown", "frontend"); }
 
-/* shut_bcksess(): the sessions of its backup servers are closed. */
+/* shut_bcksess(): the sessions of its backup servers are closed, at the
+ * next loop pass (see shut_sess()). */
 static int px_shut_bcksess(lua_State *L)
 {
 	struct proxy *px = px_check(L);
 
-	for (struct server *srv = px->servers; srv; srv = srv->next) {
-		char id[512];
-		char *argv[4] = { "shutdown", "sessions", "server", id };
-
-		if (!(srv->flags & SRV_F_BACKUP))
-			continue;
-		snprintf(id, sizeof(id), "%s/%s", px->name, srv->name);
-		px_cli(L, 4, argv);
-	}
+	for (struct server *srv = px->servers; srv; srv = srv->next)
+		if (srv->flags & SRV_F_BACKUP)
+			stream_kill_server_soon(srv);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <sluice/server.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
+#include <sluice/tcp_rules.h>
 #include <sluice/tcpcheck.h>
 #include <sluice/ticks.h>
 #include <sluice/units.h>
@@ -542,9 +543,11 @@ static int proxy_postparse(void)
 		} else if ((px->cap & PR_CAP_FE) && (px->cap & PR_CAP_BE)) {
 			px->defbe = px; /* a listen section serves its own servers */
 		}
-		/* In mode http, rules may answer every request themselves. */
+		/* Rules may answer every request (mode http) or connection
+		 * (tcp-request content use-service) themselves. */
 		if ((px->cap == PR_CAP_FE) && !px->defbe && !px->defbe_name &&
-		    !(px->mode == PR_MODE_HTTP && px->http_rules))
+		    !(px->mode == PR_MODE_HTTP && px->http_rules) &&
+		    !(px->mode != PR_MODE_HTTP && tcp_rules_has(px, TCP_RS_REQ)))
 			log_warning("%s:%d: frontend '%s' has no default_backend; %s",
 				    px->conf_file, px->conf_line, px->name,
 				    px->mode == PR_MODE_HTTP ? "its requests will get a 503"

@@ -353,12 +353,15 @@ static int tcp_process(struct stream *s)
 
 /* At accept: a TCP stream is a tunnel (every byte may leave unanalysed)
  * and a session of its backend; with no backend to send to (none, or
- * disabled), it closes at once. Returns 0, or -1 once <s> was closed. */
+ * disabled) and no tcp-request content rule that could answer it instead
+ * (use-service, a Lua action), it closes at once. Returns 0, or -1 once
+ * <s> was closed. */
 static int tcp_init(struct stream *s)
 {
 	struct proxy *fe = s->fe;
 
-	if ((!fe->defbe || fe->defbe->disabled) && !(fe->acl && fe->acl->use_be)) {
+	if ((!fe->defbe || fe->defbe->disabled) && !(fe->acl && fe->acl->use_be) &&
+	    !tcp_rules_has(fe, TCP_RS_REQ)) {
 		/* counted as current (closed at once), not as a session */
 		tcp_log_connect(s);
 		s->be->beconn++;
