@@ -14,6 +14,7 @@
 #include <sluice/http_retry.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/srv_dns.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
 #include <sluice/tcpcheck.h>
@@ -579,6 +580,8 @@ static void proxy_free(struct proxy *px)
 		free(srv->conf_file);
 		free(srv->add_args);
 		free(srv->track_name);
+		free(srv->fqdn);
+		srv_dns_release(srv);
 		ssl_srv_free(srv);
 		conn_src_release(&srv->src, srv);
 		free(srv);
@@ -592,6 +595,7 @@ static void proxy_free(struct proxy *px)
 	tcpchk_free(px);
 	if (px->defsrv) {
 		ssl_srv_free(px->defsrv);
+		srv_dns_release(px->defsrv);
 		conn_src_release(&px->defsrv->src, px->defsrv);
 	}
 	free(px->defsrv);
