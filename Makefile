@@ -191,6 +191,16 @@ define run_h2
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL h2:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# DNS at run time (tests/dns/run, Debian's /usr/bin/python3 with
+# python3-dnslib): resolvers sections against DNS servers the script runs,
+# servers and server-templates following A/AAAA/SRV answers under load,
+# hold rules, hostile answers, do-resolve; also under SANITIZE=1. Same
+# contract as run_tls.
+define run_dns
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/dns/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL dns:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # HTTP/2 to servers (tests/h2back/run, with Debian's /usr/bin/python3 for
 # python3-h2 and python3-grpcio): gRPC, HTTP/1.1 to HTTP/2 translation,
 # multiplexing, hostile servers, ALPN; also under SANITIZE=1. Same contract
@@ -281,6 +291,7 @@ test: deps deps-clients
 	$(run_tls)
 	$(run_h2)
 	$(run_h2back)
+	$(run_dns)
 	$(run_cli)
 	$(run_comp)
 	$(run_mworker)

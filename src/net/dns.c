@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -647,6 +648,23 @@ static void dns_query_cb(void *arg, int status, int timeouts, unsigned char *abu
 		dns_res_attempt_failed(res);
 }
 
+/* Writes in query <qbuf> a random ID that no UDP query in flight to <ns>
+ * has. */
+static void dns_query_id(const struct dns_ns *ns, unsigned char *qbuf)
+{
+	uint16_t id;
+	int i;
+
+	do {
+		if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+			id = (uint16_t)random();
+		for (i = 0; i < ns->npend && ns->pend[i].id != id; i++)
+			;
+	} while (i < ns->npend);
+	qbuf[0] = (unsigned char)(id >> 8);
+	qbuf[1] = (unsigned char)id;
+}
+
 /* Sends the attempt of <res> to every name server. */
 static void dns_res_start(struct dns_res *res)
 {
@@ -682,6 +700,10 @@ static void dns_res_start(struct dns_res *res)
 		q->ns = ns;
 		q->attempt = res->attempt;
 		q->qtype = res->cur_type;
+		/* ares_send() sends the ID it is given: an unpredictable one,
+		 * none of those in flight (with the random source port, what
+		 * keeps forged answers out) */
+		dns_query_id(ns, qbuf);
 		res->pending++;
 		res->inflight++;
 		ns->cnt.sent++;
@@ -1002,9 +1024,13 @@ int dns_start_all(void)
 		rs->started = 1;
 		ev_timer_init(&rs->timer, dns_rs_timer_cb, every, every);
 		ev_timer_start(global.loop, &rs->timer);
-		for (struct dns_res *res = rs->res; res; res = res->next)
+		for (struct dns_res *res = rs->res; res; res = res->next) {
+			/* asked before the loop ran: the hold periods start now,
+			 * on the loop's clock */
+			res->last_valid = tick_now_ms();
 			if (res->reqs && !res->running)
 				dns_res_start(res);
+		}
 	}
 	return 0;
 }
