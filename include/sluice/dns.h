@@ -201,6 +201,11 @@ int dns_req_attach(struct dns_req *rq, struct dns_resolvers *rs, const char *nam
  * for others (and as a cache) until it is due again. */
 void dns_req_detach(struct dns_req *rq);
 
+/* Forgets the resolutions of <rs> nobody asks for any more and whose
+ * result is stale (<all>: whatever their result). The section's timer
+ * does it; the fuzzer too. */
+void dns_resolvers_sweep(struct dns_resolvers *rs, int all);
+
 /* Asks <res> again now unless it is running (a server's check timed out). */
 void dns_res_trigger(struct dns_res *res);
 
@@ -230,6 +235,13 @@ int dns_dgram_check(struct dns_ns *ns, const unsigned char *buf, size_t len, siz
 /* Records a query sent to <ns> (<buf>, <len> bytes, as on the wire) so that
  * its answer passes dns_dgram_check() until <expire> (tick_ms). */
 void dns_dgram_sent(struct dns_ns *ns, const unsigned char *buf, size_t len, uint64_t expire);
+
+/* What answer <buf> (<len> bytes) of <ns> does to <res> as if it were the
+ * only answer of the attempt running, with no retry left: counted, then a
+ * valid one ends the resolution, any other ends it with its error; the
+ * requesters are told. For the unit tests and the fuzzer: the loop feeds
+ * answers through c-ares. */
+void dns_res_feed(struct dns_res *res, struct dns_ns *ns, const unsigned char *buf, int len);
 
 /* "valid", "nx", "refused", "timeout", "other", "none". */
 const char *dns_status_str(enum dns_status st);

@@ -592,6 +592,43 @@ static void dns_count(struct dns_ns *ns, enum dns_verdict v, int cname)
 	}
 }
 
+/* Answer <a> (verdict <v>, status <st>) of <ns> to the attempt running for
+ * <res>: a valid one ends the resolution, an error ends the attempt once
+ * every name server answered. <a> is taken. */
+static void dns_res_answered(struct dns_res *res, struct dns_ns *ns, enum dns_verdict v,
+                             enum dns_status st, struct dns_answer *a)
+{
+	res->pending--;
+	if (v == DNS_V_VALID) {
+		uint64_t now = tick_now_ms();
+
+		dns_res_merge(res, a, now);
+		res->running = 0;
+		res->status = DNS_ST_VALID;
+		res->last_res = res->last_valid = now;
+		res->from = ns;
+		res->cname = a->cname;
+		dns_res_notify(res);
+		return;
+	}
+	dns_answer_release(a);
+	res->try_err = st;
+	if (!res->pending && !res->sending)
+		dns_res_attempt_failed(res);
+}
+
+void dns_res_feed(struct dns_res *res, struct dns_ns *ns, const unsigned char *buf, int len)
+{
+	struct dns_answer a;
+	enum dns_verdict v = dns_answer_read(res->cur_type, buf, len, &a);
+
+	dns_count(ns, v, a.cname);
+	res->running = 1;
+	res->pending = 1;
+	res->tries_left = 0;
+	dns_res_answered(res, ns, v, dns_verdict_status(v), &a);
+}
+
 /* c-ares' callback for one query (ares_send()). */
 static void dns_query_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
 {
@@ -629,23 +666,7 @@ static void dns_query_cb(void *arg, int status, int timeouts, unsigned char *abu
 		return;
 	}
 	free(q);
-	res->pending--;
-	if (v == DNS_V_VALID && st == DNS_ST_VALID) {
-		uint64_t now = tick_now_ms();
-
-		dns_res_merge(res, &a, now);
-		res->running = 0;
-		res->status = DNS_ST_VALID;
-		res->last_res = res->last_valid = now;
-		res->from = ns;
-		res->cname = a.cname;
-		dns_res_notify(res);
-		return;
-	}
-	dns_answer_release(&a);
-	res->try_err = st;
-	if (!res->pending && !res->sending)
-		dns_res_attempt_failed(res);
+	dns_res_answered(res, ns, v, st, &a);
 }
 
 /* Writes in query <qbuf> a random ID that no UDP query in flight to <ns>
@@ -786,6 +807,19 @@ void dns_req_detach(struct dns_req *rq)
 	rq->next = NULL;
 }
 
+void dns_resolvers_sweep(struct dns_resolvers *rs, int all)
+{
+	uint64_t now = tick_now_ms();
+	struct dns_res *res, *next;
+
+	for (res = rs->res; res; res = next) {
+		next = res->next;
+		if (!res->reqs && !res->running && !res->inflight &&
+		    (all || !dns_res_fresh(res, now)))
+			dns_res_free(res);
+	}
+}
+
 /* Every `timeout resolve`: what is due is asked again (a valid answer
  * after `hold valid`, an error after `timeout resolve`); a resolution
  * nobody asks for any more leaves once its result is stale. */
@@ -793,17 +827,11 @@ static void dns_rs_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct dns_resolvers *rs = container_of(w, struct dns_resolvers, timer);
 	uint64_t now = tick_now_ms();
-	struct dns_res *res, *next;
 
-	for (res = rs->res; res; res = next) {
-		next = res->next;
-		if (res->running || dns_res_fresh(res, now))
-			continue;
-		if (res->reqs)
+	for (struct dns_res *res = rs->res; res; res = res->next)
+		if (res->reqs && !res->running && !dns_res_fresh(res, now))
 			dns_res_start(res);
-		else if (!res->inflight)
-			dns_res_free(res);
-	}
+	dns_resolvers_sweep(rs, 0);
 }
 
 /* ---- c-ares on the loop ---- */
