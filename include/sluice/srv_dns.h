@@ -50,6 +50,11 @@ void srv_dns_dup(struct server *srv);
 /* Releases what <srv> owns (a server removed, or freed at exit). */
 void srv_dns_release(struct server *srv);
 
+/* "add server": finds the resolvers section its options name (its address
+ * is an IP: nothing is asked until `set server ... fqdn`). Returns 0, or -1
+ * with <err> allocated. */
+int srv_dns_runtime_init(struct server *srv, char **err);
+
 /* A health check of <srv> ended in a connection timeout: its name is
  * asked again now (it may have moved). */
 void srv_dns_check_timeout(struct server *srv);

@@ -230,12 +230,6 @@ static int srv_runtime_refused(const struct proxy *px, const struct server *srv,
 			       "server in the configuration).");
 		return 1;
 	}
-	if (srv->dns && srv->dns->rs_name) {
-		/* resolvers are found at start-up only: it would be ignored */
-		*err = str_fmt("'resolvers' is not supported by 'add server' (declare the "
-			       "server in the configuration).");
-		return 1;
-	}
 	return 0;
 }
 
@@ -295,7 +289,8 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	srv_dns_dup(srv);
 	if (srv_apply_options(srv, argc, argv, err) == -1 && !config)
 		goto discard;
-	if (!config && (srv_runtime_refused(px, srv, err) || srv_src_inherit(srv, err) == -1))
+	if (!config && (srv_runtime_refused(px, srv, err) || srv_src_inherit(srv, err) == -1 ||
+			srv_dns_runtime_init(srv, err) == -1))
 		goto discard;
 	if (aerr)
 		srv->fqdn = srv_host_of(addr);

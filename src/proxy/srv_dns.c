@@ -393,6 +393,22 @@ static void srv_dns_ask(struct server *srv)
 		srv_dns_apply(srv, d->req.res, 1);
 }
 
+int srv_dns_runtime_init(struct server *srv, char **err)
+{
+	struct srv_dns *d = srv->dns;
+
+	if (!d || !d->rs_name)
+		return 0;
+	d = srv_dns_own(srv);
+	d->rs = dns_resolvers_find(d->rs_name);
+	if (!d->rs || !d->rs->nns) {
+		*err = str_fmt("'resolvers %s': no resolvers section named '%s'.", d->rs_name,
+			       d->rs_name);
+		return -1;
+	}
+	return 0;
+}
+
 void srv_dns_check_timeout(struct server *srv)
 {
 	if (srv->dns && srv->dns->req.res)
