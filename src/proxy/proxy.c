@@ -140,6 +140,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 		px->defsrv = xcalloc(1, sizeof(*px->defsrv));
 		*px->defsrv = *def->defsrv;
 		px->defsrv->check.srv = px->defsrv;
+		srv_dns_dup(px->defsrv);   /* its own: proxies are freed before defaults */
 	}
 	if (def->defbe_name)
 		px->defbe_name = xstrdup(def->defbe_name);
