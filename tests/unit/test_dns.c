@@ -392,6 +392,35 @@ static void test_section_errors(void **state)
 	assert_non_null(strstr(errtext, "'timeout retry' must not be zero"));
 }
 
+/* parse-resolv-conf's reading of a resolv.conf: IPv4 and IPv6 name
+ * servers, named after their addresses; the rest ignored. */
+static void test_resolv_conf(void **state)
+{
+	char path[] = "/tmp/sluice-resolv.XXXXXX";
+	struct dns_resolvers *rs = dns_resolvers_new("rc", "t.cfg", 1);
+	char *err = NULL;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("# comment\nsearch example.com\nnameserver 10.0.0.53\n"
+	      "nameserver   2001:db8::53  \nnameserver fe80::1%eth0\nnameserver bogus\n"
+	      "options ndots:2\nnameserver 10.0.0.53\n", f);
+	fclose(f);
+	assert_int_equal(dns_ns_add_resolv_conf(rs, path, "t.cfg", 2, &err), 2);
+	assert_int_equal(rs->nns, 2);
+	assert_string_equal(rs->ns->id, "10.0.0.53");
+	assert_int_equal(ntohs(((struct sockaddr_in *)&rs->ns->addr)->sin_port), 53);
+	assert_string_equal(rs->ns->next->id, "2001:db8::53");
+	assert_int_equal(rs->ns->next->addr.ss_family, AF_INET6);
+	unlink(path);
+	assert_int_equal(dns_ns_add_resolv_conf(rs, path, "t.cfg", 2, &err), -1);
+	assert_non_null(strstr(err, "cannot read"));
+	free(err);
+	dns_free_all();
+}
+
 /* Server options: the settings, default-server inheritance, and their
  * errors; a template of SRV records starts without addresses. */
 static void test_server_options(void **state)
@@ -463,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_answer_hostile),
 		cmocka_unit_test(test_answer_srv),
 		cmocka_unit_test(test_dgram_check),
+		cmocka_unit_test(test_resolv_conf),
 		cmocka_unit_test_teardown(test_section_keywords, reset),
 		cmocka_unit_test_teardown(test_section_errors, reset),
 		cmocka_unit_test_teardown(test_server_options, reset),
