@@ -968,9 +968,8 @@ void server_set_rmaint(struct server *srv, int on, const char *why)
 		if (!(srv->flags & (SRV_F_MAINT | SRV_F_DOWN)))
 			srv_slowstart_begin(srv);
 		log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s ('%s') "
-				"is UP/READY (resolves again). %u active and %u backup servers "
-				"online.", px->name, srv->name, srv->fqdn ? srv->fqdn : "",
-				px->srv_act, px->srv_bck);
+				"is UP/READY (resolves again).", px->name, srv->name,
+				srv->fqdn ? srv->fqdn : "");
 	}
 	if (global.loop)
 		backend_srv_state_changed(srv);

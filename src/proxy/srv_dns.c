@@ -302,31 +302,33 @@ static void srv_dns_set_ip(struct server *srv, const struct dns_item *it, const 
                            struct dns_ns *from)
 {
 	int same = *srv->addr_str && srv_dns_has_ip(srv, it);
+	int was_rmaint = !!(srv->flags & SRV_F_RMAINT);
 	struct sockaddr_storage ss;
 	char old_ip[64] = "", new_ip[64];
 	socklen_t len;
 
-	if (same && !(srv->flags & SRV_F_RMAINT))
+	if (same && !was_rmaint)
 		return;
-	if (srv->flags & SRV_F_RMAINT)
-		log_event_px_lv(&srv->px->loggers, LOG_L_NOTICE, LOG_L_NOTICE, "Server %s/%s "
-				"administratively READY thanks to valid DNS answer.",
-				srv->px->name, srv->name);
 	if (same) {
 		server_set_rmaint(srv, 0, NULL);
-		return;
+	} else {
+		srv_dns_item_addr(it, addr_get_port(&srv->addr), &ss, &len);
+		if (*srv->addr_str)
+			addr_ip_str(&srv->addr, old_ip, sizeof(old_ip));
+		addr_ip_str(&ss, new_ip, sizeof(new_ip));
+		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "%s/%s changed its "
+				"IP from %s to %s by %s.", srv->px->name, srv->name, old_ip, new_ip,
+				by);
+		if (from)
+			from->cnt.update++;
+		/* what is kept idle still goes to the old address */
+		srv_idle_purge(srv, 0);
+		server_set_address(srv, &ss, len, 0);   /* leaves the maintenance */
 	}
-	srv_dns_item_addr(it, addr_get_port(&srv->addr), &ss, &len);
-	if (*srv->addr_str)
-		addr_ip_str(&srv->addr, old_ip, sizeof(old_ip));
-	addr_ip_str(&ss, new_ip, sizeof(new_ip));
-	log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "%s/%s changed its IP "
-			"from %s to %s by %s.", srv->px->name, srv->name, old_ip, new_ip, by);
-	if (from)
-		from->cnt.update++;
-	/* what is kept idle still goes to the old address */
-	srv_idle_purge(srv, 0);
-	server_set_address(srv, &ss, len, 0);
+	if (was_rmaint)
+		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s "
+				"administratively READY thanks to valid DNS answer.",
+				srv->px->name, srv->name);
 }
 
 /* The reason a DNS status gives for maintenance, in HAProxy's words. */
@@ -367,7 +369,9 @@ static void srv_dns_apply(struct server *srv, const struct dns_res *res, int cac
 		server_set_rmaint(srv, 1, "No IP for server ");
 		return;
 	}
-	if (cached || !res->from)
+	/* HAProxy's words: the first server told of a fresh answer names the
+	 * name server, the others take it from the cache */
+	if (cached || !res->from || res->reqs != &srv->dns->req)
 		snprintf(by, sizeof(by), "DNS cache");
 	else
 		snprintf(by, sizeof(by), "%s/%s", res->rs->id, res->from->id);
