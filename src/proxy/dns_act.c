@@ -177,6 +177,10 @@ static enum act_ret dns_act_run(void *priv, struct stream *s, unsigned where,
 		return ACT_RET_CONT;
 	memcpy(name, smp.u.str.p, smp.u.str.len);
 	name[smp.u.str.len] = 0;
+	if (smp_parse_ip(name, smp.u.str.len, &smp)) {
+		var_set(&a->var, s, &smp);   /* an address already: no question to ask */
+		return ACT_RET_CONT;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return ACT_RET_CONT;
