@@ -15,6 +15,7 @@
 #include <sluice/cfg.h>
 #include <sluice/cli.h>
 #include <sluice/common.h>
+#include <sluice/dns.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
@@ -219,6 +220,7 @@ static void cleanup(void)
 	/* Stopping: closing streams must not fill the idle pools again. */
 	global.flags |= GLB_F_STOPPING;
 	check_stop_all();
+	dns_stop_all();
 	stream_kill_all();
 	srv_idle_close_all();   /* after the streams, which may have given some back */
 	cli_close_all();
@@ -382,6 +384,10 @@ int main(int argc, char **argv)
 		listener_start_all(px->listeners, stream_accept);
 	listener_start_all(global.cli_listeners, cli_accept);
 	check_start_all();
+	if (dns_start_all() == -1) {
+		cleanup();
+		return 1;
+	}
 	lua_tasks_start();
 	log_notice("sluice %s started (pid %d, maxconn %d)", SLUICE_VERSION, (int)global.pid,
 		   global.maxconn);
@@ -396,6 +402,7 @@ int main(int argc, char **argv)
 	cleanup();
 	lua_deinit();
 	proxy_free_all();
+	dns_free_all();
 	log_list_free(&global.loggers);
 	ev_loop_destroy(global.loop);
 	return 0;

@@ -58,10 +58,11 @@ struct cfg_kw {
 	const char      *usage;    /* what is expected, for error messages */
 	const char      *hint;     /* CFG_KW_F_DEPREC: what to use instead */
 	/* When set, .off is into the struct this returns instead of struct
-	 * global or struct proxy: the global settings of a module, or the
-	 * per-proxy settings of the module owning
-	 * the row (made from its defaults if missing), so that a plain row
-	 * (CFG_T_FLAG...) needs no handler there either. */
+	 * global or struct proxy: the global settings of a module, the
+	 * per-proxy settings of the module owning the row (made from its
+	 * defaults if missing), or the section of its own being read (a
+	 * resolvers section), so that a plain row (CFG_T_FLAG...) needs no
+	 * handler there either. */
 	void          *(*base)(struct cfg_ctx *ctx);
 	/* CFG_T_FUNC: the value this row stands for, read by a handler shared
 	 * by several rows through ctx->kw_row (so that it never re-reads the

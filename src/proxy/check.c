@@ -14,6 +14,7 @@
 #include <sluice/check.h>
 #include <sluice/check_h2.h>
 #include <sluice/srv_agent.h>
+#include <sluice/srv_dns.h>
 #include <sluice/backend.h>
 #include <sluice/common.h>
 #include <sluice/conn.h>
@@ -111,12 +112,12 @@ void check_status_str(const struct server *srv, char *out, size_t sz)
 	const char *up = (srv->flags & SRV_F_NOLB) ? "NOLB" : "UP";
 
 	/* A tracking server shows the state of the end of its chain. */
-	while (ref->track && !(ref->flags & SRV_F_MAINT))
+	while (ref->track && !(ref->flags & SRV_F_ANY_MAINT))
 		ref = ref->track;
 	c = &ref->check;
-	if (srv->flags & SRV_F_MAINT)
-		snprintf(out, sz, (srv->flags & SRV_F_RMAINT) ? "MAINT (resolution)" : "MAINT");
-	else if (ref->flags & SRV_F_MAINT)
+	if (srv->flags & SRV_F_ANY_MAINT)
+		snprintf(out, sz, !(srv->flags & SRV_F_MAINT) ? "MAINT (resolution)" : "MAINT");
+	else if (ref->flags & SRV_F_ANY_MAINT)
 		snprintf(out, sz, "MAINT (via %s/%s)", ref->px->name, ref->name);
 	else if ((srv->flags & SRV_F_DRAIN) && !(srv->flags & SRV_F_DOWN))
 		snprintf(out, sz, "DRAIN");
@@ -165,7 +166,7 @@ static void server_set_up(struct server *srv, const struct server *via, const st
  * maintenance, UP otherwise (and so on down the tracking chain). */
 void check_track_sync(struct server *srv)
 {
-	int down = !!(srv->flags & (SRV_F_DOWN | SRV_F_MAINT));
+	int down = !!(srv->flags & (SRV_F_DOWN | SRV_F_ANY_MAINT));
 
 	for (struct server *t = srv->trackers; t; t = t->next_tracker) {
 		if (down && !(t->flags & SRV_F_DOWN))
@@ -258,7 +259,7 @@ static void server_set_up(struct server *srv, const struct server *via, const st
 	srv->down_since = 0;
 	srv->last_change = now;
 	c->health = check_max_health(c);
-	if (!(srv->flags & SRV_F_MAINT))
+	if (!(srv->flags & SRV_F_ANY_MAINT))
 		srv_slowstart_begin(srv);   /* back from a failure */
 	lb_recalc(px);
 	if (check_forced_reason)
@@ -417,6 +418,8 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 	}
 	if (go == GO_UP)
 		c->health = check_max_health(c);
+	if (res == CHK_R_TOUT && srv->dns)
+		srv_dns_check_timeout(srv);   /* it may have moved */
 	check_log_and_go(c, go, was_down,
 			 res != prev || c->health != prev_health || c->code != prev_code);
 	check_arm(c, check_next_delay(c));
@@ -678,6 +681,8 @@ static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (c->fd >= 0)
 		check_finish(c, c->ssl_hs && c->connected ? CHK_R_L6TOUT :
 			     c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT, "");
+	else if (c->srv->flags & SRV_F_RMAINT)
+		check_arm(c, check_next_delay(c));   /* no address to check */
 	else
 		check_run(c);
 }

@@ -275,9 +275,11 @@ int persist_req(struct stream *s, struct http_head *h, struct server **out)
 		*out = srv;
 	} else {
 		/* DOWN: still used with option persist or force-persist; a
-		 * server in maintenance only with force-persist. */
+		 * server in maintenance only with force-persist (never one
+		 * without an address). */
 		txn->ck_req = 'D';
-		if (force || ((pp->options & PST_O_PERSIST) && !(srv->flags & SRV_F_MAINT)))
+		if ((force && !(srv->flags & SRV_F_RMAINT)) ||
+		    ((pp->options & PST_O_PERSIST) && !(srv->flags & SRV_F_ANY_MAINT)))
 			*out = srv;
 	}
 	/* The server must not see what is ours: the whole cookie (insert

@@ -14,6 +14,7 @@
 #include <sluice/http_retry.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/srv_dns.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
 #include <sluice/tcp_rules.h>
@@ -142,6 +143,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 		px->defsrv->check.srv = px->defsrv;
 		if (def->defsrv->redir)
 			px->defsrv->redir = xstrdup(def->defsrv->redir);
+		srv_dns_dup(px->defsrv);   /* its own: proxies are freed before defaults */
 	}
 	if (def->defbe_name)
 		px->defbe_name = xstrdup(def->defbe_name);
@@ -604,6 +606,8 @@ static void proxy_free(struct proxy *px)
 		free(srv->add_args);
 		free(srv->track_name);
 		free(srv->redir);
+		free(srv->fqdn);
+		srv_dns_release(srv);
 		ssl_srv_free(srv);
 		conn_src_release(&srv->src, srv);
 		free(srv);
@@ -618,6 +622,7 @@ static void proxy_free(struct proxy *px)
 	if (px->defsrv) {
 		free(px->defsrv->redir);
 		ssl_srv_free(px->defsrv);
+		srv_dns_release(px->defsrv);
 		conn_src_release(&px->defsrv->src, px->defsrv);
 	}
 	free(px->defsrv);

@@ -54,7 +54,8 @@ static struct {
 	const struct stream_proto *protos[PR_MODE_HTTP + 1];   /* by frontend mode */
 	struct server *kill_list;   /* servers whose sessions are to be shut down */
 	ev_timer       kill_timer;  /* runs those shutdowns at the next iteration */
-	void         (*ext_release)(struct stream *s);   /* frees s->ext (Lua) */
+	void         (*ext_release[STRM_EXT_MAX])(struct stream *s);   /* free s->ext[i] */
+	int            n_ext;
 } strm;
 
 void stream_proto_register(int mode, const struct stream_proto *sp)
@@ -731,15 +732,18 @@ void stream_wake(struct stream *s)
 	ev_feed_event(global.loop, &s->cli.io, EV_CUSTOM);
 }
 
-void stream_set_ext_release(void (*fn)(struct stream *s))
+int stream_ext_register(void (*fn)(struct stream *s))
 {
-	strm.ext_release = fn;
+	BUG_ON(strm.n_ext == STRM_EXT_MAX, "more stream modules than STRM_EXT_MAX");
+	strm.ext_release[strm.n_ext] = fn;
+	return strm.n_ext++;
 }
 
 void stream_ext_release(struct stream *s)
 {
-	if (s->ext)
-		strm.ext_release(s);
+	for (int i = 0; i < strm.n_ext; i++)
+		if (s->ext[i])
+			strm.ext_release[i](s);
 }
 
 void stream_attach_srv_mux(struct stream *s, const struct conn *c,
