@@ -20,6 +20,7 @@
 #include <sluice/log.h>
 #include <sluice/lua.h>
 #include <sluice/mworker.h>
+#include <sluice/peers.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/process.h>
@@ -150,6 +151,7 @@ static void parse_cmdline(struct cmdline *cl, int argc, char **argv)
 			if (++i >= argc || !*argv[i])
 				usage(argv[0], 1);
 			setenv("HAPROXY_LOCALPEER", argv[i], 1);
+			peers_set_cmdline_name(argv[i]);
 		} else {
 			log_alert("unknown option '%s'", a);
 			usage(argv[0], 1);
@@ -201,6 +203,8 @@ static int start_listeners(void)
 		log_alert("Starting the stats socket: cannot bind it");
 		ret = -1;
 	}
+	if (peers_bind_all() == -1)
+		ret = -1;
 	return ret;
 }
 
@@ -222,6 +226,7 @@ static void cleanup(void)
 	stream_kill_all();
 	srv_idle_close_all();   /* after the streams, which may have given some back */
 	cli_close_all();
+	peers_close_all();
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		listener_close_all(px->listeners);
 	listener_close_all(global.cli_listeners);
@@ -246,7 +251,7 @@ int main(int argc, char **argv)
 	static const int signums[] = { SIGTERM, SIGINT, SIGUSR1, SIGHUP };
 	ev_signal sigs[ARRAY_SIZE(signums)];
 	const char *slash = strrchr(argv[0], '/');
-	int errors = 0, worker, bound;
+	int errors = 0, worker, bound, reload;
 
 	/* descriptors 0-2 closed by whoever started us would be taken by the
 	 * first sockets, and messages written into them */
@@ -305,6 +310,8 @@ int main(int argc, char **argv)
 		log_alert("-S: the master CLI needs master-worker mode (-W, -Ws or 'master-worker')");
 		return 1;
 	}
+	/* the process replaced hands its tables over through the local peers */
+	reload = worker ? mworker_worker_reload() : cl.nold > 0 && cl.old_sig == SIGUSR1;
 	if (worker) {
 		/* the master detached, keeps the pid file and signalled -sf */
 		global.flags &= ~GLB_F_DAEMON;
@@ -376,6 +383,7 @@ int main(int argc, char **argv)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		listener_start_all(px->listeners, stream_accept);
 	listener_start_all(global.cli_listeners, cli_accept);
+	peers_start(reload);
 	check_start_all();
 	lua_tasks_start();
 	log_notice("sluice %s started (pid %d, maxconn %d)", SLUICE_VERSION, (int)global.pid,
@@ -390,6 +398,7 @@ int main(int argc, char **argv)
 	}
 	cleanup();
 	lua_deinit();
+	peers_free_all();
 	proxy_free_all();
 	log_list_free(&global.loggers);
 	ev_loop_destroy(global.loop);
