@@ -26,7 +26,8 @@ static struct {
 	ev_prepare flush;       /* pushes and sends what this loop iteration made */
 	int        flush_init;
 	int        started;
-	int        stopping;
+	int        stopping;    /* soft stop: no new session but the hand-over */
+	int        closing;     /* exit: every session goes, nothing restarts */
 	void     (*done)(void); /* peers_busy()'s caller, told when the hand-over ends */
 } pr;
 
@@ -516,6 +517,7 @@ static void learn_end(struct peer_sess *ps, int full)
 	char who[128];
 
 	peer_msg_put_ctrl(&ps->out, PEER_C_CTRL, PEER_CTRL_RESYNC_CONFIRM);
+	ps->learning = 0;
 	if (s->resync == PEERS_RS_DONE)
 		return;
 	if (full) {
@@ -1128,7 +1130,7 @@ static void handover_check(struct peers_sec *s)
 {
 	struct peer_sess *ps = s->handover;
 
-	if (!pr.stopping || s->handover_over)
+	if (!pr.stopping || pr.closing || s->handover_over)
 		return;
 	if (ps && ps->confirmed) {
 		ps_log(s, LOG_L_NOTICE, "tables handed over to the new process");
@@ -1216,6 +1218,7 @@ void peers_close_all(void)
 {
 	pr.done = NULL;
 	pr.stopping = 1;
+	pr.closing = 1;
 	for (struct peers_sec *s = peers_sections; s; s = s->next) {
 		while (s->sessions)
 			sess_close(s->sessions, 0, NULL);

@@ -68,7 +68,7 @@ int peer_varint_get(const unsigned char *p, size_t n, uint64_t *v)
 			return -1;
 		c = p[i++];
 		/* the last byte of a 10-byte value holds bit 63 at most */
-		if (shift == 4 + 7 * 8 && c > 1)
+		if (shift == 4 + 7 * 8 && c > 0x0f)
 			return -1;
 		r += c << shift;
 		shift += 7;

@@ -242,9 +242,10 @@ void stk_upd_rewind(struct stktable *t, struct stk_upd *c)
 
 void stk_upd_seek(struct stktable *t, struct stk_upd *c, uint32_t id)
 {
-	struct stk_upd *n = t->upd_list.prev;
+	struct stk_upd *n;
 
 	upd_unlink(c);
+	n = t->upd_list.prev;
 	/* from the end back: the entries after <id> are the recent ones */
 	while (n != &t->upd_list &&
 	       (n->kind != STK_UPD_ENTRY || (int32_t)(n->id - id) > 0))
