@@ -222,6 +222,14 @@ define run_mworker
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL mworker:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# Stick-table replication (tests/peers/run): sluice and Debian's haproxy 2.6
+# nodes on loopback ports, a Python peer, reloads through the local peer;
+# about 15 s. Also under SANITIZE=1. Same contract as run_cli.
+define run_peers
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/peers/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL peers:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # Installation and the Debian package (tests/pkg/run): make install, the man
 # page, the systemd unit, `make deb`; about 15 s. Plain build only.
 define run_pkg
@@ -282,6 +290,7 @@ test: deps deps-clients
 	$(run_cli)
 	$(run_comp)
 	$(run_mworker)
+	$(run_peers)
 	$(run_clients)
 	$(run_pkg)
 	$(run_dropin)

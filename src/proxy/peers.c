@@ -527,6 +527,8 @@ static void learn_end(struct peer_sess *ps, int full)
 		resync_set(s, PEERS_RS_DONE);
 		return;
 	}
+	ps_log(s, LOG_L_NOTICE, "tables learnt from %s, which was not up to date itself",
+	       ps_who(ps, who, sizeof(who)));
 	if (ps->peer && !ps->peer->local)
 		ps->peer->partial = 1;
 	if (s->learn == ps) {
