@@ -5,7 +5,8 @@
 #ifndef SLUICE_PEERS_H
 #define SLUICE_PEERS_H
 
-/* -L <name>: the local peer name, before the configuration is read. */
+/* -L <name>: the local peer name, before the configuration is read (NULL:
+ * forget it, for tests). */
 void peers_set_cmdline_name(const char *name);
 
 /* Whether the local peer name can no longer change: -L was given or a

@@ -518,17 +518,17 @@ static void learn_end(struct peer_sess *ps, int full)
 
 	peer_msg_put_ctrl(&ps->out, PEER_C_CTRL, PEER_CTRL_RESYNC_CONFIRM);
 	ps->learning = 0;
+	if (s->resync != PEERS_RS_DONE || (ps->peer && ps->peer->local))
+		ps_log(s, LOG_L_NOTICE, "tables learnt from %s%s", ps_who(ps, who, sizeof(who)),
+		       full ? "" : ", which was not up to date itself");
 	if (s->resync == PEERS_RS_DONE)
 		return;
 	if (full) {
-		ps_log(s, LOG_L_NOTICE, "tables learnt from %s", ps_who(ps, who, sizeof(who)));
 		if (s->learn == ps)
 			s->learn = NULL;
 		resync_set(s, PEERS_RS_DONE);
 		return;
 	}
-	ps_log(s, LOG_L_NOTICE, "tables learnt from %s, which was not up to date itself",
-	       ps_who(ps, who, sizeof(who)));
 	if (ps->peer && !ps->peer->local)
 		ps->peer->partial = 1;
 	if (s->learn == ps) {

@@ -31,7 +31,7 @@ static struct {
 void peers_set_cmdline_name(const char *name)
 {
 	free(pcfg.cmdline_name);
-	pcfg.cmdline_name = xstrdup(name);
+	pcfg.cmdline_name = name ? xstrdup(name) : NULL;
 }
 
 int peers_local_name_fixed(void)
@@ -154,6 +154,11 @@ static int peers_add_bind(struct cfg_ctx *ctx, struct peers_sec *s, const char *
 	if (ret == -1)
 		return -1;
 	for (li = *tail; li; li = li->next) {
+		/* a new process binds beside the one it replaces, which hands
+		 * it the tables through that address: the global "noreuseport"
+		 * does not apply here (the bind line's own does) */
+		if (!(li->flags & LI_F_NOREUSEPORT))
+			li->flags |= LI_F_REUSEPORT;
 		if (li->flags & LI_F_UNIX) {
 			cfg_alert(ctx, "'%s': a peer listens on a TCP address", li->addr_str);
 			return -1;

@@ -15,6 +15,8 @@
 
 #include <sluice/cfg.h>
 #include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/listener.h>
 #include <sluice/peers.h>
 #include <sluice/peers_msg.h>
 #include <sluice/proxy.h>
@@ -507,6 +509,13 @@ static void test_config(void **state)
 	assert_int_equal(load("peers p\n  bind 127.0.0.1:10001\n  server a\n  server b 127.0.0.1:1\n"
 			      "  shards 1\n  enabled\n  default-server\n"), 0);
 	assert_non_null(peers_sections->listeners);
+	/* the new process of a reload binds beside the old one, whatever the
+	 * global noreuseport says; the bind line's own noreuseport holds */
+	assert_true(peers_sections->listeners->flags & LI_F_REUSEPORT);
+	assert_int_equal(load("peers p\n  default-bind backlog 10\n"
+			      "  bind 127.0.0.1:10001 noreuseport\n  server a\n"), 0);
+	assert_false(peers_sections->listeners->flags & LI_F_REUSEPORT);
+	assert_int_equal(peers_sections->listeners->bc->backlog, 10);
 	/* disabled: nothing replicated */
 	assert_int_equal(load("peers p\n  disabled\n  peer a 127.0.0.1:10001\n"
 			      "backend be\n  stick-table type ip size 10 peers p\n"), 0);
@@ -516,6 +525,36 @@ static void test_config(void **state)
 			      "backend be\n  stick-table type ip size 10 peers p\n"), 0);
 	assert_null(stk_table_find("be")->on_update);
 	assert_null(peers_sections->listeners);
+	peers_free_all();
+	proxy_free_all();
+}
+
+/* The local peer's name: -L, else "localpeer" when it comes before the
+ * peers sections, else the host name. */
+static void test_local_name(void **state)
+{
+	(void)state;
+	peers_set_cmdline_name(NULL);
+	assert_int_equal(load("global\n  localpeer lp\n"
+			      "peers p\n  peer lp 127.0.0.1:10001\n  peer x 127.0.0.1:10002\n"), 0);
+	assert_string_equal(peers_local_name(), "lp");
+	assert_string_equal(peers_sections->local->name, "lp");
+	assert_string_equal(getenv("HAPROXY_LOCALPEER"), "lp");
+	free(global.localpeer);
+	global.localpeer = NULL;
+	/* after a peers section: too late, ignored */
+	setenv("HAPROXY_LOCALPEER", "hostname-here", 1);
+	assert_int_equal(load("peers p\n  peer lp 127.0.0.1:10001\n"
+			      "global\n  localpeer lp\n"), 0);
+	assert_null(global.localpeer);
+	assert_string_equal(peers_local_name(), "hostname-here");
+	assert_null(peers_sections->local);
+	/* -L wins */
+	peers_set_cmdline_name("x");
+	assert_int_equal(load("global\n  localpeer lp\n"
+			      "peers p\n  peer lp 127.0.0.1:10001\n  peer x 127.0.0.1:10002\n"), 0);
+	assert_null(global.localpeer);
+	assert_string_equal(peers_sections->local->name, "x");
 	peers_free_all();
 	proxy_free_all();
 }
@@ -653,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_string_key_too_long),
 		cmocka_unit_test(test_ack),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_local_name),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_update_order),
 	};
