@@ -215,6 +215,8 @@ static int open_loggers(void)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		if (log_open(&px->loggers) == -1)
 			ret = -1;
+	if (peers_open_logs() == -1)
+		ret = -1;
 	return ret;
 }
 

@@ -21,6 +21,10 @@ const char *peers_local_name(void);
  * replaces). Returns 0, or -1 after an alert. */
 int peers_bind_all(void);
 
+/* Opens the log targets of the sections' "log" lines. Returns 0, or -1
+ * after an alert. */
+int peers_open_logs(void);
+
 /* The loop runs: accepts peers, connects to the remote ones and learns the
  * tables, first from the process being replaced when <reload> (it connects
  * to the local peer within 5 s), then from a remote peer. */

@@ -1091,6 +1091,16 @@ int peers_bind_all(void)
 	return ret;
 }
 
+int peers_open_logs(void)
+{
+	int ret = 0;
+
+	for (struct peers_sec *s = peers_sections; s; s = s->next)
+		if (s->local && !s->disabled && log_open(&s->loggers) == -1)
+			ret = -1;
+	return ret;
+}
+
 void peers_start(int reload)
 {
 	pr.started = 1;
