@@ -86,7 +86,7 @@ LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps deps-clients run test unit reg-tests test-clients clean fuzz bench help sluice \
+.PHONY: all deps deps-clients deps-scaleout run test unit reg-tests test-clients clean fuzz bench help sluice \
         bench-deps bench-all install uninstall deb
 
 all: sluice
@@ -159,6 +159,13 @@ endef
 
 deps-clients:
 	$(call install_missing,deps-clients,$(DEPS_CLIENTS),their checks will SKIP)
+
+# What tests/scaleout/run builds the recipe of doc/scale-out.md with (best
+# effort, like deps-clients: without them it SKIPs).
+DEPS_SCALEOUT := nftables conntrack keepalived
+
+deps-scaleout:
+	$(call install_missing,deps-scaleout,$(DEPS_SCALEOUT),tests/scaleout/run will SKIP)
 
 test-clients: sluice
 	@tests/clients/run
@@ -240,6 +247,23 @@ define run_mworker
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL mworker:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# Stick-table replication (tests/peers/run): sluice and Debian's haproxy 2.6
+# nodes on loopback ports, a Python peer, reloads through the local peer;
+# about 15 s. Also under SANITIZE=1. Same contract as run_cli.
+define run_peers
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/peers/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL peers:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
+# The scale-out recipe (tests/scaleout/run, doc/scale-out.md): network
+# namespaces, an nftables director (two with keepalived), three nodes, two
+# backends; under a minute. Root, nft, conntrack and ip netns, else SKIP.
+# Also under SANITIZE=1. Same contract as run_cli.
+define run_scaleout
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/scaleout/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL scaleout:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # Installation and the Debian package (tests/pkg/run): make install, the man
 # page, the systemd unit, `make deb`; about 15 s. Plain build only.
 define run_pkg
@@ -289,7 +313,7 @@ endef
 
 # Unit tests, then reg-tests; tests/summarize prints the single closing
 # line "N passed, N failed" and fails when anything failed.
-test: deps deps-clients
+test: deps deps-clients deps-scaleout
 	@$(MAKE) --no-print-directory sluice $(UNIT_BINS)
 	@rm -f $(BUILD)/results.txt
 	@RESULTS=$(BUILD)/results.txt tests/run-unit $(UNIT_BINS) || true
@@ -301,6 +325,8 @@ test: deps deps-clients
 	$(run_cli)
 	$(run_comp)
 	$(run_mworker)
+	$(run_peers)
+	$(run_scaleout)
 	$(run_clients)
 	$(run_pkg)
 	$(run_dropin)

@@ -18,6 +18,7 @@ struct proxy;
 #define CFG_SEC_HTTP_ERRORS 0x20  /* http-errors NAME (http_reply.c) */
 #define CFG_SEC_USERLIST 0x40     /* userlist NAME (userlist.c) */
 #define CFG_SEC_CACHE    0x80     /* cache NAME (http/cache.c) */
+#define CFG_SEC_PEERS    0x100    /* peers NAME (proxy/peers_cfg.c) */
 #define CFG_SEC_RESOLVERS 0x800   /* resolvers NAME: refused (server.c) */
 #define CFG_SEC_PROGRAM  0x2000   /* program NAME (sys/mprog.c) */
 #define CFG_SEC_REFUSED  0x1000   /* a section sluice does not run (cfg_section.refused) */

@@ -86,6 +86,11 @@ void log_event_px(const struct log_list *px_loggers, int level, const char *fmt,
 void log_event_px_lv(const struct log_list *px_loggers, int stderr_level, int level,
                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* The "log" keyword's words (after "log") into <list>, for a section that
+ * keeps its own targets (peers). Returns 0 or -1 after cfg_alert(). */
+struct cfg_ctx;
+int log_cfg_parse(struct cfg_ctx *ctx, struct log_list *list, int argc, char **argv);
+
 /* Quiet mode (-q). */
 void log_set_quiet(int quiet);
 

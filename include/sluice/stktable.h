@@ -15,6 +15,10 @@
 struct sample;
 struct proxy;
 struct pool;
+struct cfg_ctx;
+
+/* Largest key of any table (bytes), for stack buffers. */
+#define STK_KEY_MAX 1024
 
 enum stk_key_type { STK_K_IP, STK_K_IPV6, STK_K_INT, STK_K_STR, STK_K_BIN };
 
@@ -30,6 +34,21 @@ enum stk_dt {
 	STK_DT_COUNT
 };
 
+/* A node of a replicated table's update order: an entry (embedded in
+ * struct stksess), a reader's cursor (peers.c: what it has sent), or the
+ * list's head. The list is circular through the head; entries are in the
+ * order of their update ids, cursors anywhere between them. */
+enum stk_upd_kind { STK_UPD_ENTRY, STK_UPD_CURSOR, STK_UPD_HEAD };
+
+struct stk_upd {
+	struct stk_upd   *prev, *next; /* NULL: not linked */
+	uint32_t          id;          /* entries: local update id of their last change */
+	enum stk_upd_kind kind;
+};
+
+/* Entry flags (struct stksess.flags). */
+#define STKSESS_F_REMOTE 0x01   /* its last change was learned from a peer */
+
 /* An entry: the key, then the stored data at the table's offsets. */
 struct stksess {
 	struct stksess *hnext;        /* hash chain */
@@ -38,6 +57,8 @@ struct stksess {
 	uint32_t        ref;          /* trackers and users: never evicted while > 0 */
 	uint32_t        hash;
 	uint32_t        klen;         /* key bytes used (strings: up to the table's len) */
+	uint32_t        flags;        /* STKSESS_F_* */
+	struct stk_upd  upd;          /* place in the update order (replicated tables) */
 	unsigned char   key[] __attribute__((aligned(8))); /* key, then data at stktable.off[] */
 };
 
@@ -62,6 +83,20 @@ struct stktable {
 	struct pool      *pool;
 	ev_timer          timer;      /* expiry of the oldest entry */
 	struct stktable  *next;       /* all tables, newest first */
+	int               declared;   /* a stick-table or a peers "table" line declared it */
+	/* Replication: "peers <name>" (or a table of a peers section), and
+	 * what the peers module attached at post-parse (peers.h). */
+	char             *peers_name; /* the peers section, NULL: not replicated */
+	char             *peers_file; /* where it was named */
+	int               peers_line;
+	void             *sync;       /* the peers module's state for this table */
+	int               sync_local; /* its section has a local peer: a reload hands the
+	                                 entries over through it, not the reload state */
+	/* Called (when set) once an entry got a new local update id: the
+	 * peers module pushes it at the end of the loop iteration. */
+	void            (*on_update)(struct stktable *t);
+	uint32_t          update;     /* the last local update id given */
+	struct stk_upd    upd_list;   /* head of the update order */
 };
 
 /* Slot flags (struct stk_ctr.flags). */
@@ -89,6 +124,16 @@ struct stktable *stk_table_ref(const char *name, const char *file, int line);
 
 /* The declared table named <name>, or NULL. */
 struct stktable *stk_table_find(const char *name);
+
+/* Declares table <name> (a peers section's "table <t>" line: <name> is
+ * "<peers>/<t>", replicated by <peers>) from the words of its declaration
+ * after the name ("type ..."), as "stick-table" reads them but for
+ * "peers". Returns the table, or NULL after cfg_alert(). */
+struct stktable *stk_table_declare(struct cfg_ctx *ctx, const char *name, const char *peers,
+                                   int argc, char **argv);
+
+/* Frees a table no proxy owns (a peers section's), its entries included. */
+void stk_table_free(struct stktable *t);
 
 /* The stick table of proxy <px>, or NULL. */
 struct stktable *stk_table_of(const struct proxy *px);
@@ -150,6 +195,58 @@ int stk_data_set(const struct stktable *t, struct stksess *ts, int dt, int64_t v
 
 /* Adds <n> to counter <cnt> and to rate <rate> (either may be absent). */
 void stk_data_add(const struct stktable *t, struct stksess *ts, int cnt, int rate, uint64_t n);
+
+/* Sets counter <dt> (not a rate) to <v> without telling the peers: a
+ * value learned from one. Returns 1, or 0 when not stored. */
+int stk_data_put(const struct stktable *t, struct stksess *ts, int dt, int64_t v);
+
+/* The state of rate <dt> of <ts>, moved to the period holding now: the ms
+ * since that period began, its count and the previous period's. Returns 1,
+ * or 0 when not stored. */
+int stk_rate_get(const struct stktable *t, struct stksess *ts, int dt, uint32_t *elapsed,
+                 uint32_t *curr, uint32_t *prev);
+
+/* Sets rate <dt> of <ts> from such a state (a peer's), without telling the
+ * peers. Returns 1, or 0 when not stored. */
+int stk_rate_put(const struct stktable *t, struct stksess *ts, int dt, uint32_t elapsed,
+                 uint32_t curr, uint32_t prev);
+
+/* ---- the update order of replicated tables (peers.c reads it) ----
+ * Every change of an entry's data (stk_data_set(), stk_data_add(), a
+ * tracker taken or released) gives it the table's next update id and moves
+ * it to the end of the update order, then calls t->on_update. Nothing
+ * happens for a table that no peers section replicates (on_update NULL). */
+
+/* The data of <ts> changed here. */
+void stk_changed_slow(struct stktable *t, struct stksess *ts);
+static inline void stk_changed(struct stktable *t, struct stksess *ts)
+{
+	if (t->on_update)
+		stk_changed_slow(t, ts);
+}
+
+/* The data of <ts> was set from a peer's update: a new update id too (a
+ * full resynchronisation teaches it), flagged STKSESS_F_REMOTE (the
+ * incremental pushes skip it: peers do not relay), t->on_update not called. */
+void stk_changed_remote(struct stktable *t, struct stksess *ts);
+
+/* Puts cursor <c> (kind STK_UPD_CURSOR, unlinked or in <t>'s list) before
+ * the first entry of <t>: everything is still to read. */
+void stk_upd_rewind(struct stktable *t, struct stk_upd *c);
+
+/* Puts cursor <c> after the last entry whose update id is at most <id>
+ * (ids compared as a sequence that wraps): what follows has a later id. */
+void stk_upd_seek(struct stktable *t, struct stk_upd *c, uint32_t id);
+
+/* The entry after cursor <c>, the cursor moved past it (and past the
+ * cursors in between), or NULL at the end of the order (<c> left last). */
+struct stksess *stk_upd_next(struct stktable *t, struct stk_upd *c);
+
+/* Whether an entry follows cursor <c>. */
+int stk_upd_pending(const struct stktable *t, const struct stk_upd *c);
+
+/* Takes cursor <c> out of its list (no effect when unlinked). */
+void stk_upd_unlink(struct stk_upd *c);
 
 /* ---- tracking (stk_fetch.c): hooks called by stream and http code ---- */
 

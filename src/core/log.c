@@ -354,7 +354,11 @@ static int log_parse_target(struct cfg_ctx *ctx, struct logger *lg, const char *
 /* log <target> [len N] [format F] <facility> [max [min]] | log global */
 static int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	struct log_list *list = target;
+	return log_cfg_parse(ctx, target, argc, argv);
+}
+
+int log_cfg_parse(struct cfg_ctx *ctx, struct log_list *list, int argc, char **argv)
+{
 	struct logger *lg, **tail;
 	const char *err;
 	int i = 1, idx;

@@ -579,23 +579,9 @@ void proxy_stop_all(void)
 
 static void proxy_free(struct proxy *px)
 {
-	struct listener *li, *lnext;
 	struct server *srv, *snext;
 
-	for (li = px->listeners; li; li = lnext) {
-		lnext = li->next;
-		/* bind_confs are shared by listeners of one line: free on the last. */
-		if (!lnext || lnext->bc != li->bc) {
-			ssl_bind_free(li->bc);
-			free(li->bc->conf_file);
-			free(li->bc->name);
-			free(li->bc->iface);
-			free(li->bc->netns);
-			free(li->bc);
-		}
-		free(li->addr_str);
-		free(li);
-	}
+	listener_free_all(&px->listeners);
 	for (srv = px->servers; srv; srv = snext) {
 		snext = srv->next;
 		if (global.loop)

@@ -180,7 +180,7 @@ static int cli_show_table(struct cli_ctx *ctx, int argc, char **argv)
 
 	if (argc < 3) {
 		for (struct stktable *t = stk_tables(); t; t = t->next)
-			if (t->px)
+			if (t->declared)
 				stk_print_head(ctx, t);
 		return 0;
 	}
@@ -306,7 +306,8 @@ static void stk_reload_dump(struct dstr *out)
 	uint64_t now = stk_ms();
 
 	for (struct stktable *t = stk_tables(); t; t = t->next) {
-		if (!t->px)
+		/* a table a local peer replicates goes through it (peers.c) */
+		if (!t->declared || t->sync_local)
 			continue;
 		stk_expire(t);
 		for (struct stksess *ts = t->lru_head; ts; ts = ts->next) {

@@ -22,8 +22,10 @@ static void stk_ctr_release(struct stk_ctr *c)
 {
 	int64_t *cur = stk_data(c->t, c->ts, STK_DT_CONN_CUR);
 
-	if (cur && *cur > 0)
+	if (cur && *cur > 0) {
 		(*cur)--;
+		stk_changed(c->t, c->ts);
+	}
 	stk_release(c->t, c->ts);
 	c->t = NULL;
 	c->ts = NULL;
@@ -183,8 +185,10 @@ static void stk_exec_track(void *priv, struct stream *s, unsigned where)
 	c->flags = (where & STK_W_CONTENT) ? STK_CTR_F_CONTENT : 0;
 	stk_data_add(c->t, ts, STK_DT_CONN_CNT, STK_DT_CONN_RATE, 1);
 	cur = stk_data(c->t, ts, STK_DT_CONN_CUR);
-	if (cur)
+	if (cur) {
 		(*cur)++;
+		stk_changed(c->t, ts);
+	}
 	if (where & (ACT_W_TCP_CONN | ACT_W_TCP_SESS))
 		stk_data_add(c->t, ts, STK_DT_SESS_CNT, STK_DT_SESS_RATE, 1);
 	if ((where & ACT_W_HTTP_REQ) && s->txn)   /* the request being analysed */

@@ -130,6 +130,7 @@ int stk_data_set(const struct stktable *t, struct stksess *ts, int dt, int64_t v
 	} else {
 		*(int64_t *)p = v;
 	}
+	stk_changed((struct stktable *)t, ts);
 	return 1;
 }
 
@@ -141,6 +142,138 @@ void stk_data_add(const struct stktable *t, struct stksess *ts, int cnt, int rat
 		*(int64_t *)p += (int64_t)n;
 	if (rate >= 0 && (p = stk_data(t, ts, rate)))
 		freq_prd_add(p, t->period[rate], stk_now(), (uint32_t)n);
+	stk_changed((struct stktable *)t, ts);
+}
+
+int stk_data_put(const struct stktable *t, struct stksess *ts, int dt, int64_t v)
+{
+	void *p = stk_data(t, ts, dt);
+
+	if (!p || stk_dts[dt].kind == DTK_RATE)
+		return 0;
+	*(int64_t *)p = v;
+	return 1;
+}
+
+int stk_rate_get(const struct stktable *t, struct stksess *ts, int dt, uint32_t *elapsed,
+                 uint32_t *curr, uint32_t *prev)
+{
+	struct freq_prd *f = stk_data(t, ts, dt);
+	uint32_t now = stk_now();
+
+	if (!f || stk_dts[dt].kind != DTK_RATE)
+		return 0;
+	freq_prd_rotate(f, t->period[dt], now);
+	*elapsed = now - f->start;
+	*curr = f->curr;
+	*prev = f->prev;
+	return 1;
+}
+
+int stk_rate_put(const struct stktable *t, struct stksess *ts, int dt, uint32_t elapsed,
+                 uint32_t curr, uint32_t prev)
+{
+	struct freq_prd *f = stk_data(t, ts, dt);
+
+	if (!f || stk_dts[dt].kind != DTK_RATE)
+		return 0;
+	f->start = stk_now() - elapsed;
+	f->curr = curr;
+	f->prev = prev;
+	return 1;
+}
+
+/* ---- update order (replicated tables) ---- */
+
+static void upd_unlink(struct stk_upd *n)
+{
+	if (!n->next)
+		return;
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = NULL;
+}
+
+/* Links <n> after <at>. */
+static void upd_insert_after(struct stk_upd *at, struct stk_upd *n)
+{
+	n->prev = at;
+	n->next = at->next;
+	at->next->prev = n;
+	at->next = n;
+}
+
+static void upd_renumber(struct stktable *t, struct stksess *ts)
+{
+	upd_unlink(&ts->upd);
+	ts->upd.id = ++t->update;
+	upd_insert_after(t->upd_list.prev, &ts->upd);
+}
+
+void stk_changed_slow(struct stktable *t, struct stksess *ts)
+{
+	/* Already the last node and a local change: nobody read it since its
+	 * id was given (a cursor that had would follow it), so it keeps it. */
+	if (ts->upd.next == &t->upd_list && !(ts->flags & STKSESS_F_REMOTE))
+		return;
+	ts->flags &= ~STKSESS_F_REMOTE;
+	upd_renumber(t, ts);
+	t->on_update(t);
+}
+
+void stk_changed_remote(struct stktable *t, struct stksess *ts)
+{
+	if (!t->upd_list.next)
+		return;
+	ts->flags |= STKSESS_F_REMOTE;
+	upd_renumber(t, ts);
+}
+
+void stk_upd_unlink(struct stk_upd *c)
+{
+	upd_unlink(c);
+}
+
+void stk_upd_rewind(struct stktable *t, struct stk_upd *c)
+{
+	upd_unlink(c);
+	upd_insert_after(&t->upd_list, c);
+}
+
+void stk_upd_seek(struct stktable *t, struct stk_upd *c, uint32_t id)
+{
+	struct stk_upd *n;
+
+	upd_unlink(c);
+	n = t->upd_list.prev;
+	/* from the end back: the entries after <id> are the recent ones */
+	while (n != &t->upd_list &&
+	       (n->kind != STK_UPD_ENTRY || (int32_t)(n->id - id) > 0))
+		n = n->prev;
+	upd_insert_after(n, c);
+}
+
+struct stksess *stk_upd_next(struct stktable *t, struct stk_upd *c)
+{
+	struct stk_upd *n = c->next;
+
+	while (n != &t->upd_list && n->kind != STK_UPD_ENTRY)
+		n = n->next;
+	upd_unlink(c);
+	if (n == &t->upd_list) {
+		upd_insert_after(t->upd_list.prev, c);
+		return NULL;
+	}
+	upd_insert_after(n, c);
+	return container_of(n, struct stksess, upd);
+}
+
+int stk_upd_pending(const struct stktable *t, const struct stk_upd *c)
+{
+	for (const struct stk_upd *n = c->next; n != &t->upd_list; n = n->next)
+		if (n->kind == STK_UPD_ENTRY)
+			return 1;
+	return 0;
 }
 
 /* ---- tables ---- */
@@ -173,7 +306,7 @@ struct stktable *stk_table_ref(const char *name, const char *file, int line)
 struct stktable *stk_table_find(const char *name)
 {
 	for (struct stktable *t = stk_list; t; t = t->next)
-		if (t->px && strcmp(t->name, name) == 0)
+		if (t->declared && strcmp(t->name, name) == 0)
 			return t;
 	return NULL;
 }
@@ -394,6 +527,7 @@ void stk_remove(struct stktable *t, struct stksess *ts)
 		pp = &(*pp)->hnext;
 	*pp = ts->hnext;
 	lru_unlink(t, ts);
+	upd_unlink(&ts->upd);
 	t->used--;
 	pool_free(t->pool, ts);
 }
@@ -487,6 +621,7 @@ struct stksess *stk_get(struct stktable *t, const unsigned char *key, uint32_t k
 	t->used++;
 	lru_append(t, ts);
 	stk_touch(t, ts);
+	stk_changed(t, ts);   /* a new entry is news for the peers */
 	return ts;
 }
 
@@ -546,23 +681,20 @@ static int stk_parse_store(struct cfg_ctx *ctx, struct stktable *t, const char *
 	return 0;
 }
 
-/* stick-table type <t> [len N] size N [expire T] [nopurge] [store d,...] */
-static int kw_stick_table(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+/* The words of a declaration from "type": type <t> [len N] size N
+ * [expire T] [nopurge] [store d,...] [peers <name>] (peers when
+ * <peers_ok>) into <tmp> (its key size, "peers" in tmp->peers_name).
+ * Returns 0, or -1 after cfg_alert(). */
+static int stk_decl_parse(struct cfg_ctx *ctx, int argc, char **argv, struct stktable *tmp,
+                          int peers_ok)
 {
-	struct proxy *px = ctx->px;
-	struct stktable *t, tmp;
 	const char *err;
 	uint32_t len = 32;
-	int i, k, has_size = 0, has_len = 0;
+	int i, k, has_size = 0;
 
-	(void)target;
-	if (stk_table_of(px)) {
-		cfg_alert(ctx, "only one stick-table per proxy");
-		return -1;
-	}
-	memset(&tmp, 0, sizeof(tmp));
+	memset(tmp, 0, sizeof(*tmp));
 	for (i = 0; i < STK_DT_COUNT; i++)
-		tmp.off[i] = -1;
+		tmp->off[i] = -1;
 	if (argc < 2 || strcmp(argv[0], "type") != 0) {
 		cfg_alert(ctx, "expects 'type ip|ipv6|integer|string [len <n>]|binary [len <n>]' "
 			  "then 'size <n>'");
@@ -576,23 +708,28 @@ static int kw_stick_table(struct cfg_ctx *ctx, void *target, int argc, char **ar
 			  argv[1]);
 		return -1;
 	}
-	tmp.type = (enum stk_key_type)k;
+	tmp->type = (enum stk_key_type)k;
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i];
 
 		if (strcmp(a, "nopurge") == 0) {
-			tmp.nopurge = 1;
+			tmp->nopurge = 1;
 			continue;
 		}
-		if (strcmp(a, "peers") == 0 || strcmp(a, "srvkey") == 0 ||
-		    strcmp(a, "write-to") == 0 || strcmp(a, "recv-only") == 0) {
+		if (strcmp(a, "srvkey") == 0 || strcmp(a, "write-to") == 0 ||
+		    strcmp(a, "recv-only") == 0) {
 			cfg_alert(ctx, "'%s' is not supported yet", a);
 			return -1;
 		}
+		if (strcmp(a, "peers") == 0 && !peers_ok) {
+			cfg_alert(ctx, "'peers' has no place here: a table of a peers section is "
+				  "replicated by that section");
+			return -1;
+		}
 		if (strcmp(a, "len") && strcmp(a, "size") && strcmp(a, "expire") &&
-		    strcmp(a, "store")) {
-			cfg_alert(ctx, "unexpected argument '%s' (expects len, size, expire, nopurge "
-				  "or store)", a);
+		    strcmp(a, "store") && strcmp(a, "peers")) {
+			cfg_alert(ctx, "unexpected argument '%s' (expects len, size, expire, nopurge, "
+				  "store%s)", a, peers_ok ? " or peers" : "");
 			return -1;
 		}
 		if (i + 1 >= argc) {
@@ -601,7 +738,7 @@ static int kw_stick_table(struct cfg_ctx *ctx, void *target, int argc, char **ar
 		}
 		i++;
 		if (strcmp(a, "len") == 0) {
-			if (tmp.type != STK_K_STR && tmp.type != STK_K_BIN) {
+			if (tmp->type != STK_K_STR && tmp->type != STK_K_BIN) {
 				cfg_alert(ctx, "'len' is only for types string and binary");
 				return -1;
 			}
@@ -610,61 +747,108 @@ static int kw_stick_table(struct cfg_ctx *ctx, void *target, int argc, char **ar
 					  STK_KEY_MAX - 1);
 				return -1;
 			}
-			has_len = 1;
 		} else if (strcmp(a, "size") == 0) {
-			if (parse_size(argv[i], &tmp.size, &err) == -1 || !tmp.size) {
+			if (parse_size(argv[i], &tmp->size, &err) == -1 || !tmp->size) {
 				cfg_alert(ctx, "invalid size '%s' (expects a positive number with an "
 					  "optional k, m or g suffix)", argv[i]);
 				return -1;
 			}
 			has_size = 1;
 		} else if (strcmp(a, "expire") == 0) {
-			if (parse_time_ms(argv[i], 1, &tmp.expire, &err) == -1) {
+			if (parse_time_ms(argv[i], 1, &tmp->expire, &err) == -1) {
 				cfg_alert(ctx, "invalid expire '%s': %s", argv[i], err);
 				return -1;
 			}
+		} else if (strcmp(a, "peers") == 0) {
+			tmp->peers_name = argv[i];
 		} else {
 			char *list = xstrdup(argv[i]), *save = NULL;
 			int bad = 0;
 
 			for (char *w = strtok_r(list, ",", &save); w && !bad;
 			     w = strtok_r(NULL, ",", &save))
-				bad = stk_parse_store(ctx, &tmp, w) == -1;
+				bad = stk_parse_store(ctx, tmp, w) == -1;
 			free(list);
 			if (bad)
 				return -1;
 		}
 	}
-	(void)has_len;
 	if (!has_size) {
 		cfg_alert(ctx, "missing 'size <n>'");
 		return -1;
 	}
-	t = stk_table_ref(px->name, ctx->file, ctx->line);
-	if (t->px) {
-		cfg_alert(ctx, "a stick-table named '%s' already exists", px->name);
-		return -1;
-	}
-	t->px = px;
-	t->type = tmp.type;
-	t->size = tmp.size;
-	t->expire = tmp.expire;
-	t->nopurge = tmp.nopurge;
-	memcpy(t->off, tmp.off, sizeof(t->off));
-	memcpy(t->period, tmp.period, sizeof(t->period));
-	switch (t->type) {
+	switch (tmp->type) {
 	case STK_K_IP:
 	case STK_K_INT:
-		t->key_size = 4;
+		tmp->key_size = 4;
 		break;
 	case STK_K_IPV6:
-		t->key_size = 16;
+		tmp->key_size = 16;
 		break;
 	default:
-		t->key_size = len;
+		tmp->key_size = len;
 	}
+	return 0;
+}
+
+/* Declares table <name> of proxy <px> (NULL: of a peers section) as <tmp>
+ * says. Returns it, or NULL after cfg_alert(). */
+static struct stktable *stk_decl_commit(struct cfg_ctx *ctx, const char *name,
+                                        struct proxy *px, const struct stktable *tmp)
+{
+	struct stktable *t = stk_table_ref(name, ctx->file, ctx->line);
+
+	if (t->declared) {
+		cfg_alert(ctx, "a stick-table named '%s' already exists", name);
+		return NULL;
+	}
+	t->declared = 1;
+	t->px = px;
+	t->type = tmp->type;
+	t->size = tmp->size;
+	t->expire = tmp->expire;
+	t->nopurge = tmp->nopurge;
+	t->key_size = tmp->key_size;
+	memcpy(t->off, tmp->off, sizeof(t->off));
+	memcpy(t->period, tmp->period, sizeof(t->period));
+	if (tmp->peers_name) {
+		t->peers_name = xstrdup(tmp->peers_name);
+		t->peers_file = xstrdup(ctx->file);
+		t->peers_line = ctx->line;
+	}
+	return t;
+}
+
+/* stick-table type <t> [len N] size N [expire T] [nopurge] [store d,...]
+ * [peers <name>] */
+static int kw_stick_table(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct proxy *px = ctx->px;
+	struct stktable *t, tmp;
+
+	(void)target;
+	if (stk_table_of(px)) {
+		cfg_alert(ctx, "only one stick-table per proxy");
+		return -1;
+	}
+	if (stk_decl_parse(ctx, argc, argv, &tmp, 1) == -1)
+		return -1;
+	t = stk_decl_commit(ctx, px->name, px, &tmp);
+	if (!t)
+		return -1;
 	stk_px_get(px)->table = t;
 	return 0;
+}
+
+struct stktable *stk_table_declare(struct cfg_ctx *ctx, const char *name, const char *peers,
+                                   int argc, char **argv)
+{
+	struct stktable tmp;
+
+	if (stk_decl_parse(ctx, argc, argv, &tmp, 0) == -1)
+		return NULL;
+	tmp.peers_name = (char *)peers;
+	return stk_decl_commit(ctx, name, NULL, &tmp);
 }
 
 /* Lays the data out and allocates the index of every declared table;
@@ -677,7 +861,7 @@ static int stk_postparse(void)
 		size_t off;
 		uint32_t nb = 16;
 
-		if (!t->px) {
+		if (!t->declared) {
 			if (t->ref_file)
 				log_alert("%s:%d: stick-table '%s' not found (no frontend, backend "
 					  "or listen of that name declares a stick-table)",
@@ -704,16 +888,38 @@ static int stk_postparse(void)
 		t->buckets = xcalloc(nb, sizeof(*t->buckets));
 		t->mask = nb - 1;
 		t->pool = pool_create("stick-table", t->esize);
+		t->upd_list.prev = t->upd_list.next = &t->upd_list;
+		t->upd_list.kind = STK_UPD_HEAD;
 		ev_init(&t->timer, stk_timer_cb);
 		t->timer.data = t;
 	}
 	return errors;
 }
 
+void stk_table_free(struct stktable *t)
+{
+	struct stktable **pt;
+
+	while (t->lru_head)
+		stk_remove(t, t->lru_head);
+	if (global.loop && t->buckets)
+		ev_timer_stop(global.loop, &t->timer);
+	for (pt = &stk_list; *pt; pt = &(*pt)->next)
+		if (*pt == t) {
+			*pt = t->next;
+			break;
+		}
+	free(t->buckets);
+	free(t->name);
+	free(t->ref_file);
+	free(t->peers_name);
+	free(t->peers_file);
+	free(t);
+}
+
 static void stk_px_release(struct proxy *px)
 {
 	struct stk_px *sp = px->stk;
-	struct stktable *t, **pt;
 
 	if (!sp)
 		return;
@@ -723,22 +929,8 @@ static void stk_px_release(struct proxy *px)
 		acl_cond_free(r->cond);
 		free(r);
 	}
-	t = sp->table;
-	if (t) {
-		while (t->lru_head)
-			stk_remove(t, t->lru_head);
-		if (global.loop)
-			ev_timer_stop(global.loop, &t->timer);
-		for (pt = &stk_list; *pt; pt = &(*pt)->next)
-			if (*pt == t) {
-				*pt = t->next;
-				break;
-			}
-		free(t->buckets);
-		free(t->name);
-		free(t->ref_file);
-		free(t);
-	}
+	if (sp->table)
+		stk_table_free(sp->table);
 	free(sp);
 	px->stk = NULL;
 }
@@ -754,7 +946,8 @@ static struct proxy_ext stk_ext = { stk_px_inherit, stk_px_release, NULL };
 static struct cfg_kw stk_kws[] = {
 	{ "stick-table", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
 	  .parse = kw_stick_table,
-	  .usage = "type <type> [len <n>] size <n> [expire <time>] [nopurge] [store <data>,...]" },
+	  .usage = "type <type> [len <n>] size <n> [expire <time>] [nopurge] [store <data>,...] "
+		   "[peers <name>]" },
 };
 
 SLUICE_INIT(stk_register)

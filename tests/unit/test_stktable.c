@@ -287,7 +287,7 @@ static void test_config_errors(void **state)
 		"backend st\n  stick-table type ip\n",
 		"backend st\n  stick-table type ip size 0\n",
 		"backend st\n  stick-table type ip len 4 size 1\n",
-		"backend st\n  stick-table type ip size 1 peers p\n",
+		"backend st\n  stick-table type ip size 1 peers\n",
 		"backend st\n  stick-table type ip size 1 store conn_rate\n",
 		"backend st\n  stick-table type ip size 1 store gpc0(1s)\n",
 		"backend st\n  stick-table type ip size 1 store gpc0,gpc0\n",
