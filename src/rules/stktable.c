@@ -647,9 +647,13 @@ static int stk_parse_store(struct cfg_ctx *ctx, struct stktable *t, const char *
 				  stk_dt_name(dt), arr ? "<nb>," : "");
 			return -1;
 		}
-		if (parse_time_ms(period, 1, &t->period[dt], &err) == -1 || !t->period[dt]) {
+		if (parse_time_ms(period, 1, &t->period[dt], &err) == -1)
+			t->period[dt] = 0;
+		else if (!t->period[dt])
+			err = "must be positive";
+		if (!t->period[dt]) {
 			cfg_alert(ctx, "invalid period '%s' for data type '%s': %s", period,
-				  stk_dt_name(dt), t->period[dt] ? err : "must be positive");
+				  stk_dt_name(dt), err);
 			return -1;
 		}
 	} else if (nargs != arr) {
@@ -673,19 +677,21 @@ static int stk_parse_store(struct cfg_ctx *ctx, struct stktable *t, const char *
  * a table stores one or the other, as in HAProxy. Returns 0 or -1. */
 static int stk_check_arrays(struct cfg_ctx *ctx, const struct stktable *t)
 {
-	static const struct { int arr, a, b; } excl[] = {
-		{ STK_DT_GPC, STK_DT_GPC0, STK_DT_GPC1 },
-		{ STK_DT_GPC_RATE, STK_DT_GPC0_RATE, STK_DT_GPC1_RATE },
-		{ STK_DT_GPT, STK_DT_GPT0, STK_DT_GPT0 },
+	static const struct { int arr, a, b; const char *legacy; } excl[] = {
+		{ STK_DT_GPC, STK_DT_GPC0, STK_DT_GPC1, "gpc0 and gpc1, its first elements" },
+		{ STK_DT_GPC_RATE, STK_DT_GPC0_RATE, STK_DT_GPC1_RATE,
+		  "gpc0_rate and gpc1_rate, its first elements" },
+		{ STK_DT_GPT, STK_DT_GPT0, STK_DT_GPT0, "gpt0, its first element" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(excl); i++) {
 		int old = t->off[excl[i].a] >= 0 ? excl[i].a : excl[i].b;
 
 		if (t->off[excl[i].arr] >= 0 && t->off[old] >= 0) {
-			cfg_alert(ctx, "data types '%s' and '%s' cannot be stored in one table: "
-				  "the elements of '%s' are the legacy types", stk_dt_name(excl[i].arr),
-				  stk_dt_name(old), stk_dt_name(excl[i].arr));
+			cfg_alert(ctx, "data types '%s' and '%s' cannot be stored in one table "
+				  "('%s' replaces %s)",
+				  stk_dt_name(excl[i].arr), stk_dt_name(old), stk_dt_name(excl[i].arr),
+				  excl[i].legacy);
 			return -1;
 		}
 	}
