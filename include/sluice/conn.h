@@ -155,6 +155,13 @@ int conn_src_socket(struct conn_src *src, int family, const struct sockaddr_stor
 int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
 		 int keepalive, void (*cb)(struct ev_loop *, ev_io *, int), void *data);
 
+/* HAProxy's connection error code (bc_err) for errno <err> left by a
+ * failed conn_connect_src(): 2-5 (socket limits, memory, family), 8 when
+ * the source address could not be bound (<binding>), 9 no local port left,
+ * 10 the source address in use; 0 for the others (a refused connection is
+ * no connection error in HAProxy's list). */
+int conn_err_code(int err, int binding);
+
 /* conn_connect() with the socket made by conn_src_socket(<src>, ..., <cli>)
  * when <src> is not NULL. Same returns; a socket that cannot be made or
  * prepared leaves c->fd at -1. */

@@ -22,7 +22,9 @@ struct cfg_ctx;
 
 enum stk_key_type { STK_K_IP, STK_K_IPV6, STK_K_INT, STK_K_STR, STK_K_BIN };
 
-/* Stored data types, in the order "show table" prints them (HAProxy's). */
+/* Stored data types, in the order "show table" prints them (HAProxy's:
+ * the order of their peers wire numbers, stk_dt_wire()). gpc, gpc_rate and
+ * gpt are arrays of 1 to STK_DT_NB_MAX elements; the others one value. */
 enum stk_dt {
 	STK_DT_SERVER_ID, STK_DT_GPT0, STK_DT_GPC0, STK_DT_GPC0_RATE,
 	STK_DT_CONN_CNT, STK_DT_CONN_RATE, STK_DT_CONN_CUR,
@@ -31,6 +33,9 @@ enum stk_dt {
 	STK_DT_HTTP_ERR_CNT, STK_DT_HTTP_ERR_RATE,
 	STK_DT_BYTES_IN_CNT, STK_DT_BYTES_IN_RATE,
 	STK_DT_BYTES_OUT_CNT, STK_DT_BYTES_OUT_RATE,
+	STK_DT_GPC1, STK_DT_GPC1_RATE,
+	STK_DT_HTTP_FAIL_CNT, STK_DT_HTTP_FAIL_RATE,
+	STK_DT_GPT, STK_DT_GPC, STK_DT_GPC_RATE,
 	STK_DT_COUNT
 };
 
@@ -48,6 +53,9 @@ struct stk_upd {
 
 /* Entry flags (struct stksess.flags). */
 #define STKSESS_F_REMOTE 0x01   /* its last change was learned from a peer */
+
+/* Most elements of an array data type (gpc(100): gpc0 to gpc99). */
+#define STK_DT_NB_MAX 100
 
 /* An entry: the key, then the stored data at the table's offsets. */
 struct stksess {
@@ -75,6 +83,7 @@ struct stktable {
 	int               need_server_id; /* stick rules use it: stored even if not asked */
 	int               off[STK_DT_COUNT];    /* data offsets from key[], -1: not stored */
 	uint32_t          period[STK_DT_COUNT]; /* rates: their period (ms) */
+	uint8_t           nb[STK_DT_COUNT];     /* elements stored (arrays: 1 to 100, else 1) */
 	size_t            esize;      /* bytes per entry */
 	uint32_t          used;
 	struct stksess  **buckets;
@@ -109,6 +118,19 @@ struct stktable {
 int stk_dt_find(const char *name, size_t len);
 const char *stk_dt_name(int dt);
 int stk_dt_is_rate(int dt);
+/* Whether <dt> is an array (gpc, gpc_rate, gpt). */
+int stk_dt_is_array(int dt);
+/* The number HAProxy's peers protocol gives data type <dt> on the wire. */
+int stk_dt_wire(int dt);
+/* Writes the name "show table" gives element <idx> of <dt> into <out>
+ * ("conn_cnt"; arrays: "gpc3", "gpc3_rate"). */
+void stk_dt_elem_name(int dt, unsigned idx, char *out, size_t size);
+/* Where the legacy counters live in <t>: gpc0/gpc1 (and their rates),
+ * gpt0 are the first elements of the gpc, gpc_rate, gpt arrays when <t>
+ * stores the array (HAProxy forbids both in one table). Returns the data
+ * type to use and sets *<idx> to its element; any other <dt> is returned
+ * as it is with *<idx> 0. */
+int stk_dt_locate(const struct stktable *t, int dt, unsigned *idx);
 /* The largest value data type <dt> holds. */
 int64_t stk_dt_max(int dt);
 
@@ -248,6 +270,22 @@ int stk_upd_pending(const struct stktable *t, const struct stk_upd *c);
 /* Takes cursor <c> out of its list (no effect when unlinked). */
 void stk_upd_unlink(struct stk_upd *c);
 
+/* Whether <t> stores element <idx> of data type <dt>. */
+static inline int stk_dt_stored(const struct stktable *t, int dt, unsigned idx)
+{
+	return t->off[dt] >= 0 && idx < t->nb[dt];
+}
+
+/* The same for element <idx> of an array data type (element 0 of any
+ * other): not stored when <idx> is past the elements the table keeps. */
+void *stk_data_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx);
+int stk_data_get_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx,
+                    int64_t *v);
+int stk_data_set_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx,
+                    int64_t v);
+void stk_data_add_at(const struct stktable *t, struct stksess *ts, int cnt, int rate, unsigned idx,
+                     uint64_t n);
+
 /* ---- tracking (stk_fetch.c): hooks called by stream and http code ---- */
 
 /* The stream ends: every tracked slot is released (conn_cur decremented). */
@@ -259,8 +297,13 @@ void stk_txn_end(struct stream *s);
 /* A new HTTP request (head complete) on <s>: http_req_cnt/rate of its slots. */
 void stk_http_req(struct stream *s);
 
-/* A server's response status <status> for <s>: a 4xx is an HTTP error. */
+/* A server's response status <status> for <s>: a 4xx is an HTTP error, a
+ * 5xx but 501 and 505 an HTTP failure. */
 void stk_http_status(struct stream *s, int status);
+
+/* An HTTP failure of <s>'s server: an invalid response head, or the server
+ * gone or timed out before it (http_fail_cnt/rate). */
+void stk_http_fail(struct stream *s);
 
 /* An HTTP error of <s> made here: invalid request, deny, tarpit (HAProxy
  * 2.6 does not count other local replies such as "return status 404"). */

@@ -236,7 +236,19 @@ struct stream {
 	uint8_t           socks_st;     /* STRM_SOCKS_*: where the handshake stands */
 	uint8_t           socks_got;    /* reply bytes received */
 	unsigned char     socks[9];     /* the request, then the 8-byte reply */
+	uint8_t           fc_err, bc_err; /* why the client's, the server's connection
+	                                     failed: HAProxy's numbers (fc_err), 0: no error */
+	struct stream_pp *pp;           /* the PROXY v2 TLVs kept for fc_pp_* (stream_pp.c),
+	                                   NULL when none */
 };
+
+/* Keeps the TLVs fc_pp_authority and fc_pp_unique_id read from the PROXY
+ * header <hdr> (<len> bytes, complete) the client of <s> sent, when the
+ * configuration uses those fetches (stream_pp.c). */
+void stream_pp_keep(struct stream *s, const char *hdr, size_t len);
+
+/* Frees what stream_pp_keep() kept for <s>. */
+void stream_pp_free(struct stream *s);
 
 #define STRM_SOCKS_SEND  1   /* connecting to the proxy: the request goes once connected */
 #define STRM_SOCKS_REPLY 2   /* the request is sent: its reply is awaited */

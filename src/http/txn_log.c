@@ -340,6 +340,15 @@ void http_count_status(struct stream *s, int status, int to_server)
 	}
 }
 
+void http_count_resp_failed(struct stream *s, int fail)
+{
+	s->be->be_counters.failed_resp++;
+	if (s->ss.target)
+		s->ss.target->counters.failed_resp++;
+	if (fail)
+		stk_http_fail(s);
+}
+
 void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out)
 {
 	if (!s->txn)

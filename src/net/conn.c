@@ -278,6 +278,22 @@ int conn_connect_src(struct conn *c, const struct sockaddr_storage *addr, sockle
 	return errno == EINPROGRESS ? 1 : -1;
 }
 
+int conn_err_code(int err, int binding)
+{
+	switch (err) {
+	case EMFILE: return 2;
+	case ENFILE: return 3;
+	case ENOBUFS:
+	case ENOMEM: return 4;
+	case EAFNOSUPPORT:
+	case EPROTONOSUPPORT: return 5;
+	case EADDRINUSE: return 10;
+	case EADDRNOTAVAIL: return binding ? 8 : 9;
+	case EAGAIN: return 9;   /* connect(): no local port left */
+	default: return binding ? 8 : 0;
+	}
+}
+
 #define SOCKBUF_KW(kw, snd, srv) { kw, CFG_SEC_GLOBAL, CFG_T_SIZE, \
 	offsetof(struct global, sockbuf[snd][srv]), .min = 1024, .max = 1 << 30, \
 	.usage = "a socket buffer size" }

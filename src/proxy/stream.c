@@ -483,6 +483,7 @@ int stream_connect(struct stream *s)
 			      srv->socks4_len ? srv->socks4_len : srv->addrlen,
 			      !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)), srv->src,
 			      &s->cli_addr, stream_io_cb, s);
+	s->bc_err = rc == -1 ? (uint8_t)conn_err_code(errno, s->srv.fd < 0 && srv->src) : 0;
 	if (rc == -1 && s->srv.fd < 0) {
 		log_warning("backend %s: cannot create a socket to server %s: %s", s->be->name,
 			    srv->name, strerror(errno));
@@ -569,6 +570,7 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 	chan_release(&s->res);
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
+	stream_pp_free(s);
 	var_store_free(&s->vars);
 	tcp_rules_stream_release(s);
 
@@ -629,6 +631,7 @@ void stream_give_cli(struct stream *s, struct conn *c, struct buf **rx)
 	stk_stream_end(s);
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
+	stream_pp_free(s);
 	var_store_free(&s->vars);
 	tcp_rules_stream_release(s);
 	stream_be_uncount(s);
@@ -1005,6 +1008,7 @@ static void stream_ssl_failed(struct stream *s, const char *reason)
 		if (n > 0)
 			log_send(&s->fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
 	}
+	s->fc_err = strcmp(reason, "timeout") == 0 ? 26 : 34;   /* SSL handshake timeout, failure */
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
 	stream_close(s, SE_CLI_ABORT, SF_REQ);
@@ -1027,6 +1031,7 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c)
 		if (r < 0) {
 			log_warning("backend %s: server %s: TLS handshake failed: %s", s->be->name,
 				    s->ss.target ? s->ss.target->name : "?", reason);
+			s->bc_err = 34;   /* SSL handshake failure */
 			stream_conn_failed(s, 0);
 			return -1;
 		}
@@ -1082,6 +1087,8 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			stream_ssl_failed(s, "timeout");
 			return;
 		}
+		if (s->state == ST_PROXY)
+			s->fc_err = 13;   /* timeout while waiting for the PROXY header */
 		stream_fail(s, SE_CLI_TO, s->ss.st == SS_EST ? SF_DATA :
 			    s->state == ST_PROXY || s->state == ST_INSPECT ? SF_REQ : SF_CONN);
 		return;
@@ -1131,8 +1138,9 @@ static int stream_start(struct stream *s)
 /* ST_PROXY: looks for the PROXY header in what the client sent. Returns 0
  * (waiting, or the stream moved on), or -1 when the stream was closed. */
 /* The PROXY header is bad or missing: counted, closed. Returns -1. */
-static int stream_proxy_failed(struct stream *s)
+static int stream_proxy_failed(struct stream *s, int err)
 {
+	s->fc_err = (uint8_t)err;   /* HAProxy's CO_ER_PRX_* numbers (fc_err) */
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
 	stream_close(s, SE_PROXY, SF_REQ);
@@ -1162,8 +1170,11 @@ static int stream_read_proxy(struct stream *s)
 		n = pp_parse(b->area + b->head, b->data, &src, &dst, &local, &err);
 	if (n == 0 && !(s->req.flags & CH_F_SHUTR) && (!b || chan_has_room(&s->req)))
 		return 0;
-	if (n <= 0)   /* garbage, or the client left or filled a buffer without a header */
-		return stream_proxy_failed(s);
+	if (n < 0)    /* garbage */
+		return stream_proxy_failed(s, pp_err_code(err));
+	if (n == 0)   /* the client left (11: before a byte) or filled a buffer without a header */
+		return stream_proxy_failed(s, b && b->data ? 14 : 11);
+	stream_pp_keep(s, b->area + b->head, (size_t)n);
 	b->head += (uint32_t)n;
 	b->data -= (uint32_t)n;
 	if (!b->data) {
@@ -1191,6 +1202,7 @@ static int stream_accept_rules(struct stream *s)
 	stk_stream_end(s);   /* what track-sc rules tracked */
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
+	stream_pp_free(s);
 	var_store_free(&s->vars);
 	listener_release(s->li);
 	pool_free(strm.pool, s);
@@ -1226,13 +1238,13 @@ static int stream_read_proxy_exact(struct stream *s)
 	int local, r;
 
 	if (!b && !(b = s->req.buf = buf_get()))
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, 4);
 	if (!b->data)
 		b->head = 0;
 	have = b->data;
 	room = buf_room(b, buf_size());
 	if (!room)
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, 14);
 	n = recv(s->cli.fd, b->area + b->head + have, room, MSG_PEEK);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
 		s->cli.flags &= ~CO_F_RD_READY;
@@ -1240,20 +1252,21 @@ static int stream_read_proxy_exact(struct stream *s)
 		return 0;
 	}
 	if (n <= 0)
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, n == 0 ? (have ? 14 : 11) : 12);
 	r = pp_parse(b->area + b->head, have + (size_t)n, &src, &dst, &local, &err);
 	if (r < 0)
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, pp_err_code(err));
 	/* incomplete: every byte seen belongs to the header */
 	take = r > 0 ? r - (ssize_t)have : n;
 	if (recv(s->cli.fd, b->area + b->head + have, (size_t)take, 0) != take)
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, 12);
 	b->data += (uint32_t)take;
 	s->cli.last_act = tick_ev_now();
 	if (r == 0) {
 		stream_update(s);
 		return 0;
 	}
+	stream_pp_keep(s, b->area + b->head, (size_t)r);
 	chan_release(&s->req);
 	stream_proxy_apply(s, &src, &dst, local);
 	return stream_ssl_begin(s);

@@ -26,27 +26,39 @@
 /* The range a counter takes from "set table" (all are kept in 64 bits). */
 enum stk_dt_kind { DTK_SINT, DTK_UINT, DTK_ULL, DTK_RATE };
 
+/* Each data type: its name, kind, number on the peers protocol's wire
+ * (HAProxy's; 19 is its server_key) and, for an array, the name of its
+ * elements ("show table" prints gpc0, gpc1... for gpc(2)). */
 static const struct {
 	const char      *name;
 	enum stk_dt_kind kind;
+	uint8_t          wire;
+	const char      *elem;
 } stk_dts[STK_DT_COUNT] = {
-	[STK_DT_SERVER_ID]      = { "server_id", DTK_SINT },
-	[STK_DT_GPT0]           = { "gpt0", DTK_UINT },
-	[STK_DT_GPC0]           = { "gpc0", DTK_UINT },
-	[STK_DT_GPC0_RATE]      = { "gpc0_rate", DTK_RATE },
-	[STK_DT_CONN_CNT]       = { "conn_cnt", DTK_UINT },
-	[STK_DT_CONN_RATE]      = { "conn_rate", DTK_RATE },
-	[STK_DT_CONN_CUR]       = { "conn_cur", DTK_UINT },
-	[STK_DT_SESS_CNT]       = { "sess_cnt", DTK_UINT },
-	[STK_DT_SESS_RATE]      = { "sess_rate", DTK_RATE },
-	[STK_DT_HTTP_REQ_CNT]   = { "http_req_cnt", DTK_UINT },
-	[STK_DT_HTTP_REQ_RATE]  = { "http_req_rate", DTK_RATE },
-	[STK_DT_HTTP_ERR_CNT]   = { "http_err_cnt", DTK_UINT },
-	[STK_DT_HTTP_ERR_RATE]  = { "http_err_rate", DTK_RATE },
-	[STK_DT_BYTES_IN_CNT]   = { "bytes_in_cnt", DTK_ULL },
-	[STK_DT_BYTES_IN_RATE]  = { "bytes_in_rate", DTK_RATE },
-	[STK_DT_BYTES_OUT_CNT]  = { "bytes_out_cnt", DTK_ULL },
-	[STK_DT_BYTES_OUT_RATE] = { "bytes_out_rate", DTK_RATE },
+	[STK_DT_SERVER_ID]      = { "server_id", DTK_SINT, 0, NULL },
+	[STK_DT_GPT0]           = { "gpt0", DTK_UINT, 1, NULL },
+	[STK_DT_GPC0]           = { "gpc0", DTK_UINT, 2, NULL },
+	[STK_DT_GPC0_RATE]      = { "gpc0_rate", DTK_RATE, 3, NULL },
+	[STK_DT_CONN_CNT]       = { "conn_cnt", DTK_UINT, 4, NULL },
+	[STK_DT_CONN_RATE]      = { "conn_rate", DTK_RATE, 5, NULL },
+	[STK_DT_CONN_CUR]       = { "conn_cur", DTK_UINT, 6, NULL },
+	[STK_DT_SESS_CNT]       = { "sess_cnt", DTK_UINT, 7, NULL },
+	[STK_DT_SESS_RATE]      = { "sess_rate", DTK_RATE, 8, NULL },
+	[STK_DT_HTTP_REQ_CNT]   = { "http_req_cnt", DTK_UINT, 9, NULL },
+	[STK_DT_HTTP_REQ_RATE]  = { "http_req_rate", DTK_RATE, 10, NULL },
+	[STK_DT_HTTP_ERR_CNT]   = { "http_err_cnt", DTK_UINT, 11, NULL },
+	[STK_DT_HTTP_ERR_RATE]  = { "http_err_rate", DTK_RATE, 12, NULL },
+	[STK_DT_BYTES_IN_CNT]   = { "bytes_in_cnt", DTK_ULL, 13, NULL },
+	[STK_DT_BYTES_IN_RATE]  = { "bytes_in_rate", DTK_RATE, 14, NULL },
+	[STK_DT_BYTES_OUT_CNT]  = { "bytes_out_cnt", DTK_ULL, 15, NULL },
+	[STK_DT_BYTES_OUT_RATE] = { "bytes_out_rate", DTK_RATE, 16, NULL },
+	[STK_DT_GPC1]           = { "gpc1", DTK_UINT, 17, NULL },
+	[STK_DT_GPC1_RATE]      = { "gpc1_rate", DTK_RATE, 18, NULL },
+	[STK_DT_HTTP_FAIL_CNT]  = { "http_fail_cnt", DTK_UINT, 20, NULL },
+	[STK_DT_HTTP_FAIL_RATE] = { "http_fail_rate", DTK_RATE, 21, NULL },
+	[STK_DT_GPT]            = { "gpt", DTK_UINT, 22, "gpt%u" },
+	[STK_DT_GPC]            = { "gpc", DTK_UINT, 23, "gpc%u" },
+	[STK_DT_GPC_RATE]       = { "gpc_rate", DTK_RATE, 24, "gpc%u_rate" },
 };
 
 int stk_dt_find(const char *name, size_t len)
@@ -67,6 +79,52 @@ int stk_dt_is_rate(int dt)
 	return stk_dts[dt].kind == DTK_RATE;
 }
 
+int stk_dt_is_array(int dt)
+{
+	return stk_dts[dt].elem != NULL;
+}
+
+int stk_dt_wire(int dt)
+{
+	return stk_dts[dt].wire;
+}
+
+void stk_dt_elem_name(int dt, unsigned idx, char *out, size_t size)
+{
+	if (stk_dts[dt].elem)
+		snprintf(out, size, stk_dts[dt].elem, idx);
+	else
+		snprintf(out, size, "%s", stk_dts[dt].name);
+}
+
+int stk_dt_locate(const struct stktable *t, int dt, unsigned *idx)
+{
+	int arr = -1;
+
+	*idx = 0;
+	switch (dt) {
+	case STK_DT_GPC1:
+		*idx = 1;
+		/* fall through */
+	case STK_DT_GPC0:
+		arr = STK_DT_GPC;
+		break;
+	case STK_DT_GPC1_RATE:
+		*idx = 1;
+		/* fall through */
+	case STK_DT_GPC0_RATE:
+		arr = STK_DT_GPC_RATE;
+		break;
+	case STK_DT_GPT0:
+		arr = STK_DT_GPT;
+		break;
+	}
+	if (arr >= 0 && t->off[arr] >= 0)
+		return arr;
+	*idx = 0;
+	return dt;
+}
+
 int64_t stk_dt_max(int dt)
 {
 	switch (stk_dts[dt].kind) {
@@ -79,6 +137,7 @@ int64_t stk_dt_max(int dt)
 	}
 }
 
+/* Bytes of one element of <dt>. */
 static size_t stk_dt_size(int dt)
 {
 	return stk_dts[dt].kind == DTK_RATE ? sizeof(struct freq_prd) : sizeof(int64_t);
@@ -101,11 +160,19 @@ uint32_t stk_now(void)
 	return (uint32_t)stk_clock();
 }
 
-/* Counters are kept in 64 bits whatever their range (an entry's data is
- * laid out in 8-byte steps anyway); rates are a struct freq_prd. */
-int stk_data_get(const struct stktable *t, struct stksess *ts, int dt, int64_t *v)
+void *stk_data_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx)
 {
-	void *p = stk_data(t, ts, dt);
+	if (t->off[dt] < 0 || idx >= t->nb[dt])
+		return NULL;
+	return ts->key + t->off[dt] + idx * stk_dt_size(dt);
+}
+
+/* Counters are kept in 64 bits whatever their range (an entry's data is
+ * laid out in 8-byte steps anyway); rates are a struct freq_prd; the
+ * elements of an array follow each other. */
+int stk_data_get_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx, int64_t *v)
+{
+	void *p = stk_data_at(t, ts, dt, idx);
 
 	if (!p)
 		return 0;
@@ -116,9 +183,14 @@ int stk_data_get(const struct stktable *t, struct stksess *ts, int dt, int64_t *
 	return 1;
 }
 
-int stk_data_set(const struct stktable *t, struct stksess *ts, int dt, int64_t v)
+int stk_data_get(const struct stktable *t, struct stksess *ts, int dt, int64_t *v)
 {
-	void *p = stk_data(t, ts, dt);
+	return stk_data_get_at(t, ts, dt, 0, v);
+}
+
+int stk_data_set_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx, int64_t v)
+{
+	void *p = stk_data_at(t, ts, dt, idx);
 
 	if (!p)
 		return 0;
@@ -132,6 +204,23 @@ int stk_data_set(const struct stktable *t, struct stksess *ts, int dt, int64_t v
 	}
 	stk_changed((struct stktable *)t, ts);
 	return 1;
+}
+
+int stk_data_set(const struct stktable *t, struct stksess *ts, int dt, int64_t v)
+{
+	return stk_data_set_at(t, ts, dt, 0, v);
+}
+
+void stk_data_add_at(const struct stktable *t, struct stksess *ts, int cnt, int rate, unsigned idx,
+                     uint64_t n)
+{
+	int64_t *c;
+	void *p;
+
+	if (cnt >= 0 && (c = stk_data_at(t, ts, cnt, idx)))
+		*c += (int64_t)n;
+	if (rate >= 0 && (p = stk_data_at(t, ts, rate, idx)))
+		freq_prd_add(p, t->period[rate], stk_now(), (uint32_t)n);
 }
 
 void stk_data_add(const struct stktable *t, struct stksess *ts, int cnt, int rate, uint64_t n)
@@ -637,40 +726,77 @@ const char *stk_key_type_name(enum stk_key_type k)
 	return stk_key_names[k];
 }
 
-/* "conn_rate(10s)", "gpc0": one data type of "store". Returns 0 or -1. */
+/* "conn_rate(10s)", "gpc0", "gpc(4)", "gpc_rate(4,10s)": one data type of
+ * "store" (<w>, its arguments in parentheses). Returns 0 or -1. */
 static int stk_parse_store(struct cfg_ctx *ctx, struct stktable *t, const char *w)
 {
 	size_t n = strcspn(w, "(");
-	int dt = stk_dt_find(w, n);
+	int dt = stk_dt_find(w, n), arr, nargs = 0;
+	char args[64], *period = NULL;
 	const char *err;
+	long nb = 1;
 
 	if (dt < 0) {
-		cfg_alert(ctx, "unknown data type '%.*s' in 'store' (expects server_id, gpc0, "
-			  "gpc0_rate(<period>), gpt0, conn_cnt, conn_cur, conn_rate(<period>), "
+		cfg_alert(ctx, "unknown data type '%.*s' in 'store' (expects server_id, gpc(<nb>), "
+			  "gpc_rate(<nb>,<period>), gpt(<nb>), gpc0, gpc0_rate(<period>), gpc1, "
+			  "gpc1_rate(<period>), gpt0, conn_cnt, conn_cur, conn_rate(<period>), "
 			  "sess_cnt, sess_rate(<period>), http_req_cnt, http_req_rate(<period>), "
-			  "http_err_cnt, http_err_rate(<period>), bytes_in_cnt, bytes_out_cnt, "
+			  "http_err_cnt, http_err_rate(<period>), http_fail_cnt, "
+			  "http_fail_rate(<period>), bytes_in_cnt, bytes_out_cnt, "
 			  "bytes_in_rate(<period>), bytes_out_rate(<period>))", (int)n, w);
 		return -1;
 	}
-	if (stk_dt_is_rate(dt)) {
-		char per[32];
-		size_t pl;
+	arr = stk_dt_is_array(dt);
+	if (w[n]) {
+		size_t al = strlen(w + n + 1);
 
-		if (w[n] != '(' || (pl = strlen(w + n + 1)) < 2 || w[n + pl] != ')' ||
-		    pl - 1 >= sizeof(per)) {
-			cfg_alert(ctx, "data type '%s' expects a period: '%s(<period>)'", w,
+		if (al < 2 || w[n + al] != ')' || al - 1 >= sizeof(args)) {
+			cfg_alert(ctx, "invalid arguments in '%s' (expects '%s%s')", w,
+				  stk_dt_name(dt), arr ? (stk_dt_is_rate(dt) ? "(<nb>,<period>)" : "(<nb>)")
+				  : "(<period>)");
+			return -1;
+		}
+		memcpy(args, w + n + 1, al - 1);
+		args[al - 1] = '\0';
+		nargs = 1;
+		period = args;
+		if (arr) {
+			char *comma = strchr(args, ',');
+
+			if (comma) {
+				*comma = '\0';
+				period = comma + 1;
+				nargs = 2;
+			}
+			if (parse_int(args, 1, STK_DT_NB_MAX, &nb, &err) == -1) {
+				cfg_alert(ctx, "invalid number of elements '%s' for data type '%s' "
+					  "(expects 1 to %d)", args, stk_dt_name(dt), STK_DT_NB_MAX);
+				return -1;
+			}
+		}
+	}
+	if (stk_dt_is_rate(dt)) {
+		if (nargs != 1 + arr) {
+			cfg_alert(ctx, "data type '%s' expects %s: '%s(%s<period>)'", w,
+				  arr ? "a number of elements and a period" : "a period",
+				  stk_dt_name(dt), arr ? "<nb>," : "");
+			return -1;
+		}
+		if (parse_time_ms(period, 1, &t->period[dt], &err) == -1)
+			t->period[dt] = 0;
+		else if (!t->period[dt])
+			err = "must be positive";
+		if (!t->period[dt]) {
+			cfg_alert(ctx, "invalid period '%s' for data type '%s': %s", period,
+				  stk_dt_name(dt), err);
+			return -1;
+		}
+	} else if (nargs != arr) {
+		if (arr)
+			cfg_alert(ctx, "data type '%s' expects a number of elements: '%s(<nb>)'", w,
 				  stk_dt_name(dt));
-			return -1;
-		}
-		memcpy(per, w + n + 1, pl - 1);
-		per[pl - 1] = '\0';
-		if (parse_time_ms(per, 1, &t->period[dt], &err) == -1 || !t->period[dt]) {
-			cfg_alert(ctx, "invalid period '%s' for data type '%s': %s", per,
-				  stk_dt_name(dt), t->period[dt] ? err : "must be positive");
-			return -1;
-		}
-	} else if (w[n]) {
-		cfg_alert(ctx, "data type '%s' takes no argument", stk_dt_name(dt));
+		else
+			cfg_alert(ctx, "data type '%s' takes no argument", stk_dt_name(dt));
 		return -1;
 	}
 	if (t->off[dt] >= 0) {
@@ -678,6 +804,56 @@ static int stk_parse_store(struct cfg_ctx *ctx, struct stktable *t, const char *
 		return -1;
 	}
 	t->off[dt] = 0;   /* laid out at post-parse */
+	t->nb[dt] = (uint8_t)nb;
+	return 0;
+}
+
+/* The arrays take the place of the legacy types (their first elements):
+ * a table stores one or the other, as in HAProxy. Returns 0 or -1. */
+static int stk_check_arrays(struct cfg_ctx *ctx, const struct stktable *t)
+{
+	static const struct { int arr, a, b; const char *legacy; } excl[] = {
+		{ STK_DT_GPC, STK_DT_GPC0, STK_DT_GPC1, "gpc0 and gpc1, its first elements" },
+		{ STK_DT_GPC_RATE, STK_DT_GPC0_RATE, STK_DT_GPC1_RATE,
+		  "gpc0_rate and gpc1_rate, its first elements" },
+		{ STK_DT_GPT, STK_DT_GPT0, STK_DT_GPT0, "gpt0, its first element" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(excl); i++) {
+		int old = t->off[excl[i].a] >= 0 ? excl[i].a : excl[i].b;
+
+		if (t->off[excl[i].arr] >= 0 && t->off[old] >= 0) {
+			cfg_alert(ctx, "data types '%s' and '%s' cannot be stored in one table "
+				  "('%s' replaces %s)",
+				  stk_dt_name(excl[i].arr), stk_dt_name(old), stk_dt_name(excl[i].arr),
+				  excl[i].legacy);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Splits a "store" list at the commas outside parentheses ("gpc_rate(2,10s)"
+ * is one type) and parses each type. Returns 0 or -1. */
+static int stk_parse_store_list(struct cfg_ctx *ctx, struct stktable *t, const char *list)
+{
+	while (*list) {
+		size_t n = 0;
+		int depth = 0;
+		char w[96];
+
+		for (; list[n] && (depth || list[n] != ','); n++)
+			depth += list[n] == '(' ? 1 : list[n] == ')' ? -1 : 0;
+		if (!n || n >= sizeof(w)) {
+			cfg_alert(ctx, "invalid data type '%.*s' in 'store'", (int)n, list);
+			return -1;
+		}
+		memcpy(w, list, n);
+		w[n] = '\0';
+		if (stk_parse_store(ctx, t, w) == -1)
+			return -1;
+		list += n + (list[n] == ',');
+	}
 	return 0;
 }
 
@@ -761,22 +937,16 @@ static int stk_decl_parse(struct cfg_ctx *ctx, int argc, char **argv, struct stk
 			}
 		} else if (strcmp(a, "peers") == 0) {
 			tmp->peers_name = argv[i];
-		} else {
-			char *list = xstrdup(argv[i]), *save = NULL;
-			int bad = 0;
-
-			for (char *w = strtok_r(list, ",", &save); w && !bad;
-			     w = strtok_r(NULL, ",", &save))
-				bad = stk_parse_store(ctx, tmp, w) == -1;
-			free(list);
-			if (bad)
-				return -1;
+		} else if (stk_parse_store_list(ctx, tmp, argv[i]) == -1) {
+			return -1;
 		}
 	}
 	if (!has_size) {
 		cfg_alert(ctx, "missing 'size <n>'");
 		return -1;
 	}
+	if (stk_check_arrays(ctx, tmp) == -1)
+		return -1;
 	switch (tmp->type) {
 	case STK_K_IP:
 	case STK_K_INT:
@@ -811,6 +981,7 @@ static struct stktable *stk_decl_commit(struct cfg_ctx *ctx, const char *name,
 	t->key_size = tmp->key_size;
 	memcpy(t->off, tmp->off, sizeof(t->off));
 	memcpy(t->period, tmp->period, sizeof(t->period));
+	memcpy(t->nb, tmp->nb, sizeof(t->nb));
 	if (tmp->peers_name) {
 		t->peers_name = xstrdup(tmp->peers_name);
 		t->peers_file = xstrdup(ctx->file);
@@ -873,14 +1044,16 @@ static int stk_postparse(void)
 			errors++;
 			continue;
 		}
-		if (t->need_server_id && t->off[STK_DT_SERVER_ID] < 0)
+		if (t->need_server_id && t->off[STK_DT_SERVER_ID] < 0) {
 			t->off[STK_DT_SERVER_ID] = 0;
+			t->nb[STK_DT_SERVER_ID] = 1;
+		}
 		off = (t->key_size + 7) & ~(size_t)7;
 		for (int dt = 0; dt < STK_DT_COUNT; dt++) {
 			if (t->off[dt] < 0)
 				continue;
 			t->off[dt] = (int)off;
-			off += (stk_dt_size(dt) + 7) & ~(size_t)7;
+			off += (stk_dt_size(dt) * t->nb[dt] + 7) & ~(size_t)7;
 		}
 		t->esize = sizeof(struct stksess) + off;
 		while (nb < t->size && nb < (1u << 20))
