@@ -55,6 +55,8 @@ struct dstr;
  * bitfield: 0-16 are sluice's (enum stk_dt, same numbers), the others are
  * decoded to be skipped. */
 #define PEER_DT_KNOWN   25
+#define PEER_DT_ARRAY0  22      /* the first array type: gpt, then gpc, gpc_rate */
+#define PEER_ARRAY_MAX  100     /* elements of an array type, at most (HAProxy's limit) */
 #define PEER_DT_SERVER_KEY 19   /* a dictionary entry */
 
 enum peer_dk {
@@ -138,7 +140,7 @@ struct peer_tdef {
 	uint64_t    data;        /* bitfield of data types */
 	uint64_t    expire;      /* ms */
 	uint32_t    period[PEER_DT_KNOWN];  /* frequency counters */
-	uint32_t    nelem[PEER_DT_KNOWN];   /* arrays (received only) */
+	uint32_t    nelem[PEER_DT_KNOWN];   /* arrays: their elements */
 };
 
 /* Decodes a definition's body. Returns 0, -1 when malformed (truncated, a
@@ -166,8 +168,16 @@ struct peer_upd {
 	                                   order; others: key_len bytes */
 	size_t               klen;
 	struct peer_val      val[PEER_DT_KNOWN];  /* the scalar and frequency types of the
-	                                             definition (others skipped) */
+	                                             definition (a dictionary is skipped) */
+	struct peer_val      arr[PEER_DT_KNOWN - PEER_DT_ARRAY0][PEER_ARRAY_MAX]; /* arrays */
 };
+
+/* Element <i> of data type <bit> of <u>: val[bit] for a scalar (i 0),
+ * an element of arr[] for an array type. */
+static inline struct peer_val *peer_upd_val(struct peer_upd *u, unsigned bit, uint32_t i)
+{
+	return bit >= PEER_DT_ARRAY0 ? &u->arr[bit - PEER_DT_ARRAY0][i] : &u->val[bit];
+}
 
 /* Decodes the body of update message <type> for table definition <d>.
  * Returns 0 or -1 (malformed; bytes after the data are ignored). */
@@ -175,8 +185,8 @@ int peer_upd_decode(uint8_t type, const unsigned char *p, size_t n, const struct
                     struct peer_upd *u);
 
 /* Appends update <u> (its type says which fields are present) of a table
- * defined by <d> (no dictionary or array type). Returns 0 or -1. */
-int peer_msg_put_update(struct dstr *out, const struct peer_tdef *d, const struct peer_upd *u);
+ * defined by <d> (no dictionary type). Returns 0 or -1. */
+int peer_msg_put_update(struct dstr *out, const struct peer_tdef *d, struct peer_upd *u);
 
 /* Decodes an acknowledgement's body. Returns 0 or -1. */
 int peer_ack_decode(const unsigned char *p, size_t n, uint64_t *table_id, uint32_t *upd);

@@ -218,20 +218,20 @@ int stk_data_set(const struct stktable *t, struct stksess *ts, int dt, int64_t v
 /* Adds <n> to counter <cnt> and to rate <rate> (either may be absent). */
 void stk_data_add(const struct stktable *t, struct stksess *ts, int cnt, int rate, uint64_t n);
 
-/* Sets counter <dt> (not a rate) to <v> without telling the peers: a
- * value learned from one. Returns 1, or 0 when not stored. */
-int stk_data_put(const struct stktable *t, struct stksess *ts, int dt, int64_t v);
+/* Sets element <idx> of counter <dt> (not a rate) to <v> without telling
+ * the peers: a value learned from one. Returns 1, or 0 when not stored. */
+int stk_data_put_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx, int64_t v);
 
-/* The state of rate <dt> of <ts>, moved to the period holding now: the ms
- * since that period began, its count and the previous period's. Returns 1,
- * or 0 when not stored. */
-int stk_rate_get(const struct stktable *t, struct stksess *ts, int dt, uint32_t *elapsed,
-                 uint32_t *curr, uint32_t *prev);
+/* The state of element <idx> of rate <dt> of <ts>, moved to the period
+ * holding now: the ms since that period began, its count and the previous
+ * period's. Returns 1, or 0 when not stored. */
+int stk_rate_get_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx,
+                    uint32_t *elapsed, uint32_t *curr, uint32_t *prev);
 
-/* Sets rate <dt> of <ts> from such a state (a peer's), without telling the
- * peers. Returns 1, or 0 when not stored. */
-int stk_rate_put(const struct stktable *t, struct stksess *ts, int dt, uint32_t elapsed,
-                 uint32_t curr, uint32_t prev);
+/* Sets element <idx> of rate <dt> of <ts> from such a state (a peer's),
+ * without telling the peers. Returns 1, or 0 when not stored. */
+int stk_rate_put_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx,
+                    uint32_t elapsed, uint32_t curr, uint32_t prev);
 
 /* ---- the update order of replicated tables (peers.c reads it) ----
  * Every change of an entry's data (stk_data_set(), stk_data_add(), a

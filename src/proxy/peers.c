@@ -337,14 +337,19 @@ static void push_entry(struct peer_sess *ps, int i, struct stksess *ts, int time
 	if (timed)
 		u.expire = t->expire && ts->exp > now ? (uint32_t)MIN(ts->exp - now, UINT32_MAX) : 0;
 	for (int dt = 0; dt < STK_DT_COUNT; dt++) {
-		int64_t v;
+		unsigned bit = (unsigned)stk_dt_wire(dt);
 
 		if (t->off[dt] < 0)
 			continue;
-		if (stk_dt_is_rate(dt))
-			stk_rate_get(t, ts, dt, &u.val[dt].elapsed, &u.val[dt].curr, &u.val[dt].prev);
-		else if (stk_data_get(t, ts, dt, &v))
-			u.val[dt].v = dt == STK_DT_SERVER_ID ? (uint32_t)v : (uint64_t)MAX(v, 0);
+		for (unsigned e = 0; e < t->nb[dt]; e++) {
+			struct peer_val *v = peer_upd_val(&u, bit, e);
+			int64_t x;
+
+			if (stk_dt_is_rate(dt))
+				stk_rate_get_at(t, ts, dt, e, &v->elapsed, &v->curr, &v->prev);
+			else if (stk_data_get_at(t, ts, dt, e, &x))
+				v->v = dt == STK_DT_SERVER_ID ? (uint32_t)x : (uint64_t)MAX(x, 0);
+		}
 	}
 	peer_msg_put_update(&ps->out, &pt->def, &u);
 	st->last_pushed = ts->upd.id;
@@ -710,7 +715,7 @@ static int msg_define(struct peer_sess *ps, const struct peer_msg *m)
 		       (unsigned long long)d.data);
 		return 0;
 	}
-	if ((d.data & ((1ull << STK_DT_COUNT) - 1)) != pt->def.data)
+	if (d.data != pt->def.data)
 		ps_log(s, LOG_L_NOTICE, "table '%s' stores other data types on %s (0x%llx there, "
 		       "0x%llx here): only those both store are learnt",
 		       name, ps_who(ps, who, sizeof(who)), (unsigned long long)d.data,
@@ -774,14 +779,22 @@ static int msg_update(struct peer_sess *ps, const struct peer_msg *m)
 	if (!ts)
 		return 0;   /* full of entries in use */
 	for (int dt = 0; dt < STK_DT_COUNT; dt++) {
-		if (!(rt->def.data & ((uint64_t)1 << dt)) || dt == STK_DT_CONN_CUR)
+		unsigned bit = (unsigned)stk_dt_wire(dt);
+		uint32_t n = stk_dt_is_array(dt) ? MIN(t->nb[dt], rt->def.nelem[bit]) : 1;
+
+		if (!(rt->def.data & ((uint64_t)1 << bit)) || dt == STK_DT_CONN_CUR)
 			continue;
-		if (stk_dt_is_rate(dt))
-			stk_rate_put(t, ts, dt, u.val[dt].elapsed, u.val[dt].curr, u.val[dt].prev);
-		else if (dt == STK_DT_SERVER_ID)
-			stk_data_put(t, ts, dt, (int32_t)(uint32_t)u.val[dt].v);
-		else
-			stk_data_put(t, ts, dt, (int64_t)MIN(u.val[dt].v, (uint64_t)stk_dt_max(dt)));
+		for (unsigned i = 0; i < n; i++) {
+			const struct peer_val *v = peer_upd_val(&u, bit, i);
+
+			if (stk_dt_is_rate(dt))
+				stk_rate_put_at(t, ts, dt, i, v->elapsed, v->curr, v->prev);
+			else if (dt == STK_DT_SERVER_ID)
+				stk_data_put_at(t, ts, dt, i, (int32_t)(uint32_t)v->v);
+			else
+				stk_data_put_at(t, ts, dt, i,
+						(int64_t)MIN(v->v, (uint64_t)stk_dt_max(dt)));
+		}
 	}
 	if (m->type == PEER_STKT_UPDATE_TIMED || m->type == PEER_STKT_INCUPDATE_TIMED)
 		stk_set_exp(t, ts, t->expire ? MIN(u.expire, t->expire) : 0);

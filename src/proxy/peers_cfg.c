@@ -410,11 +410,15 @@ static void peers_table_define(struct peers_table *pt)
 	pt->def.key_len = t->key_size + (t->type == STK_K_STR);
 	pt->def.expire = t->expire;
 	for (int dt = 0; dt < STK_DT_COUNT; dt++) {
+		unsigned bit = (unsigned)stk_dt_wire(dt);
+
 		if (t->off[dt] < 0)
 			continue;
-		pt->def.data |= (uint64_t)1 << dt;
+		pt->def.data |= (uint64_t)1 << bit;
 		if (stk_dt_is_rate(dt))
-			pt->def.period[dt] = t->period[dt];
+			pt->def.period[bit] = t->period[dt];
+		if (stk_dt_is_array(dt))
+			pt->def.nelem[bit] = t->nb[dt];
 	}
 }
 

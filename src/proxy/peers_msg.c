@@ -345,7 +345,7 @@ int peer_tdef_decode(const unsigned char *p, size_t n, struct peer_tdef *d)
 			return -1;
 		if (k != PEER_DK_FREQ) {
 			v = rd_varint(&r);
-			if (r.bad || !v || v > 64)
+			if (r.bad || !v || v > PEER_ARRAY_MAX)
 				return -1;
 			d->nelem[bit] = (uint32_t)v;
 		}
@@ -368,9 +368,16 @@ int peer_msg_put_define(struct dstr *out, const struct peer_tdef *d)
 	ret = put_varint(bp, d->id) || put_varint(bp, d->nlen) || dstr_add(bp, d->name, d->nlen) ||
 	      put_varint(bp, d->key_type) || put_varint(bp, d->key_len) ||
 	      put_varint(bp, d->data) || put_varint(bp, d->expire);
-	for (unsigned bit = 0; bit < PEER_DT_KNOWN && !ret; bit++)
-		if ((d->data & ((uint64_t)1 << bit)) && peer_dt_kind(bit) == PEER_DK_FREQ)
-			ret = put_varint(bp, bit) || put_varint(bp, d->period[bit]);
+	for (unsigned bit = 0; bit < PEER_DT_KNOWN && !ret; bit++) {
+		enum peer_dk k = peer_dt_kind(bit);
+
+		if (!(d->data & ((uint64_t)1 << bit)) || k == PEER_DK_UINT || k == PEER_DK_DICT)
+			continue;
+		/* as read by peer_tdef_decode(): the type, an array's size, a period */
+		ret = put_varint(bp, bit) ||
+		      (k != PEER_DK_FREQ && put_varint(bp, d->nelem[bit])) ||
+		      (k != PEER_DK_ARRAY && put_varint(bp, d->period[bit]));
+	}
 	if (ret == 0)
 		ret = put_stkt(out, PEER_STKT_DEFINE, bp);
 	return ret ? -1 : 0;
@@ -436,12 +443,16 @@ int peer_upd_decode(uint8_t type, const unsigned char *p, size_t n, const struct
 			rd_bytes(&r, x);
 			break;
 		case PEER_DK_ARRAY:
-			for (uint32_t i = 0; i < d->nelem[bit]; i++)
-				rd_varint(&r);
+			for (uint32_t i = 0; i < d->nelem[bit] && i < PEER_ARRAY_MAX; i++)
+				peer_upd_val(u, bit, i)->v = rd_varint(&r);
 			break;
 		case PEER_DK_ARRAY_FREQ:
-			for (uint32_t i = 0; i < 3 * d->nelem[bit]; i++)
-				rd_varint(&r);
+			for (uint32_t i = 0; i < d->nelem[bit] && i < PEER_ARRAY_MAX; i++) {
+				v = peer_upd_val(u, bit, i);
+				v->elapsed = (uint32_t)rd_varint(&r);
+				v->curr = (uint32_t)rd_varint(&r);
+				v->prev = (uint32_t)rd_varint(&r);
+			}
 			break;
 		case PEER_DK_NONE:
 			return -1;
@@ -450,7 +461,7 @@ int peer_upd_decode(uint8_t type, const unsigned char *p, size_t n, const struct
 	return r.bad ? -1 : 0;
 }
 
-int peer_msg_put_update(struct dstr *out, const struct peer_tdef *d, const struct peer_upd *u)
+int peer_msg_put_update(struct dstr *out, const struct peer_tdef *d, struct peer_upd *u)
 {
 	struct dstr *bp = body_begin();
 	uint32_t w;
@@ -469,15 +480,21 @@ int peer_msg_put_update(struct dstr *out, const struct peer_tdef *d, const struc
 	if (!ret)
 		ret = dstr_add(bp, (const char *)u->key, u->klen);
 	for (unsigned bit = 0; bit < PEER_DT_KNOWN && !ret; bit++) {
-		const struct peer_val *v = &u->val[bit];
+		enum peer_dk k = peer_dt_kind(bit);
+		uint32_t n = k == PEER_DK_ARRAY || k == PEER_DK_ARRAY_FREQ ?
+			     MIN(d->nelem[bit], PEER_ARRAY_MAX) : 1;
 
 		if (!(d->data & ((uint64_t)1 << bit)))
 			continue;
-		if (peer_dt_kind(bit) == PEER_DK_FREQ)
-			ret = put_varint(bp, v->elapsed) || put_varint(bp, v->curr) ||
-			      put_varint(bp, v->prev);
-		else
-			ret = put_varint(bp, v->v);
+		for (uint32_t i = 0; i < n && !ret; i++) {
+			const struct peer_val *v = peer_upd_val(u, bit, i);
+
+			if (k == PEER_DK_FREQ || k == PEER_DK_ARRAY_FREQ)
+				ret = put_varint(bp, v->elapsed) || put_varint(bp, v->curr) ||
+				      put_varint(bp, v->prev);
+			else
+				ret = put_varint(bp, v->v);
+		}
 	}
 	if (ret == 0)
 		ret = put_stkt(out, u->type, bp);

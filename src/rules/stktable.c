@@ -221,6 +221,7 @@ void stk_data_add_at(const struct stktable *t, struct stksess *ts, int cnt, int 
 		*c += (int64_t)n;
 	if (rate >= 0 && (p = stk_data_at(t, ts, rate, idx)))
 		freq_prd_add(p, t->period[rate], stk_now(), (uint32_t)n);
+	stk_changed((struct stktable *)t, ts);
 }
 
 void stk_data_add(const struct stktable *t, struct stksess *ts, int cnt, int rate, uint64_t n)
@@ -234,9 +235,9 @@ void stk_data_add(const struct stktable *t, struct stksess *ts, int cnt, int rat
 	stk_changed((struct stktable *)t, ts);
 }
 
-int stk_data_put(const struct stktable *t, struct stksess *ts, int dt, int64_t v)
+int stk_data_put_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx, int64_t v)
 {
-	void *p = stk_data(t, ts, dt);
+	void *p = stk_data_at(t, ts, dt, idx);
 
 	if (!p || stk_dts[dt].kind == DTK_RATE)
 		return 0;
@@ -244,10 +245,10 @@ int stk_data_put(const struct stktable *t, struct stksess *ts, int dt, int64_t v
 	return 1;
 }
 
-int stk_rate_get(const struct stktable *t, struct stksess *ts, int dt, uint32_t *elapsed,
-                 uint32_t *curr, uint32_t *prev)
+int stk_rate_get_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx,
+                    uint32_t *elapsed, uint32_t *curr, uint32_t *prev)
 {
-	struct freq_prd *f = stk_data(t, ts, dt);
+	struct freq_prd *f = stk_data_at(t, ts, dt, idx);
 	uint32_t now = stk_now();
 
 	if (!f || stk_dts[dt].kind != DTK_RATE)
@@ -259,10 +260,10 @@ int stk_rate_get(const struct stktable *t, struct stksess *ts, int dt, uint32_t 
 	return 1;
 }
 
-int stk_rate_put(const struct stktable *t, struct stksess *ts, int dt, uint32_t elapsed,
-                 uint32_t curr, uint32_t prev)
+int stk_rate_put_at(const struct stktable *t, struct stksess *ts, int dt, unsigned idx,
+                    uint32_t elapsed, uint32_t curr, uint32_t prev)
 {
-	struct freq_prd *f = stk_data(t, ts, dt);
+	struct freq_prd *f = stk_data_at(t, ts, dt, idx);
 
 	if (!f || stk_dts[dt].kind != DTK_RATE)
 		return 0;
