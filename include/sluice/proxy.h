@@ -137,6 +137,7 @@ struct proxy {
 	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
 	struct comp_px        *comp;         /* compression settings (comp.h) */
 	struct conn_src       *conn_src;     /* "source" of a backend (srv_src.c, conn.h) */
+	struct pxlog_px       *pxlog;        /* log-tag, log-format-sd, error-log-format (px_log.c) */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */
