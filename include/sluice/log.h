@@ -40,6 +40,7 @@ struct logger {
 struct log_list {
 	struct logger *head;
 	int            use_global;         /* "log global" was given */
+	const char    *tag;                /* a proxy's log-tag (not owned), NULL: the global one */
 };
 
 /* Sets the tag and hostname stamped on syslog lines. */
@@ -53,6 +54,11 @@ int log_open(struct log_list *l);
  * <l> says "log global"). Never blocks: a target that cannot take the line
  * drops it and counts it. */
 void log_send(const struct log_list *l, int level, const char *msg, size_t len);
+
+/* The same with <sd> (<sdlen> bytes, none when 0) as the structured data
+ * of rfc5424 lines (log-format-sd); other formats leave it out. */
+void log_send_sd(const struct log_list *l, int level, const char *sd, size_t sdlen,
+                 const char *msg, size_t len);
 
 /* Number of log lines dropped since start-up. */
 unsigned long log_dropped(void);

@@ -54,6 +54,28 @@ void var_unset(const struct var_ref *ref, struct stream *s);
  * 1, or 0 when it is not set. */
 int var_get(const struct var_ref *ref, struct stream *s, struct sample *smp);
 
+/* A converter argument that is either a constant or names a variable, as
+ * HAProxy reads the keys of hmac, aes_gcm_dec and jwt_verify: the text is a
+ * variable when it is "<scope>.<name>" with a known scope, else constant. */
+struct var_or_const {
+	int            is_var;   /* 1: <ref> is read at run time; 0: <data> */
+	struct var_ref ref;
+	char          *data;     /* the constant (NUL-terminated copy), or NULL */
+	size_t         len;
+};
+
+/* Compiles argument text <s> (<len> bytes). Returns an allocated struct
+ * (free with var_or_const_free(), a release function for smp_arg). */
+struct var_or_const *var_or_const_new(const char *s, size_t len);
+void var_or_const_free(void *vc);
+
+/* The value of <vc> for stream <s>: the constant, or the variable's
+ * value as text (cast to a string when it is not one). Returns 1 with
+ * <*p>, <*len> set (valid until the next sample evaluation), or 0 when
+ * the variable is not set. */
+int var_or_const_get(const struct var_or_const *vc, struct stream *s, const char **p,
+                     size_t *len);
+
 /* Frees every variable of <st> (not <st> itself). */
 void var_store_clear(struct var_store *st);
 

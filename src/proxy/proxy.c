@@ -434,6 +434,9 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("srvtcpka", PR_O_SRV_KA, CFG_SEC_BE),
 	PX_OPTION("socket-stats", PR_O_SOCKET_STATS, CFG_SEC_FE),
 	PX_OPTION("allbackups", PR_O_ALLBACKUPS, CFG_SEC_BE),
+	/* no bit: traffic counters already grow as bytes pass (stream.c), what
+	 * the option asks HAProxy to do */
+	PX_OPTION("contstats", 0, CFG_SEC_FE),
 };
 
 /* A bind line with "id N" numbers its sockets N, N+1, ...: one run. */

@@ -24,6 +24,7 @@
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
+#include <sluice/px_tcp.h>
 #include <sluice/proxyproto.h>
 #include <sluice/sample.h>
 #include <sluice/server.h>
@@ -481,7 +482,7 @@ int stream_connect(struct stream *s)
 		return stream_conn_failed(s, 0);   /* not IPv4: "init-addr" gave another */
 	rc = conn_connect_src(&s->srv, srv->socks4_len ? &srv->socks4 : &addr,
 			      srv->socks4_len ? srv->socks4_len : srv->addrlen,
-			      !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)), srv->src,
+			      px_tcp_opts(s->be, 1), srv->src,
 			      &s->cli_addr, stream_io_cb, s);
 	s->bc_err = rc == -1 ? (uint8_t)conn_err_code(errno, s->srv.fd < 0 && srv->src) : 0;
 	if (rc == -1 && s->srv.fd < 0) {
@@ -1307,7 +1308,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	s->cli.flags = CO_F_CONNECTED;
 	if (addr->ss_family != AF_UNIX) {
 		s->cli.flags |= CO_F_TCP;
-		conn_setup_tcp(fd, !!(fe->options & (PR_O_TCP_KA | PR_O_CLI_KA)), 0);
+		conn_setup_tcp(fd, px_tcp_opts(fe, 0), 0);
 	}
 	if (tcp_rules_has(fe, TCP_RS_CONN) && stream_accept_rules(s) == -1)
 		return;

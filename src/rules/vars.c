@@ -236,6 +236,53 @@ void var_store_free(struct var_store **st)
 	*st = NULL;
 }
 
+struct var_or_const *var_or_const_new(const char *s, size_t len)
+{
+	struct var_or_const *vc = xcalloc(1, sizeof(*vc));
+	char *err = NULL;
+
+	if (var_ref_parse(s, len, &vc->ref, &err) == 0) {
+		var_name_declare(&vc->ref);
+		vc->is_var = 1;
+		return vc;
+	}
+	free(err);
+	vc->data = xcalloc(1, len + 1);
+	memcpy(vc->data, s, len);
+	vc->len = len;
+	return vc;
+}
+
+void var_or_const_free(void *p)
+{
+	struct var_or_const *vc = p;
+
+	if (!vc)
+		return;
+	var_ref_release(&vc->ref);
+	free(vc->data);
+	free(vc);
+}
+
+int var_or_const_get(const struct var_or_const *vc, struct stream *s, const char **p,
+                     size_t *len)
+{
+	struct sample smp = { 0 };
+
+	if (!vc->is_var) {
+		*p = vc->data;
+		*len = vc->len;
+		return 1;
+	}
+	if (!var_get(&vc->ref, s, &smp))
+		return 0;
+	if (smp.type != SMP_T_STR && smp.type != SMP_T_BIN && !smp_cast(&smp, SMP_T_STR))
+		return 0;
+	*p = smp.u.str.p;
+	*len = smp.u.str.len;
+	return 1;
+}
+
 /* ------------------------------------------------------------------------
  * Fetch and converters
  */

@@ -280,12 +280,12 @@ static void test_sockbuf(void **state)
 	PARSE_ERRORS("global\n    tune.rcvbuf.client 65536\n    tune.sndbuf.server 32768\n", 0);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	assert_true(fd >= 0);
-	conn_setup_tcp(fd, 0, 0);
+	conn_setup_tcp(fd, NULL, 0);
 	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &l), 0);
 	assert_true(v >= 65536);
 	close(fd);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
-	conn_setup_tcp(fd, 0, 1);
+	conn_setup_tcp(fd, NULL, 1);
 	l = sizeof(v);
 	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &l), 0);
 	assert_true(v >= 32768);

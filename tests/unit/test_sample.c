@@ -560,7 +560,7 @@ static void test_converters_ext(void **state)
 	EV("str(abc),hmac(sha256,a2V5),hex",
 	   "str:9C196E32DC0175F86F4B1CB89289D6619DE6BEE699E4C378E68309ED97A1A6AB");
 	EV("str(abc),hmac(sha256,a2V)", "<error: converter 'hmac': the hmac key must be a "
-	   "non-empty base64 string>");
+	   "non-empty base64 string or a variable name (got 'a2V')>");
 	EV("str(+_8_),ub64dec,ub64enc", "<none>");
 	EV("str(-_8_),ub64dec,hex", "str:FBFF3F");
 	EV("str(-_8_),ub64dec,base64", "str:+/8/");
