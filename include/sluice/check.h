@@ -13,6 +13,8 @@
 struct proxy;
 struct server;
 struct ssl_st;
+struct var_store;
+struct httpchk_req;
 
 /* Results, named as HAProxy's check_status words (check_result_str()). */
 enum chk_result {
@@ -94,6 +96,12 @@ struct check {
 	uint8_t                 socks_got;   /* reply bytes received */
 	unsigned char           socks[9];    /* the request, then the reply */
 	uint8_t                 pp_todo;     /* a PROXY header opens this connection (srv_pp.h) */
+	uint8_t                 reading;     /* the rules of this run started (timeout check runs) */
+	unsigned                conn_opts;   /* TCPCHK_CO_* of the running connection */
+	struct var_store       *vars_check;  /* "check" variables, for one run */
+	struct var_store       *vars_sess;   /* "sess" variables, for the life of the check */
+	char                    run_msg[128]; /* on-success/on-error info of the running check */
+	struct httpchk_req     *req_sent;    /* the last request rendered when sent */
 };
 
 /* Health check options of a proxy (struct chk_px.options), one per keyword. */
@@ -101,6 +109,7 @@ struct check {
 #define CHK_O_HTTPCHK    0x02ULL  /* option httpchk: checks play the http-check rules */
 #define CHK_O_DISABLE404 0x04ULL  /* http-check disable-on-404: a 404 puts the server in NOLB */
 #define CHK_O_LOG_HEALTH 0x08ULL  /* option log-health-checks: log every status change */
+#define CHK_O_SEND_STATE 0x10ULL  /* http-check send-state: X-Haproxy-Server-State header */
 
 /* Per-proxy health check settings (struct proxy.chk), each proxy its own
  * copy of its defaults'. */

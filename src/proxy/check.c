@@ -366,6 +366,10 @@ static void check_log_and_go(struct check *c, int go, int was_down, int changed)
 /* Closes the running check's connection (and its TLS session). */
 static void check_close_conn(struct check *c)
 {
+	/* as HAProxy: a reset, unless the connect rule asked for "linger" */
+	if (!(c->conn_opts & TCPCHK_CO_LINGER))
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &(struct linger){ 1, 0 },
+			   sizeof(struct linger));
 	ev_io_stop(global.loop, &c->io);
 #ifdef USE_OPENSSL
 	ssl_sock_free_ssl(c->ssl);
@@ -486,7 +490,16 @@ static int check_ssl_step(struct check *c)
 	const char *reason = "";
 	int ev = 0, r;
 
-	if (!c->ssl && !(c->ssl = ssl_check_new(c->srv, c->fd))) {
+	const struct tcpchk_rule *cr = c->conn_rule;
+	struct ssl_check_opts o;
+
+	if (cr) {
+		o.server_defaults = !!(cr->conn_opts & TCPCHK_CO_DEFAULT);
+		o.sni = cr->sni;
+		o.alpn = cr->alpn;
+		o.alpn_len = cr->alpn_len;
+	}
+	if (!c->ssl && !(c->ssl = ssl_check_new(c->srv, c->fd, cr ? &o : NULL))) {
 		check_finish(c, CHK_R_SOCKERR, "out of memory");
 		return -1;
 	}
@@ -520,7 +533,7 @@ static void check_connected(struct check *c)
 		return;
 	if (unlikely(c->pp_todo)) {
 		char hdr[64];
-		size_t len = srv_pp_check_header(c->srv, hdr, sizeof(hdr));
+		size_t len = srv_pp_check_header(c->srv, c->conn_rule != NULL, hdr, sizeof(hdr));
 
 		c->pp_todo = 0;
 		/* a fresh socket takes these few bytes at once */
@@ -535,8 +548,10 @@ static void check_connected(struct check *c)
 		check_finish(c, c->ssl ? CHK_R_L6OK : CHK_R_OK, NULL);
 		return;
 	}
-	if (!c->step_no)   /* first connection of this run: the read phase starts */
+	if (!c->reading) {   /* first connection of this run: the read phase starts */
+		c->reading = 1;
 		check_arm(c, check_read_timeout(c));
+	}
 	switch (tcpchk_run(c, &res, &info)) {
 	case TCPCHK_PASS:
 	case TCPCHK_FAIL:
@@ -602,7 +617,8 @@ static int check_socks_step(struct check *c)
 static void check_connect(struct check *c, const struct sockaddr_storage *ss, socklen_t len)
 {
 	const struct server *srv = c->srv;
-	const int socks = srv->socks4_len && (srv->flags & SRV_F_CHECK_SOCKS4);
+	const unsigned opts = c->conn_opts = tcpchk_conn_opts(c, c->conn_rule);
+	const int socks = srv->socks4_len && (opts & TCPCHK_CO_SOCKS4);
 
 	/* the server's source, interface and namespace serve its checks too */
 	int fd = c->srv->src ? conn_src_socket(c->srv->src, ss->ss_family, NULL) :
@@ -614,10 +630,9 @@ static void check_connect(struct check *c, const struct sockaddr_storage *ss, so
 	}
 	c->fd = fd;
 #ifdef USE_OPENSSL
-	c->ssl_hs = ssl_check_enabled(c->srv, !c->port && !c->has_addr);
+	c->ssl_hs = !!(opts & TCPCHK_CO_SSL);
 #endif
-	/* the default connection of a check (not a tcp-check connect rule's) */
-	c->pp_todo = !c->conn_rule && srv_pp_check_wanted(srv);
+	c->pp_todo = !!(opts & TCPCHK_CO_PROXY);
 	c->socks_st = 0;
 	if (socks) {
 		if (socks4_request(ss, c->socks) < 0) {
@@ -648,7 +663,8 @@ static void check_run(struct check *c)
 
 	c->start = tick_ev_now();
 	c->run_code = 0;
-	tcpchk_target(c, NULL, &ss, &len);
+	c->conn_rule = tcpchk_enabled(c->srv->px) ? tcpchk_start(c) : NULL;
+	tcpchk_target(c, c->conn_rule, &ss, &len);
 	check_arm(c, check_timeout(c));
 	check_connect(c, &ss, len);
 }
@@ -695,6 +711,7 @@ void check_stop_server(struct server *srv)
 {
 	struct check *c = &srv->check;
 
+	tcpchk_vars_free(c);
 	if (!(srv->flags & SRV_F_CHECKED) || !global.loop)
 		return;
 	ev_timer_stop(global.loop, &c->timer);
@@ -776,6 +793,7 @@ static int check_postparse(void)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		for (struct server *srv = px->servers; srv; srv = srv->next) {
 			struct check *c = &srv->check;
+			int dynamic = 0;
 
 			if (!(srv->flags & SRV_F_CHECKED))
 				continue;
@@ -784,10 +802,11 @@ static int check_postparse(void)
 				c->addrlen = srv->addrlen;
 			}
 			if (!c->port)
-				c->port = tcpchk_connect_port(px);
+				c->port = tcpchk_connect_port(px, &dynamic);
 			if (c->port) {
 				addr_set_port(&c->addr, c->port);
-			} else if ((srv->flags & SRV_F_SAMEPORT) && c->addr.ss_family != AF_UNIX) {
+			} else if ((srv->flags & SRV_F_SAMEPORT) && c->addr.ss_family != AF_UNIX &&
+				   !dynamic) {
 				log_alert("%s:%d: server '%s/%s' has no port: 'check' needs 'port <n>'",
 					  srv->conf_file, srv->conf_line, px->name, srv->name);
 				errors++;

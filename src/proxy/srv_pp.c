@@ -156,11 +156,11 @@ int srv_pp_check_wanted(const struct server *srv)
 		!srv->check.has_addr);
 }
 
-size_t srv_pp_check_header(const struct server *srv, char *out, size_t sz)
+size_t srv_pp_check_header(const struct server *srv, int force, char *out, size_t sz)
 {
 	static const struct sockaddr_storage none = { .ss_family = AF_UNSPEC };
 
-	if (!srv_pp_check_wanted(srv))
+	if (!force && !srv_pp_check_wanted(srv))
 		return 0;
 	if (!(srv->flags & SRV_F_SEND_PROXY_V2))
 		return pp_build(1, &none, &none, out, sz);   /* PROXY UNKNOWN */
