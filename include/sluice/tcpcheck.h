@@ -169,6 +169,10 @@ ssize_t tcpchk_io_send(struct check *c, const char *data, size_t len);
  * finish in time: L7TOUT, or L6TOUT while a TLS hello is awaited. */
 enum chk_result tcpchk_timeout_result(const struct check *c);
 
+/* The info of such a timeout for tcp-check rules, as HAProxy words it
+ * (" at step 3 of tcp-check (expect string '+PONG')"); "" for others. */
+const char *tcpchk_timeout_info(const struct check *c);
+
 /* Releases a check's read buffer and rule progress (between runs). */
 void tcpchk_reset(struct check *c);
 

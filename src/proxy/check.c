@@ -532,8 +532,9 @@ static void check_connected(struct check *c)
 	if (unlikely(c->socks_st) && check_socks_step(c) != 0)
 		return;
 	if (unlikely(c->pp_todo)) {
-		char hdr[64];
-		size_t len = srv_pp_check_header(c->srv, c->conn_rule != NULL, hdr, sizeof(hdr));
+		char hdr[128];
+		size_t len = srv_pp_check_header(c->srv, c->conn_rule && (c->conn_rule->conn_opts &
+						 TCPCHK_CO_PROXY) ? c->fd : -1, hdr, sizeof(hdr));
 
 		c->pp_todo = 0;
 		/* a fresh socket takes these few bytes at once */
@@ -693,7 +694,8 @@ static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	if (c->fd >= 0)
 		check_finish(c, c->ssl_hs && c->connected ? CHK_R_L6TOUT :
-			     c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT, "");
+			     c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT,
+			     c->connected && !c->ssl_hs ? tcpchk_timeout_info(c) : "");
 	else
 		check_run(c);
 }

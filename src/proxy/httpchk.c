@@ -281,20 +281,26 @@ enum tcpchk_res httpchk_expect(struct check *c, const struct tcpchk_rule *r,
 {
 	const struct server *srv = c->srv;
 	int body = r->match == TCPCHK_M_HTTP_BODY || r->match == TCPCHK_M_HTTP_RBODY;
-	int done = tcpchk_input_done(c), rc = 0, ok;
+	int done = tcpchk_input_done(c), rc = 0, ok, partial = 0;
+	uint32_t blen;
 
-	if ((r->flags & TCPCHK_F_MIN_RECV) && c->rlen < (size_t)r->min_recv && !done)
-		return TCPCHK_WAIT_READ;
 	if (c->rbuf)
 		rc = httpchk_rsp_parse(&c->http, c->rbuf, c->rlen, done, body);
-	if (rc == 0 && !done)
-		return TCPCHK_WAIT_READ;
-	if (rc <= 0) {
+	if (rc == 0 && !done) {
+		/* A body still coming is judged on what came, as HAProxy does
+		 * (chunked ones once whole); min-recv waits for that many bytes
+		 * of the answer first. */
+		if (!body || c->http.state < 1 || (c->http.flags & H1_F_CHUNKED) ||
+		    ((r->flags & TCPCHK_F_MIN_RECV) && c->rlen < (size_t)r->min_recv))
+			return TCPCHK_WAIT_READ;
+		partial = 1;
+	} else if (rc <= 0) {
 		c->run_code = 0;
 		*res = CHK_R_L7RSP;
 		*info = "";
 		return TCPCHK_FAIL;
 	}
+	blen = partial ? (uint32_t)(c->rlen - c->http.body_off) : c->http.body_len;
 	c->run_code = c->http.status;
 	/* disable-on-404 wins over the expect rules, for running servers. */
 	if ((chk_px_of(srv->px)->options & CHK_O_DISABLE404) && c->http.status == 404 &&
@@ -320,20 +326,22 @@ enum tcpchk_res httpchk_expect(struct check *c, const struct tcpchk_rule *r,
 			plen = tcpchk_lf_render(c, r->lf, pat, sizeof(pat));
 			p = pat;
 		}
-		ok = c->http.body_len >= plen &&
-		     memmem(c->rbuf + c->http.body_off, c->http.body_len, p, plen) != NULL;
+		ok = blen >= plen && memmem(c->rbuf + c->http.body_off, blen, p, plen) != NULL;
 		break;
 	}
 	case TCPCHK_M_HTTP_HDR:
 		ok = httpchk_hdrm_match(c, r->hdrm);
 		break;
 	case TCPCHK_M_HTTP_RBODY:
-		ok = tcpchk_regex_match(r, c->rbuf + c->http.body_off, c->http.body_len);
+		ok = tcpchk_regex_match(r, c->rbuf + c->http.body_off, blen);
 		break;
 	default:
 		ok = httpchk_codes_match(r->codes, r->ncodes, c->http.status);
 		break;
 	}
+	/* on part of a body, only a match decides, or min-recv's bytes */
+	if (partial && !ok && !(r->flags & TCPCHK_F_MIN_RECV))
+		return TCPCHK_WAIT_READ;
 	if (ok != r->inverse) {
 		*res = CHK_R_L7OK;
 		*info = "";

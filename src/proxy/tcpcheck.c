@@ -120,6 +120,25 @@ static int rules_are_user_tcp(const struct tcpchk_rule *r)
 	return r && !(r->flags & (TCPCHK_F_HTTP | TCPCHK_F_PROTO));
 }
 
+const char *tcpchk_timeout_info(const struct check *c)
+{
+	static const char *const words[] = {
+		[TCPCHK_M_STRING] = "string", [TCPCHK_M_RSTRING] = "rstring",
+		[TCPCHK_M_BINARY] = "binary", [TCPCHK_M_RBINARY] = "rbinary",
+	};
+	static char msg[256];
+	const struct tcpchk_rule *r = c->step;
+
+	if (!r || r->type != TCPCHK_EXPECT || !rules_are_user_tcp(tcpchk_rules(c->srv->px)) ||
+	    r->match > TCPCHK_M_RBINARY)
+		return "";
+	snprintf(msg, sizeof(msg), " at step %d of tcp-check (expect %s%s '%.60s')%s%s%s",
+		 c->step_no, words[r->match], r->lf ? "-lf" : "", r->text,
+		 r->comment ? " comment: '" : "", r->comment ? r->comment : "",
+		 r->comment ? "'" : "");
+	return msg;
+}
+
 const char *tcpchk_conn_error(const struct check *c, const char *err)
 {
 	static char msg[200];
@@ -362,11 +381,8 @@ static enum tcpchk_res expect_raw(struct check *c, const struct tcpchk_rule *r,
 	found = c->rbuf && rule_matches(r, p, plen, c->rbuf, c->rlen);
 	/* with min-recv, what came is enough to judge */
 	conclusive = (r->flags & TCPCHK_F_MIN_RECV) || tcpchk_input_done(c);
-	if (found && !r->inverse) {
-		/* What matched is consumed: the next expect reads on. */
-		c->rlen = 0;
-		return TCPCHK_PASS;
-	}
+	if (found && !r->inverse)
+		return TCPCHK_PASS;   /* the next expect reads the same answer, as HAProxy's */
 	if (!found && !conclusive)
 		return TCPCHK_WAIT_READ;  /* more may come */
 	if (!found && r->inverse)
@@ -400,6 +416,8 @@ static int send_raw(struct check *c, const struct tcpchk_rule *r, char *msg, siz
 		p = out;
 		len = (size_t)n;
 	}
+	/* as HAProxy: what came before a send is no answer to it */
+	c->rlen = 0;
 	if (len && tcpchk_io_send(c, p, len) != (ssize_t)len) {
 		snprintf(msg, sz, "TCPCHK send failed at step %d", c->step_no);
 		return -1;
