@@ -228,6 +228,14 @@ define run_mworker
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL mworker:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# Health checks varnishtest cannot watch (connect rule options, external
+# checks, e-mail alerts; tests/checks/run): also under SANITIZE=1. Same
+# contract as run_cli.
+define run_checks
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/checks/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL checks:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # Installation and the Debian package (tests/pkg/run): make install, the man
 # page, the systemd unit, `make deb`; about 15 s. Plain build only.
 define run_pkg
@@ -288,6 +296,7 @@ test: deps deps-clients
 	$(run_cli)
 	$(run_comp)
 	$(run_mworker)
+	$(run_checks)
 	$(run_clients)
 	$(run_pkg)
 	$(run_dropin)
