@@ -15,6 +15,7 @@ struct server;
 struct ssl_st;
 struct var_store;
 struct httpchk_req;
+struct extchk_proc;
 
 /* Results, named as HAProxy's check_status words (check_result_str()). */
 enum chk_result {
@@ -32,6 +33,9 @@ enum chk_result {
 	CHK_R_L6RSP,    /* L6RSP: not a TLS answer */
 	CHK_R_L6TOUT,   /* L6TOUT */
 	CHK_R_HANA,     /* HANA: live traffic errors reached error-limit (observe) */
+	CHK_R_PROCOK,   /* PROCOK: the external check exited with 0 */
+	CHK_R_PROCERR,  /* PROCERR: ... with another status (its code) */
+	CHK_R_PROCTOUT, /* PROCTOUT: ... did not end in time (killed) */
 };
 
 struct tcpchk_rule;
@@ -102,6 +106,7 @@ struct check {
 	struct var_store       *vars_sess;   /* "sess" variables, for the life of the check */
 	char                    run_msg[128]; /* on-success/on-error info of the running check */
 	struct httpchk_req     *req_sent;    /* the last request rendered when sent */
+	struct extchk_proc     *ext;         /* the running external check's program */
 };
 
 /* Health check options of a proxy (struct chk_px.options), one per keyword. */
@@ -110,11 +115,14 @@ struct check {
 #define CHK_O_DISABLE404 0x04ULL  /* http-check disable-on-404: a 404 puts the server in NOLB */
 #define CHK_O_LOG_HEALTH 0x08ULL  /* option log-health-checks: log every status change */
 #define CHK_O_SEND_STATE 0x10ULL  /* http-check send-state: X-Haproxy-Server-State header */
+#define CHK_O_EXTCHK     0x20ULL  /* option external-check: checks run a program */
 
 /* Per-proxy health check settings (struct proxy.chk), each proxy its own
  * copy of its defaults'. */
 struct chk_px {
 	uint64_t options;   /* CHK_O_* */
+	char    *ext_cmd;   /* external-check command */
+	char    *ext_path;  /* external-check path: the program's PATH ("" when unset) */
 };
 
 /* <px>'s check settings (all off when it has none of its own). */
@@ -184,6 +192,23 @@ void check_server_up(struct server *srv, const struct check *why);
 /* Marks a running <srv> "stopping" (no new load-balanced traffic), as
  * disable-on-404 does. */
 void check_server_nolb(struct server *srv);
+
+/* Ends the running check of <c> with result <res>, its code <code> (for
+ * the results that have one) and <info> (the external checks report so). */
+void check_report(struct check *c, enum chk_result res, int code, const char *info);
+
+/* ---- external checks (extcheck.c) ---- */
+
+/* Starts the program of <c>'s external check. Returns 0 (check_report()
+ * follows when it exits), or -1 with errno when it could not start. */
+int extchk_start(struct check *c);
+
+/* Kills the running program of <c> (with its process group); it is reaped
+ * when it is gone, without reporting. */
+void extchk_stop(struct check *c);
+
+/* How long <c>'s program may run: "timeout check" bounded by inter. */
+double extchk_timeout(const struct check *c);
 
 /* Makes the servers that track <srv> ("track") follow its state after a
  * change: DOWN while it is DOWN or in maintenance, UP otherwise. */

@@ -70,6 +70,9 @@ const char *check_result_str(enum chk_result r)
 	case CHK_R_L6RSP:   return "L6RSP";
 	case CHK_R_L6TOUT:  return "L6TOUT";
 	case CHK_R_HANA:    return "HANA";
+	case CHK_R_PROCOK:  return "PROCOK";
+	case CHK_R_PROCERR: return "PROCERR";
+	case CHK_R_PROCTOUT: return "PROCTOUT";
 	default:            return "INI";
 	}
 }
@@ -90,18 +93,24 @@ const char *check_reason(enum chk_result r)
 	case CHK_R_L6RSP:   return "Layer6 invalid response";
 	case CHK_R_L6TOUT:  return "Layer6 timeout";
 	case CHK_R_HANA:    return "Health analyze";
+	case CHK_R_PROCOK:  return "External check passed";
+	case CHK_R_PROCERR: return "External check error";
+	case CHK_R_PROCTOUT: return "External check timeout";
 	default:            return "Initializing";
 	}
 }
 
 int check_result_passed(enum chk_result r)
 {
-	return r == CHK_R_OK || r == CHK_R_L7OK || r == CHK_R_L6OK || r == CHK_R_L7OKC;
+	return r == CHK_R_OK || r == CHK_R_L7OK || r == CHK_R_L6OK || r == CHK_R_L7OKC ||
+	       r == CHK_R_PROCOK;
 }
 
 int check_has_code(const struct check *c)
 {
-	return c->result == CHK_R_L7OK || c->result == CHK_R_L7OKC || c->result == CHK_R_L7STS;
+	return c->result == CHK_R_L7OK || c->result == CHK_R_L7OKC || c->result == CHK_R_L7STS ||
+	       c->result == CHK_R_PROCOK || c->result == CHK_R_PROCERR ||
+	       c->result == CHK_R_PROCTOUT;
 }
 
 void check_status_str(const struct server *srv, char *out, size_t sz)
@@ -426,6 +435,12 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 	check_arm(c, check_next_delay(c));
 }
 
+void check_report(struct check *c, enum chk_result res, int code, const char *info)
+{
+	c->run_code = code;
+	check_finish(c, res, info);
+}
+
 void check_health_analyze(struct server *srv, const char *info)
 {
 	struct check *c = &srv->check;
@@ -664,6 +679,12 @@ static void check_run(struct check *c)
 
 	c->start = tick_ev_now();
 	c->run_code = 0;
+	if (chk_px_of(c->srv->px)->options & CHK_O_EXTCHK) {
+		check_arm(c, extchk_timeout(c));
+		if (extchk_start(c) == -1)
+			check_finish(c, CHK_R_PROCERR, strerror(errno));
+		return;
+	}
 	c->conn_rule = tcpchk_enabled(c->srv->px) ? tcpchk_start(c) : NULL;
 	tcpchk_target(c, c->conn_rule, &ss, &len);
 	check_arm(c, check_timeout(c));
@@ -692,7 +713,10 @@ static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct check *c = container_of(w, struct check, timer);
 
-	if (c->fd >= 0)
+	if (c->ext) {
+		extchk_stop(c);
+		check_finish(c, CHK_R_PROCTOUT, "");
+	} else if (c->fd >= 0)
 		check_finish(c, c->ssl_hs && c->connected ? CHK_R_L6TOUT :
 			     c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT,
 			     c->connected && !c->ssl_hs ? tcpchk_timeout_info(c) : "");
@@ -714,6 +738,7 @@ void check_stop_server(struct server *srv)
 	struct check *c = &srv->check;
 
 	tcpchk_vars_free(c);
+	extchk_stop(c);
 	if (!(srv->flags & SRV_F_CHECKED) || !global.loop)
 		return;
 	ev_timer_stop(global.loop, &c->timer);
@@ -840,12 +865,22 @@ struct chk_px *chk_px_w(struct proxy *px)
  * afterwards stays its own. */
 static void chk_px_inherit(struct proxy *px, const struct proxy *def)
 {
-	if (def->chk)
-		*chk_px_w(px) = *def->chk;
+	struct chk_px *cp;
+
+	if (!def->chk)
+		return;
+	cp = chk_px_w(px);
+	*cp = *def->chk;
+	cp->ext_cmd = def->chk->ext_cmd ? xstrdup(def->chk->ext_cmd) : NULL;
+	cp->ext_path = def->chk->ext_path ? xstrdup(def->chk->ext_path) : NULL;
 }
 
 static void chk_px_release(struct proxy *px)
 {
+	if (px->chk) {
+		free(px->chk->ext_cmd);
+		free(px->chk->ext_path);
+	}
 	free(px->chk);
 	px->chk = NULL;
 }

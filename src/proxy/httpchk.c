@@ -465,7 +465,7 @@ static int kw_option_httpchk(struct cfg_ctx *ctx, void *target, int argc, char *
 	req_clear(&hc->opt);
 	hc->has_opt = 1;
 	cp = chk_px_w(ctx->px);
-	cp->options = (cp->options | CHK_O_HTTPCHK) & ~CHK_O_TCPCHK;
+	cp->options = (cp->options | CHK_O_HTTPCHK) & ~(CHK_O_TCPCHK | CHK_O_EXTCHK);
 	if (argc == 1) {
 		hc->opt.uri = xstrdup(argv[0]);
 	} else if (argc >= 2) {

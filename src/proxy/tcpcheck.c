@@ -227,7 +227,8 @@ void tcpchk_set_rules(struct proxy *px, struct tcpchk_rule *rules)
 	tcpchk_free(px);
 	px->tcpchk = rules;
 	px->tcpchk_inherited = 0;
-	chk_px_w(px)->options = (chk_px_w(px)->options | CHK_O_TCPCHK) & ~CHK_O_HTTPCHK;
+	chk_px_w(px)->options = (chk_px_w(px)->options | CHK_O_TCPCHK) &
+				~(CHK_O_HTTPCHK | CHK_O_EXTCHK);
 }
 
 int tcpchk_regex_exec(const void *re, const char *buf, size_t len)
@@ -792,7 +793,7 @@ static int kw_opt_tcp_check(struct cfg_ctx *ctx, void *target, int argc, char **
 	if (ctx->inverted)
 		cp->options &= ~CHK_O_TCPCHK;
 	else
-		cp->options = (cp->options | CHK_O_TCPCHK) & ~CHK_O_HTTPCHK;
+		cp->options = (cp->options | CHK_O_TCPCHK) & ~(CHK_O_HTTPCHK | CHK_O_EXTCHK);
 	return 0;
 }
 
