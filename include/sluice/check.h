@@ -16,6 +16,7 @@ struct ssl_st;
 struct var_store;
 struct httpchk_req;
 struct extchk_proc;
+struct email_cfg;
 
 /* Results, named as HAProxy's check_status words (check_result_str()). */
 enum chk_result {
@@ -123,6 +124,7 @@ struct chk_px {
 	uint64_t options;   /* CHK_O_* */
 	char    *ext_cmd;   /* external-check command */
 	char    *ext_path;  /* external-check path: the program's PATH ("" when unset) */
+	struct email_cfg *email;   /* email-alert settings (mailers.h), NULL: none */
 };
 
 /* <px>'s check settings (all off when it has none of its own). */

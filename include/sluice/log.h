@@ -86,6 +86,9 @@ void log_event_px(const struct log_list *px_loggers, int level, const char *fmt,
 void log_event_px_lv(const struct log_list *px_loggers, int stderr_level, int level,
                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* The LOG_L_* level named <name> ("emerg" ... "debug"), or -1. */
+int log_level_parse(const char *name);
+
 /* Quiet mode (-q). */
 void log_set_quiet(int quiet);
 

@@ -2,6 +2,7 @@
  * machine, NOLB for disable-on-404, HAProxy-worded transition logs, and the
  * check keywords (check.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
+#include <sluice/mailers.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/socks4.h>
@@ -217,6 +219,23 @@ static void check_log_no_server(struct proxy *px)
 			px->name);
 }
 
+/* A server's state change: logged ([WARNING] on stderr, <lv> to syslog)
+ * and sent as an e-mail alert of that severity (email-alert). */
+static void check_log_change(struct proxy *px, int lv, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void check_log_change(struct proxy *px, int lv, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_event_px_lv(&px->loggers, LOG_L_WARNING, lv, "%s", msg);
+	email_alert_send(px, lv, msg);
+}
+
 static void server_set_down(struct server *srv, const struct server *via,
                             const struct check *why_c)
 {
@@ -234,12 +253,10 @@ static void server_set_down(struct server *srv, const struct server *via,
 	server_transition_reason(srv, via, why_c, why, sizeof(why));
 	/* HAProxy: [WARNING] on stderr, alert to syslog (notice when the
 	 * agent says so) */
-	log_event_px_lv(&px->loggers, LOG_L_WARNING,
-			why_c && why_c != &srv->check ? LOG_L_NOTICE : LOG_L_ALERT,
-			"Server %s/%s is DOWN%s. %u "
-			"active and %u backup servers left. %u sessions active, 0 requeued, 0 "
-			"remaining in queue.", px->name, srv->name, why, px->srv_act, px->srv_bck,
-			srv->counters.cur_sess);
+	check_log_change(px, why_c && why_c != &srv->check ? LOG_L_NOTICE : LOG_L_ALERT,
+			 "Server %s/%s is DOWN%s. %u active and %u backup servers left. %u sessions "
+			 "active, 0 requeued, 0 remaining in queue.", px->name, srv->name, why,
+			 px->srv_act, px->srv_bck, srv->counters.cur_sess);
 	if (!px->srv_act && !px->srv_bck && was_usable) {
 		px->last_change = srv->last_change;
 		check_log_no_server(px);
@@ -275,9 +292,9 @@ static void server_set_up(struct server *srv, const struct server *via, const st
 	else
 		server_transition_reason(srv, via, why_c, why, sizeof(why));
 	/* HAProxy: [WARNING] on stderr, notice to syslog */
-	log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s is UP%s. %u "
-			"active and %u backup servers online. 0 sessions requeued, 0 total in queue.",
-			px->name, srv->name, why, px->srv_act, px->srv_bck);
+	check_log_change(px, LOG_L_NOTICE, "Server %s/%s is UP%s. %u active and %u backup servers "
+			 "online. 0 sessions requeued, 0 total in queue.", px->name, srv->name, why,
+			 px->srv_act, px->srv_bck);
 	/* An active server is back: sessions on backups may be moved there. */
 	if ((srv->flags & SRV_F_UP_KILL_BACKUP) && !(srv->flags & SRV_F_BACKUP))
 		for (struct server *b = px->servers; b; b = b->next)
@@ -299,9 +316,9 @@ static void server_set_nolb(struct server *srv)
 	srv->last_change = tick_wall();
 	lb_recalc(px);
 	check_transition_reason(&srv->check, why, sizeof(why));
-	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is stopping%s. %u active and %u "
-		     "backup servers online. 0 sessions requeued, 0 total in queue.", px->name,
-		     srv->name, why, px->srv_act, px->srv_bck);
+	check_log_change(px, LOG_L_WARNING, "Server %s/%s is stopping%s. %u active and %u backup "
+			 "servers online. 0 sessions requeued, 0 total in queue.", px->name,
+			 srv->name, why, px->srv_act, px->srv_bck);
 	if (!px->srv_act && !px->srv_bck && was_usable) {
 		px->last_change = srv->last_change;
 		check_log_no_server(px);
@@ -349,17 +366,18 @@ static void check_log_and_go(struct check *c, int go, int was_down, int changed)
 	struct server *srv = c->srv;
 
 	if ((chk_px_of(srv->px)->options & CHK_O_LOG_HEALTH) && changed) {
-		char st[32], why[256];
+		char st[32], why[256], msg[512];
 		int down = go == GO_DOWN || (was_down && go != GO_UP);
 
 		/* "1/2 UP": progress towards the other state, then the state. */
 		snprintf(st, sizeof(st), "%d/%d %s", down ? c->health : c->health - c->rise + 1,
 			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
 		check_fmt_reason(c, why, sizeof(why));
-		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE,
-				"Health check for server %s/%s %s%s, status: %s.", srv->px->name,
-				srv->name, c->result == CHK_R_L7OKC ? "conditionally succeeded" :
-				check_result_passed(c->result) ? "succeeded" : "failed", why, st);
+		snprintf(msg, sizeof(msg), "Health check for server %s/%s %s%s, status: %s.",
+			 srv->px->name, srv->name, c->result == CHK_R_L7OKC ? "conditionally "
+			 "succeeded" : check_result_passed(c->result) ? "succeeded" : "failed", why, st);
+		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "%s", msg);
+		email_alert_send(srv->px, LOG_L_INFO, msg);   /* as HAProxy: at level info */
 	}
 	if (go == GO_DOWN)
 		server_set_down(srv, NULL, NULL);
@@ -873,6 +891,7 @@ static void chk_px_inherit(struct proxy *px, const struct proxy *def)
 	*cp = *def->chk;
 	cp->ext_cmd = def->chk->ext_cmd ? xstrdup(def->chk->ext_cmd) : NULL;
 	cp->ext_path = def->chk->ext_path ? xstrdup(def->chk->ext_path) : NULL;
+	cp->email = email_cfg_dup(def->chk->email);
 }
 
 static void chk_px_release(struct proxy *px)
@@ -880,6 +899,7 @@ static void chk_px_release(struct proxy *px)
 	if (px->chk) {
 		free(px->chk->ext_cmd);
 		free(px->chk->ext_path);
+		email_cfg_free(px->chk->email);
 	}
 	free(px->chk);
 	px->chk = NULL;

@@ -37,12 +37,16 @@ static struct {
 /* A running program. It outlives its check when the check timed out: the
  * killed process is still reaped when it exits. */
 struct extchk_proc {
+	struct extchk_proc *next, **pprev;   /* in extchk_procs */
 	struct check *c;         /* NULL once detached */
 	pid_t         pid;
 	int           pidfd;     /* -1: polled with a timer */
 	ev_io         io;
 	ev_timer      poll;
 };
+
+/* The programs running (reachable while only the loop watches them). */
+static struct extchk_proc *extchk_procs;
 
 /* ---- the child ---- */
 
@@ -179,6 +183,9 @@ static void proc_free(struct extchk_proc *p)
 		close(p->pidfd);
 	}
 	ev_timer_stop(global.loop, &p->poll);
+	*p->pprev = p->next;
+	if (p->next)
+		p->next->pprev = p->pprev;
 	free(p);
 }
 
@@ -223,6 +230,11 @@ int extchk_start(struct check *c)
 	if (pid == -1)
 		return -1;
 	p = xcalloc(1, sizeof(*p));
+	p->next = extchk_procs;
+	p->pprev = &extchk_procs;
+	if (extchk_procs)
+		extchk_procs->pprev = &p->next;
+	extchk_procs = p;
 	p->c = c;
 	p->pid = pid;
 	p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);

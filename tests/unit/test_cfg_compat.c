@@ -76,23 +76,20 @@ static void test_refused_sections(void **state)
 		     "    peer a 127.0.0.1:1024\n"
 		     "    peer b 127.0.0.1:1025\n"
 		     "    bogus words here\n"
-		     "mailers m\n"
-		     "    mailer smtp1 127.0.0.1:25\n"
 		     "program api\n"
 		     "    command /bin/true\n"
 		     "ring r\n    size 32764\n"
 		     "log-forward lf\n    dgram-bind 127.0.0.1:514\n"
 		     "fcgi-app php\n    docroot /var/www\n"
 		     "resolvers dns\n    nameserver a 127.0.0.1:53\n"
-		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 7);
+		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 6);
 	expect_msg("t.cfg:1: section 'peers mypeers' is not supported by sluice: stick-table "
 		   "replication between processes (peers) is not built yet (its lines are skipped)");
-	expect_msg("t.cfg:5: section 'mailers m' is not supported by sluice");
-	expect_msg("t.cfg:7: section 'program api'");
-	expect_msg("t.cfg:9: section 'ring r'");
-	expect_msg("t.cfg:11: section 'log-forward lf'");
-	expect_msg("t.cfg:13: section 'fcgi-app php'");
-	expect_msg("t.cfg:15: section 'resolvers dns'");
+	expect_msg("t.cfg:5: section 'program api'");
+	expect_msg("t.cfg:7: section 'ring r'");
+	expect_msg("t.cfg:9: section 'log-forward lf'");
+	expect_msg("t.cfg:11: section 'fcgi-app php'");
+	expect_msg("t.cfg:13: section 'resolvers dns'");
 	expect_no_msg("t.cfg:2");
 	expect_no_msg("t.cfg:3");
 	expect_no_msg("t.cfg:4");
@@ -309,10 +306,9 @@ static void test_no_effect_and_refused(void **state)
 		     "    tune.idletimer 1s\n    tune.recv_enough 10k\n    numa-cpu-mapping\n"
 		     "    cluster-secret s3cr3t\n    profiling.tasks auto\n    nokqueue\n", 0);
 	PARSE_ERRORS("global\n    tune.maxaccept x\n    tune.sched.low-latency maybe\n"
-		     "    nokqueue 1\n    external-check\n    wurfl-data-file /x\n", 5);
+		     "    nokqueue 1\n    wurfl-data-file /x\n", 4);
 	expect_msg("'tune.maxaccept' in global section: expects a positive integer");
 	expect_msg("expects 'on' or 'off'");
-	expect_msg("'external-check' in global section: not supported by sluice: external checks");
 	expect_msg("WURFL) is not built");
 }
 
