@@ -79,6 +79,13 @@ int httpchk_rsp_parse(struct chk_http *st, char *buf, size_t len, int done, int 
 enum tcpchk_res httpchk_expect(struct check *c, const struct tcpchk_rule *r,
                                enum chk_result *res, const char **info, char *msg, size_t sz);
 
+/* Calls <fn> on each header field of the answer in <c>'s buffer (its head
+ * parsed again) until it returns 1. Returns 1 when one did, else 0 (also
+ * for no valid head). */
+int httpchk_rsp_hdr_any(struct check *c,
+                        int (*fn)(const char *n, size_t nl, const char *v, size_t vl,
+                                  const void *arg), const void *arg);
+
 /* Sends the request of HTTP send rule <r> over <c>'s connection (HTTP/1,
  * or HTTP/2 with proto h2): its log-format parts and the send-state
  * header rendered now. Returns 0, or -1 when it could not be sent. */

@@ -276,6 +276,23 @@ int httpchk_rsp_parse(struct chk_http *st, char *buf, size_t len, int done, int 
 	return 1;
 }
 
+int httpchk_rsp_hdr_any(struct check *c,
+                        int (*fn)(const char *n, size_t nl, const char *v, size_t vl,
+                                  const void *arg), const void *arg)
+{
+	struct h1_hdr hdrs[HTTPCHK_MAXHDR];
+	struct h1_msg m;
+
+	h1_msg_init(&m, hdrs, HTTPCHK_MAXHDR, 1, c->http.head_req ? H1_M_HEAD : H1_M_GET);
+	if (!c->rbuf || h1_parse(c->rbuf, c->rlen, TCPCHK_RBUF_MAX, &m) <= 0)
+		return 0;
+	for (int i = 0; i < m.nhdrs; i++)
+		if (fn(c->rbuf + hdrs[i].name.off, hdrs[i].name.len, c->rbuf + hdrs[i].value.off,
+		       hdrs[i].value.len, arg))
+			return 1;
+	return 0;
+}
+
 enum tcpchk_res httpchk_expect(struct check *c, const struct tcpchk_rule *r,
                                enum chk_result *res, const char **info, char *msg, size_t sz)
 {

@@ -13,7 +13,6 @@
 #include <sluice/check_h2.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
-#include <sluice/h1.h>
 #include <sluice/httpchk.h>
 #include <sluice/logformat.h>
 #include <sluice/proxy.h>
@@ -254,31 +253,32 @@ static int value_match(const struct httpchk_hdrm *m, const char *pat, const char
 	return 0;
 }
 
+/* A match being evaluated: the rule and its patterns' text now. */
+struct hdrm_eval {
+	const struct httpchk_hdrm *m;
+	const char                *np, *vp;
+};
+
+static int hdrm_field(const char *n, size_t nl, const char *v, size_t vl, const void *arg)
+{
+	const struct hdrm_eval *e = arg;
+
+	return pat_match(&e->m->name, e->np, n, nl, 1) &&
+	       (!e->m->has_value || value_match(e->m, e->vp, v, vl));
+}
+
 int httpchk_hdrm_match(struct check *c, const struct httpchk_hdrm *m)
 {
 	static char name[1024], value[TCPCHK_RBUF_MAX];
-	struct h1_hdr hdrs[HTTPCHK_MAXHDR];
-	const char *np = m->name.str, *vp = m->value.str;
-	struct h1_msg msg;
+	struct hdrm_eval e = { m, m->name.str, m->value.str };
 
-	h1_msg_init(&msg, hdrs, HTTPCHK_MAXHDR, 1, c->http.head_req ? H1_M_HEAD : H1_M_GET);
-	if (h1_parse(c->rbuf, c->rlen, TCPCHK_RBUF_MAX, &msg) <= 0)
-		return 0;
 	if (m->name.lf) {
 		tcpchk_lf_render(c, m->name.lf, name, sizeof(name));
-		np = name;
+		e.np = name;
 	}
 	if (m->value.lf) {
 		tcpchk_lf_render(c, m->value.lf, value, sizeof(value));
-		vp = value;
+		e.vp = value;
 	}
-	for (int i = 0; i < msg.nhdrs; i++) {
-		const struct h1_hdr *h = &hdrs[i];
-
-		if (!pat_match(&m->name, np, c->rbuf + h->name.off, h->name.len, 1))
-			continue;
-		if (!m->has_value || value_match(m, vp, c->rbuf + h->value.off, h->value.len))
-			return 1;
-	}
-	return 0;
+	return httpchk_rsp_hdr_any(c, hdrm_field, &e);
 }
