@@ -127,6 +127,13 @@ struct chk_px {
 	struct email_cfg *email;   /* email-alert settings (mailers.h), NULL: none */
 };
 
+struct cfg_ctx;
+
+/* "[no] option <type>" (no argument): makes <type> (CHK_O_TCPCHK,
+ * CHK_O_EXTCHK...) the check type of the proxy being read, the last named
+ * winning; "no" clears it. Returns 0, or -1 after cfg_alert(). */
+int check_opt_type(struct cfg_ctx *ctx, int argc, char **argv, uint64_t type);
+
 /* <px>'s check settings (all off when it has none of its own). */
 const struct chk_px *chk_px_of(const struct proxy *px);
 

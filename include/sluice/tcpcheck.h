@@ -241,6 +241,19 @@ void tcpchk_run_var(struct check *c, const struct tcpchk_rule *r);
 int tcpchk_parse_expect_opt(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv,
                             int *i);
 
+/* Reads the words of an expect rule, argv[1..argc): options anywhere
+ * (tcpchk_parse_expect_opt()), [!], one match named in <words> (<n>
+ * entries <stride> bytes apart, each starting with its name) and its
+ * pattern: the next word, unless <multi> (NULL: none) reads it (it returns
+ * 1 leaving *i on the last word it took, 0 when the match takes one word,
+ * -1 after cfg_alert()). Returns the index of the match, with <pat> set to
+ * the (last) word of its pattern, or -1 after cfg_alert(). */
+int tcpchk_parse_expect_words(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv,
+                              const void *words, size_t n, size_t stride,
+                              int (*multi)(struct cfg_ctx *ctx, struct tcpchk_rule *r,
+                                           size_t k, int argc, char **argv, int *i),
+                              const char **pat);
+
 /* Expect rule <r> passed: the run's result and info follow its ok-status,
  * on-success and status-code. */
 void tcpchk_expect_ok(struct check *c, const struct tcpchk_rule *r);

@@ -907,6 +907,24 @@ static void chk_px_release(struct proxy *px)
 
 static struct proxy_ext chk_px_ext = { chk_px_inherit, chk_px_release, NULL };
 
+#define CHK_O_TYPES (CHK_O_TCPCHK | CHK_O_HTTPCHK | CHK_O_EXTCHK)
+
+int check_opt_type(struct cfg_ctx *ctx, int argc, char **argv, uint64_t type)
+{
+	struct chk_px *cp;
+
+	if (argc) {
+		cfg_alert(ctx, "takes no argument (got '%s')", argv[0]);
+		return -1;
+	}
+	cp = chk_px_w(ctx->px);
+	if (ctx->inverted)
+		cp->options &= ~type;
+	else
+		cp->options = (cp->options & ~CHK_O_TYPES) | type;
+	return 0;
+}
+
 /* The target of plain rows: <px>'s own check settings. */
 static void *chk_px_cfg(struct cfg_ctx *ctx)
 {

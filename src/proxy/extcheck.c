@@ -2,8 +2,9 @@
  * |path", the global "external-check" and "insecure-fork-wanted"): a check
  * runs a program with the proxy's and the server's addresses as arguments
  * and HAProxy's HAPROXY_* environment; exit status 0 passes. The child is
- * watched through a pidfd (or polled) by the loop and killed with its
- * process group when the check times out (check.h). */
+ * watched by the loop (libev's default loop reaps children on SIGCHLD and
+ * reports them to ev_child watchers) and killed with its process group
+ * when the check times out (check.h). */
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,9 +40,7 @@ struct extchk_proc {
 	struct extchk_proc *next, **pprev;   /* in extchk_procs */
 	struct check *c;         /* NULL once detached */
 	pid_t         pid;
-	int           pidfd;     /* -1: polled with a timer */
-	ev_io         io;
-	ev_timer      poll;
+	ev_child      child;
 };
 
 /* The programs running (reachable while only the loop watches them). */
@@ -178,26 +176,22 @@ out:
 
 static void proc_free(struct extchk_proc *p)
 {
-	if (p->pidfd >= 0) {
-		ev_io_stop(global.loop, &p->io);
-		close(p->pidfd);
-	}
-	ev_timer_stop(global.loop, &p->poll);
+	ev_child_stop(global.loop, &p->child);
 	*p->pprev = p->next;
 	if (p->next)
 		p->next->pprev = p->pprev;
 	free(p);
 }
 
-/* Reaps <p> if it exited: the check (if still attached) gets its result. */
-static void proc_reap(struct extchk_proc *p)
+/* <p> exited (libev reaped it): the check, if still attached, gets its
+ * result. */
+static void proc_exit_cb(struct ev_loop *loop, ev_child *w, int revents)
 {
+	struct extchk_proc *p = container_of(w, struct extchk_proc, child);
 	struct check *c = p->c;
+	int st = w->rstatus, code;
 	char info[64] = "";
-	int st, code;
 
-	if (waitpid(p->pid, &st, WNOHANG) == 0)
-		return;   /* still running (or a spurious wake-up) */
 	proc_free(p);
 	if (!c)
 		return;
@@ -210,16 +204,6 @@ static void proc_reap(struct extchk_proc *p)
 			snprintf(info, sizeof(info), "killed by signal %d", WTERMSIG(st));
 	}
 	check_report(c, code == 0 ? CHK_R_PROCOK : CHK_R_PROCERR, code, info);
-}
-
-static void proc_io_cb(struct ev_loop *loop, ev_io *w, int revents)
-{
-	proc_reap(container_of(w, struct extchk_proc, io));
-}
-
-static void proc_poll_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	proc_reap(container_of(w, struct extchk_proc, poll));
 }
 
 int extchk_start(struct check *c)
@@ -237,16 +221,9 @@ int extchk_start(struct check *c)
 	extchk_procs = p;
 	p->c = c;
 	p->pid = pid;
-	p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	ev_init(&p->poll, proc_poll_cb);
-	if (p->pidfd >= 0) {
-		ev_io_init(&p->io, proc_io_cb, p->pidfd, EV_READ);
-		ev_io_start(global.loop, &p->io);
-	} else {
-		/* kernels without pidfd: look every 50 ms */
-		ev_timer_set(&p->poll, 0.05, 0.05);
-		ev_timer_start(global.loop, &p->poll);
-	}
+	/* started before the loop runs again, so before its SIGCHLD is seen */
+	ev_child_init(&p->child, proc_exit_cb, pid, 0);
+	ev_child_start(global.loop, &p->child);
 	c->ext = p;
 	return 0;
 }
@@ -274,18 +251,7 @@ double extchk_timeout(const struct check *c)
 /* option external-check: the last check type named wins. */
 static int kw_opt_external_check(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	struct chk_px *cp;
-
-	if (argc) {
-		cfg_alert(ctx, "takes no argument (got '%s')", argv[0]);
-		return -1;
-	}
-	cp = chk_px_w(ctx->px);
-	if (ctx->inverted)
-		cp->options &= ~CHK_O_EXTCHK;
-	else
-		cp->options = (cp->options | CHK_O_EXTCHK) & ~(CHK_O_TCPCHK | CHK_O_HTTPCHK);
-	return 0;
+	return check_opt_type(ctx, argc, argv, CHK_O_EXTCHK);
 }
 
 /* external-check command <cmd> | path <path> (.arg: 0 command, 1 path) */

@@ -635,68 +635,33 @@ static const struct {
 } hc_patterns[] = {
 	{ "status", TCPCHK_M_HTTP_STATUS, 0, 0, 0 },
 	{ "rstatus", TCPCHK_M_HTTP_RSTATUS, 1, 0, 0 },
+	{ "hdr", TCPCHK_M_HTTP_HDR, 0, 0, 1 },
+	{ "fhdr", TCPCHK_M_HTTP_HDR, 0, 0, 1 },
 	{ "string", TCPCHK_M_HTTP_BODY, 0, 0, 0 },
 	{ "rstring", TCPCHK_M_HTTP_RBODY, 1, 0, 0 },
 	{ "string-lf", TCPCHK_M_HTTP_BODY, 0, 1, 0 },
-	{ "hdr", TCPCHK_M_HTTP_HDR, 0, 0, 1 },
-	{ "fhdr", TCPCHK_M_HTTP_HDR, 0, 0, 1 },
 };
+
+/* hdr and fhdr read their pattern of several words. */
+static int hc_expect_hdr(struct cfg_ctx *ctx, struct tcpchk_rule *r, size_t k, int argc,
+                         char **argv, int *i)
+{
+	if (!hc_patterns[k].hdr)
+		return 0;
+	argv[*i] = (char *)hc_patterns[k].word;   /* without its '!' */
+	return httpchk_hdrm_parse(ctx, r, argc, argv, i) == -1 ? -1 : 1;
+}
 
 /* http-check expect [options] [!] <match> <pattern> [options] */
 static int hc_parse_expect(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv)
 {
-	const char *pat = NULL;
-	size_t k = ARRAY_SIZE(hc_patterns);
+	const char *pat;
 	char err[160];
+	int k = tcpchk_parse_expect_words(ctx, r, argc, argv, hc_patterns, ARRAY_SIZE(hc_patterns),
+					  sizeof(hc_patterns[0]), hc_expect_hdr, &pat);
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int o = tcpchk_parse_expect_opt(ctx, r, argc, argv, &i);
-
-		if (o < 0)
-			return -1;
-		if (o > 0)
-			continue;
-		if (k < ARRAY_SIZE(hc_patterns)) {
-			cfg_alert(ctx, "'expect' takes only one pattern (unexpected '%s')", a);
-			return -1;
-		}
-		if (strcmp(a, "!") == 0) {
-			r->inverse = 1;
-			continue;
-		}
-		if (*a == '!') {
-			r->inverse = 1;
-			a++;
-		}
-		for (k = 0; k < ARRAY_SIZE(hc_patterns); k++)
-			if (strcmp(a, hc_patterns[k].word) == 0)
-				break;
-		if (k == ARRAY_SIZE(hc_patterns)) {
-			cfg_alert(ctx, "'expect' expects [!] status, rstatus, hdr, fhdr, string, rstring "
-				  "or string-lf, or an option (min-recv, comment, ok-status, "
-				  "error-status, tout-status, on-success, on-error, status-code), but got "
-				  "'%s'", argv[i]);
-			return -1;
-		}
-		if (hc_patterns[k].hdr) {
-			argv[i] = (char *)a;   /* without its '!' */
-			if (httpchk_hdrm_parse(ctx, r, argc, argv, &i) == -1)
-				return -1;
-			pat = argv[i];
-			continue;
-		}
-		if (i + 1 >= argc) {
-			cfg_alert(ctx, "'expect %s' expects a pattern as argument", a);
-			return -1;
-		}
-		pat = argv[++i];
-	}
-	if (k == ARRAY_SIZE(hc_patterns)) {
-		cfg_alert(ctx, "'expect' expects [!] status|rstatus|hdr|fhdr|string|rstring|string-lf "
-			  "<pattern>");
+	if (k < 0)
 		return -1;
-	}
 	r->match = hc_patterns[k].match;
 	r->text = str_fmt("%s%s %s", r->inverse ? "! " : "", hc_patterns[k].word, pat);
 	if (hc_patterns[k].hdr)

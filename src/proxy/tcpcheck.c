@@ -592,51 +592,14 @@ static const struct {
 /* expect [options] [!] <match> <pattern> [options] */
 static int parse_expect(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv)
 {
-	size_t k = ARRAY_SIZE(tcpchk_patterns);
-	const char *pat = NULL;
+	const char *pat;
+	int k;
 
 	r->type = TCPCHK_EXPECT;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int o = tcpchk_parse_expect_opt(ctx, r, argc, argv, &i);
-
-		if (o < 0)
-			return -1;
-		if (o > 0)
-			continue;
-		if (pat) {
-			cfg_alert(ctx, "'expect' takes one pattern (unexpected '%s')", a);
-			return -1;
-		}
-		if (strcmp(a, "!") == 0) {
-			r->inverse = 1;
-			continue;
-		}
-		if (*a == '!') {
-			r->inverse = 1;
-			a++;
-		}
-		for (k = 0; k < ARRAY_SIZE(tcpchk_patterns); k++)
-			if (strcmp(a, tcpchk_patterns[k].word) == 0)
-				break;
-		if (k == ARRAY_SIZE(tcpchk_patterns)) {
-			cfg_alert(ctx, "'expect' expects [!] string, rstring, binary, rbinary, "
-				  "string-lf or binary-lf, or an option (min-recv, comment, ok-status, "
-				  "error-status, tout-status, on-success, on-error, status-code), but "
-				  "got '%s'", argv[i]);
-			return -1;
-		}
-		if (i + 1 >= argc) {
-			cfg_alert(ctx, "'expect %s' expects a pattern", a);
-			return -1;
-		}
-		pat = argv[++i];
-	}
-	if (!pat) {
-		cfg_alert(ctx, "expects 'expect [!] string|rstring|binary|rbinary|string-lf|"
-			  "binary-lf <pattern>'");
+	k = tcpchk_parse_expect_words(ctx, r, argc, argv, tcpchk_patterns,
+				      ARRAY_SIZE(tcpchk_patterns), sizeof(tcpchk_patterns[0]), NULL, &pat);
+	if (k < 0)
 		return -1;
-	}
 	r->match = tcpchk_patterns[k].match;
 	r->flags |= tcpchk_patterns[k].flags;
 	r->text = xstrdup(pat);
@@ -783,18 +746,7 @@ static struct proxy_ext tcpchk_ext = { tcpchk_inherit, NULL, NULL };
  * a protocol check). */
 static int kw_opt_tcp_check(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	struct chk_px *cp;
-
-	if (argc) {
-		cfg_alert(ctx, "takes no argument (got '%s')", argv[0]);
-		return -1;
-	}
-	cp = chk_px_w(ctx->px);
-	if (ctx->inverted)
-		cp->options &= ~CHK_O_TCPCHK;
-	else
-		cp->options = (cp->options | CHK_O_TCPCHK) & ~(CHK_O_HTTPCHK | CHK_O_EXTCHK);
-	return 0;
+	return check_opt_type(ctx, argc, argv, CHK_O_TCPCHK);
 }
 
 /* What the connect rules of <px> need of its checked servers: a TLS

@@ -318,6 +318,84 @@ int tcpchk_parse_expect_opt(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc
 	}
 }
 
+/* The names of the <n> matches of <words> (<stride> bytes apart, each
+ * starting with its name) joined into <out>: "a, b or c" (<sep> ", ") or
+ * "a|b|c" (<sep> "|"). */
+static void expect_words_list(const void *words, size_t n, size_t stride, const char *sep,
+                              char *out, size_t sz)
+{
+	size_t o = 0;
+
+	*out = 0;
+	for (size_t k = 0; k < n && o < sz; k++) {
+		const char *w = *(const char *const *)((const char *)words + k * stride);
+		const char *s = !k ? "" : *sep == '|' ? "|" : k + 1 == n ? " or " : ", ";
+
+		o += (size_t)snprintf(out + o, sz - o, "%s%s", s, w);
+	}
+}
+
+int tcpchk_parse_expect_words(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv,
+                              const void *words, size_t n, size_t stride,
+                              int (*multi)(struct cfg_ctx *ctx, struct tcpchk_rule *r,
+                                           size_t k, int argc, char **argv, int *i),
+                              const char **pat)
+{
+	char list[200];
+	size_t k = n;
+
+	*pat = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int o = tcpchk_parse_expect_opt(ctx, r, argc, argv, &i);
+
+		if (o < 0)
+			return -1;
+		if (o > 0)
+			continue;
+		if (k < n) {
+			cfg_alert(ctx, "'expect' takes only one pattern (unexpected '%s')", a);
+			return -1;
+		}
+		if (strcmp(a, "!") == 0) {
+			r->inverse = 1;
+			continue;
+		}
+		if (*a == '!') {
+			r->inverse = 1;
+			a++;
+		}
+		for (k = 0; k < n; k++)
+			if (strcmp(a, *(const char *const *)((const char *)words + k * stride)) == 0)
+				break;
+		if (k == n) {
+			expect_words_list(words, n, stride, ", ", list, sizeof(list));
+			cfg_alert(ctx, "'expect' expects [!] %s, or an option (min-recv, comment, "
+				  "ok-status, error-status, tout-status, on-success, on-error, "
+				  "status-code), but got '%s'", list, argv[i]);
+			return -1;
+		}
+		o = multi ? multi(ctx, r, k, argc, argv, &i) : 0;
+		if (o < 0)
+			return -1;
+		if (o > 0) {
+			*pat = argv[i];
+			continue;
+		}
+		if (i + 1 >= argc) {
+			cfg_alert(ctx, "'expect %s' expects a pattern as argument", a);
+			return -1;
+		}
+		*pat = argv[++i];
+	}
+	if (k == n) {
+		expect_words_list(words, n, stride, "|", list, sizeof(list));
+		cfg_alert(ctx, "'expect' expects [!] %s <pattern>", list);
+		return -1;
+	}
+	return (int)k;
+}
+
 /* status-code: the check's code, when the expression gives an integer. */
 static void expect_set_code(struct check *c, const struct tcpchk_rule *r)
 {
