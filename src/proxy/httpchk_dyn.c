@@ -74,7 +74,7 @@ static struct httpchk_req *req_render(struct check *c, const struct httpchk_req 
 		char v[512];
 
 		send_state_value(c, v, sizeof(v));
-		t->hdrs[t->nhdrs].name = xstrdup("X-Haproxy-Server-State");
+		t->hdrs[t->nhdrs].name = xstrdup("x-haproxy-server-state");
 		t->hdrs[t->nhdrs++].value = xstrdup(v);
 	}
 	return t;
