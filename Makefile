@@ -264,6 +264,14 @@ define run_scaleout
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL scaleout:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# Health checks varnishtest cannot watch (connect rule options, external
+# checks, e-mail alerts; tests/checks/run): also under SANITIZE=1. Same
+# contract as run_cli.
+define run_checks
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/checks/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL checks:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # Installation and the Debian package (tests/pkg/run): make install, the man
 # page, the systemd unit, `make deb`; about 15 s. Plain build only.
 define run_pkg
@@ -327,6 +335,7 @@ test: deps deps-clients deps-scaleout
 	$(run_mworker)
 	$(run_peers)
 	$(run_scaleout)
+	$(run_checks)
 	$(run_clients)
 	$(run_pkg)
 	$(run_dropin)

@@ -97,6 +97,9 @@ void log_event_px_lv(const struct log_list *px_loggers, int stderr_level, int le
 struct cfg_ctx;
 int log_cfg_parse(struct cfg_ctx *ctx, struct log_list *list, int argc, char **argv);
 
+/* The LOG_L_* level named <name> ("emerg" ... "debug"), or -1. */
+int log_level_parse(const char *name);
+
 /* Quiet mode (-q). */
 void log_set_quiet(int quiet);
 

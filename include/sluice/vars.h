@@ -1,6 +1,7 @@
 /* Variables (set-var, unset-var, var()): named samples in one of the
  * scopes proc (process), sess (the client connection's stream), txn, req
- * and res (the HTTP transaction), freed when their scope ends. */
+ * and res (the HTTP transaction), check (a health check's run), freed when
+ * their scope ends. */
 #ifndef SLUICE_VARS_H
 #define SLUICE_VARS_H
 
@@ -10,7 +11,7 @@
 
 struct stream;
 
-enum var_scope { VAR_PROC, VAR_SESS, VAR_TXN, VAR_REQ, VAR_RES, VAR_SCOPES };
+enum var_scope { VAR_PROC, VAR_SESS, VAR_TXN, VAR_REQ, VAR_RES, VAR_CHECK, VAR_SCOPES };
 
 /* The largest value stored; longer strings are cut (bounded memory). */
 #define VAR_MAX_LEN 16384
@@ -75,6 +76,12 @@ void var_or_const_free(void *vc);
  * the variable is not set. */
 int var_or_const_get(const struct var_or_const *vc, struct stream *s, const char **p,
                      size_t *len);
+
+/* Health checks evaluate their samples without a stream: while one does,
+ * it lends its stores here, <check> for the "check" scope and <sess> for
+ * "sess" (each created on first use); NULLs end the loan. Outside a loan
+ * the check scope has no store (its variables are never set). */
+void var_lend_check_stores(struct var_store **check, struct var_store **sess);
 
 /* Frees every variable of <st> (not <st> itself). */
 void var_store_clear(struct var_store *st);

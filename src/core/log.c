@@ -36,6 +36,14 @@ static struct {
 	unsigned long dropped;
 } logstate = { "sluice", "", 0, 0 };
 
+int log_level_parse(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(level_names); i++)
+		if (strcmp(name, level_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
 void log_set_identity(const char *tag)
 {
 	snprintf(logstate.tag, sizeof(logstate.tag), "%s", tag);

@@ -22,6 +22,9 @@
 
 #include "peers_int.h"
 
+
+/* Peer sessions are long-lived: TCP keep-alive on, as they had before. */
+static const struct conn_tcp_opts peer_tcp_opts = { .keepalive = 1 };
 static struct {
 	ev_prepare flush;       /* pushes and sends what this loop iteration made */
 	int        flush_init;
@@ -1033,7 +1036,7 @@ static void peer_connect(struct peers_sec *s, struct peer *p, int handover)
 	p->last_status = PEER_LS_CONN;
 	if (handover)
 		s->handover = ps;
-	rc = conn_connect(&ps->c, to, tolen, 1, sess_io_cb, ps);
+	rc = conn_connect(&ps->c, to, tolen, &peer_tcp_opts, sess_io_cb, ps);
 	if (rc == -1) {
 		int err = errno;
 
@@ -1083,7 +1086,7 @@ static void peers_accept(struct listener *li, int fd, struct sockaddr_storage *a
 	ps->c.flags = CO_F_CONNECTED | CO_F_TCP;
 	ev_io_init(&ps->c.io, sess_io_cb, fd, 0);
 	ps->c.io.data = ps;
-	conn_setup_tcp(fd, 1, 0);
+	conn_setup_tcp(fd, &peer_tcp_opts, 0);
 	ps->st = PS_WAIT_HELLO;
 	sess_want(ps);
 	sess_arm(ps);

@@ -73,17 +73,13 @@ static const char *fe_tail =
 /* A section sluice does not run: one error naming it, none for its lines. */
 static void test_refused_sections(void **state)
 {
-	PARSE_ERRORS("mailers m\n"
-		     "    mailer smtp1 127.0.0.1:25\n"
-		     "ring r\n    size 32764\n"
+	PARSE_ERRORS("ring r\n    size 32764\n"
 		     "log-forward lf\n    dgram-bind 127.0.0.1:514\n"
 		     "fcgi-app php\n    docroot /var/www\n"
-		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 4);
-	expect_msg("t.cfg:1: section 'mailers m' is not supported by sluice: e-mail alerts are "
-		   "not built in sluice");
-	expect_msg("t.cfg:3: section 'ring r'");
-	expect_msg("t.cfg:5: section 'log-forward lf'");
-	expect_msg("t.cfg:7: section 'fcgi-app php'");
+		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 3);
+	expect_msg("t.cfg:1: section 'ring r'");
+	expect_msg("t.cfg:3: section 'log-forward lf'");
+	expect_msg("t.cfg:5: section 'fcgi-app php'");
 	expect_no_msg("t.cfg:2");
 	expect_no_msg("t.cfg:4");
 	/* the proxy after them is read as usual */
@@ -299,10 +295,9 @@ static void test_no_effect_and_refused(void **state)
 		     "    tune.idletimer 1s\n    tune.recv_enough 10k\n    numa-cpu-mapping\n"
 		     "    cluster-secret s3cr3t\n    profiling.tasks auto\n    nokqueue\n", 0);
 	PARSE_ERRORS("global\n    tune.maxaccept x\n    tune.sched.low-latency maybe\n"
-		     "    nokqueue 1\n    external-check\n    wurfl-data-file /x\n", 5);
+		     "    nokqueue 1\n    wurfl-data-file /x\n", 4);
 	expect_msg("'tune.maxaccept' in global section: expects a positive integer");
 	expect_msg("expects 'on' or 'off'");
-	expect_msg("'external-check' in global section: not supported by sluice: external checks");
 	expect_msg("WURFL) is not built");
 }
 

@@ -108,7 +108,7 @@ static void test_parse_errors(void **state)
 	EV("ipv4(::1)", "<error: ipv4() expects an IPv4 address (got '::1')>");
 	EV("path,field(0,/)", "<error: converter 'field': field index must not be 0 (1 is the first, -1 the last)>");
 	EV("path,ipmask(33)", "<error: converter 'ipmask': invalid IPv4 mask '33'>");
-	EV("path,strcmp(bad.x)", "<error: converter 'strcmp': invalid variable name 'bad.x' (expects <scope>.<name> with scope proc, sess, txn, req or res)>");
+	EV("path,strcmp(bad.x)", "<error: converter 'strcmp': invalid variable name 'bad.x' (expects <scope>.<name> with scope proc, sess, txn, req, res or check)>");
 	EV("srv_conn(nosrv)", "<error: expects 'backend/server' (got 'nosrv')>");
 	EV("path)", "<error: unexpected ')' after the sample expression>");
 }
