@@ -93,6 +93,15 @@ void log_set_quiet(int quiet);
  * copies have their own sockets, opened by log_open(). Returns 0. */
 int log_list_dup(struct log_list *dst, const struct log_list *src);
 
+struct cfg_ctx;
+
+/* Parses the words after "log" (<argv>, <argc>) into the list <target> (a
+ * struct log_list): "global", or a target with its options (as HAProxy's
+ * "log" line); "no log" (ctx->inverted) forgets the list. Also for the
+ * keywords that take a "log" line's syntax (log-stderr). Returns 0, or -1
+ * after cfg_alert(). */
+int log_cfg_parse(struct cfg_ctx *ctx, void *target, int argc, char **argv);
+
 /* Releases the loggers of <l>. */
 void log_list_free(struct log_list *l);
 

@@ -352,7 +352,7 @@ static int log_parse_target(struct cfg_ctx *ctx, struct logger *lg, const char *
 }
 
 /* log <target> [len N] [format F] <facility> [max [min]] | log global */
-static int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+int log_cfg_parse(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct log_list *list = target;
 	struct logger *lg, **tail;
@@ -479,9 +479,9 @@ static struct cfg_kw log_kws[] = {
 	{ "log-send-hostname", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_send_hostname,
 	  .usage = "[<name>]" },
 	{ "log-tag", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_log_tag, .usage = "<tag>" },
-	{ "log", CFG_SEC_GLOBAL, CFG_T_FUNC, offsetof(struct global, loggers), .parse = log_kw,
+	{ "log", CFG_SEC_GLOBAL, CFG_T_FUNC, offsetof(struct global, loggers), .parse = log_cfg_parse,
 	  .usage = "<target> [len <n>] [format <fmt>] <facility> [<max> [<min>]]" },
-	{ "log", CFG_SEC_PROXIES, CFG_T_FUNC, CFG_PX_OFF(loggers), .parse = log_kw,
+	{ "log", CFG_SEC_PROXIES, CFG_T_FUNC, CFG_PX_OFF(loggers), .parse = log_cfg_parse,
 	  .flags = CFG_KW_F_NO, .usage = "global | <target> [len <n>] [format <fmt>] <facility> [<max> [<min>]]" },
 };
 

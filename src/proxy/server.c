@@ -31,6 +31,26 @@ struct srv_kw_table {
 
 static struct srv_kw_table *srv_kws;
 
+int srv_kw_choose(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                  char **err)
+{
+	const struct srv_kw_choice *c = (const struct srv_kw_choice *)kw->arg;
+	struct dstr names = { 0 };
+
+	for (size_t i = 0; c[i].name; i++) {
+		if (argc > 1 && strcmp(argv[1], c[i].name) == 0) {
+			srv->flags = (srv->flags & ~(unsigned)kw->clr) | c[i].flags | (unsigned)kw->set;
+			dstr_free(&names);
+			return 2;
+		}
+		dstr_printf(&names, "%s'%s'", i ? (c[i + 1].name ? ", " : " or ") : "", c[i].name);
+	}
+	*err = argc > 1 ? str_fmt("unknown protocol '%s' (sluice knows %s)", argv[1], names.p)
+			: str_fmt("expects one of %s", names.p);
+	dstr_free(&names);
+	return -1;
+}
+
 void srv_register_keywords(struct srv_kw *kws, size_t n)
 {
 	struct srv_kw_table *t = xcalloc(1, sizeof(*t));

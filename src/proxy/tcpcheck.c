@@ -130,6 +130,7 @@ const char *tcpchk_conn_error(const struct check *c, const char *err)
 static void tcpchk_forget_input(struct check *c)
 {
 	chk_h2_free(c);
+	chk_xport_free(c);
 	c->rlen = 0;
 	c->rclosed = 0;
 	memset(&c->http, 0, sizeof(c->http));
@@ -279,6 +280,8 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 {
 	static char msg[160], withcomment[256];
 	const struct tcpchk_rule *rules = tcpchk_rules(c->srv->px);
+	const int httpchk = !!(chk_px_of(c->srv->px)->options & CHK_O_HTTPCHK);
+	const struct chk_xport *xp = httpchk ? chk_xport_of(c->srv) : NULL;
 
 	*res = CHK_R_L7RSP;
 	*info = "";
@@ -290,8 +293,9 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 	}
 	/* HTTP/2 checks: the server's frames are the session's, which the
 	 * send rule starts (they wait in the socket until then) */
-	if (((c->srv->flags & SRV_F_CHECK_H2) && (chk_px_of(c->srv->px)->options & CHK_O_HTTPCHK) ?
-	     (c->h2 ? chk_h2_read(c) : 0) : tcpchk_read(c)) == -1) {
+	if ((xp ? (c->xp ? xp->read(c) : 0) :
+	     (c->srv->flags & SRV_F_CHECK_H2) && httpchk ? (c->h2 ? chk_h2_read(c) : 0) :
+	     tcpchk_read(c)) == -1) {
 		*info = strerror(errno);
 		return TCPCHK_FAIL;
 	}
@@ -319,7 +323,8 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 				tcpchk_forget_input(c);
 				c->http.head_req = httpchk_req_is_head(r->req);
 			}
-			if ((c->srv->flags & SRV_F_CHECK_H2) && (r->flags & TCPCHK_F_HTTP) ?
+			if (xp && (r->flags & TCPCHK_F_HTTP) ? xp->send(c, r->req) < 0 :
+			    (c->srv->flags & SRV_F_CHECK_H2) && (r->flags & TCPCHK_F_HTTP) ?
 			    chk_h2_send(c, r->req) < 0 :
 			    tcpchk_io_send(c, r->data, r->len) != (ssize_t)r->len) {
 				snprintf(msg, sizeof(msg), "TCPCHK send failed at step %d", c->step_no);
