@@ -71,7 +71,8 @@ int fcgi_rec_add(struct dstr *d, enum fcgi_type type, uint16_t id, const char *p
 		fcgi_hdr_put(h, type, id, (uint16_t)k, 0);
 		if (dstr_add(d, h, sizeof(h)) < 0 || (k && dstr_add(d, p, k) < 0))
 			return -1;
-		p += k;
+		if (k)
+			p += k;   /* (an empty record's <p> may be NULL) */
 		len -= k;
 	} while (len);
 	return 0;
