@@ -173,6 +173,13 @@ static int fs_head_done(struct fcgi_strm *fs, const char *p, struct h1_msg *m)
 		fs->flags |= FS_F_VER11;
 	if (m->meth_id == H1_M_HEAD)
 		fs->flags |= FS_F_HEAD_REQ;
+	if (m->meth_id == H1_M_CONNECT)
+		return -1;   /* no tunnel through FastCGI */
+	/* an application never says "100 Continue": it is said here, so that
+	 * the client sends the body the application waits for (as HAProxy) */
+	if ((m->flags & H1_F_EXPECT_100) &&
+	    dstr_add(&fs->hout, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0)
+		return -1;
 	if (m->flags & H1_F_CHUNKED) {
 		/* CONTENT_LENGTH must be known (HAProxy's manual, 10.2): the
 		 * body is gathered, and the head is kept for then */
@@ -635,7 +642,7 @@ static int fs_readable(struct fcgi_strm *fs)
 		return 1;
 	switch (fs->rs) {
 	case FS_RS_HEAD:
-		return end || (data && fs_head_end(fs)) ||
+		return end || fs->hout.len > fs->hout_off || (data && fs_head_end(fs)) ||
 		       data >= global.bufsize - global.maxrewrite;
 	case FS_RS_NOBODY:
 	case FS_RS_DONE:
@@ -708,8 +715,11 @@ static ssize_t fs_recv(void *ctx, char *p, size_t n)
 {
 	struct fcgi_strm *fs = ctx;
 	size_t got = 0;
-	int end, r = fs_head(fs);
+	int end, r;
 
+	if (fs->rs == FS_RS_HEAD && fs->hout.len > fs->hout_off)
+		return (ssize_t)fs_take_hout(fs, p, n);   /* 100 Continue */
+	r = fs_head(fs);
 	if (r < 0)
 		return fs->flags & FS_F_ABORTED ? -ECONNRESET : -EPROTO;
 	if (!r)
