@@ -1290,7 +1290,9 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 		dstr_printf(&ctx->out, "Only a server in maintenance mode can be deleted.\n");
 		return -1;
 	}
-	if (srv->counters.cur_sess) {
+	/* (the multiplexed connections kept to it, HTTP/2 and FastCGI, point
+	 * to it until they close: pool-purge-delay after their last request) */
+	if (srv->counters.cur_sess || srv->h2_conns || srv->fcgi_conns) {
 		dstr_printf(&ctx->out, "Server still has connections attached to it, cannot remove it.\n");
 		return -1;
 	}
