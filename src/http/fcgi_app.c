@@ -44,6 +44,7 @@ static struct {
 	struct smp_expr  auth_type, auth_user;   /* AUTH_TYPE, REMOTE_USER */
 	int              auth_ready;
 	struct dstr      scratch;    /* a parameter's name or joined value */
+	struct dstr      dec;        /* a request's path, URL-decoded */
 } fa;
 
 static struct fcgi_app *fcgi_app_find(const char *name)
@@ -506,6 +507,20 @@ static void fcgi_uri_path(const char *u, size_t ul, const char **path, size_t *p
 	*plen = q ? (size_t)(q - u) : ul;
 }
 
+/* The path of request target <u> (<ul> bytes), URL-decoded into fa.dec
+ * (kept from request to request). Returns its length, or -1 (no memory). */
+static long fcgi_path_decoded(const char *u, size_t ul)
+{
+	const char *path;
+	size_t pl;
+
+	fcgi_uri_path(u, ul, &path, &pl);
+	fa.dec.len = 0;
+	if (dstr_reserve(&fa.dec, pl) < 0)
+		return -1;
+	return (long)fcgi_url_decode(path, pl, fa.dec.p);
+}
+
 static struct fcgi_txn *fcgi_txn_get(struct stream *s)
 {
 	struct fcgi_txn *ft = s->txn->fcgi;
@@ -554,20 +569,10 @@ int fcgi_req_prepare(struct stream *s, struct http_head *h)
 	if (app->pi_re) {
 		/* the decoded path may not hold NUL nor LF: the regex would not
 		 * see past them (HAProxy refuses them too) */
-		const char *path;
-		size_t plen, dl;
-		char *dec;
+		long dl = fcgi_path_decoded(h->sl[HTTP_SL_URI].p, h->sl[HTTP_SL_URI].len);
 
-		fcgi_uri_path(h->sl[HTTP_SL_URI].p, h->sl[HTTP_SL_URI].len, &path, &plen);
-		dec = malloc(plen + 1);
-		if (!dec)
+		if (dl < 0 || memchr(fa.dec.p, 0, (size_t)dl) || memchr(fa.dec.p, '\n', (size_t)dl))
 			return -1;
-		dl = fcgi_url_decode(path, plen, dec);
-		if (memchr(dec, 0, dl) || memchr(dec, '\n', dl)) {
-			free(dec);
-			return -1;
-		}
-		free(dec);
 	}
 	for (const struct fcgi_rule *r = app->set_params; r; r = r->next) {
 		size_t vl;
@@ -763,9 +768,10 @@ int fcgi_params_build(struct dstr *out, const struct fcgi_app *app,
                       const struct fcgi_req_src *src, const char *b,
                       const struct h1_msg *m, uint64_t clen)
 {
-	const char *uri = b + m->uri.off, *path, *q, *ver;
-	size_t ul = m->uri.len, pl;
-	char num[32], addr[64], *dec;
+	const char *uri = b + m->uri.off, *q, *ver;
+	size_t ul = m->uri.len;
+	char num[32], addr[64];
+	long dl;
 	int r;
 
 	r = fcgi_params_hdrs(out, src, b, m);
@@ -787,13 +793,10 @@ int fcgi_params_build(struct dstr *out, const struct fcgi_app *app,
 	}
 	r = r ? r : fcgi_param_s(out, src, "GATEWAY_INTERFACE", "CGI/1.1");
 	r = r ? r : fcgi_param_s(out, src, "DOCUMENT_ROOT", app->docroot);
-	fcgi_uri_path(uri, ul, &path, &pl);
-	dec = malloc(pl + 1);
-	if (!dec)
+	dl = fcgi_path_decoded(uri, ul);
+	if (dl < 0)
 		return -1;
-	pl = fcgi_url_decode(path, pl, dec);
-	r = r ? r : fcgi_params_script(out, app, src, dec, pl);
-	free(dec);
+	r = r ? r : fcgi_params_script(out, app, src, fa.dec.p, (size_t)dl);
 	r = r ? r : fcgi_param(out, src, "REQUEST_URI", uri, ul);
 	r = r ? r : fcgi_param(out, src, "REQUEST_METHOD", b + m->meth.off, m->meth.len);
 	q = memchr(uri, '?', ul);

@@ -25,12 +25,14 @@
 #include <sluice/h1.h>
 #include <sluice/http_ana.h>
 #include <sluice/http_reply.h>
+#include <sluice/pool.h>
 #include <sluice/stream.h>
 #include <sluice/ticks.h>
 
 #include "fcgi_int.h"
 
 static struct {
+	struct pool   *pool;      /* of struct fcgi_strm */
 	struct h1_hdr *hdrs;
 	int            maxhdr;
 	struct dstr    params;
@@ -62,10 +64,14 @@ void fs_wake(struct fcgi_strm *fs, int ev)
 
 struct fcgi_strm *fs_new(struct fcgi_conn *fc, struct stream *s)
 {
-	struct fcgi_strm *fs = calloc(1, sizeof(*fs));
+	struct fcgi_strm *fs;
 
+	if (!fx.pool)
+		fx.pool = pool_create("fcgi_strm", sizeof(*fs));
+	fs = pool_alloc(fx.pool);
 	if (!fs)
 		return NULL;
+	memset(fs, 0, sizeof(*fs));
 	fs->fc = fc;
 	fs->s = s;
 	fs->next = fc->streams;
@@ -108,7 +114,7 @@ void fs_free(struct fcgi_strm *fs)
 	dstr_free(&fs->body);
 	dstr_free(&fs->hout);
 	buf_put(fs->sbuf);
-	free(fs);
+	pool_free(fx.pool, fs);
 }
 
 /* Answers <fs>'s stream from here, as a CGI response the application could

@@ -286,7 +286,8 @@ static void test_nv_pairs(void **state)
 	"frontend fe\n  bind @DIR@/fe.sock\n  default_backend be\n" \
 	"backend be\n  use-fcgi-app app\n  server s1 @DIR@/s1.sock proto fcgi\n" \
 	"fcgi-app app\n  docroot /d\n  index index.php\n  path-info ^(/.+\\.php)(/.*)?$\n" \
-	"  set-param FROM_RULE %[req.hdr(x-v)] if { req.hdr(x-v) -m found }\n"
+	"  set-param FROM_RULE %[req.hdr(x-v)] if { req.hdr(x-v) -m found }\n" \
+	"  log-stderr global\n"
 
 static char cbuf[200000], sbuf[200000];
 static struct trec recs[64];
@@ -372,9 +373,14 @@ static void test_request_records(void **state)
 	assert_string_equal(param(p.p, p.len, "REMOTE_USER"), "u");
 	assert_null(param(p.p, p.len, "HTTP_AUTHORIZATION"));
 	assert_int_equal(in.len, 0);
+	/* STDERR first (log-stderr global: a line at level err), then the answer */
+	n = (int)put_rec(res, FCGI_STDERR, 1, "PHP Notice: x\n", 14, 2);
+	h_server_send(res, (size_t)n);
 	h_server_send(res, response(res, "Status: 201 Made\r\nDate: x\r\n\r\nhello"));
 	h_client_recv_all(cbuf, sizeof(cbuf));
 	assert_string_equal(cbuf, "HTTP/1.1 201 Made\r\nDate: x\r\ncontent-length: 5\r\n\r\nhello");
+	assert_non_null(strstr(h_log(), "<131>"));   /* local0 (16) * 8 + err (3) */
+	assert_non_null(strstr(h_log(), "PHP Notice: x"));
 	dstr_free(&p);
 	dstr_free(&in);
 }
