@@ -36,6 +36,9 @@ int mworker_configured(void);
  * the environment is corrupt (alert printed). Call before binding. */
 int mworker_worker_init(void);
 
+/* In a worker: whether it replaces another one (a reload). */
+int mworker_worker_reload(void);
+
 /* The worker bound everything and is about to serve: replays the state the
  * worker it replaces sent (a bounded wait), closes the handed-over sockets
  * nothing took, sends the master its listening sockets and "ready", and

@@ -428,8 +428,8 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 	if (kw->flags & CFG_KW_F_DEPREC)
 		cfg_warn(ctx, "deprecated; use %s instead", kw->hint ? kw->hint : "the documented form");
 	/* Sections other than global and the proxies (http-errors, ...) keep
-	 * their own state: their rows get no target, unless their <base>
-	 * gives the section's struct (fcgi-app). */
+	 * their own state: their rows get the struct .base gives, else no
+	 * target. */
 	if (ctx->section == CFG_SEC_GLOBAL)
 		target = (kw->base ? (char *)kw->base(ctx) : (char *)&global) + kw->off;
 	else if (ctx->section & CFG_SEC_PROXIES)

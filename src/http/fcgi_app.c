@@ -8,6 +8,7 @@
 #include <sluice/acl.h>
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
+#include <sluice/check.h>
 #include <sluice/common.h>
 #include <sluice/fcgi_app.h>
 #include <sluice/fcgi_rec.h>
@@ -22,6 +23,7 @@
 #include <sluice/sample.h>
 #include <sluice/server.h>
 #include <sluice/stream.h>
+#include <sluice/tcpcheck.h>
 
 #ifdef USE_PCRE2
 #include <pcre2.h>
@@ -331,6 +333,32 @@ static struct http_filter_kw fcgi_filters[] = {
 	{ "fcgi-app", fcgi_filter_parse, NULL },
 };
 
+/* Health checks that would speak FastCGI in backend <px>, which has no
+ * application (check-proto fcgi, http-check connect proto fcgi): one alert
+ * each. Returns their number. */
+static int fcgi_app_check_orphans(const struct proxy *px)
+{
+	int errors = 0;
+
+	for (struct server *srv = px->servers; srv; srv = srv->next)
+		if ((srv->flags & SRV_F_CHECK_FCGI) && (srv->flags & SRV_F_CHECKED)) {
+			log_alert("%s:%d: proxy '%s': server '%s': 'check-proto fcgi' needs an FCGI "
+				  "app (use-fcgi-app)", srv->conf_file, srv->conf_line, px->name,
+				  srv->name);
+			errors++;
+		}
+	if (!(chk_px_of(px)->options & CHK_O_HTTPCHK) || !px->servers)
+		return errors;
+	for (const struct tcpchk_rule *r = tcpchk_rules(px); r; r = r->next)
+		if (r->type == TCPCHK_CONNECT && (r->conn_opts & TCPCHK_CO_FCGI)) {
+			log_alert("%s:%d: proxy '%s': 'http-check connect proto fcgi' needs an FCGI "
+				  "app (use-fcgi-app)", px->conf_file, px->conf_line, px->name);
+			errors++;
+			break;
+		}
+	return errors;
+}
+
 /* After parsing: every application has a document root; every backend's
  * reference names one, only one, in mode http with a FastCGI server; every
  * FastCGI server's backend has one. */
@@ -379,8 +407,10 @@ static int fcgi_app_postparse(void)
 				errors++;
 			}
 		}
-		if (!px->fcgi_app)
+		if (!px->fcgi_app) {
+			errors += fcgi_app_check_orphans(px);
 			continue;
+		}
 		if (px->mode != PR_MODE_HTTP) {
 			log_alert("%s:%d: proxy '%s': FCGI application cannot be used in non-HTTP mode",
 				  px->conf_file, px->conf_line, px->name);

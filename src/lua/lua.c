@@ -490,7 +490,7 @@ int lua_wait(lua_State *L, enum lua_wait why, lua_KContext ctx, lua_KFunction k)
 
 struct lua_strm *lua_strm_get(struct stream *s)
 {
-	struct lua_strm *ls = s->ext;
+	struct lua_strm *ls = s->ext[lg.ext_slot];
 
 	if (ls)
 		return ls;
@@ -499,16 +499,16 @@ struct lua_strm *lua_strm_get(struct stream *s)
 		return NULL;
 	ls->priv_ref = LUA_NOREF;
 	ev_init(&ls->again_w, NULL);
-	s->ext = ls;
+	s->ext[lg.ext_slot] = ls;
 	return ls;
 }
 
 /* stream_ext_release(): the stream (or its HTTP exchange) ends. */
 static void lua_strm_release(struct stream *s)
 {
-	struct lua_strm *ls = s->ext;
+	struct lua_strm *ls = s->ext[lg.ext_slot];
 
-	s->ext = NULL;
+	s->ext[lg.ext_slot] = NULL;
 	lua_run_free(ls->act);
 	lua_applet_release(s, ls);
 	ev_timer_stop(global.loop, &ls->again_w);
@@ -782,7 +782,7 @@ SLUICE_INIT(lua_module_register)
 {
 	cfg_register(lua_kws, ARRAY_SIZE(lua_kws));
 	cfg_register_postparse(lua_postparse, 1);
-	stream_set_ext_release(lua_strm_release);
+	lg.ext_slot = stream_ext_register(lua_strm_release);
 }
 #else   /* !USE_LUA: built without Lua */
 

@@ -425,7 +425,7 @@ static int applet_ready(struct stream *s, struct lua_applet *app)
 /* stream_service.run and http_service.run */
 static int applet_run(struct stream *s)
 {
-	struct lua_strm *ls = s->ext;
+	struct lua_strm *ls = s->ext[lg.ext_slot];
 	struct lua_applet *app = ls ? ls->applet : NULL;
 	enum lua_res res;
 

@@ -87,6 +87,7 @@ struct lua_glob {
 	uint32_t        task_to;      /* tune.lua.task-timeout, ms (0: none) */
 	struct lua_run *cur;          /* the run executing now (NULL: C code unprotected) */
 	int             started;      /* the loop runs: init done, tasks may start */
+	int             ext_slot;     /* its slot of s->ext[] (stream_ext_register()) */
 	int             inits;        /* registry slot: the list of init functions */
 	struct lua_run *deferred;     /* runs going on at the next loop pass */
 	ev_prepare      defer_w;
@@ -163,7 +164,7 @@ void lua_run_wake(struct lua_run *r);
  * message). */
 void lua_log(struct stream *s, int level, const char *msg, size_t len);
 
-/* ---- per-stream state (s->ext) ---- */
+/* ---- per-stream state (s->ext[lg.ext_slot]) ---- */
 
 /* A Channel's view of one direction of a TCP stream: the bytes at the
  * start of its buffer already "output" (sent by the script, or forwarded)

@@ -283,14 +283,21 @@ static int stk_info(lua_State *L)
 	return 1;
 }
 
-/* The stored data of <ts> as a table. */
+/* The stored data of <ts> as a table (an array type: a sequence). */
 static void stk_push_entry(lua_State *L, struct stktable *t, struct stksess *ts)
 {
 	lua_newtable(L);
 	for (int dt = 0; dt < STK_DT_COUNT; dt++) {
 		int64_t v;
 
-		if (stk_data_get(t, ts, dt, &v)) {
+		if (stk_dt_is_array(dt) && t->off[dt] >= 0) {
+			lua_newtable(L);
+			for (unsigned i = 0; stk_data_get_at(t, ts, dt, i, &v); i++) {
+				lua_pushinteger(L, (lua_Integer)v);
+				lua_rawseti(L, -2, (lua_Integer)i + 1);
+			}
+			lua_setfield(L, -2, stk_dt_name(dt));
+		} else if (stk_data_get(t, ts, dt, &v)) {
 			lua_pushinteger(L, (lua_Integer)v);
 			lua_setfield(L, -2, stk_dt_name(dt));
 		}

@@ -96,7 +96,7 @@ static int txn_alert(lua_State *L)   { return txn_log_at(L, LOG_L_ALERT); }
 static int txn_get_priv(lua_State *L)
 {
 	struct lua_txn *t = lua_txn_check(L, 1);
-	struct lua_strm *ls = t->s->ext;
+	struct lua_strm *ls = t->s->ext[lg.ext_slot];
 
 	if (!ls || ls->priv_ref == LUA_NOREF)
 		lua_pushnil(L);

@@ -261,12 +261,15 @@ void chk_xport_register(const struct chk_xport *x)
 	chk_xport = x;
 }
 
-const struct chk_xport *chk_xport_of(const struct server *srv)
+int chk_srv_speaks_fcgi(const struct server *srv)
 {
-	if ((srv->flags & SRV_F_CHECK_FCGI) ||
-	    ((srv->flags & (SRV_F_PROTO_FCGI | SRV_F_CHECK_PSET)) == SRV_F_PROTO_FCGI))
-		return chk_xport;
-	return NULL;
+	return (srv->flags & SRV_F_CHECK_FCGI) ||
+	       (srv->flags & (SRV_F_PROTO_FCGI | SRV_F_CHECK_PSET)) == SRV_F_PROTO_FCGI;
+}
+
+const struct chk_xport *chk_xport_of(const struct check *c)
+{
+	return (c->conn_opts & TCPCHK_CO_FCGI) ? chk_xport : NULL;
 }
 
 void chk_xport_free(struct check *c)

@@ -73,24 +73,12 @@ static const char *fe_tail =
 /* A section sluice does not run: one error naming it, none for its lines. */
 static void test_refused_sections(void **state)
 {
-	PARSE_ERRORS("peers mypeers\n"
-		     "    peer a 127.0.0.1:1024\n"
-		     "    peer b 127.0.0.1:1025\n"
-		     "    bogus words here\n"
-		     "mailers m\n"
-		     "    mailer smtp1 127.0.0.1:25\n"
-		     "ring r\n    size 32764\n"
+	PARSE_ERRORS("ring r\n    size 32764\n"
 		     "log-forward lf\n    dgram-bind 127.0.0.1:514\n"
-		     "resolvers dns\n    nameserver a 127.0.0.1:53\n"
-		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 5);
-	expect_msg("t.cfg:1: section 'peers mypeers' is not supported by sluice: stick-table "
-		   "replication between processes (peers) is not built yet (its lines are skipped)");
-	expect_msg("t.cfg:5: section 'mailers m' is not supported by sluice");
-	expect_msg("t.cfg:7: section 'ring r'");
-	expect_msg("t.cfg:9: section 'log-forward lf'");
-	expect_msg("t.cfg:11: section 'resolvers dns'");
+		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 2);
+	expect_msg("t.cfg:1: section 'ring r'");
+	expect_msg("t.cfg:3: section 'log-forward lf'");
 	expect_no_msg("t.cfg:2");
-	expect_no_msg("t.cfg:3");
 	expect_no_msg("t.cfg:4");
 	/* the proxy after them is read as usual */
 	assert_non_null(global.proxies);
@@ -286,12 +274,12 @@ static void test_sockbuf(void **state)
 	PARSE_ERRORS("global\n    tune.rcvbuf.client 65536\n    tune.sndbuf.server 32768\n", 0);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	assert_true(fd >= 0);
-	conn_setup_tcp(fd, 0, 0);
+	conn_setup_tcp(fd, NULL, 0);
 	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &l), 0);
 	assert_true(v >= 65536);
 	close(fd);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
-	conn_setup_tcp(fd, 0, 1);
+	conn_setup_tcp(fd, NULL, 1);
 	l = sizeof(v);
 	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &l), 0);
 	assert_true(v >= 32768);
@@ -305,10 +293,9 @@ static void test_no_effect_and_refused(void **state)
 		     "    tune.idletimer 1s\n    tune.recv_enough 10k\n    numa-cpu-mapping\n"
 		     "    cluster-secret s3cr3t\n    profiling.tasks auto\n    nokqueue\n", 0);
 	PARSE_ERRORS("global\n    tune.maxaccept x\n    tune.sched.low-latency maybe\n"
-		     "    nokqueue 1\n    external-check\n    wurfl-data-file /x\n", 5);
+		     "    nokqueue 1\n    wurfl-data-file /x\n", 4);
 	expect_msg("'tune.maxaccept' in global section: expects a positive integer");
 	expect_msg("expects 'on' or 'off'");
-	expect_msg("'external-check' in global section: not supported by sluice: external checks");
 	expect_msg("WURFL) is not built");
 }
 
