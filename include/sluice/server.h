@@ -239,8 +239,9 @@ int server_set_state(struct server *srv, const char *state);
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port);
 
-/* Registers the one function told when a server's address changed (the
- * HTTP/2 layer: its connections to the server get no more streams). */
+/* Registers a function told when a server's address changed (the HTTP/2
+ * and FastCGI layers: their connections to the server get no more
+ * requests); at most 3, at start-up. */
 void server_on_addr_change(void (*fn)(struct server *srv));
 
 /* Puts <srv> in maintenance for want of an address (<on>, logged with

@@ -614,7 +614,21 @@ void fcgi_conn_foreach(void (*fn)(const struct conn *c, const struct proxy *px,
 				fn(&fc->c, px, srv, fc->nstreams, ev_is_active(&fc->timer), arg);
 }
 
+/* A server's address changed: its connections finish their requests and
+ * take no new one (they go to the old address); the idle ones close. */
+static void fcgi_srv_addr_changed(struct server *srv)
+{
+	struct fcgi_conn *fc = srv->fcgi_conns, *next;
+
+	for (; fc; fc = next) {
+		next = fc->next;
+		fc->flags |= FC_F_CLOSING;
+		fc_update(fc);
+	}
+}
+
 SLUICE_INIT(fcgi_register)
 {
 	srv_idle_register_closer(fcgi_close_idle);
+	server_on_addr_change(fcgi_srv_addr_changed);
 }

@@ -981,11 +981,17 @@ static int server_set_weight(struct cli_ctx *ctx, struct server *srv, const char
 	return 0;
 }
 
-static void (*srv_addr_hook)(struct server *srv);
+/* the multiplexers' (HTTP/2, FastCGI) */
+static void (*srv_addr_hooks[4])(struct server *srv);
 
 void server_on_addr_change(void (*fn)(struct server *srv))
 {
-	srv_addr_hook = fn;
+	size_t i = 0;
+
+	while (srv_addr_hooks[i])
+		i++;
+	BUG_ON(i >= ARRAY_SIZE(srv_addr_hooks) - 1, "too many server_on_addr_change() hooks");
+	srv_addr_hooks[i] = fn;
 }
 
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
@@ -1009,8 +1015,8 @@ void server_set_address(struct server *srv, const struct sockaddr_storage *ss, s
 	srv->addr_str = xstrdup(addr_to_str(&srv->addr, text, sizeof(text)));
 	/* what is kept open still goes to the old address */
 	srv_idle_purge(srv, 0);
-	if (srv_addr_hook)
-		srv_addr_hook(srv);
+	for (size_t i = 0; srv_addr_hooks[i]; i++)
+		srv_addr_hooks[i](srv);
 	if (srv->flags & SRV_F_RMAINT)
 		server_set_rmaint(srv, 0, NULL);
 }
