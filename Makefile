@@ -22,7 +22,8 @@ DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
               libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev liblua5.4-dev \
               libc-ares-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps \
-              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio python3-dnslib haproxy
+              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio python3-dnslib haproxy \
+              php-fpm
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
                -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
@@ -223,6 +224,14 @@ define run_h2back
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL h2back:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# FastCGI to servers (tests/fcgi/run): python responders written in the
+# test (one of them lying on purpose), and Debian's php-fpm end to end;
+# also under SANITIZE=1. Same contract as run_tls.
+define run_fcgi
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/fcgi/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL fcgi:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # The runtime API checks varnishtest cannot express (descriptors run out,
 # failed reloads, long pipelined input), a few seconds: also under
 # SANITIZE=1. They record their own PASS/FAIL lines; a crash or a timeout of
@@ -329,6 +338,7 @@ test: deps deps-clients deps-scaleout
 	$(run_tls)
 	$(run_h2)
 	$(run_h2back)
+	$(run_fcgi)
 	$(run_dns)
 	$(run_cli)
 	$(run_comp)

@@ -20,6 +20,7 @@
 #include <sluice/common.h>
 #include <sluice/comp.h>
 #include <sluice/errors.h>
+#include <sluice/fcgi_app.h>
 #include <sluice/global.h>
 #include <sluice/h2.h>
 #include <sluice/hdr_case.h>
@@ -188,6 +189,10 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 	txn->reqline = txn->uniq_id = NULL;
 	if (unlikely(txn->cache))
 		cache_txn_free(s);
+	if (unlikely(txn->fcgi)) {
+		fcgi_txn_free(txn->fcgi);
+		txn->fcgi = NULL;
+	}
 	var_store_free(&txn->vars);
 	stk_txn_end(s);
 	http_retry_drop(s);
@@ -927,6 +932,14 @@ static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
 			s->req.buf = NULL;
 		}
 		return 0;
+	}
+	if (unlikely(s->be->fcgi_app) && fcgi_req_prepare(s, h) == -1) {
+		/* a path the FastCGI application's path-info cannot take */
+		b->head += (uint32_t)hlen;
+		b->data -= (uint32_t)hlen;
+		s->fe->fe_counters.failed_req++;
+		s->li->counters.failed_req++;
+		return http_reply(s, 400, NULL, NULL, SE_PROXY, SF_REQ);
 	}
 	if (http_unique_id(s) && fh->uniqid_hdr) {
 		if (http_head_add(h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), txn->uniq_id,

@@ -623,6 +623,12 @@ static void proxy_free(struct proxy *px)
 	free(px);
 }
 
+void proxy_free_detached(struct proxy *px)
+{
+	if (px)
+		proxy_free(px);
+}
+
 void proxy_free_all(void)
 {
 	struct proxy *px, *next;

@@ -75,11 +75,9 @@ static void test_refused_sections(void **state)
 {
 	PARSE_ERRORS("ring r\n    size 32764\n"
 		     "log-forward lf\n    dgram-bind 127.0.0.1:514\n"
-		     "fcgi-app php\n    docroot /var/www\n"
-		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 3);
+		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 2);
 	expect_msg("t.cfg:1: section 'ring r'");
 	expect_msg("t.cfg:3: section 'log-forward lf'");
-	expect_msg("t.cfg:5: section 'fcgi-app php'");
 	expect_no_msg("t.cfg:2");
 	expect_no_msg("t.cfg:4");
 	/* the proxy after them is read as usual */
