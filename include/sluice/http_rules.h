@@ -59,6 +59,7 @@ enum http_act_ret http_rules_exec(const struct http_rules *rules, struct stream 
 struct http_rules_pos {
 	const struct http_rule *at[2];
 	int                     n;
+	int                     soft;   /* strict-mode off when it waited */
 };
 
 /* As http_rules_exec(), but an action may wait: HTTP_ACT_YIELD is returned

@@ -224,6 +224,7 @@ struct stream {
 	                                   (LOG_L_*), STRM_LOG_SILENT: no log line */
 	int               prio_class;   /* set-priority-class: its class in queues */
 	int               prio_offset;  /* set-priority-offset: ms added to its queue time */
+	uint32_t          tmo[3];       /* set-timeout, STRM_TMO_*: ms, 0 for the proxy's */
 	const struct stream_service *svc; /* mode tcp: the service answering it, NULL: a server */
 	void             *ext;          /* a module's state for this stream (Lua: its
 	                                   running actions, services, private data),
@@ -233,6 +234,9 @@ struct stream {
 	uint8_t           socks_got;    /* reply bytes received */
 	unsigned char     socks[9];     /* the request, then the 8-byte reply */
 };
+
+/* The timeouts a stream may have of its own (set-timeout): s->tmo[]. */
+enum { STRM_TMO_SERVER, STRM_TMO_TUNNEL, STRM_TMO_CLIENT, STRM_TMO_COUNT };
 
 #define STRM_SOCKS_SEND  1   /* connecting to the proxy: the request goes once connected */
 #define STRM_SOCKS_REPLY 2   /* the request is sent: its reply is awaited */

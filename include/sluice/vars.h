@@ -34,11 +34,6 @@ struct var_ref {
 int var_ref_parse(const char *s, size_t len, struct var_ref *ref, char **err);
 void var_ref_release(struct var_ref *ref);
 
-/* Parses the "(<scope>.<name>)" ending action word <w> ("set-var(txn.x)")
- * into <ref>. Returns 0, or -1 with an allocated <err> (saying what the
- * word should look like). */
-int var_ref_parse_word(const char *w, struct var_ref *ref, char **err);
-
 /* Whether the configuration names variable <ref> (an action, a fetch or a
  * converter argument): Lua's set_var(..., ifexist) sets only those. */
 int var_ref_known(const struct var_ref *ref);

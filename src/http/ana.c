@@ -297,16 +297,16 @@ static long http_head_replace(struct channel *ch, const struct http_head *h, uin
 static int http_put_msg(struct channel *ch, const struct http_head *h, const char *body,
                         size_t blen)
 {
-	size_t nl = http_head_len(h);
+	size_t nl = http_head_len(h), keep = (size_t)http_chan_clear(ch);
+	char *p;
 
-	chan_release(ch);
-	if (nl + blen > buf_size() || !(ch->buf = buf_get()))
+	if (nl + blen > buf_size() - keep || (!ch->buf && !(ch->buf = buf_get())))
 		return -1;
-	http_head_write(h, ch->buf->area);
-	memcpy(ch->buf->area + nl, body, blen);
-	ch->buf->head = 0;
-	ch->buf->data = (uint32_t)(nl + blen);
-	ch->to_forward = nl + blen;
+	p = ch->buf->area + ch->buf->head + keep;
+	http_head_write(h, p);
+	memcpy(p + nl, body, blen);
+	ch->buf->data = (uint32_t)(keep + nl + blen);
+	ch->to_forward = keep + nl + blen;
 	return 0;
 }
 
@@ -559,9 +559,8 @@ static size_t http_svc_refill(struct stream *s)
  * takes it. */
 static void http_svc_start(struct stream *s, struct dstr *d)
 {
-	chan_release(&s->res);
 	s->res.reserve = 0;
-	s->res.to_forward = d->len;
+	s->res.to_forward = http_chan_clear(&s->res) + d->len;
 	s->txn->svc_out = d;
 	s->txn->res_st = HTTP_MSG_DONE;
 	http_count_status(s, s->txn->status, 0);
@@ -686,8 +685,8 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 		/* ended by an action without a reply: the client is closed */
 		http_log_snapshot(s, 0);
 		http_srv_abort(s);
-		s->term_err = SE_LOCAL;
-		s->term_fin = SF_REQ;
+		s->term_err = s->term_err ? s->term_err : SE_LOCAL;   /* reject: PR */
+		s->term_fin = s->term_fin ? s->term_fin : SF_REQ;
 		txn->flags |= TX_F_LOCAL | TX_F_CLI_CLOSE;
 		txn->res_st = HTTP_MSG_DONE;
 		return 1;
@@ -870,7 +869,7 @@ static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
 	const struct h1_msg *m = &txn->req;
 	const unsigned mf = m->flags;
 	const struct http_px *fh = http_px_of(s->fe);
-	struct http_rules_pos pos = { { NULL, NULL }, 0 };
+	struct http_rules_pos pos = { { NULL, NULL }, 0, 0 };
 	enum http_yld_phase phase = y ? y->phase : HTTP_Y_REQ_FE;
 	long nl = hlen;
 	int answered = 0;
@@ -992,31 +991,6 @@ static int http_req_resume(struct stream *s)
 	return ret;
 }
 
-/* option http-buffer-request on a request whose client waits for "100
- * Continue" before it sends the body: the rules must see that body before
- * anything reaches a server, so the 100 is answered from here (as HAProxy
- * does) and the Expect field is not forwarded. */
-static void http_send_100(struct stream *s)
-{
-	static const char msg[] = "HTTP/1.1 100 Continue\r\n\r\n";
-	struct channel *res = &s->res;
-
-	s->txn->flags |= TX_F_SENT_100;
-	/* The response channel carries the 100 now: a server connection kept
-	 * from the previous request goes to the idle pool rather than have
-	 * these bytes taken for its own (http_check_kept). */
-	if (s->ss.st == SS_KEPT)
-		http_pool_kept(s);
-	chan_release(res);
-	res->flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	if (!(res->buf = buf_get()))
-		return;   /* no buffer now: the client sends its body after its own wait */
-	memcpy(res->buf->area, msg, sizeof(msg) - 1);
-	res->buf->head = 0;
-	res->buf->data = sizeof(msg) - 1;
-	res->to_forward = sizeof(msg) - 1;
-}
-
 /* Waits for a complete request head. Returns 0 or -1 (closed). */
 static int http_wait_req(struct stream *s)
 {
@@ -1106,7 +1080,7 @@ static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
 {
 	struct http_act_out out;
 	enum http_act_ret r = HTTP_ACT_CONT;
-	struct http_rules_pos pos = { { NULL, NULL }, 0 }, *pp = can_wait ? &pos : NULL;
+	struct http_rules_pos pos = { { NULL, NULL }, 0, 0 }, *pp = can_wait ? &pos : NULL;
 	enum http_yld_phase phase = y ? y->phase : HTTP_Y_RES_BE;
 
 	memset(&out, 0, sizeof(out));
@@ -1163,16 +1137,20 @@ static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
 		http_srv_abort(s);
 		chan_release(&s->res);
 		s->res.to_forward = 0;
-		s->term_err = SE_LOCAL;
-		s->term_fin = SF_HDRS;
+		s->term_err = s->term_err ? s->term_err : SE_LOCAL;   /* silent-drop: PH */
+		s->term_fin = s->term_fin ? s->term_fin : SF_HDRS;
 		s->txn->flags |= TX_F_LOCAL | TX_F_CLI_CLOSE;
 		s->txn->res_st = HTTP_MSG_DONE;
 		return 1;
 	default:
 		break;
 	}
-	http_after_rules(s, h);
-	return 0;
+	if (http_after_rules(s, h) != HTTP_ACT_ERR)
+		return 0;
+	s->fe->fe_counters.failed_rewrites++;   /* strict-mode: the response becomes a 500 */
+	s->txn->flags |= TX_F_CLI_CLOSE;
+	http_reply(s, 500, NULL, NULL, SE_PROXY, SF_HDRS);
+	return 1;
 }
 
 /* A stored answer up to this size is copied after its head and sent with

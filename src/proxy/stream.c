@@ -127,6 +127,8 @@ static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *whi
 	const struct proxy_timeouts *fe = &s->fe->timeout, *be = &s->be->timeout;
 	ev_tstamp d = 0, x;
 	uint32_t ct, st;
+	/* set-timeout gives the stream its own */
+	uint32_t tun = s->tmo[STRM_TMO_TUNNEL] ? s->tmo[STRM_TMO_TUNNEL] : be->tunnel;
 
 	*which = STRM_T_NONE;
 	if (s->proto->deadline && (d = s->proto->deadline(s, kind))) {
@@ -148,11 +150,11 @@ static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *whi
 	}
 	/* The tunnel timeout covers both sides, until one half-closes and a
 	 * client-fin/server-fin timeout takes over, as in HAProxy. */
-	if (s->ss.st == SS_EST && be->tunnel &&
+	if (s->ss.st == SS_EST && tun &&
 	    s->proto->tunnel(s) &&
 	    !(((s->req.flags | s->res.flags) & (CH_F_SHUTR | CH_F_SHUTW)) &&
 	      (fe->client_fin || be->server_fin))) {
-		x = side_deadline(MAX(s->cli.last_act, s->srv.last_act), be->tunnel);
+		x = side_deadline(MAX(s->cli.last_act, s->srv.last_act), tun);
 		*which = STRM_T_CLI;
 		return x;
 	}
@@ -163,7 +165,7 @@ static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *whi
 	/* A side's timeout runs only while we wait for that side: a peer
 	 * stalled because the other one is slow is not to blame. */
 	ct = ((s->req.flags & CH_F_SHUTR) || (s->res.flags & CH_F_SHUTW)) && fe->client_fin ?
-	     fe->client_fin : fe->client;
+	     fe->client_fin : s->tmo[STRM_TMO_CLIENT] ? s->tmo[STRM_TMO_CLIENT] : fe->client;
 	if ((s->cli.flags & CO_F_WAITING) && (x = side_deadline(s->cli.last_act, ct)) &&
 	    (!d || x < d)) {
 		d = x;
@@ -171,7 +173,7 @@ static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *whi
 	}
 	if (s->ss.st == SS_EST && (s->srv.flags & CO_F_WAITING)) {
 		st = ((s->res.flags & CH_F_SHUTR) || (s->req.flags & CH_F_SHUTW)) && be->server_fin ?
-		     be->server_fin : be->server;
+		     be->server_fin : s->tmo[STRM_TMO_SERVER] ? s->tmo[STRM_TMO_SERVER] : be->server;
 		if ((x = side_deadline(s->srv.last_act, st)) && (!d || x < d)) {
 			d = x;
 			*which = STRM_T_SRV;
@@ -270,6 +272,7 @@ void stream_end_backend(struct stream *s)
 {
 	stream_be_uncount(s);
 	s->be = s->fe->defbe ? s->fe->defbe : s->fe;
+	memset(s->tmo, 0, sizeof(s->tmo));   /* set-timeout was the request's */
 }
 
 /* The stream asks for <srv> (persistence) and it is full: waits in its
@@ -559,7 +562,7 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 
 	ev_timer_stop(global.loop, &s->timer);
 	if (s->tcp_flags & STRM_F_DROP)
-		conn_set_rst(&s->cli);
+		conn_set_drop(&s->cli);
 	conn_close(&s->cli);
 	/* an event fed to a stopped watcher (a protocol's process) must not outlive it */
 	ev_clear_pending(global.loop, &s->cli.io);
@@ -1182,7 +1185,7 @@ static int stream_accept_rules(struct stream *s)
 	s->fe->fe_counters.denied_conn++;
 	s->li->counters.denied_conn++;
 	if (s->tcp_flags & STRM_F_DROP)
-		conn_set_rst(&s->cli);
+		conn_set_drop(&s->cli);
 	conn_close(&s->cli);
 	stk_stream_end(s);   /* what track-sc rules tracked */
 	if (s->dst)

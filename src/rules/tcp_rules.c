@@ -2,13 +2,11 @@
  * tcp-response content keywords, their inspect-delay, the actions only they
  * offer (rows of the one registry, action.h), rules inherited from named
  * defaults sections, and the engine the stream calls. */
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sluice/acl.h>
-#include <sluice/addr.h>
 #include <sluice/action.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
@@ -33,12 +31,8 @@ struct tcp_act_kw {
 	int              stop;    /* it ends the rule set with <verdict> */
 	int            (*parse)(struct act_parse *p, struct tcp_rule *r);  /* NULL: no argument */
 	void           (*exec)(const struct tcp_rule *r, struct stream *s); /* NULL: nothing */
-	unsigned         arg;     /* the row's own value for <exec> (TCP_A_* for set-src...) */
+	unsigned         arg;     /* the row's own value for <exec> */
 };
-
-/* What set-src, set-dst, set-src-port and set-dst-port change. */
-#define TCP_A_DST  0x1   /* the destination address (else the source) */
-#define TCP_A_PORT 0x2   /* only the port (else only the address) */
 
 struct tcp_rule {
 	const struct act_kw     *kw;      /* its row of the registry */
@@ -46,7 +40,7 @@ struct tcp_rule {
 	void                    *gpriv;   /* a stream-only action's arguments */
 	unsigned                 where;   /* the ACT_W_* bit of its set */
 	struct acl_cond         *cond;
-	struct smp_expr         *expr;    /* capture, set-src... */
+	struct smp_expr         *expr;    /* capture */
 	const struct stream_service *svc; /* use-service */
 	int                      cap;     /* capture: its slot */
 };
@@ -86,25 +80,6 @@ static struct tcp_px *tcp_px_make(struct proxy *px)
 }
 
 /* ---- actions ---- */
-
-/* <expr>: the sample expression of set-src... */
-static int parse_expr(struct act_parse *p, struct tcp_rule *r)
-{
-	char *err = NULL;
-
-	if (p->idx >= p->argc) {
-		cfg_alert(p->ctx, "action '%s' expects a sample expression", p->argv[0]);
-		return -1;
-	}
-	r->expr = xcalloc(1, sizeof(*r->expr));
-	if (smp_expr_parse(p->argv[p->idx], r->expr, NULL, &err) == -1) {
-		cfg_alert(p->ctx, "action '%s': %s", p->argv[0], err);
-		free(err);
-		return -1;
-	}
-	p->idx++;
-	return 0;
-}
 
 /* use-service <name>: a service answers the stream (mode tcp) */
 static int parse_use_service(struct act_parse *p, struct tcp_rule *r)
@@ -245,49 +220,6 @@ static const struct smp_fetch_kw tcp_fetches[] = {
 	  SMP_USE_L4, NULL, NULL },
 };
 
-/* set-src|set-dst|set-src-port|set-dst-port <expr>. As in HAProxy, an
- * address keeps the port and a port keeps the address;
- * a sample that is no address (resp. port) changes nothing. */
-static void exec_set_addr(const struct tcp_rule *r, struct stream *s)
-{
-	struct sockaddr_storage *a = (r->act->arg & TCP_A_DST) ?
-				     (struct sockaddr_storage *)stream_dst(s) : &s->cli_addr;
-	struct sample smp = { 0 };
-	int port = addr_get_port(a);
-
-	if (!smp_expr_eval(r->expr, s, &smp))
-		return;
-	if (r->act->arg & TCP_A_PORT) {
-		if (smp_cast(&smp, SMP_T_SINT) && smp.u.sint >= 0 && smp.u.sint <= 65535)
-			addr_set_port(a, (int)smp.u.sint);
-		return;
-	}
-	if (smp.type == SMP_T_STR || smp.type == SMP_T_BIN) {
-		char ip[64];
-		size_t n = MIN(smp.u.str.len, sizeof(ip) - 1);
-
-		memcpy(ip, smp.u.str.p, n);
-		if (!smp_parse_ip(ip, n, &smp))
-			return;
-	}
-	if (smp.type == SMP_T_IPV4) {
-		struct sockaddr_in *in = (struct sockaddr_in *)a;
-
-		memset(a, 0, sizeof(*a));
-		in->sin_family = AF_INET;
-		in->sin_addr = smp.u.ipv4;
-	} else if (smp.type == SMP_T_IPV6) {
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)a;
-
-		memset(a, 0, sizeof(*a));
-		in6->sin6_family = AF_INET6;
-		in6->sin6_addr = smp.u.ipv6;
-	} else {
-		return;
-	}
-	addr_set_port(a, port);
-}
-
 static void exec_drop(const struct tcp_rule *r, struct stream *s)
 {
 	s->tcp_flags |= STRM_F_DROP;
@@ -306,12 +238,6 @@ static const struct tcp_act_kw tcp_acts[] = {
 	{ TA("expect-proxy", ACT_W_TCP_CONN, "layer4"), TCP_V_ACCEPT, 0, parse_expect_proxy,
 	  exec_expect_proxy, 0 },
 	{ TA("reject", ACT_W_TCP_ALL, "nothing"), TCP_V_REJECT, 1, NULL, NULL, 0 },
-	{ TA("set-dst", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, TCP_A_DST },
-	{ TA("set-dst-port", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr,
-	  TCP_A_DST | TCP_A_PORT },
-	{ TA("set-src", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, 0 },
-	{ TA("set-src-port", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr,
-	  TCP_A_PORT },
 	{ TA("silent-drop", ACT_W_TCP_ALL, "nothing"), TCP_V_DROP, 1, NULL, exec_drop, 0 },
 	{ TA("use-service", ACT_W_TCP_REQ, "<service name>"), TCP_V_ACCEPT, 1, parse_use_service,
 	  exec_use_service, 0 },

@@ -612,8 +612,9 @@ static void test_parse_errors(void **state)
 {
 	static const struct bad_rule bad[] = {
 		{ "http-request", "expects an action (add-header, allow, auth, capture, del-header, deny, "
-		  "redirect, replace-header, replace-value, return, set-header, set-method, set-path, "
-		  "set-pathq, set-query, set-uri, set-var, tarpit, unset-var, use-service" },
+		  "early-hint, redirect, reject, replace-header, replace-value, return, set-header, "
+		  "set-method, set-path, set-pathq, set-query, set-uri, set-var, set-var-fmt, "
+		  "silent-drop, strict-mode, tarpit, unset-var, use-service" },
 		{ "http-request set-hedaer X 1", "unknown action 'set-hedaer'; did you mean 'set-header'?" },
 		/* a stream-only action is named by its own name, not the engine's row */
 		{ "http-request unset-var(txn.x) foo", "'unset-var': unexpected argument 'foo'" },
@@ -621,7 +622,8 @@ static void test_parse_errors(void **state)
 		{ "http-request frobnicate", "unknown action 'frobnicate' (expects add-header," },
 		{ "http-response set-pathq /", "action 'set-pathq' is not possible in http-response "
 		  "rules (expects add-header, allow, capture, del-header, deny, redirect, "
-		  "replace-header, replace-value, return, set-header, set-status, set-var, unset-var" },
+		  "replace-header, replace-value, return, set-header, set-status, set-var, set-var-fmt, "
+		  "silent-drop, strict-mode, unset-var" },
 		{ "http-request set-status 200", "action 'set-status' is not possible in http-request rules" },
 		{ "http-response tarpit", "action 'tarpit' is not possible in http-response rules" },
 		{ "http-after-response deny", "action 'deny' is not possible in http-after-response rules" },
