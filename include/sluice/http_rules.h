@@ -30,6 +30,8 @@ enum http_act_ret {
 	HTTP_ACT_ABORT,    /* the exchange ends without a reply: the client is closed */
 	HTTP_ACT_YIELD,    /* an action waits (http_rules_exec_at()): run the set again
 	                      from where it stopped once the stream is woken */
+	HTTP_ACT_TIMEOUT,  /* an action waited too long for the message (wait-for-body):
+	                      408 for a request, 504 for a response */
 };
 
 struct http_act_out {

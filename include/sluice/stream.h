@@ -47,6 +47,7 @@ enum stream_state {
                                      on (the protocol clears it when it looked) */
 #define STRM_F_MUX_START    0x400 /* STRM_F_MUX: its first pass has not run yet */
 #define STRM_F_SVC_DONE     0x800 /* its service (s->svc) is done: its output leaves */
+#define STRM_F_ACT_EXP      0x1000 /* s->act_exp passed: the action waiting for it goes on */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
@@ -95,6 +96,7 @@ enum strm_timer {
 	STRM_T_INSPECT,    /* the end of an inspect-delay (tcp-request/response content) */
 	STRM_T_PROTO,      /* a deadline of the protocol's own (stream_proto.deadline) */
 	STRM_T_STOP,       /* soft stop: an idle stream's turn to close (close-spread-time) */
+	STRM_T_ACT,        /* the end of a rule action's wait (wait-for-body) */
 };
 
 /* A stream's protocol: what runs between the client and the server once
@@ -225,6 +227,8 @@ struct stream {
 	int               prio_class;   /* set-priority-class: its class in queues */
 	int               prio_offset;  /* set-priority-offset: ms added to its queue time */
 	uint32_t          tmo[3];       /* set-timeout, STRM_TMO_*: ms, 0 for the proxy's */
+	ev_tstamp         act_exp;      /* a rule action waits until then at most (then
+	                                   STRM_F_ACT_EXP is set, the stream woken), 0: none */
 	const struct stream_service *svc; /* mode tcp: the service answering it, NULL: a server */
 	void             *ext;          /* a module's state for this stream (Lua: its
 	                                   running actions, services, private data),

@@ -1,8 +1,9 @@
 /* HTTP rule actions that steer the exchange rather than edit a head:
  * reject and silent-drop (the client is closed without a reply),
- * strict-mode (whether failed rewrites end the message) and early-hint (a
- * 103 Early Hints response sent ahead of the final one). Rows of the one
- * action registry (action.h), run by the HTTP rules engine (rules.c). */
+ * strict-mode (whether failed rewrites end the message), early-hint (a
+ * 103 Early Hints response sent ahead of the final one) and wait-for-body
+ * (the rules after it see the body). Rows of the one action registry
+ * (action.h), run by the HTTP rules engine (rules.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,8 @@
 #include <sluice/listener.h>
 #include <sluice/proxy.h>
 #include <sluice/stream.h>
+#include <sluice/ticks.h>
+#include <sluice/units.h>
 
 #include "ana_int.h"
 #include "rules_int.h"
@@ -148,6 +151,62 @@ static enum http_act_ret ctl_exec_hint(const struct http_rule *r, struct http_ru
 	return HTTP_ACT_CONT;
 }
 
+/* ---- wait-for-body time <time> [at-least <bytes>] ---- */
+
+static int ctl_parse_wait_body(struct http_rule_parse *p)
+{
+	const char *err = NULL;
+
+	if (p->idx + 1 >= p->argc || strcmp(p->argv[p->idx], "time") != 0 ||
+	    parse_time_ms(p->argv[p->idx + 1], 1, &p->r->ms, &err) == -1) {
+		http_rule_alert(p, "expects %s%s%s", p->kw->kw.usage, err ? ": " : "",
+				err ? err : "");
+		return -1;
+	}
+	p->idx += 2;
+	if (p->idx < p->argc && strcmp(p->argv[p->idx], "at-least") == 0) {
+		if (p->idx + 1 >= p->argc || parse_size(p->argv[p->idx + 1], &p->r->bytes, &err) == -1) {
+			http_rule_alert(p, "'at-least' expects a size%s%s", err ? ": " : "",
+					err ? err : "");
+			return -1;
+		}
+		p->idx += 2;
+	}
+	return 0;
+}
+
+/* The message's body is waited for (read, not forwarded): the rules after
+ * it go on once the whole body is there, or <at-least> bytes of it, or the
+ * buffer is full (tune.maxrewrite kept), or the sender stopped; what
+ * arrived by then is what req.body / res.body see. When the rule's time
+ * runs out first, the exchange ends as HAProxy ends it: 408 for a request,
+ * 504 for a response. A client waiting for "100 Continue" gets it from
+ * here. Where no action may wait (the response of a cache hit), the rules
+ * go on at once. */
+static enum http_act_ret ctl_exec_wait_body(const struct http_rule *r, struct http_rule_exec *x)
+{
+	struct stream *s = x->s;
+	int res = !!(x->h->flags & HTTP_HEAD_F_RESP);
+	const struct h1_msg *m = res ? &s->txn->res : &s->txn->req;
+	int waited = !x->pos ||
+		     http_body_waited(res ? &s->res : &s->req, m, m->head_len, r->bytes);
+
+	if (waited || (s->tcp_flags & STRM_F_ACT_EXP)) {
+		s->tcp_flags &= ~STRM_F_ACT_EXP;
+		s->act_exp = 0;
+		return waited ? HTTP_ACT_CONT : HTTP_ACT_TIMEOUT;
+	}
+	if (!s->act_exp) {
+		s->act_exp = tick_ev_in(r->ms ? r->ms : 1);
+		if (!res && (m->flags & (H1_F_EXPECT_100 | H1_F_VER_11)) ==
+		    (H1_F_EXPECT_100 | H1_F_VER_11) && !(s->txn->flags & TX_F_SENT_100))
+			http_send_100(s);
+	}
+	/* any event of the stream (more of the body) runs the rule again */
+	s->tcp_flags |= STRM_F_WOKEN;
+	return HTTP_ACT_YIELD;
+}
+
 #define HA(name, where, usage) \
 	.kw = { name, 0, (where), NULL, NULL, NULL, usage, NULL }
 
@@ -158,6 +217,8 @@ static const struct http_act_kw ctl_acts[] = {
 	{ HA("silent-drop", ACT_W_HTTP_REQ | ACT_W_HTTP_RES, "nothing"), 1, ctl_parse_none,
 	  ctl_exec_reject },
 	{ HA("strict-mode", ACT_W_HTTP_ALL, "on|off"), 0, ctl_parse_strict, ctl_exec_strict },
+	{ HA("wait-for-body", ACT_W_HTTP_REQ | ACT_W_HTTP_RES, "time <time> [at-least <bytes>]"),
+	  0, ctl_parse_wait_body, ctl_exec_wait_body },
 };
 
 SLUICE_INIT(http_act_ctl_register)

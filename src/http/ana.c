@@ -681,6 +681,10 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 	case HTTP_ACT_INVALID:
 		http_req_error(s, 400, SE_PROXY);
 		return 1;
+	case HTTP_ACT_TIMEOUT:
+		s->fe->fe_counters.failed_req++;
+		http_reply(s, 408, NULL, NULL, SE_CLI_TO, SF_DATA);
+		return 1;
 	case HTTP_ACT_ABORT:
 		/* ended by an action without a reply: the client is closed */
 		http_log_snapshot(s, 0);
@@ -1125,11 +1129,15 @@ static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
 		http_reply(s, 500, NULL, NULL, SE_INTERNAL, SF_HDRS);
 		return 1;
 	case HTTP_ACT_INVALID:
+	case HTTP_ACT_TIMEOUT:
 		s->be->be_counters.failed_resp++;
 		if (s->ss.target)
 			s->ss.target->counters.failed_resp++;
 		s->txn->flags |= TX_F_CLI_CLOSE;
-		http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
+		if (r == HTTP_ACT_TIMEOUT)
+			http_reply(s, 504, NULL, NULL, SE_SRV_TO, SF_DATA);
+		else
+			http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
 		return 1;
 	case HTTP_ACT_ABORT:
 		/* ended by an action without a reply: the client is closed */

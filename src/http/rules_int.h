@@ -67,6 +67,8 @@ struct http_rule {
 	const struct http_service *svc;    /* use-service */
 	int                       cap_id;  /* capture slot, -1 until known */
 	int                       cap_len; /* "capture ... len N", 0 for the id form */
+	uint32_t                  ms;      /* wait-for-body: the time */
+	uint32_t                  bytes;   /* wait-for-body: at-least, 0: none */
 	char                     *conf_file;
 	int                       conf_line;
 	const struct act_kw      *gact;    /* a stream-only action (action.h), run by <act> */

@@ -210,6 +210,10 @@ static ev_tstamp stream_deadline(const struct stream *s, enum strm_timer *which,
 		*which = STRM_T_INSPECT;
 		return s->inspect_end;
 	}
+	if (unlikely(s->act_exp) && (!d || s->act_exp < d)) {
+		*which = STRM_T_ACT;
+		return s->act_exp;
+	}
 	return d;
 }
 
@@ -273,6 +277,8 @@ void stream_end_backend(struct stream *s)
 	stream_be_uncount(s);
 	s->be = s->fe->defbe ? s->fe->defbe : s->fe;
 	memset(s->tmo, 0, sizeof(s->tmo));   /* set-timeout was the request's */
+	s->act_exp = 0;                      /* and any wait of its rules */
+	s->tcp_flags &= ~STRM_F_ACT_EXP;
 }
 
 /* The stream asks for <srv> (persistence) and it is full: waits in its
@@ -1067,6 +1073,12 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	case STRM_T_TURNAROUND:
 		stream_connect(s);
+		return;
+	case STRM_T_ACT:
+		/* the action's wait is over: it goes on in this loop pass */
+		s->act_exp = 0;
+		s->tcp_flags |= STRM_F_ACT_EXP;
+		stream_wake(s);
 		return;
 	case STRM_T_CONNECT:
 		stream_conn_failed(s, 1);
