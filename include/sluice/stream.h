@@ -24,7 +24,7 @@ struct buf;
 
 /* The stream's phase; where its server side stands is s->ss.st. */
 enum stream_state {
-	ST_PROXY,      /* waiting for the client's PROXY protocol header */
+	ST_PROXY,      /* waiting for the client's PROXY protocol (or NetScaler CIP) header */
 	ST_SSL,        /* waiting for the client's TLS handshake (before anything else) */
 	ST_INSPECT,    /* mode tcp: tcp-request content rules read the request data */
 	ST_FWD,        /* mode tcp: the server side runs (queue, connect, forward) */
@@ -48,6 +48,9 @@ enum stream_state {
 #define STRM_F_MUX_START    0x400 /* STRM_F_MUX: its first pass has not run yet */
 #define STRM_F_SVC_DONE     0x800 /* its service (s->svc) is done: its output leaves */
 #define STRM_F_ACT_EXP      0x1000 /* s->act_exp passed: the action waiting for it goes on */
+#define STRM_F_EXPECT_CIP   0x2000 /* "expect-netscaler-cip layer4" (or the bind line's
+                                      accept-netscaler-cip): a CIP header comes first */
+#define STRM_F_CIP_READ     0x4000 /* ST_PROXY: the CIP header was read (a PROXY one follows) */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */

@@ -24,6 +24,7 @@
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
+#include <sluice/netscaler.h>
 #include <sluice/proxyproto.h>
 #include <sluice/sample.h>
 #include <sluice/server.h>
@@ -1162,6 +1163,38 @@ static void stream_proxy_apply(struct stream *s, const struct sockaddr_storage *
 	}
 }
 
+/* Whether <s> starts with a PROXY header, with a NetScaler CIP header (the
+ * CIP one comes first when both do, as in HAProxy). */
+static int stream_wants_pp(const struct stream *s)
+{
+	return (s->li->flags & LI_F_ACCEPT_PROXY) || (s->tcp_flags & STRM_F_EXPECT_PROXY);
+}
+
+static int stream_wants_cip(const struct stream *s)
+{
+	return (s->li->flags & LI_F_ACCEPT_CIP) || (s->tcp_flags & STRM_F_EXPECT_CIP);
+}
+
+/* Parses the header <s> expects now at p[0..len), as pp_parse() does. */
+static int stream_hdr_parse(const struct stream *s, const char *p, size_t len,
+                            struct sockaddr_storage *src, struct sockaddr_storage *dst,
+                            int *local, const char **err)
+{
+	if (!stream_wants_cip(s) || (s->tcp_flags & STRM_F_CIP_READ))
+		return pp_parse(p, len, src, dst, local, err);
+	*local = 0;
+	return ns_cip_parse(p, len, s->li->bc->ns_cip_magic, src, dst, err);
+}
+
+/* A header was read: 1 when it was the CIP one and a PROXY one follows. */
+static int stream_hdr_more(struct stream *s)
+{
+	if ((s->tcp_flags & STRM_F_CIP_READ) || !stream_wants_pp(s) || !stream_wants_cip(s))
+		return 0;
+	s->tcp_flags |= STRM_F_CIP_READ;
+	return 1;
+}
+
 static int stream_read_proxy(struct stream *s)
 {
 	struct buf *b = s->req.buf;
@@ -1170,7 +1203,7 @@ static int stream_read_proxy(struct stream *s)
 	int local, n = 0;
 
 	if (b)
-		n = pp_parse(b->area + b->head, b->data, &src, &dst, &local, &err);
+		n = stream_hdr_parse(s, b->area + b->head, b->data, &src, &dst, &local, &err);
 	if (n == 0 && !(s->req.flags & CH_F_SHUTR) && (!b || chan_has_room(&s->req)))
 		return 0;
 	if (n <= 0)   /* garbage, or the client left or filled a buffer without a header */
@@ -1182,6 +1215,8 @@ static int stream_read_proxy(struct stream *s)
 		s->req.buf = NULL;
 	}
 	stream_proxy_apply(s, &src, &dst, local);
+	if (stream_hdr_more(s))
+		return s->req.buf ? stream_read_proxy(s) : 0;
 	return stream_start(s);
 }
 
@@ -1252,7 +1287,7 @@ static int stream_read_proxy_exact(struct stream *s)
 	}
 	if (n <= 0)
 		return stream_proxy_failed(s);
-	r = pp_parse(b->area + b->head, have + (size_t)n, &src, &dst, &local, &err);
+	r = stream_hdr_parse(s, b->area + b->head, have + (size_t)n, &src, &dst, &local, &err);
 	if (r < 0)
 		return stream_proxy_failed(s);
 	/* incomplete: every byte seen belongs to the header */
@@ -1267,6 +1302,8 @@ static int stream_read_proxy_exact(struct stream *s)
 	}
 	chan_release(&s->req);
 	stream_proxy_apply(s, &src, &dst, local);
+	if (stream_hdr_more(s))
+		return stream_read_proxy_exact(s);
 	return stream_ssl_begin(s);
 }
 
@@ -1329,13 +1366,13 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		s->be = fe;
 	if (s->proto->init(s) == -1)
 		return;
-	if (unlikely(ssl_bind_enabled(li->bc)) && !(li->flags & LI_F_ACCEPT_PROXY) &&
-	    !(s->tcp_flags & STRM_F_EXPECT_PROXY)) {
+	if (unlikely(ssl_bind_enabled(li->bc)) && !stream_wants_pp(s) && !stream_wants_cip(s)) {
 		stream_ssl_begin(s);
 		return;
 	}
-	if ((li->flags & LI_F_ACCEPT_PROXY) || (s->tcp_flags & STRM_F_EXPECT_PROXY)) {
-		/* Nothing moves before the PROXY header says who the client is. */
+	if (stream_wants_pp(s) || stream_wants_cip(s)) {
+		/* Nothing moves before the PROXY (or CIP) header says who the
+		 * client is. */
 		s->state = ST_PROXY;
 		stream_update(s);
 		return;

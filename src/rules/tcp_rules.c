@@ -103,20 +103,22 @@ static void exec_use_service(const struct tcp_rule *r, struct stream *s)
 	s->svc = r->svc;
 }
 
-/* expect-proxy layer4 */
+/* expect-proxy layer4, expect-netscaler-cip layer4 */
 static int parse_expect_proxy(struct act_parse *p, struct tcp_rule *r)
 {
 	if (p->idx >= p->argc || strcmp(p->argv[p->idx], "layer4") != 0) {
-		cfg_alert(p->ctx, "action 'expect-proxy' expects 'layer4'");
+		cfg_alert(p->ctx, "action '%s' expects 'layer4'", p->argv[0]);
 		return -1;
 	}
 	p->idx++;
 	return 0;
 }
 
+/* The header the row names (its arg: a STRM_F_EXPECT_* flag) is read
+ * before anything else (stream.c, ST_PROXY). */
 static void exec_expect_proxy(const struct tcp_rule *r, struct stream *s)
 {
-	s->tcp_flags |= STRM_F_EXPECT_PROXY;
+	s->tcp_flags |= r->act->arg;
 }
 
 /* capture <sample> len <length> */
@@ -235,8 +237,10 @@ static const struct tcp_act_kw tcp_acts[] = {
 	{ TA("capture", ACT_W_TCP_REQ, "<sample> len <length>"), TCP_V_ACCEPT, 0, parse_capture,
 	  exec_capture, 0 },
 	{ TA("close", ACT_W_TCP_RES, "nothing"), TCP_V_CLOSE, 1, NULL, NULL, 0 },
+	{ TA("expect-netscaler-cip", ACT_W_TCP_CONN, "layer4"), TCP_V_ACCEPT, 0,
+	  parse_expect_proxy, exec_expect_proxy, STRM_F_EXPECT_CIP },
 	{ TA("expect-proxy", ACT_W_TCP_CONN, "layer4"), TCP_V_ACCEPT, 0, parse_expect_proxy,
-	  exec_expect_proxy, 0 },
+	  exec_expect_proxy, STRM_F_EXPECT_PROXY },
 	{ TA("reject", ACT_W_TCP_ALL, "nothing"), TCP_V_REJECT, 1, NULL, NULL, 0 },
 	{ TA("silent-drop", ACT_W_TCP_ALL, "nothing"), TCP_V_DROP, 1, NULL, exec_drop, 0 },
 	{ TA("use-service", ACT_W_TCP_REQ, "<service name>"), TCP_V_ACCEPT, 1, parse_use_service,
