@@ -51,6 +51,10 @@ enum stream_state {
 #define STRM_F_EXPECT_CIP   0x2000 /* "expect-netscaler-cip layer4" (or the bind line's
                                       accept-netscaler-cip): a CIP header comes first */
 #define STRM_F_CIP_READ     0x4000 /* ST_PROXY: the CIP header was read (a PROXY one follows) */
+#define STRM_F_HTTP_SWITCH  0x8000 /* "switch-mode http": a mode tcp stream goes on in HTTP,
+                                      its backends must be in mode http */
+#define STRM_F_PROTO_H1     0x10000 /* "switch-mode http proto h1": no HTTP/2 preface */
+#define STRM_F_PROTO_H2     0x20000 /* "switch-mode http proto h2": HTTP/2 from the start */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */

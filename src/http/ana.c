@@ -1560,7 +1560,7 @@ static int http_process_idle(struct stream *s)
 
 	if (unlikely(!s->nreq) && s->req.buf && s->req.buf->data && !s->cli.ssl &&
 	    !(s->tcp_flags & STRM_F_MUX) &&
-	    !(http_px_of(s->fe)->options & HTTP_O_NO_H2_UPG)) {
+	    !(http_px_of(s->fe)->options & HTTP_O_NO_H2_UPG) && !(s->tcp_flags & STRM_F_PROTO_H1)) {
 		/* a clear-text connection may start with the HTTP/2 preface */
 		int m = h2_preface_match(s->req.buf->area + s->req.buf->head, s->req.buf->data);
 
@@ -2040,7 +2040,7 @@ static int http_srv_waiting(const struct stream *s)
 static int http_stream_start(struct stream *s)
 {
 	s->state = ST_HTTP;
-	if (unlikely(s->li->bc->flags & LI_F_PROTO_H2)
+	if (unlikely((s->li->bc->flags & LI_F_PROTO_H2) || (s->tcp_flags & STRM_F_PROTO_H2))
 #ifdef USE_OPENSSL
 	    || unlikely(s->cli.ssl && ssl_sock_alpn_is(&s->cli, "h2"))
 #endif

@@ -31,6 +31,7 @@
 #include <sluice/proxy.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
+#include <sluice/tcp_rules.h>
 #include <sluice/units.h>
 
 #include "rules_int.h"
@@ -1358,8 +1359,8 @@ static int rules_postparse(void)
 		errors += rules_check_captures(px);
 		for (int set = 0; set < HTTP_RS_COUNT; set++)
 			errors += -rules_merge(&pr->sets[set]);
-		if (px->mode == PR_MODE_HTTP)
-			continue;
+		if (px->mode == PR_MODE_HTTP || tcp_rules_switch_http(px))
+			continue;   /* (switch-mode http: for the connections that switch) */
 		for (int set = 0; set < HTTP_RS_COUNT; set++)
 			if (pr->sets[set].head)
 				log_warning("%s:%d: '%s' rules ignored for proxy '%s' as they require "

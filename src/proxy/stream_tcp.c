@@ -239,6 +239,22 @@ static int tcp_service_process(struct stream *s)
 	return 0;
 }
 
+/* "switch-mode http": the stream goes on as a mode http one, its client's
+ * bytes read so far being the start of its first request (or of an
+ * HTTP/2 connection). Returns 0, or -1 when the stream was closed. */
+static int tcp_switch_http(struct stream *s)
+{
+	const struct stream_proto *hp = stream_proto_of(PR_MODE_HTTP);
+
+	s->inspect_end = 0;
+	s->tcp_pos = 0;
+	s->req.to_forward = s->res.to_forward = 0;
+	s->proto = hp;
+	if (hp->init(s) == -1)
+		return -1;
+	return hp->start(s);
+}
+
 /* ST_INSPECT (mode tcp): runs the frontend's tcp-request content rules,
  * then picks the backend (use_backend) and runs its rules, each with its
  * own inspect-delay, then connects. Returns 0 (waiting, or moved on), or
@@ -277,6 +293,8 @@ static int tcp_inspect(struct stream *s)
 				return -1;
 			}
 		}
+		if (unlikely(s->tcp_flags & STRM_F_HTTP_SWITCH))
+			return tcp_switch_http(s);
 		if (unlikely(s->svc)) {
 			/* use-service: the service answers, no backend */
 			stream_set_backend(s, s->fe);

@@ -42,7 +42,7 @@ struct tcp_rule {
 	struct acl_cond         *cond;
 	struct smp_expr         *expr;    /* capture */
 	const struct stream_service *svc; /* use-service */
-	int                      cap;     /* capture: its slot */
+	int                      cap;     /* capture: its slot; switch-mode: STRM_F_* */
 };
 
 /* Capture slots of a frontend (tcp-request content capture ... len N), mode
@@ -60,6 +60,7 @@ struct tcp_px {
 	uint32_t            delay[2];      /* inspect-delay, request and response, ms */
 	int                 ncap;          /* capture slots */
 	uint16_t            cap_len[TCP_CAP_MAX], cap_off[TCP_CAP_MAX];
+	int                 switches;      /* has a switch-mode rule */
 	const struct proxy *def;           /* defaults section whose rules run first */
 };
 
@@ -222,6 +223,50 @@ static const struct smp_fetch_kw tcp_fetches[] = {
 	  SMP_USE_L4, NULL, NULL },
 };
 
+/* switch-mode http [proto h1|h2]: the rule's row value is its stream
+ * flags, kept in r->cap (the rules are run by a frontend). */
+static int parse_switch_mode(struct act_parse *p, struct tcp_rule *r)
+{
+	if (p->idx >= p->argc || strcmp(p->argv[p->idx], "http") != 0) {
+		cfg_alert(p->ctx, "action 'switch-mode' expects 'http' (the only mode a connection "
+			  "may switch to)");
+		return -1;
+	}
+	p->idx++;
+	if (!(p->px->cap & PR_CAP_FE)) {
+		cfg_alert(p->ctx, "action 'switch-mode' is only possible in a proxy that may be a "
+			  "frontend");
+		return -1;
+	}
+	r->cap = STRM_F_HTTP_SWITCH;
+	if (p->idx < p->argc && strcmp(p->argv[p->idx], "proto") == 0) {
+		const char *n = p->idx + 1 < p->argc ? p->argv[p->idx + 1] : "";
+
+		if (strcmp(n, "h1") != 0 && strcmp(n, "h2") != 0) {
+			cfg_alert(p->ctx, "action 'switch-mode': unknown protocol '%s' (expects h1 or "
+				  "h2)", n);
+			return -1;
+		}
+		r->cap |= strcmp(n, "h1") == 0 ? STRM_F_PROTO_H1 : STRM_F_PROTO_H2;
+		p->idx += 2;
+	}
+	tcp_px_make(p->px)->switches = 1;
+	return 0;
+}
+
+/* The stream goes on in mode http (stream_tcp.c) once the rules stop. */
+static void exec_switch_mode(const struct tcp_rule *r, struct stream *s)
+{
+	s->tcp_flags |= (unsigned)r->cap;
+}
+
+int tcp_rules_switch_http(const struct proxy *px)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+
+	return tp && (tp->switches || (tp->def && tcp_rules_switch_http(tp->def)));
+}
+
 static void exec_drop(const struct tcp_rule *r, struct stream *s)
 {
 	s->tcp_flags |= STRM_F_DROP;
@@ -243,6 +288,8 @@ static const struct tcp_act_kw tcp_acts[] = {
 	  exec_expect_proxy, STRM_F_EXPECT_PROXY },
 	{ TA("reject", ACT_W_TCP_ALL, "nothing"), TCP_V_REJECT, 1, NULL, NULL, 0 },
 	{ TA("silent-drop", ACT_W_TCP_ALL, "nothing"), TCP_V_DROP, 1, NULL, exec_drop, 0 },
+	{ TA("switch-mode", ACT_W_TCP_REQ, "http [proto h1|h2]"), TCP_V_ACCEPT, 1,
+	  parse_switch_mode, exec_switch_mode, 0 },
 	{ TA("use-service", ACT_W_TCP_REQ, "<service name>"), TCP_V_ACCEPT, 1, parse_use_service,
 	  exec_use_service, 0 },
 };
@@ -528,6 +575,10 @@ static int tcp_postparse(void)
 			errors++;
 			break;
 		}
+		if (tp && tp->switches && px->mode == PR_MODE_HTTP)
+			log_warning("%s:%d: proxy '%s': 'tcp-request content switch-mode http' does "
+				    "nothing in mode http (the connection is HTTP already)",
+				    px->conf_file, px->conf_line, px->name);
 		if (tp && tp->ncap && px->mode == PR_MODE_HTTP) {
 			log_alert("%s:%d: proxy '%s': 'tcp-request content capture' is not supported "
 				  "in mode http yet (use 'http-request capture')", px->conf_file,
