@@ -21,6 +21,7 @@ struct srv_idle;
 struct stktable;
 struct stksess;
 struct buf;
+struct act_loc;
 
 /* The stream's phase; where its server side stands is s->ss.st. */
 enum stream_state {
@@ -236,6 +237,8 @@ struct stream {
 	uint32_t          tmo[3];       /* set-timeout, STRM_TMO_*: ms, 0 for the proxy's */
 	ev_tstamp         act_exp;      /* a rule action waits until then at most (then
 	                                   STRM_F_ACT_EXP is set, the stream woken), 0: none */
+	const struct act_loc *last_rule; /* the last rule that ended its set (action.h),
+	                                   NULL: none yet */
 	const struct stream_service *svc; /* mode tcp: the service answering it, NULL: a server */
 	void             *ext;          /* a module's state for this stream (Lua: its
 	                                   running actions, services, private data),

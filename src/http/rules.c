@@ -135,7 +135,7 @@ static void rule_free(struct http_rule *r)
 		http_redirect_free(r->redir);
 	if (r->gact && r->gact->free)
 		r->gact->free(r->gpriv);
-	free(r->conf_file);
+	free(r->loc.file);
 	free(r);
 }
 
@@ -1067,8 +1067,8 @@ struct http_rule *http_rule_new(struct cfg_ctx *ctx, const struct http_act_kw *k
 
 	r->act = kw;
 	r->cap_id = -1;
-	r->conf_file = xstrdup(ctx->file);
-	r->conf_line = ctx->line;
+	r->loc.file = xstrdup(ctx->file);
+	r->loc.line = ctx->line;
 	return r;
 }
 
@@ -1172,7 +1172,8 @@ enum http_act_ret http_rules_run(const struct http_rules *rs, struct http_rule_e
 			ret = r->act->exec(r, x);
 			if (ret == HTTP_ACT_ERR && x->soft) {
 				/* strict-mode off: a failed rewrite is counted, then ignored */
-				x->s->fe->fe_counters.failed_rewrites++;
+				if (x->s)
+					x->s->fe->fe_counters.failed_rewrites++;
 				ret = HTTP_ACT_CONT;
 			}
 		}
@@ -1183,8 +1184,11 @@ enum http_act_ret http_rules_run(const struct http_rules *rs, struct http_rule_e
 				pos->n = depth + 1;
 			return ret;
 		}
-		if (ret != HTTP_ACT_CONT)
+		if (ret != HTTP_ACT_CONT) {
+			if (r->act && x->s)
+				x->s->last_rule = &r->loc;   /* last_rule_file/line */
 			return ret;
+		}
 	}
 	return HTTP_ACT_CONT;
 }
@@ -1280,8 +1284,8 @@ static int rules_check_captures(struct proxy *px)
 			continue;   /* not a new slot, or made by an earlier post-parse */
 		if (!w) {
 			log_alert("%s:%d: 'http-request capture ... len' in '%s': the proxy has "
-				  "no HTTP settings to hold the capture slot", r->conf_file,
-				  r->conf_line, px->name);
+				  "no HTTP settings to hold the capture slot", r->loc.file,
+				  r->loc.line, px->name);
 			errors++;
 			continue;
 		}
@@ -1300,7 +1304,7 @@ static int rules_check_captures(struct proxy *px)
 			if (!is_capture(r) || r->cap_len || r->cap_id < n)
 				continue;
 			log_alert("%s:%d: '%s capture': no %s capture slot %d in '%s' (it has %d)",
-				  r->conf_file, r->conf_line, set_kw[set],
+				  r->loc.file, r->loc.line, set_kw[set],
 				  set == HTTP_RS_REQ ? "request" : "response", r->cap_id, px->name, n);
 			errors++;
 		}
@@ -1339,7 +1343,7 @@ static int rules_merge(struct http_rules *rs)
 			    &last, &failed, &err) == -1) {
 		const struct http_rule *r = failed;
 
-		log_alert("%s:%d: merging rules: %s", r->conf_file, r->conf_line, err);
+		log_alert("%s:%d: merging rules: %s", r->loc.file, r->loc.line, err);
 		free(err);
 		return -1;
 	}

@@ -69,8 +69,7 @@ struct http_rule {
 	int                       cap_len; /* "capture ... len N", 0 for the id form */
 	uint32_t                  ms;      /* wait-for-body: the time */
 	uint32_t                  bytes;   /* wait-for-body: at-least, 0: none */
-	char                     *conf_file;
-	int                       conf_line;
+	struct act_loc            loc;     /* where it was written */
 	const struct act_kw      *gact;    /* a stream-only action (action.h), run by <act> */
 	void                     *gpriv;   /* its parsed arguments */
 };

@@ -283,6 +283,7 @@ void stream_end_backend(struct stream *s)
 	s->be = s->fe->defbe ? s->fe->defbe : s->fe;
 	memset(s->tmo, 0, sizeof(s->tmo));   /* set-timeout was the request's */
 	s->act_exp = 0;                      /* and any wait of its rules */
+	s->last_rule = NULL;
 	s->tcp_flags &= ~STRM_F_ACT_EXP;
 }
 

@@ -342,7 +342,25 @@ static int fetch_prio(const struct smp_arg *a, struct sample *smp, struct stream
 	return smp_set_int(smp, priv ? s->prio_offset : s->prio_class);
 }
 
+/* last_rule_file, last_rule_line: where the last rule that ended its set
+ * (a final action) was written; none before such a rule ran. */
+static int fetch_last_rule(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                           const void *priv)
+{
+	if (!s || !s->last_rule)
+		return 0;
+	if (priv)
+		return smp_set_int(smp, s->last_rule->line);
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = s->last_rule->file;
+	smp->u.str.len = strlen(s->last_rule->file);
+	return 1;
+}
+
 static const struct smp_fetch_kw strm_fetches[] = {
+	{ "last_rule_file", fetch_last_rule, { 0 }, 0, SMP_T_STR, SMP_USE_L4, NULL, NULL },
+	{ "last_rule_line", fetch_last_rule, { 0 }, 0, SMP_T_SINT, SMP_USE_L4, NULL, "line" },
 	{ "prio_class",  fetch_prio, { 0 }, 0, SMP_T_SINT, SMP_USE_L4, NULL, NULL },
 	{ "prio_offset", fetch_prio, { 0 }, 0, SMP_T_SINT, SMP_USE_L4, NULL, "offset" },
 };

@@ -41,6 +41,7 @@ struct tcp_rule {
 	unsigned                 where;   /* the ACT_W_* bit of its set */
 	struct acl_cond         *cond;
 	struct smp_expr         *expr;    /* capture */
+	struct act_loc           loc;     /* where it was written */
 	const struct stream_service *svc; /* use-service */
 	int                      cap;     /* capture: its slot; switch-mode: STRM_F_* */
 };
@@ -309,6 +310,7 @@ static void rule_free(struct tcp_rule *r)
 	if (!r->act && r->kw->free)
 		r->kw->free(r->gpriv);
 	acl_cond_free(r->cond);
+	free(r->loc.file);
 	if (r->expr) {
 		smp_expr_free(r->expr);
 		free(r->expr);
@@ -344,6 +346,8 @@ static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char *
 	r->kw = kw;
 	r->act = act_is_own(kw) ? container_of(kw, struct tcp_act_kw, kw) : NULL;
 	r->where = set_w[set];
+	r->loc.file = xstrdup(ctx->file);
+	r->loc.line = ctx->line;
 	ap = (struct act_parse){ ctx, px, set_w[set], argc, argv, 1, NULL,
 				 act_digit(kw, argv[0]), kw };
 	if (!r->act) {
@@ -461,6 +465,15 @@ static enum tcp_verdict shared_verdict(enum act_ret ar, int *stop)
 	}
 }
 
+/* Rule <r> of <set> ended its set: recorded for last_rule_file/line, for
+ * the content sets only, as in HAProxy (a connection or session rule
+ * runs before there is a stream to HAProxy). */
+static void tcp_last_rule(struct stream *s, enum tcp_rule_set set, const struct tcp_rule *r)
+{
+	if (set == TCP_RS_REQ || set == TCP_RS_RES)
+		s->last_rule = &r->loc;
+}
+
 enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
                                 struct stream *s, int *pos, int flags)
 {
@@ -495,8 +508,11 @@ enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
 			BUG_ON(v == TCP_V_WAIT && !(flags & TCP_X_YIELD), "an action waited where it cannot");
 			if (v == TCP_V_WAIT)
 				s->tcp_flags |= STRM_F_ACT_WAIT;
-			if (stop)
+			if (stop) {
+				if (v != TCP_V_WAIT)
+					tcp_last_rule(s, set, r);
 				break;
+			}
 			continue;
 		}
 		if (!r->act) {
@@ -507,6 +523,7 @@ enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
 			r->act->exec(r, s);
 		if (r->act->stop) {
 			v = r->act->verdict;
+			tcp_last_rule(s, set, r);
 			break;
 		}
 	}
