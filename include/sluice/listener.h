@@ -61,6 +61,7 @@ struct bind_conf {
 	char    *iface;        /* "interface": SO_BINDTODEVICE, NULL: any */
 	char    *netns;        /* "namespace": the network namespace (netns.h), NULL: own */
 	uint32_t ns_cip_magic; /* "accept-netscaler-cip": the CIP header's magic number */
+	int      nice;         /* "nice": its connections' nice (stream_set_nice()) */
 };
 
 /* Called for each accepted connection; owns <fd> from then on. */

@@ -56,6 +56,7 @@ enum stream_state {
                                       its backends must be in mode http */
 #define STRM_F_PROTO_H1     0x10000 /* "switch-mode http proto h1": no HTTP/2 preface */
 #define STRM_F_PROTO_H2     0x20000 /* "switch-mode http proto h2": HTTP/2 from the start */
+#define STRM_F_NICE         0x40000 /* its nice was set once: its watchers follow s->nice */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
@@ -239,6 +240,7 @@ struct stream {
 	                                   STRM_F_ACT_EXP is set, the stream woken), 0: none */
 	const struct act_loc *last_rule; /* the last rule that ended its set (action.h),
 	                                   NULL: none yet */
+	short             nice;         /* set-nice, the bind line's "nice": -1024..1024 */
 	const struct stream_service *svc; /* mode tcp: the service answering it, NULL: a server */
 	void             *ext;          /* a module's state for this stream (Lua: its
 	                                   running actions, services, private data),
@@ -295,6 +297,18 @@ void stream_set_mark(struct stream *s, int mark);
 /* set-priority-class (<offset> 0: <v> bounded to -2047..2047) or
  * set-priority-offset (1: -524287..524287 ms), for the queues. */
 void stream_set_priority(struct stream *s, int offset, long v);
+
+/* set-nice (the bind line's "nice" at accept): <nice>, bounded to
+ * -1024..1024, becomes the libev priority of the stream's watchers (its
+ * client and server sockets and its timer), EV_MAXPRI for -1024 down to
+ * EV_MINPRI for 1024: in each loop iteration, the ready watchers of a
+ * higher priority are served first. */
+void stream_set_nice(struct stream *s, int nice);
+
+/* Gives the watchers of <s> the priority its nice asks for, those that
+ * were made again since (a new server connection) included. Called by
+ * stream_update() once a nice was set. */
+void stream_nice_apply(struct stream *s);
 
 /* Wakes <s> from the loop: its protocol runs in this loop pass, with
  * STRM_F_WOKEN set (an action or a service that waited, Lua, goes on). */

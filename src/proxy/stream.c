@@ -284,6 +284,7 @@ void stream_end_backend(struct stream *s)
 	memset(s->tmo, 0, sizeof(s->tmo));   /* set-timeout was the request's */
 	s->act_exp = 0;                      /* and any wait of its rules */
 	s->last_rule = NULL;
+	s->nice = s->li ? (short)s->li->bc->nice : 0;   /* (stream_update() applies it) */
 	s->tcp_flags &= ~STRM_F_ACT_EXP;
 }
 
@@ -814,6 +815,8 @@ void stream_update(struct stream *s)
 	int cev = 0, sev = 0;
 
 	ss_check(s);
+	if (unlikely(s->tcp_flags & STRM_F_NICE))
+		stream_nice_apply(s);
 	if (!(s->req.flags & CH_F_SHUTR) && chan_has_room(&s->req))
 		cev |= EV_READ;
 	if (chan_pending(&s->res))
@@ -1349,6 +1352,8 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		s->cli.flags |= CO_F_TCP;
 		conn_setup_tcp(fd, !!(fe->options & (PR_O_TCP_KA | PR_O_CLI_KA)), 0);
 	}
+	if (unlikely(li->bc->nice))
+		stream_set_nice(s, li->bc->nice);
 	if (tcp_rules_has(fe, TCP_RS_CONN) && stream_accept_rules(s) == -1)
 		return;
 

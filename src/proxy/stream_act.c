@@ -4,8 +4,11 @@
  * packets), set-priority-class and set-priority-offset (its place in the
  * queues), set-src, set-dst and their -port forms (the addresses rules and
  * logs see), set-timeout (the stream's own server, tunnel or client
- * timeout), wait-for-handshake (TLS early data), and the fetches
- * prio_class and prio_offset. */
+ * timeout), set-nice (the order the loop serves its events in),
+ * wait-for-handshake (TLS early data), and the fetches prio_class,
+ * prio_offset, last_rule_file and last_rule_line. */
+#include <limits.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,7 @@
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/conn.h>
+#include <sluice/global.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
 #include <sluice/str.h>
@@ -32,7 +36,7 @@ struct strm_act {
 /* The row's own value (which field the action sets). */
 enum strm_act_kind {
 	SA_LOGLEVEL, SA_TOS, SA_MARK, SA_PRIO_CLASS, SA_PRIO_OFFSET, SA_WAIT_HS,
-	SA_SET_SRC, SA_SET_SRC_PORT, SA_SET_DST, SA_SET_DST_PORT, SA_TIMEOUT,
+	SA_SET_SRC, SA_SET_SRC_PORT, SA_SET_DST, SA_SET_DST_PORT, SA_TIMEOUT, SA_NICE,
 };
 
 static const char *const strm_tmo_names[STRM_TMO_COUNT] = {
@@ -125,6 +129,17 @@ static int strm_act_parse(struct act_parse *p)
 		}
 		a->v = a->v == 8 ? STRM_LOG_SILENT : a->v + 1;
 		return 0;
+	case SA_NICE: {
+		const char *err;
+
+		/* out of range: bounded, as HAProxy does */
+		if (parse_int(w, LONG_MIN, LONG_MAX, &a->v, &err) == -1) {
+			act_alert(p, "expects %s, got '%s'", p->kw->usage, w);
+			return -1;
+		}
+		a->v = a->v < -1024 ? -1024 : a->v > 1024 ? 1024 : a->v;
+		return 0;
+	}
 	case SA_TOS:
 	case SA_MARK: {
 		char *end;
@@ -276,6 +291,64 @@ static void strm_act_timeout(void *priv, struct stream *s, unsigned where)
 		s->tmo[a->v] = ms > INT32_MAX ? INT32_MAX : (uint32_t)ms;
 }
 
+/* ---- set-nice ---- */
+
+/* The libev priority of nice <nice>: -1024 the highest (EV_MAXPRI), 1024 the
+ * lowest (EV_MINPRI), 0 the default priority. */
+static int strm_nice_prio(int nice)
+{
+	long p = lround(-(double)nice * EV_MAXPRI / 1024.0);
+
+	return p < EV_MINPRI ? EV_MINPRI : p > EV_MAXPRI ? EV_MAXPRI : (int)p;
+}
+
+/* A watcher's priority may only change while it is stopped and not
+ * pending: it is stopped and started again (an ev_timer when <timer>,
+ * keeping what is left of its time; else an ev_io), what was pending fed
+ * again. */
+static void strm_watcher_prio(ev_watcher *w, int timer, int pri)
+{
+	int active, pending;
+
+	if (ev_priority(w) == pri)
+		return;
+	active = ev_is_active(w);
+	pending = ev_clear_pending(global.loop, w);
+	if (active && timer)
+		ev_timer_stop(global.loop, (ev_timer *)w);
+	else if (active)
+		ev_io_stop(global.loop, (ev_io *)w);
+	ev_set_priority(w, pri);
+	if (active && timer)
+		ev_timer_start(global.loop, (ev_timer *)w);
+	else if (active)
+		ev_io_start(global.loop, (ev_io *)w);
+	if (pending)
+		ev_feed_event(global.loop, w, pending);
+}
+
+void stream_nice_apply(struct stream *s)
+{
+	int pri = strm_nice_prio(s->nice);
+
+	strm_watcher_prio((ev_watcher *)&s->cli.io, 0, pri);
+	if (s->srv.fd >= 0)
+		strm_watcher_prio((ev_watcher *)&s->srv.io, 0, pri);
+	strm_watcher_prio((ev_watcher *)&s->timer, 1, pri);
+}
+
+void stream_set_nice(struct stream *s, int nice)
+{
+	s->nice = (short)(nice < -1024 ? -1024 : nice > 1024 ? 1024 : nice);
+	s->tcp_flags |= STRM_F_NICE;
+	stream_nice_apply(s);
+}
+
+static void strm_act_nice(void *priv, struct stream *s, unsigned where)
+{
+	stream_set_nice(s, (int)((const struct strm_act *)priv)->v);
+}
+
 /* wait-for-handshake: a request that came as TLS early data (0-RTT) is
  * held until the client's handshake ends, so that nothing a replayed
  * request would cause happens before the client proved it started the
@@ -326,6 +399,9 @@ static const struct act_kw strm_acts[] = {
 			      strm_act_free, "<expr>", NULL },
 	[SA_TIMEOUT] = { "set-timeout", 0, ACT_W_HTTP_REQ, strm_act_parse, strm_act_timeout,
 			 strm_act_free, "server|tunnel|client <time>|<expr>", NULL },
+	[SA_NICE] = { "set-nice", 0, ACT_W_TCP_REQ | ACT_W_TCP_RES | ACT_W_HTTP_REQ | ACT_W_HTTP_RES,
+		      strm_act_parse, strm_act_nice, strm_act_free,
+		      "a nice value, -1024 (first served) to 1024 (last)", NULL },
 };
 
 static enum strm_act_kind strm_act_kind(const struct act_kw *kw)

@@ -640,6 +640,10 @@ static void test_parse_errors(void **state)
 		{ "http-request unset-var(txn.x,ifset)", "'unset-var': takes no condition" },
 		{ "http-request set-timeout queue 1s", "'set-timeout': unknown timeout 'queue'" },
 		{ "http-response reject", "action 'reject' is not possible in http-response rules" },
+		{ "http-request set-nice high", "'set-nice': expects a nice value, -1024 (first "
+		  "served) to 1024 (last), got 'high'" },
+		{ "http-after-response set-nice 1", "action 'set-nice' is not possible in "
+		  "http-after-response rules" },
 		{ "http-response tarpit", "action 'tarpit' is not possible in http-response rules" },
 		{ "http-after-response deny", "action 'deny' is not possible in http-after-response rules" },
 		{ "http-request set-header X-A", "'http-request' in frontend section: 'set-header': "
