@@ -53,7 +53,7 @@ enum stream_state {
                                       accept-netscaler-cip): a CIP header comes first */
 #define STRM_F_CIP_READ     0x4000 /* ST_PROXY: the CIP header was read (a PROXY one follows) */
 #define STRM_F_HTTP_SWITCH  0x8000 /* "switch-mode http": a mode tcp stream goes on in HTTP,
-                                      its backends must be in mode http */
+                                      its requests only go to backends in mode http */
 #define STRM_F_PROTO_H1     0x10000 /* "switch-mode http proto h1": no HTTP/2 preface */
 #define STRM_F_PROTO_H2     0x20000 /* "switch-mode http proto h2": HTTP/2 from the start */
 #define STRM_F_NICE         0x40000 /* its nice was set once: its watchers follow s->nice */

@@ -888,6 +888,11 @@ static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
 			/* the frontend let it through: its backend's rules come next */
 			stream_set_backend(s, use_backend_select(s->fe, s));
 			txn->flags |= TX_F_BE_SET;
+			/* switch-mode http: no mode tcp server takes it (HAProxy neither) */
+			if (unlikely(s->tcp_flags & STRM_F_HTTP_SWITCH) && s->be->mode != PR_MODE_HTTP) {
+				http_reply(s, 503, NULL, NULL, SE_PROXY, SF_REQ);
+				answered = 1;
+			}
 		}
 		pos.n = 0;
 	}

@@ -266,10 +266,6 @@ void stream_set_backend(struct stream *s, struct proxy *be)
 {
 	if (!be)
 		be = s->fe->defbe ? s->fe->defbe : s->fe;
-	/* an upgraded stream never reaches a mode tcp backend: the frontend,
-	 * which has no server, answers 503 instead (HAProxy refuses it too) */
-	if (unlikely(s->tcp_flags & STRM_F_HTTP_SWITCH) && be->mode != PR_MODE_HTTP)
-		be = s->fe;
 	if (be == s->be && (s->tcp_flags & STRM_F_BE_SESS))
 		return;
 	stream_be_uncount(s);

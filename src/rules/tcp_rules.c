@@ -596,6 +596,12 @@ static int tcp_postparse(void)
 			log_warning("%s:%d: proxy '%s': 'tcp-request content switch-mode http' does "
 				    "nothing in mode http (the connection is HTTP already)",
 				    px->conf_file, px->conf_line, px->name);
+		else if (tp && tp->switches && (px->cap & PR_CAP_BE) && !px->defbe_name)
+			log_warning("%s:%d: proxy '%s': 'switch-mode http' in a mode tcp proxy that is "
+				    "its own backend: the connections upgraded to HTTP get a 503 unless "
+				    "'use_backend' sends them to a backend in mode http (as in HAProxy, "
+				    "they cannot go to its TCP servers)", px->conf_file, px->conf_line,
+				    px->name);
 		if (tp && tp->ncap && px->mode == PR_MODE_HTTP) {
 			log_alert("%s:%d: proxy '%s': 'tcp-request content capture' is not supported "
 				  "in mode http yet (use 'http-request capture')", px->conf_file,
