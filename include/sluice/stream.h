@@ -172,6 +172,9 @@ void stream_proto_register(int mode, const struct stream_proto *sp);
 /* The protocol of mode <mode> streams (NULL: none registered). */
 const struct stream_proto *stream_proto_of(int mode);
 
+/* 1 when <s> runs mode tcp's protocol (not switched to HTTP), else 0. */
+int stream_is_tcp(const struct stream *s);
+
 /* A service answering a mode tcp stream in place of a server (Lua's
  * AppletTCP), chosen by "tcp-request content use-service <name>". A row
  * registered by the module that owns it. */

@@ -446,6 +446,11 @@ static const struct stream_proto tcp_proto = {
 	.tunnel      = tcp_always,
 };
 
+int stream_is_tcp(const struct stream *s)
+{
+	return s->proto == &tcp_proto;
+}
+
 SLUICE_INIT(stream_tcp_register)
 {
 	stream_proto_register(PR_MODE_TCP, &tcp_proto);

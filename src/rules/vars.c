@@ -113,7 +113,10 @@ static struct var_store *var_store_of(const struct var_ref *ref, struct stream *
 		return &var_proc;
 	if (!s)
 		return NULL;
-	if (ref->scope == VAR_SESS)
+	/* a mode tcp stream is its own transaction: its txn/req/res
+	 * variables live as long as it, beside its sess ones */
+	if (ref->scope == VAR_SESS ||
+	    (!s->txn && stream_is_tcp(s)))
 		sp = &s->vars;
 	else if (s->txn)
 		sp = &s->txn->vars;
