@@ -143,6 +143,57 @@ static void test_nice_per_request(void **state)
 	h_client_recv_all(buf, sizeof(buf));
 }
 
+/* Mode tcp: tcp-request content set-nice raises the connection's
+ * watchers once its data is read, tcp-response content set-nice lowers
+ * them once the server's is. */
+#define CFG_TCP \
+	"defaults\n  mode tcp\n" \
+	"  timeout connect 1s\n  timeout client 5s\n  timeout server 5s\n" \
+	"frontend fe\n  bind @DIR@/fe.sock\n" \
+	"  tcp-request inspect-delay 5s\n" \
+	"  tcp-request content set-nice -1024 if { req.len ge 4 }\n" \
+	"  tcp-request content accept if { req.len ge 4 }\n" \
+	"  default_backend be\n" \
+	"backend be\n" \
+	"  tcp-response inspect-delay 5s\n" \
+	"  tcp-response content set-nice 1024 if { res.len ge 4 }\n" \
+	"  tcp-response content accept if { res.len ge 4 }\n" \
+	"  server s1 @DIR@/s1.sock\n"
+
+static int start_tcp(void **state)
+{
+	h_start(CFG_TCP);
+	return 0;
+}
+
+static void test_tcp_nice(void **state)
+{
+	char buf[64];
+	struct stream *s;
+
+	h_client_connect("fe");
+	h_client_sends("pi");
+	s = stream_first();
+	assert_non_null(s);
+	assert_int_equal(s->nice, 0);
+	assert_int_equal(ev_priority(&s->cli.io), 0);
+	h_client_sends("ng");
+	h_server_accept();
+	h_server_recv_all(buf, sizeof(buf));
+	assert_memory_equal(buf, "ping", 4);
+	assert_int_equal(s->nice, -1024);
+	assert_int_equal(ev_priority(&s->cli.io), EV_MAXPRI);
+	assert_int_equal(ev_priority(&s->srv.io), EV_MAXPRI);
+	assert_int_equal(ev_priority(&s->timer), EV_MAXPRI);
+	h_server_sends("pong");
+	h_client_recv_all(buf, sizeof(buf));
+	assert_memory_equal(buf, "pong", 4);
+	assert_int_equal(s->nice, 1024);
+	assert_int_equal(ev_priority(&s->cli.io), EV_MINPRI);
+	assert_int_equal(ev_priority(&s->srv.io), EV_MINPRI);
+	assert_int_equal(ev_priority(&s->timer), EV_MINPRI);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +202,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_order_hi_connected_first, start, stop_clean),
 		cmocka_unit_test_setup_teardown(test_order_hi_first_both, start, stop_clean),
 		cmocka_unit_test_setup_teardown(test_nice_per_request, start, stop_clean),
+		cmocka_unit_test_setup_teardown(test_tcp_nice, start_tcp, stop_clean),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
