@@ -180,6 +180,7 @@ int stream_is_tcp(const struct stream *s);
  * registered by the module that owns it. */
 struct stream_service {
 	const char *name;
+	const char *log_name;   /* "<name>": the server named in its streams' logs */
 	/* The stream is given to the service: 0, or -1 (the stream closes). */
 	int       (*start)(struct stream *s);
 	/* After every event: it reads s->req and writes s->res. Returns 0
@@ -327,6 +328,10 @@ void stream_ext_release(struct stream *s);
 
 /* Whether stream_kill_all() runs: no new work is started. */
 int stream_killing(void);
+
+/* Counts <n> bytes the stream's service (s->svc) put in s->res as
+ * received from a server: its response total, the byte counters. */
+void stream_count_made(struct stream *s, uint64_t n);
 
 /* Runs one direction (client->server when <is_req>) and records activity. */
 enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,

@@ -898,6 +898,12 @@ static void stream_count_bytes(struct stream *s, int is_req, uint64_t in)
 	}
 }
 
+void stream_count_made(struct stream *s, uint64_t n)
+{
+	s->res.total += n;
+	stream_count_bytes(s, 0, n);
+}
+
 enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,
                                     struct conn *dst, int is_req)
 {
