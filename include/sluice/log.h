@@ -40,6 +40,7 @@ struct logger {
 struct log_list {
 	struct logger *head;
 	int            use_global;         /* "log global" was given */
+	const char    *tag;                /* a proxy's log-tag (not owned), NULL: the global one */
 };
 
 /* Sets the tag and hostname stamped on syslog lines. */
@@ -53,6 +54,11 @@ int log_open(struct log_list *l);
  * <l> says "log global"). Never blocks: a target that cannot take the line
  * drops it and counts it. */
 void log_send(const struct log_list *l, int level, const char *msg, size_t len);
+
+/* The same with <sd> (<sdlen> bytes, none when 0) as the structured data
+ * of rfc5424 lines (log-format-sd); other formats leave it out. */
+void log_send_sd(const struct log_list *l, int level, const char *sd, size_t sdlen,
+                 const char *msg, size_t len);
 
 /* Number of log lines dropped since start-up. */
 unsigned long log_dropped(void);
@@ -85,6 +91,14 @@ void log_event_px(const struct log_list *px_loggers, int level, const char *fmt,
  * to syslog); a level < 0 skips that output. */
 void log_event_px_lv(const struct log_list *px_loggers, int stderr_level, int level,
                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The "log" keyword's words (after "log") into <list>, for a section that
+ * keeps its own targets (peers). Returns 0 or -1 after cfg_alert(). */
+struct cfg_ctx;
+int log_cfg_parse(struct cfg_ctx *ctx, struct log_list *list, int argc, char **argv);
+
+/* The LOG_L_* level named <name> ("emerg" ... "debug"), or -1. */
+int log_level_parse(const char *name);
 
 /* Quiet mode (-q). */
 void log_set_quiet(int quiet);

@@ -8,12 +8,6 @@
 #include <sluice/common.h>
 
 static struct cfg_section refused_sections[] = {
-	{ "peers", .refused = "stick-table replication between processes (peers) is not "
-	  "built yet" },
-	{ "mailers", .refused = "e-mail alerts are not built in sluice (send the logs of "
-	  "server state changes to a log target instead)" },
-	{ "program", .refused = "sluice does not start or supervise external programs "
-	  "(run them as their own systemd units)" },
 	{ "ring", .refused = "ring buffers (log targets 'ring@', 'show events') are not "
 	  "built yet" },
 	{ "log-forward", .refused = "sluice does not receive and forward syslog messages" },

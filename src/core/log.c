@@ -36,6 +36,14 @@ static struct {
 	unsigned long dropped;
 } logstate = { "sluice", "", 0, 0 };
 
+int log_level_parse(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(level_names); i++)
+		if (strcmp(name, level_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
 void log_set_identity(const char *tag)
 {
 	snprintf(logstate.tag, sizeof(logstate.tag), "%s", tag);
@@ -177,8 +185,11 @@ static int name_index(const char *const *names, size_t n, const char *s)
 	return -1;
 }
 
-/* Builds the header of a syslog line into <hdr>; returns its length. */
-static size_t log_header(const struct logger *lg, int level, char *hdr, size_t sz)
+/* Builds the header of a syslog line into <hdr>, with <tag> (NULL: the
+ * global one) and, in rfc5424, the structured data <sd> (<sdlen> bytes, "-"
+ * when 0); returns its length. */
+static size_t log_header(const struct logger *lg, int level, const char *tag, const char *sd,
+                         size_t sdlen, char *hdr, size_t sz)
 {
 	int pri = lg->facility * 8 + level;
 	struct timespec ts;
@@ -196,16 +207,18 @@ static size_t log_header(const struct logger *lg, int level, char *hdr, size_t s
 	default:
 		break;
 	}
+	if (!tag)
+		tag = logstate.tag;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
 	if (lg->format == LOG_FMT_RFC3164 || lg->format == LOG_FMT_LOCAL) {
 		strftime(date, sizeof(date), "%b %e %H:%M:%S", &tm);
 		if (lg->format == LOG_FMT_LOCAL)
-			n = snprintf(hdr, sz, "<%d>%s %s[%d]: ", pri, date, logstate.tag, (int)getpid());
+			n = snprintf(hdr, sz, "<%d>%s %s[%d]: ", pri, date, tag, (int)getpid());
 		else
 			n = snprintf(hdr, sz, "<%d>%s %s %s[%d]: ", pri, date,
 				     *logstate.host ? logstate.host : "localhost",
-				     logstate.tag, (int)getpid());
+				     tag, (int)getpid());
 		return n < 0 ? 0 : MIN((size_t)n, sz - 1);
 	}
 	/* ISO 8601 with microseconds and a numeric offset: 2026-11-21T05:56:18.201875+00:00 */
@@ -220,8 +233,9 @@ static size_t log_header(const struct logger *lg, int level, char *hdr, size_t s
 			 (int)(l > 2 ? l - 2 : l), off, l > 2 ? off + l - 2 : "");
 	}
 	if (lg->format == LOG_FMT_RFC5424)
-		n = snprintf(hdr, sz, "<%d>1 %s %s %s %d - - ", pri, iso,
-			     *logstate.host ? logstate.host : "-", logstate.tag, (int)getpid());
+		n = snprintf(hdr, sz, "<%d>1 %s %s %s %d - %.*s ", pri, iso,
+			     *logstate.host ? logstate.host : "-", tag, (int)getpid(),
+			     sdlen ? (int)MIN(sdlen, 256) : 1, sdlen ? sd : "-");
 	else if (lg->format == LOG_FMT_TIMED)
 		n = snprintf(hdr, sz, "<%d>%s ", level, iso);
 	else
@@ -229,7 +243,8 @@ static size_t log_header(const struct logger *lg, int level, char *hdr, size_t s
 	return n < 0 ? 0 : MIN((size_t)n, sz - 1);
 }
 
-static void log_one(struct logger *lg, int level, const char *msg, size_t len)
+static void log_one(struct logger *lg, int level, const char *tag, const char *sd, size_t sdlen,
+                    const char *msg, size_t len)
 {
 	char hdr[512];
 	struct iovec iov[3];
@@ -241,7 +256,7 @@ static void log_one(struct logger *lg, int level, const char *msg, size_t len)
 	if (level < lg->minlevel)
 		level = lg->minlevel;
 	iov[0].iov_base = hdr;
-	iov[0].iov_len = log_header(lg, level, hdr, sizeof(hdr));
+	iov[0].iov_len = log_header(lg, level, tag, sd, sdlen, hdr, sizeof(hdr));
 	if (iov[0].iov_len + len > lg->maxlen)
 		len = lg->maxlen > iov[0].iov_len ? lg->maxlen - iov[0].iov_len : 0;
 	iov[1].iov_base = (void *)msg;
@@ -261,13 +276,27 @@ static void log_one(struct logger *lg, int level, const char *msg, size_t len)
 		logstate.dropped++;
 }
 
-void log_send(const struct log_list *l, int level, const char *msg, size_t len)
+/* Sends to <l>'s loggers with <tag>, then to the global ones after "log
+ * global", still with the tag of the proxy the line is about. */
+static void log_send_tag(const struct log_list *l, int level, const char *tag, const char *sd,
+                         size_t sdlen, const char *msg, size_t len)
 {
 	for (struct logger *lg = l->head; lg; lg = lg->next)
 		if (lg->fd >= 0)
-			log_one(lg, level, msg, len);
+			log_one(lg, level, tag, sd, sdlen, msg, len);
 	if (l->use_global && l != &global.loggers)
-		log_send(&global.loggers, level, msg, len);
+		log_send_tag(&global.loggers, level, tag, sd, sdlen, msg, len);
+}
+
+void log_send_sd(const struct log_list *l, int level, const char *sd, size_t sdlen,
+                 const char *msg, size_t len)
+{
+	log_send_tag(l, level, l->tag, sd, sdlen, msg, len);
+}
+
+void log_send(const struct log_list *l, int level, const char *msg, size_t len)
+{
+	log_send_tag(l, level, l->tag, NULL, 0, msg, len);
 }
 
 int log_open(struct log_list *l)
@@ -354,7 +383,11 @@ static int log_parse_target(struct cfg_ctx *ctx, struct logger *lg, const char *
 /* log <target> [len N] [format F] <facility> [max [min]] | log global */
 static int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	struct log_list *list = target;
+	return log_cfg_parse(ctx, target, argc, argv);
+}
+
+int log_cfg_parse(struct cfg_ctx *ctx, struct log_list *list, int argc, char **argv)
+{
 	struct logger *lg, **tail;
 	const char *err;
 	int i = 1, idx;

@@ -70,6 +70,7 @@ struct http_rule {
 	uint32_t                  ms;      /* wait-for-body: the time */
 	uint32_t                  bytes;   /* wait-for-body: at-least, 0: none */
 	struct act_loc            loc;     /* where it was written */
+	struct smp_expr          *expr;    /* capture of any other sample (CAP_EXPR) */
 	const struct act_kw      *gact;    /* a stream-only action (action.h), run by <act> */
 	void                     *gpriv;   /* its parsed arguments */
 };
