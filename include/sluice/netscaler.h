@@ -21,4 +21,8 @@
 int ns_cip_parse(const char *buf, size_t len, uint32_t magic, struct sockaddr_storage *src,
                  struct sockaddr_storage *dst, const char **err);
 
+/* The fc_err number (HAProxy 2.6's) of an <err> ns_cip_parse() gave: 22 a
+ * bad magic number, 23 not a TCP connection, 21 any other bad header. */
+int ns_cip_err_code(const char *err);
+
 #endif

@@ -38,6 +38,14 @@ static void ns_set_addr(struct sockaddr_storage *ss, const unsigned char *a, siz
 	}
 }
 
+static const char ns_err_magic[] = "not a NetScaler CIP header (bad magic number)";
+static const char ns_err_proto[] = "NetScaler CIP: not a TCP connection";
+
+int ns_cip_err_code(const char *err)
+{
+	return err == ns_err_magic ? 22 : err == ns_err_proto ? 23 : 21;
+}
+
 int ns_cip_parse(const char *buf, size_t len, uint32_t magic, struct sockaddr_storage *src,
                  struct sockaddr_storage *dst, const char **err)
 {
@@ -48,7 +56,7 @@ int ns_cip_parse(const char *buf, size_t len, uint32_t magic, struct sockaddr_st
 	/* the magic first: a connection without it is refused at its 4th byte */
 	for (size_t i = 0; i < len && i < 4; i++)
 		if (b[i] != (unsigned char)(magic >> (24 - 8 * i))) {
-			*err = "not a NetScaler CIP header (bad magic number)";
+			*err = ns_err_magic;
 			return -1;
 		}
 	if (len < 9)
@@ -88,7 +96,7 @@ int ns_cip_parse(const char *buf, size_t len, uint32_t magic, struct sockaddr_st
 		if (len < pre + 20)
 			return 0;
 		if (ip[9] != IPPROTO_TCP) {
-			*err = "NetScaler CIP: not a TCP connection";
+			*err = ns_err_proto;
 			return -1;
 		}
 		if (len < pre + hlen)
@@ -105,7 +113,7 @@ int ns_cip_parse(const char *buf, size_t len, uint32_t magic, struct sockaddr_st
 		if (len < pre + 7)
 			return 0;
 		if (ip[6] != IPPROTO_TCP) {
-			*err = "NetScaler CIP: not a TCP connection";
+			*err = ns_err_proto;
 			return -1;
 		}
 		if (len < pre + hlen)

@@ -93,6 +93,7 @@ const struct stream_proto *stream_proto_of(int mode)
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 static int stream_read_proxy(struct stream *s);
+static int stream_cip_awaited(const struct stream *s);
 static int stream_fail(struct stream *s, enum strm_err t0, enum strm_fin t1);
 static int stream_start(struct stream *s);
 static int stream_ssl_handshake(struct stream *s, struct conn *c);
@@ -1114,8 +1115,8 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			stream_ssl_failed(s, "timeout");
 			return;
 		}
-		if (s->state == ST_PROXY)
-			s->fc_err = 13;   /* timeout while waiting for the PROXY header */
+		if (s->state == ST_PROXY)   /* timeout while waiting for the PROXY (CIP) header */
+			s->fc_err = stream_cip_awaited(s) ? 20 : 13;
 		stream_fail(s, SE_CLI_TO, s->ss.st == SS_EST ? SF_DATA :
 			    s->state == ST_PROXY || s->state == ST_INSPECT ? SF_REQ : SF_CONN);
 		return;
@@ -1162,18 +1163,6 @@ static int stream_start(struct stream *s)
 	return s->proto->start(s);
 }
 
-/* ST_PROXY: looks for the PROXY header in what the client sent. Returns 0
- * (waiting, or the stream moved on), or -1 when the stream was closed. */
-/* The PROXY header is bad or missing: counted, closed. Returns -1. */
-static int stream_proxy_failed(struct stream *s, int err)
-{
-	s->fc_err = (uint8_t)err;   /* HAProxy's CO_ER_PRX_* numbers (fc_err) */
-	s->fe->fe_counters.failed_req++;
-	s->li->counters.failed_req++;
-	stream_close(s, SE_PROXY, SF_REQ);
-	return -1;
-}
-
 /* The addresses of a PROXY header become the stream's (unless LOCAL). */
 static void stream_proxy_apply(struct stream *s, const struct sockaddr_storage *src,
                                const struct sockaddr_storage *dst, int local)
@@ -1198,12 +1187,37 @@ static int stream_wants_cip(const struct stream *s)
 	return (s->li->flags & LI_F_ACCEPT_CIP) || (s->tcp_flags & STRM_F_EXPECT_CIP);
 }
 
+static int stream_cip_awaited(const struct stream *s)
+{
+	return stream_wants_cip(s) && !(s->tcp_flags & STRM_F_CIP_READ);
+}
+
+/* The fc_err number of the header error <err> stream_hdr_parse() gave. */
+static int stream_hdr_err_code(const struct stream *s, const char *err)
+{
+	return stream_cip_awaited(s) ? ns_cip_err_code(err) : pp_err_code(err);
+}
+
+/* The PROXY header is bad or missing: counted, closed. <err> is HAProxy's
+ * CO_ER_PRX_* number (fc_err), made the CIP one (18..21: closed, error,
+ * timeout, truncated) when a NetScaler CIP header was awaited. Returns -1. */
+static int stream_proxy_failed(struct stream *s, int err)
+{
+	if (stream_cip_awaited(s) && err >= 11 && err <= 14)
+		err += 18 - 11;
+	s->fc_err = (uint8_t)err;
+	s->fe->fe_counters.failed_req++;
+	s->li->counters.failed_req++;
+	stream_close(s, SE_PROXY, SF_REQ);
+	return -1;
+}
+
 /* Parses the header <s> expects now at p[0..len), as pp_parse() does. */
 static int stream_hdr_parse(const struct stream *s, const char *p, size_t len,
                             struct sockaddr_storage *src, struct sockaddr_storage *dst,
                             int *local, const char **err)
 {
-	if (!stream_wants_cip(s) || (s->tcp_flags & STRM_F_CIP_READ))
+	if (!stream_cip_awaited(s))
 		return pp_parse(p, len, src, dst, local, err);
 	*local = 0;
 	return ns_cip_parse(p, len, s->li->bc->ns_cip_magic, src, dst, err);
@@ -1218,6 +1232,8 @@ static int stream_hdr_more(struct stream *s)
 	return 1;
 }
 
+/* ST_PROXY: looks for the PROXY (or CIP) header in what the client sent. Returns 0
+ * (waiting, or the stream moved on), or -1 when the stream was closed. */
 static int stream_read_proxy(struct stream *s)
 {
 	struct buf *b = s->req.buf;
@@ -1230,7 +1246,7 @@ static int stream_read_proxy(struct stream *s)
 	if (n == 0 && !(s->req.flags & CH_F_SHUTR) && (!b || chan_has_room(&s->req)))
 		return 0;
 	if (n < 0)    /* garbage */
-		return stream_proxy_failed(s, pp_err_code(err));
+		return stream_proxy_failed(s, stream_hdr_err_code(s, err));
 	if (n == 0)   /* the client left (11: before a byte) or filled a buffer without a header */
 		return stream_proxy_failed(s, b && b->data ? 14 : 11);
 	stream_pp_keep(s, b->area + b->head, (size_t)n);
@@ -1316,7 +1332,7 @@ static int stream_read_proxy_exact(struct stream *s)
 		return stream_proxy_failed(s, n == 0 ? (have ? 14 : 11) : 12);
 	r = stream_hdr_parse(s, b->area + b->head, have + (size_t)n, &src, &dst, &local, &err);
 	if (r < 0)
-		return stream_proxy_failed(s, pp_err_code(err));
+		return stream_proxy_failed(s, stream_hdr_err_code(s, err));
 	/* incomplete: every byte seen belongs to the header */
 	take = r > 0 ? r - (ssize_t)have : n;
 	if (recv(s->cli.fd, b->area + b->head + have, (size_t)take, 0) != take)
