@@ -336,12 +336,15 @@ static void test_bind_socket_options(void **state)
 	 * its queue is visible only where the kernel enables server TFO */
 	close(li->fd);
 	li->fd = -1;
+	assert_int_equal(li->bc->nice, 10);
 	PARSE_ERRORS("listen y\n bind 127.0.0.1:8001 thread 2\n"
 		     "listen z\n bind 127.0.0.1:8002 namespace a/b\n"
-		     "listen w\n bind 127.0.0.1:8003 accept-netscaler-cip 1234\n", 3);
+		     "listen w\n bind 127.0.0.1:8003 accept-netscaler-cip x\n"
+		     "listen v\n bind 127.0.0.1:8004 nice 2000\n", 4);
 	expect_msg("sluice runs one thread in one process");
 	expect_msg("'namespace': expects a network namespace name");
-	expect_msg("the NetScaler client IP header is not built");
+	expect_msg("option 'accept-netscaler-cip'");
+	expect_msg("option 'nice'");
 }
 
 /* no-check, no-backup, no-send-proxy undo what default-server set. */
