@@ -315,9 +315,7 @@ void email_alert_send(const struct proxy *px, int level, const char *msg)
 		text[n - 1] = 0;   /* as HAProxy: the line without its final dot */
 	/* a server's words (a check's info) may be in it: no CR or LF may end
 	 * the Subject or the DATA and start SMTP commands of theirs */
-	for (char *p = text; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = ' ';
+	str_blank_ctl(text);
 	for (const struct mailer *m = e->mailers->list; m; m = m->next)
 		smtp_start(e, m, text);
 }
