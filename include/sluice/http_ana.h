@@ -47,6 +47,8 @@ struct http_capture {
 #define HTTP_O_NO_H2_UPG      0x40ULL  /* option disable-h2-upgrade: no HTTP/2 preface on HTTP/1 */
 #define HTTP_O_CASE_CLI       0x80ULL  /* option h1-case-adjust-bogus-client (hdr_case.h) */
 #define HTTP_O_CASE_SRV       0x100ULL /* option h1-case-adjust-bogus-server (hdr_case.h) */
+#define HTTP_O_ACC_INV_REQ    0x200ULL /* option accept-invalid-http-request (h1.h H1_F_RELAX) */
+#define HTTP_O_ACC_INV_RES    0x400ULL /* option accept-invalid-http-response */
 
 struct http_px {
 	uint64_t              options;         /* HTTP_O_* */

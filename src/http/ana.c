@@ -229,6 +229,15 @@ static void http_wait_next(struct stream *s)
 	s->state = ST_HTTP;
 }
 
+/* Prepares the request (<res> 0) or response parser <m> of <s>, relaxed by
+ * option accept-invalid-http-request (frontend) or -response (backend). */
+static void http_msg_init(struct stream *s, struct h1_msg *m, int res, enum h1_meth meth)
+{
+	h1_msg_init(m, ha.hdrs, HTTP_MAXFIELDS, res, meth);
+	if (http_px_of(res ? s->be : s->fe)->options & (res ? HTTP_O_ACC_INV_RES : HTTP_O_ACC_INV_REQ))
+		m->flags |= H1_F_RELAX;
+}
+
 struct http_txn *http_txn_new(struct stream *s)
 {
 	struct http_txn *txn = pool_alloc(ha.txn_pool);
@@ -238,7 +247,7 @@ struct http_txn *http_txn_new(struct stream *s)
 	memset(txn, 0, sizeof(*txn));
 	txn->status = -1;
 	s->tcp_flags &= ~STRM_F_WOKEN;   /* (a wake-up of the previous exchange) */
-	h1_msg_init(&txn->req, ha.hdrs, HTTP_MAXFIELDS, 0, H1_M_OTHER);
+	http_msg_init(s, &txn->req, 0, H1_M_OTHER);
 	s->txn = txn;
 	return txn;
 }
@@ -362,12 +371,9 @@ int http_res_conn_hdr(struct stream *s, struct http_head *h)
 	return 0;
 }
 
-/* Answers the current request from here with <status> (<r>: the reply to
- * use, NULL for the proxy's error page; <out>: a redirect, or the challenge
- * of "http-request auth" added to the page). The server side is let go.
- * <t0><t1> are the termination flags for the log. Returns 0. */
-static int http_reply(struct stream *s, int status, const struct http_reply *r,
-                      const struct http_act_out *out, enum strm_err t0, enum strm_fin t1)
+/* (contract in ana_int.h) */
+int http_reply(struct stream *s, int status, const struct http_reply *r,
+               const struct http_act_out *out, enum strm_err t0, enum strm_fin t1)
 {
 	struct http_txn *txn = s->txn;
 	struct http_head h;
@@ -487,49 +493,6 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 int http_reply_error(struct stream *s, int status, enum strm_err t0, enum strm_fin t1)
 {
 	return http_reply(s, status, NULL, NULL, t0, t1);
-}
-
-/* "redir <prefix>" on the server just assigned: a GET or HEAD request is
- * answered "302 Found" with Location <prefix> followed by its path (from
- * its first '/'), read from the request line as it leaves (the rules may
- * have changed it); other methods go to the server. Returns 1 when
- * answered. */
-int http_srv_redirect(struct stream *s)
-{
-	const struct server *srv = s->ss.target;
-	const struct buf *b = s->req.buf;
-	struct http_act_out out = { 0 };
-	const char *p, *end, *uri, *path;
-	struct dstr loc = { 0 };
-	size_t mlen;
-
-	if (!srv || !srv->redir || !s->txn || !b || !b->data)
-		return 0;
-	p = b->area + b->head;
-	end = memchr(p, '\n', b->data);
-	if (!end || !(uri = memchr(p, ' ', (size_t)(end - p))))
-		return 0;
-	mlen = (size_t)(uri - p);
-	if (!((mlen == 3 && memcmp(p, "GET", 3) == 0) || (mlen == 4 && memcmp(p, "HEAD", 4) == 0)))
-		return 0;
-	uri++;
-	if (!(end = memchr(uri, ' ', (size_t)(end - uri))))
-		return 0;
-	path = uri;
-	if (*uri != '/') {
-		/* absolute form: the path starts after "scheme://authority" */
-		const char *auth = memmem(uri, (size_t)(end - uri), "://", 3);
-
-		path = auth ? memchr(auth + 3, '/', (size_t)(end - auth - 3)) : NULL;
-		if (!path)
-			path = end;
-	}
-	if (dstr_printf(&loc, "%s%.*s", srv->redir, (int)(end - path), path) == -1)
-		return 0;
-	out.location = (struct http_str){ loc.p, (uint32_t)loc.len };
-	http_reply(s, 302, NULL, &out, SE_LOCAL, SF_CONN);
-	dstr_free(&loc);
-	return 1;
 }
 
 /* ---- services ---- */
@@ -772,7 +735,7 @@ static int http_process_req_head(struct stream *s, int hlen)
 		s->fe->fe_counters.max_req_rate = rate;
 	if (s->fe->logformat) {
 		/* the request line, for %r */
-		uint32_t l = m->uri.off + m->uri.len + 9 - m->skip;
+		uint32_t l = m->ver.off + m->ver.len - m->skip;
 
 		txn->reqline = http_line_dup(base + m->skip, l, global.logurilen ?
 					     (size_t)global.logurilen : HTTP_LINE_MAX - 1);
@@ -1061,8 +1024,11 @@ static int http_wait_req(struct stream *s)
 			http_send_100(s);
 		return 0;   /* timeout http-request runs meanwhile */
 	}
-	if (n > 0)
+	if (n > 0) {
+		if (unlikely(txn->req.flags & H1_F_RELAXED))
+			errors_capture(s, 1);   /* let through by accept-invalid-http-request */
 		return http_process_req_head(s, n);
+	}
 	if (n < 0) {
 		http_req_error(s, txn->req.err_status, SE_PROXY);
 		return 0;
@@ -1336,7 +1302,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 			http_res_failed(s, SE_PROXY, 1);
 			return 0;
 		}
-		h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
+		http_msg_init(s, &txn->res, 1, txn->meth);
 		txn->flags &= ~TX_F_WAIT_100;
 		return 0;
 	}
@@ -1462,9 +1428,8 @@ static int http_wait_res(struct stream *s)
 		}
 		if (s->res.to_forward)
 			return 0;   /* an interim response is still leaving */
-		if (!txn->res.hdrs) {
-			h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
-		}
+		if (!txn->res.hdrs)
+			http_msg_init(s, &txn->res, 1, txn->meth);
 		txn->res.hdrs = ha.hdrs;
 		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
 		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
@@ -1474,6 +1439,8 @@ static int http_wait_res(struct stream *s)
 		}
 		if (n == 0)
 			return 0;
+		if (unlikely(txn->res.flags & H1_F_RELAXED))
+			errors_capture(s, 0);   /* let through by accept-invalid-http-response */
 		http_process_res_head(s, n);
 		if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL) || txn->yld)
 			return 0;

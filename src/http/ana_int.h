@@ -72,6 +72,15 @@ enum http_act_ret http_after_rules(struct stream *s, struct http_head *h);
  * keep-alive, as the transaction goes on). Returns 0 or -1 (no room). */
 int http_res_conn_hdr(struct stream *s, struct http_head *h);
 
+/* Answers the current request from here with <status> (<r>: the reply to
+ * use, NULL for the proxy's error page; <out>: a redirect, or the challenge
+ * of "http-request auth" added to the page). The server side is let go.
+ * <t0><t1> are the termination flags for the log. Returns 0. */
+struct http_reply;
+struct http_act_out;
+int http_reply(struct stream *s, int status, const struct http_reply *r,
+               const struct http_act_out *out, enum strm_err t0, enum strm_fin t1);
+
 /* Answers the current request with the proxy's error page for <status>;
  * <t0><t1> are the termination flags for the log. Returns 0. */
 int http_reply_error(struct stream *s, int status, enum strm_err t0, enum strm_fin t1);

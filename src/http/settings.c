@@ -363,6 +363,8 @@ static struct cfg_kw http_px_kws[] = {
 	HTTP_OPTION("disable-h2-upgrade", HTTP_O_NO_H2_UPG, CFG_SEC_FE),
 	HTTP_OPTION("h1-case-adjust-bogus-client", HTTP_O_CASE_CLI, CFG_SEC_FE),
 	HTTP_OPTION("h1-case-adjust-bogus-server", HTTP_O_CASE_SRV, CFG_SEC_BE),
+	HTTP_OPTION("accept-invalid-http-request", HTTP_O_ACC_INV_REQ, CFG_SEC_FE),
+	HTTP_OPTION("accept-invalid-http-response", HTTP_O_ACC_INV_RES, CFG_SEC_BE),
 	HTTP_TIMEOUT("http-request", http_request, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-keep-alive", http_keep_alive, CFG_SEC_FE),
 	HTTP_TIMEOUT("tarpit", tarpit, CFG_SEC_PROXIES),

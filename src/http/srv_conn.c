@@ -8,8 +8,10 @@
 #include <sluice/backend.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
+#include <sluice/buf.h>
 #include <sluice/h2.h>
 #include <sluice/http_ana.h>
+#include <sluice/http_rules.h>
 #include <sluice/lb.h>
 #include <sluice/persist.h>
 #include <sluice/proxy.h>
@@ -74,6 +76,49 @@ int http_req_server_prep(struct stream *s, struct http_head *h)
 	s->ss.lb_hashed = lb_http_hash(s->be, h, &s->ss.lb_hash) ||
 			  lb_http_hash_post(s->be, &txn->req, s->req.buf, &s->ss.lb_hash);
 	return persist_req(s, h, &s->ss.persist);
+}
+
+/* "redir <prefix>" on the server just assigned: a GET or HEAD request is
+ * answered "302 Found" with Location <prefix> followed by its path (from
+ * its first '/'), read from the request line as it leaves (the rules may
+ * have changed it); other methods go to the server. Returns 1 when
+ * answered. */
+int http_srv_redirect(struct stream *s)
+{
+	const struct server *srv = s->ss.target;
+	const struct buf *b = s->req.buf;
+	struct http_act_out out = { 0 };
+	const char *p, *end, *uri, *path;
+	struct dstr loc = { 0 };
+	size_t mlen;
+
+	if (!srv || !srv->redir || !s->txn || !b || !b->data)
+		return 0;
+	p = b->area + b->head;
+	end = memchr(p, '\n', b->data);
+	if (!end || !(uri = memchr(p, ' ', (size_t)(end - p))))
+		return 0;
+	mlen = (size_t)(uri - p);
+	if (!((mlen == 3 && memcmp(p, "GET", 3) == 0) || (mlen == 4 && memcmp(p, "HEAD", 4) == 0)))
+		return 0;
+	uri++;
+	if (!(end = memchr(uri, ' ', (size_t)(end - uri))))
+		return 0;
+	path = uri;
+	if (*uri != '/') {
+		/* absolute form: the path starts after "scheme://authority" */
+		const char *auth = memmem(uri, (size_t)(end - uri), "://", 3);
+
+		path = auth ? memchr(auth + 3, '/', (size_t)(end - auth - 3)) : NULL;
+		if (!path)
+			path = end;
+	}
+	if (dstr_printf(&loc, "%s%.*s", srv->redir, (int)(end - path), path) == -1)
+		return 0;
+	out.location = (struct http_str){ loc.p, (uint32_t)loc.len };
+	http_reply(s, 302, NULL, &out, SE_LOCAL, SF_CONN);
+	dstr_free(&loc);
+	return 1;
 }
 
 /* Takes an established connection to the target for the request: <fd>
