@@ -465,9 +465,9 @@ int http_reply(struct stream *s, int status, const struct http_reply *r,
 		http_fill_lf_ctx(s, &lc, http_reply_lf_needs(r));
 		/* "http-request auth": its challenge follows the error page's fields. */
 		if (http_reply_to_head(r, &lc, &h, &body, &blen) == -1 ||
-		    (out && out->www_auth.p &&
-		     http_head_add(&h, "www-authenticate", 16, out->www_auth.p,
-				   out->www_auth.len) == -1)) {
+		    (out && out->www_auth.p && http_head_add(&h, out->proxy_auth ? "proxy-authenticate" :
+							      "www-authenticate", out->proxy_auth ? 18 : 16,
+							      out->www_auth.p, out->www_auth.len) == -1)) {
 			r = http_error_reply(epx, 500);
 			h.nf = 0;
 			h.arena_used = 0;
@@ -675,20 +675,20 @@ static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *
 	enum http_act_ret r;
 	const struct http_service *svc;
 
-	if (!px->http_rules) {
-		svc = http_service_match(px, h);
-		return svc ? (http_serve(s, svc, px, h), 1) : 0;
+	if (px->http_rules) {
+		memset(&out, 0, sizeof(out));
+		r = http_rules_exec_at(&px->http_rules[HTTP_RS_REQ], s, h, &out, pos);
+		if (r == HTTP_ACT_YIELD)
+			return 2;
+		if (http_req_verdict(s, r, &out, px))
+			return 1;
+		memset(&out, 0, sizeof(out));
+		r = http_redirect_exec(px, s, h, &out);
+		if (http_req_verdict(s, r, &out, px))
+			return 1;
 	}
-	memset(&out, 0, sizeof(out));
-	r = http_rules_exec_at(&px->http_rules[HTTP_RS_REQ], s, h, &out, pos);
-	if (r == HTTP_ACT_YIELD)
-		return 2;
-	if (http_req_verdict(s, r, &out, px))
-		return 1;
-	memset(&out, 0, sizeof(out));
-	r = http_redirect_exec(px, s, h, &out);
-	if (http_req_verdict(s, r, &out, px))
-		return 1;
+	if (unlikely(http_px_of(px)->hdr_names) && http_hdr_names_apply(s, px, h))
+		return 1;   /* option http-restrict-req-hdr-names reject */
 	svc = http_service_match(px, h);
 	return svc ? (http_serve(s, svc, px, h), 1) : 0;
 }
@@ -786,8 +786,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *h, int hle
 	struct http_txn *txn = s->txn;
 	struct buf *b = s->req.buf;
 	const struct h1_msg *m = &txn->req;
-	const unsigned mf = m->flags;
 	const struct http_px *fh = http_px_of(s->fe);
+	const unsigned mf = unlikely(fh->options & HTTP_O_USE_PXHDR) ? http_pxconn_flags(s, m, h) : m->flags;
 	enum http_conn_mode mode = http_mode(s);
 
 	if (http_px_of(s->fe)->conn_mode == HTTP_CLO || http_conn_close_wanted(mf) ||
@@ -1140,6 +1140,8 @@ static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
 	default:
 		break;
 	}
+	if (unlikely(http_px_of(s->be)->options & HTTP_O_CHECKCACHE) && http_checkcache_block(s, h))
+		return 1;
 	http_after_rules(s, h);
 	return 0;
 }

@@ -12,6 +12,8 @@
 struct stream;
 struct http_head;
 struct http_txn;
+struct proxy;
+struct h1_msg;
 
 #define HTTP_LINE_MAX 1024   /* request line and captures kept for the log */
 
@@ -80,6 +82,26 @@ struct http_reply;
 struct http_act_out;
 int http_reply(struct stream *s, int status, const struct http_reply *r,
                const struct http_act_out *out, enum strm_err t0, enum strm_fin t1);
+
+/* ---- px_http.c: per-proxy options acting on the heads ---- */
+
+/* option http-restrict-req-hdr-names delete|reject of <px> (the frontend or
+ * the backend whose request rules just ran) on request head <h>: fields
+ * whose name holds a byte other than a letter, a digit or '-' are removed,
+ * or the request gets a 403 (PR--). Returns 1 when it was answered. */
+int http_hdr_names_apply(struct stream *s, const struct proxy *px, struct http_head *h);
+
+/* option http-use-proxy-header: the parser's flags of request <m> of <s>
+ * with the Connection tokens (close, keep-alive) read from Proxy-Connection
+ * instead when the request is a proxied one (absolute target) carrying it;
+ * a proxied request is marked TX_F_PX_AUTH ("http-request auth" answers it
+ * 407, http_auth() reads its Proxy-Authorization). */
+unsigned http_pxconn_flags(struct stream *s, const struct h1_msg *m, const struct http_head *h);
+
+/* option checkcache: when response head <h> (from the server) sets a
+ * cookie and may be cached, it is replaced by a 502 (PH--, a denied
+ * response) and an alert is logged. Returns 1 when it was blocked. */
+int http_checkcache_block(struct stream *s, const struct http_head *h);
 
 /* Answers the current request with the proxy's error page for <status>;
  * <t0><t1> are the termination flags for the log. Returns 0. */

@@ -39,6 +39,11 @@ static struct http_px *http_px_w(struct proxy *px)
 	return px->http;
 }
 
+struct http_px *http_px_edit(struct proxy *px)
+{
+	return http_px_w(px);
+}
+
 static void http_px_release(struct proxy *px)
 {
 	struct http_px *h = px->http;
@@ -365,6 +370,8 @@ static struct cfg_kw http_px_kws[] = {
 	HTTP_OPTION("h1-case-adjust-bogus-server", HTTP_O_CASE_SRV, CFG_SEC_BE),
 	HTTP_OPTION("accept-invalid-http-request", HTTP_O_ACC_INV_REQ, CFG_SEC_FE),
 	HTTP_OPTION("accept-invalid-http-response", HTTP_O_ACC_INV_RES, CFG_SEC_BE),
+	HTTP_OPTION("http-use-proxy-header", HTTP_O_USE_PXHDR, CFG_SEC_FE),
+	HTTP_OPTION("checkcache", HTTP_O_CHECKCACHE, CFG_SEC_BE),
 	HTTP_TIMEOUT("http-request", http_request, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-keep-alive", http_keep_alive, CFG_SEC_FE),
 	HTTP_TIMEOUT("tarpit", tarpit, CFG_SEC_PROXIES),

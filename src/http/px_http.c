@@ -1,0 +1,216 @@
+/* Per-proxy HTTP options that act on the heads of an exchange (ana_int.h):
+ * option http-restrict-req-hdr-names, option http-use-proxy-header and
+ * option checkcache. The analyser calls them only when configured. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <sluice/cfg.h>
+#include <sluice/common.h>
+#include <sluice/global.h>
+#include <sluice/h1.h>
+#include <sluice/http_ana.h>
+#include <sluice/http_head.h>
+#include <sluice/listener.h>
+#include <sluice/log.h>
+#include <sluice/proxy.h>
+#include <sluice/server.h>
+#include <sluice/stktable.h>
+#include <sluice/stream.h>
+
+#include "ana_int.h"
+
+/* ---- option http-restrict-req-hdr-names ---- */
+
+/* Whether field name <n> holds a byte other than a letter, a digit or '-'. */
+static int hdr_name_restricted(const struct http_str *n)
+{
+	for (uint32_t i = 0; i < n->len; i++) {
+		unsigned char c = (unsigned char)n->p[i];
+
+		if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '-')
+			return 1;
+	}
+	return 0;
+}
+
+int http_hdr_names_apply(struct stream *s, const struct proxy *px, struct http_head *h)
+{
+	const int mode = http_px_of(px)->hdr_names;
+
+	for (int i = 0; i < h->nf; i++) {
+		if (!hdr_name_restricted(&h->f[i].n))
+			continue;
+		if (mode == HTTP_HN_DELETE) {
+			http_head_del_at(h, i--);
+			continue;
+		}
+		/* reject: a 403 as a deny rule gives it (PR--, denied_req) */
+		s->fe->fe_counters.denied_req++;
+		if (px != s->fe)
+			s->be->be_counters.denied_req++;
+		s->li->counters.denied_req++;
+		s->txn->flags |= TX_F_DENIED;
+		stk_http_err(s);
+		http_reply(s, 403, NULL, NULL, SE_PROXY, SF_REQ);
+		return 1;
+	}
+	return 0;
+}
+
+/* option http-restrict-req-hdr-names preserve|delete|reject */
+static int kw_hdr_names(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	static const char *const modes[] = {
+		[HTTP_HN_PRESERVE] = "preserve", [HTTP_HN_DELETE] = "delete",
+		[HTTP_HN_REJECT] = "reject",
+	};
+
+	for (size_t i = 0; argc == 1 && i < ARRAY_SIZE(modes); i++)
+		if (strcmp(argv[0], modes[i]) == 0) {
+			http_px_edit(ctx->px)->hdr_names = (unsigned char)i;
+			return 0;
+		}
+	cfg_alert(ctx, "expects 'preserve', 'delete' or 'reject'");
+	return -1;
+}
+
+/* ---- option http-use-proxy-header ---- */
+
+unsigned http_pxconn_flags(struct stream *s, const struct h1_msg *m, const struct http_head *h)
+{
+	unsigned f = m->flags;
+
+	if (m->target != H1_T_ABSOLUTE)
+		return f;
+	s->txn->flags |= TX_F_PX_AUTH;
+	if (http_head_find(h, "proxy-connection", 16, 0) < 0)
+		return f;
+	f &= ~(H1_F_CONN_CLOSE | H1_F_CONN_KA);
+	if (http_head_has_token(h, "proxy-connection", "close"))
+		f |= H1_F_CONN_CLOSE;
+	if (http_head_has_token(h, "proxy-connection", "keep-alive"))
+		f |= H1_F_CONN_KA;
+	return f;
+}
+
+/* ---- option checkcache ---- */
+
+/* What the Cache-Control and Pragma fields of a response say. */
+#define CC_PUBLIC   0x01  /* Cache-Control: public */
+#define CC_NOCACHE  0x02  /* a directive that keeps the response (or its cookie) out of caches */
+
+/* Whether <v> (<len> bytes, a directive's value, maybe quoted) is "0". */
+static int cc_zero(const char *v, size_t len)
+{
+	if (len >= 2 && v[0] == '"' && v[len - 1] == '"') {
+		v++;
+		len -= 2;
+	}
+	if (!len)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (v[i] != '0')
+			return 0;
+	return 1;
+}
+
+/* One Cache-Control directive <d> (<len> bytes, trimmed). */
+static unsigned cc_directive(const char *d, size_t len)
+{
+	const char *eq = memchr(d, '=', len);
+	size_t nl = eq ? (size_t)(eq - d) : len, vl = eq ? len - nl - 1 : 0;
+	const char *v = eq ? eq + 1 : NULL;
+
+#define IS(name) (nl == sizeof(name) - 1 && strncasecmp(d, name, nl) == 0)
+	if (IS("public"))
+		return CC_PUBLIC;
+	if (IS("private") || IS("no-store"))
+		return CC_NOCACHE;
+	if ((IS("max-age") || IS("s-maxage")) && v && cc_zero(v, vl))
+		return CC_NOCACHE;
+	/* no-cache, or no-cache="set-cookie" (first of its list) */
+	if (IS("no-cache") && (!v || (vl >= 11 && strncasecmp(v, "\"set-cookie", 11) == 0 &&
+				       (vl == 11 || v[11] == '"' || v[11] == ','))))
+		return CC_NOCACHE;
+#undef IS
+	return 0;
+}
+
+/* The CC_* of the Cache-Control fields of <h> (a quoted value may hold
+ * commas) and of Pragma: no-cache. */
+static unsigned cc_flags(const struct http_head *h)
+{
+	unsigned f = 0;
+
+	if (http_head_has_token(h, "pragma", "no-cache"))
+		f |= CC_NOCACHE;
+	for (int i = -1; (i = http_head_find(h, "cache-control", 13, i + 1)) >= 0;) {
+		const char *p = h->f[i].v.p, *end = p + h->f[i].v.len;
+
+		while (p < end) {
+			const char *s, *e;
+			int q = 0;
+
+			while (p < end && (*p == ' ' || *p == '\t' || *p == ','))
+				p++;
+			for (s = p; p < end && (q || *p != ','); p++)
+				if (*p == '"')
+					q = !q;
+			for (e = p; e > s && (e[-1] == ' ' || e[-1] == '\t'); e--)
+				;
+			if (e > s)
+				f |= cc_directive(s, (size_t)(e - s));
+		}
+	}
+	return f;
+}
+
+/* Whether a response of <status> to a request of method <meth> may be
+ * cached when nothing says otherwise (option checkcache's lists). */
+static int cc_cacheable(int status, enum h1_meth meth)
+{
+	static const short st[] = { 200, 203, 204, 206, 300, 301, 404, 405, 410, 414, 501 };
+	int ok = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(st); i++)
+		ok |= status == st[i];
+	return ok && (meth == H1_M_GET || meth == H1_M_HEAD || meth == H1_M_OPTIONS ||
+		      meth == H1_M_TRACE);
+}
+
+int http_checkcache_block(struct stream *s, const struct http_head *h)
+{
+	struct http_txn *txn = s->txn;
+	unsigned cc;
+	int status = 0;
+
+	if ((txn->flags & TX_F_LOCAL) || http_head_find(h, "set-cookie", 10, 0) < 0)
+		return 0;
+	cc = cc_flags(h);
+	for (uint32_t i = 0; i < h->sl[HTTP_SL_STATUS].len; i++)   /* (set-status may have run) */
+		status = status * 10 + h->sl[HTTP_SL_STATUS].p[i] - '0';
+	if ((cc & CC_NOCACHE) || (!(cc & CC_PUBLIC) && !cc_cacheable(status, txn->meth)))
+		return 0;
+	/* as an "http-response deny": 502, PH--, a denied response */
+	s->fe->fe_counters.denied_resp++;
+	s->be->be_counters.denied_resp++;
+	if (s->ss.target)
+		s->ss.target->counters.denied_resp++;
+	log_event_px(&s->be->loggers, LOG_L_ALERT,
+		     "Blocking cacheable cookie in response from instance %s, server %s.",
+		     s->be->name, s->ss.target ? s->ss.target->name : "<none>");
+	txn->flags |= TX_F_CLI_CLOSE;
+	http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
+	return 1;
+}
+
+static struct cfg_kw px_http_kws[] = {
+	{ "option http-restrict-req-hdr-names", CFG_SEC_PROXIES, CFG_T_FUNC, 0,
+	  .parse = kw_hdr_names, .usage = "preserve|delete|reject" },
+};
+
+SLUICE_INIT(px_http_register)
+{
+	cfg_register(px_http_kws, ARRAY_SIZE(px_http_kws));
+}
