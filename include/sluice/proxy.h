@@ -72,6 +72,10 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
                                          for a request answered at once (mode http) */
 #define PR_O_NOLINGER     0x10000000ULL /* option nolinger: closing resets (px_tcp.c) */
 #define PR_O_SMART_CON    0x20000000ULL /* option tcp-smart-connect: no bare ACK to the server */
+#define PR_O_INDEP_STR    0x40000000ULL /* option independent-streams: a side's timeout is not
+                                           refreshed by what is sent to it (stream.c) */
+#define PR_O_IDLE_CLOSE   0x80000000ULL /* option idle-close-on-response: a soft stop's
+                                           close-spread-time leaves its idle clients be */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;

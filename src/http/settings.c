@@ -372,6 +372,7 @@ static struct cfg_kw http_px_kws[] = {
 	HTTP_OPTION("accept-invalid-http-response", HTTP_O_ACC_INV_RES, CFG_SEC_BE),
 	HTTP_OPTION("http-use-proxy-header", HTTP_O_USE_PXHDR, CFG_SEC_FE),
 	HTTP_OPTION("checkcache", HTTP_O_CHECKCACHE, CFG_SEC_BE),
+	HTTP_OPTION("http-no-delay", HTTP_O_NO_DELAY, CFG_SEC_PROXIES),
 	HTTP_TIMEOUT("http-request", http_request, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-keep-alive", http_keep_alive, CFG_SEC_FE),
 	HTTP_TIMEOUT("tarpit", tarpit, CFG_SEC_PROXIES),

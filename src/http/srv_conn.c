@@ -204,6 +204,14 @@ int http_connect(struct stream *s)
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->req.flags &= ~CH_F_SHUTW;
+	/* option http-no-delay in the frontend or the backend: both ways */
+	if (unlikely((http_px_of(s->fe)->options | http_px_of(s->be)->options) & HTTP_O_NO_DELAY)) {
+		s->req.flags |= CH_F_NODELAY;
+		s->res.flags |= CH_F_NODELAY;
+	} else if (unlikely(s->req.flags & CH_F_NODELAY)) {
+		s->req.flags &= ~CH_F_NODELAY;   /* (the previous request's backend) */
+		s->res.flags &= ~CH_F_NODELAY;
+	}
 	/* The kept connection leaves the server side while the server is
 	 * chosen: it is taken again if the same server is picked. */
 	if (s->ss.st == SS_KEPT) {

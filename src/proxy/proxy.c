@@ -434,6 +434,8 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("srvtcpka", PR_O_SRV_KA, CFG_SEC_BE),
 	PX_OPTION("socket-stats", PR_O_SOCKET_STATS, CFG_SEC_FE),
 	PX_OPTION("allbackups", PR_O_ALLBACKUPS, CFG_SEC_BE),
+	PX_OPTION("independent-streams", PR_O_INDEP_STR, CFG_SEC_PROXIES),
+	PX_OPTION("idle-close-on-response", PR_O_IDLE_CLOSE, CFG_SEC_FE),
 	/* no bit: traffic counters already grow as bytes pass (stream.c), what
 	 * the option asks HAProxy to do */
 	PX_OPTION("contstats", 0, CFG_SEC_FE),

@@ -200,7 +200,7 @@ static ev_tstamp stream_deadline(const struct stream *s, enum strm_timer *which,
 	ev_tstamp d = stream_deadline_io(s, which, kind), x;
 
 	if (strm.spread_len > 0 && s->proto->idle && s->proto->idle(s) &&
-	    (x = stream_stop_turn(s)) && (!d || x < d)) {
+	    !(s->fe->options & PR_O_IDLE_CLOSE) && (x = stream_stop_turn(s)) && (!d || x < d)) {
 		*which = STRM_T_STOP;
 		return x;
 	}
@@ -905,7 +905,12 @@ enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *
 		src->flags &= ~CO_F_RD_READY;
 	if (in || (ch->flags & CH_F_SHUTR))
 		src->last_act = now;
-	if (out)
+	/* option independent-streams (of the frontend for the client, of the
+	 * backend for the server): bytes sent refresh a side's timeout only
+	 * while more wait for it (its write timeout), not while it is only
+	 * read from */
+	if (out && (likely(!((is_req ? s->be : s->fe)->options & PR_O_INDEP_STR)) ||
+		    chan_pending(ch)))
 		dst->last_act = now;
 	if (in || (is_req && s->req.total != s->srv_bin_mark))
 		stream_count_bytes(s, is_req, in);
