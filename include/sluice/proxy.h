@@ -76,6 +76,7 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
                                            refreshed by what is sent to it (stream.c) */
 #define PR_O_IDLE_CLOSE   0x80000000ULL /* option idle-close-on-response: a soft stop's
                                            close-spread-time leaves its idle clients be */
+#define PR_O_PREF_LAST    0x100000000ULL /* option prefer-last-server (backend.c) */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
@@ -105,6 +106,7 @@ struct proxy {
 	int                    maxconn;      /* frontend: 0 = global maxconn */
 	int                    fullconn;
 	int                    backlog;
+	int                    max_ka_queue; /* max-keep-alive-queue (-1: no limit) */
 	struct lb_conf         lb;           /* balance, hash-type (lb.h) */
 	char                  *defbe_name;   /* default_backend */
 	struct log_list        loggers;

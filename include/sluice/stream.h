@@ -47,6 +47,8 @@ enum stream_state {
                                      on (the protocol clears it when it looked) */
 #define STRM_F_MUX_START    0x400 /* STRM_F_MUX: its first pass has not run yet */
 #define STRM_F_SVC_DONE     0x800 /* its service (s->svc) is done: its output leaves */
+#define STRM_F_AUTH_LAST    0x1000 /* mode http: the last response was a 401 or a 407: the
+                                     next request prefers its server (backend.c) */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */

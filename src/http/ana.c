@@ -1489,6 +1489,8 @@ static int http_end_txn(struct stream *s)
 	}
 	http_count_lat(s);
 	http_log(s);
+	s->tcp_flags = (s->tcp_flags & ~STRM_F_AUTH_LAST) |
+		       (txn->status == 401 || txn->status == 407 ? STRM_F_AUTH_LAST : 0);
 	/* A server connection that can carry another request is kept (and
 	 * offered to other streams while this client is idle); the slot is
 	 * freed either way. */

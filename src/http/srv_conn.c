@@ -201,6 +201,7 @@ int http_connect(struct stream *s)
 	struct server *srv, *kept = NULL;
 	struct ssl_st *ssl = NULL, *kept_ssl = NULL;
 	int fd, kept_fd = -1, kept_reused = 0, reused = 0;
+	enum be_assign r;
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->req.flags &= ~CH_F_SHUTW;
@@ -219,8 +220,14 @@ int http_connect(struct stream *s)
 		kept_reused = s->ss.reused;
 		/* taken again below, or pooled: either way another watcher */
 		conn_io_hand_off(&s->srv.io);
+		/* option prefer-last-server, or after a 401/407: its server first */
+		s->ss.prefer_auth = !!(s->tcp_flags & STRM_F_AUTH_LAST);
+		if ((s->be->options & PR_O_PREF_LAST) || s->ss.prefer_auth)
+			s->ss.prefer = kept;
 	}
-	if (!(s->be->cap & PR_CAP_BE) || backend_assign_server(s, BE_PICK_ANY) != BE_ASSIGNED) {
+	r = (s->be->cap & PR_CAP_BE) ? backend_assign_server(s, BE_PICK_ANY) : BE_NONE;
+	s->ss.prefer = NULL;
+	if (r != BE_ASSIGNED) {
 		if (kept_fd >= 0)
 			http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
 		return stream_connect(s);   /* queues, or answers 503 */

@@ -78,6 +78,7 @@ static void proxy_init_defaults(struct proxy *px)
 	px->lb.algo = LB_ROUNDROBIN;
 	px->lb.draws = 2;
 	px->options = PR_O_SMART_ACC;
+	px->max_ka_queue = -1;
 }
 
 static struct proxy_ext *proxy_exts;
@@ -132,6 +133,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->maxconn = def->maxconn;
 	px->fullconn = def->fullconn;
 	px->backlog = def->backlog;
+	px->max_ka_queue = def->max_ka_queue;
 	px->lb = def->lb;
 	px->lb.ring = NULL;
 	px->lb.ring_n = 0;
@@ -436,6 +438,9 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("allbackups", PR_O_ALLBACKUPS, CFG_SEC_BE),
 	PX_OPTION("independent-streams", PR_O_INDEP_STR, CFG_SEC_PROXIES),
 	PX_OPTION("idle-close-on-response", PR_O_IDLE_CLOSE, CFG_SEC_FE),
+	PX_OPTION("prefer-last-server", PR_O_PREF_LAST, CFG_SEC_BE),
+	{ "max-keep-alive-queue", CFG_SEC_BE, CFG_T_INT, CFG_PX_OFF(max_ka_queue), .min = -1,
+	  .max = 10000000, .usage = "a queue length (-1: no limit)" },
 	/* no bit: traffic counters already grow as bytes pass (stream.c), what
 	 * the option asks HAProxy to do */
 	PX_OPTION("contstats", 0, CFG_SEC_FE),

@@ -1427,4 +1427,5 @@ void stream_kill_all(void)
 	strm.killing = 1;
 	while (strm.list)
 		stream_close(strm.list, SE_KILLED, strm.list->ss.st == SS_EST ? SF_DATA : SF_CONN);
+	strm.killing = 0;   /* (a test harness starts again) */
 }

@@ -196,6 +196,128 @@ static void test_idle_close_on_response(void **state)
 	assert_int_equal(idle_left_after_stop("fk"), 1);
 }
 
+/* ---- option prefer-last-server, max-keep-alive-queue ---- */
+
+static int start_prefer(void **state)
+{
+	h_start(CFG_HEAD
+		"frontend fe\n  bind @DIR@/fe.sock\n  default_backend be\n"
+		"frontend fp\n  bind @DIR@/fp.sock\n  default_backend bp\n"
+		"frontend fq\n  bind @DIR@/fq.sock\n  default_backend bq\n"
+		"backend be\n  balance roundrobin\n"
+		"  server s1 @DIR@/s1.sock\n  server s2 @DIR@/s2.sock\n"
+		"backend bp\n  balance roundrobin\n  option prefer-last-server\n"
+		"  server s1 @DIR@/s1.sock\n  server s2 @DIR@/s2.sock\n"
+		"backend bq\n  balance roundrobin\n  option prefer-last-server\n"
+		"  max-keep-alive-queue 0\n  timeout queue 10s\n"
+		"  server s1 @DIR@/s1.sock maxconn 1\n  server s2 @DIR@/s2.sock\n"
+		"frontend fp2\n  bind @DIR@/fp2.sock\n  default_backend bp2\n"
+		"backend bp2\n  balance roundrobin\n  option prefer-last-server\n"
+		"  timeout queue 10s\n"
+		"  server s1 @DIR@/s1.sock maxconn 1\n  server s2 @DIR@/s2.sock\n");
+	return 0;
+}
+
+/* One exchange of the current client on server connection <srv> (-1: a new
+ * one, accepted on socket <sock>), answered <status>. */
+static void exchange(int srv, int sock, int status)
+{
+	char res[128];
+
+	h_client_sends(GET1);
+	if (srv < 0)
+		assert_true(h_server_accept_on(sock) >= 0);
+	else
+		h_server_use(srv);
+	h_server_recv_all(sbuf, sizeof(sbuf));
+	assert_non_null(strstr(sbuf, "GET /a"));
+	snprintf(res, sizeof(res), "HTTP/1.1 %d X\r\nContent-Length: 2\r\n\r\nok", status);
+	h_server_sends(res);
+	h_client_recv_all(cbuf, sizeof(cbuf));
+	snprintf(res, sizeof(res), "HTTP/1.1 %d X", status);
+	assert_non_null(strstr(cbuf, res));
+}
+
+/* roundrobin: the second request goes to s2 on a new connection... */
+static void test_prefer_off(void **state)
+{
+	h_client_connect("fe");
+	exchange(-1, 0, 200);
+	exchange(-1, 1, 200);
+}
+
+/* ... unless prefer-last-server: the same connection to s1 again */
+static void test_prefer_last(void **state)
+{
+	h_client_connect("fp");
+	exchange(-1, 0, 200);
+	exchange(0, 0, 200);
+	exchange(0, 0, 200);
+	assert_false(h_server_pending(1));
+}
+
+/* without the option, after a 401 (or 407): the server that asked */
+static void test_prefer_after_401(void **state)
+{
+	h_client_connect("fe");
+	exchange(-1, 0, 401);
+	exchange(0, 0, 200);   /* (NTLM-like: the credentials go back to it) */
+	exchange(-1, 1, 200);  /* then load balancing again */
+}
+
+/* max-keep-alive-queue 0: s1 (maxconn 1) is busy with another client, so
+ * the kept client's next request goes to s2 (here over the idle connection
+ * b left there) instead of waiting for s1 */
+static void test_ka_queue_0(void **state)
+{
+	int a, busy;
+
+	a = h_client_connect("fq");
+	exchange(-1, 0, 200);            /* a: s1, connection kept */
+	h_client_connect("fq");
+	exchange(-1, 1, 200);            /* b: s2 (roundrobin), server connection 1 */
+	h_client_connect("fq");
+	h_client_sends(GET1);            /* c: s1, left waiting for its answer */
+	assert_true((busy = h_server_accept_on(0)) >= 0);
+	h_client_use(a);
+	exchange(1, 1, 200);             /* not queued for s1 */
+	h_server_use(busy);
+	h_server_recv_all(sbuf, sizeof(sbuf));
+	h_server_sends(OK200);
+	h_client_use(2);
+	h_client_recv_all(cbuf, sizeof(cbuf));
+	assert_non_null(strstr(cbuf, "200 OK"));
+}
+
+/* the same without the limit: the kept client waits in s1's queue */
+static void test_ka_queue_unlimited(void **state)
+{
+	int a, busy;
+
+	a = h_client_connect("fp2");
+	exchange(-1, 0, 200);
+	h_client_connect("fp2");
+	exchange(-1, 1, 200);
+	h_client_connect("fp2");
+	h_client_sends(GET1);
+	assert_true((busy = h_server_accept_on(0)) >= 0);
+	h_client_use(a);
+	h_client_sends(GET1);
+	h_step();
+	assert_int_equal(proxy_find("bp2", PR_CAP_BE)->servers->nbpend, 1);
+	h_server_use(busy);
+	h_server_recv_all(sbuf, sizeof(sbuf));
+	h_server_sends(OK200);   /* s1 free again: a's request goes there, on */
+	h_step();                /* a new connection or the one c left idle */
+	if (h_server_pending(0))
+		assert_true(h_server_accept_on(0) >= 0);
+	h_server_recv_all(sbuf, sizeof(sbuf));
+	assert_non_null(strstr(sbuf, "GET /a"));
+	h_server_sends(OK200);
+	h_client_recv_all(cbuf, sizeof(cbuf));
+	assert_non_null(strstr(cbuf, "200 OK"));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +330,11 @@ int main(int argc, char **argv)
 						stop_clean),
 		cmocka_unit_test_setup_teardown(test_idle_close_on_response, start_idle_close,
 						stop_clean),
+		cmocka_unit_test_setup_teardown(test_prefer_off, start_prefer, stop_clean),
+		cmocka_unit_test_setup_teardown(test_prefer_last, start_prefer, stop_clean),
+		cmocka_unit_test_setup_teardown(test_prefer_after_401, start_prefer, stop_clean),
+		cmocka_unit_test_setup_teardown(test_ka_queue_0, start_prefer, stop_clean),
+		cmocka_unit_test_setup_teardown(test_ka_queue_unlimited, start_prefer, stop_clean),
 	};
 
 	if (argc > 1)
