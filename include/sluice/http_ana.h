@@ -22,6 +22,7 @@ struct http_reply;
 struct comp_ctx;
 struct cache_txn;
 struct http_service;
+struct acl_cond;
 
 /* Connection modes (option http-keep-alive / http-server-close / httpclose). */
 enum http_conn_mode { HTTP_KAL, HTTP_SCL, HTTP_CLO };
@@ -78,6 +79,8 @@ struct http_px {
 	char                 *uniqid_fmt_str, *uniqid_hdr;
 	struct lf_expr       *uniqid_fmt;
 	unsigned char         hdr_names;       /* HTTP_HN_* */
+	struct acl_cond     **monitor_fail;    /* monitor fail if|unless: any true gives 503 */
+	int                   n_monitor_fail;
 };
 
 /* Where a message is in its life. */

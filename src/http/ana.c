@@ -809,7 +809,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *h, int hle
 		txn->req_st = (mf & H1_F_NO_BODY) || ((mf & H1_F_CLEN) && !m->clen) ?
 			      HTTP_MSG_DONE : HTTP_MSG_BODY;
 		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
-		return http_reply(s, 200, NULL, NULL, SE_LOCAL, SF_REQ);
+		return http_reply(s, unlikely(fh->n_monitor_fail) ? http_monitor_status(s, fh) : 200,
+				  NULL, NULL, SE_LOCAL, SF_REQ);
 	}
 	return http_req_decide(s, h, hlen, NULL);
 }

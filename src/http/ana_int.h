@@ -103,6 +103,10 @@ unsigned http_pxconn_flags(struct stream *s, const struct h1_msg *m, const struc
  * response) and an alert is logged. Returns 1 when it was blocked. */
 int http_checkcache_block(struct stream *s, const struct http_head *h);
 
+/* The status of a monitor-uri request to frontend settings <fh>: 503 when
+ * a "monitor fail" condition says so, else 200. */
+int http_monitor_status(struct stream *s, const struct http_px *fh);
+
 /* Answers the current request with the proxy's error page for <status>;
  * <t0><t1> are the termination flags for the log. Returns 0. */
 int http_reply_error(struct stream *s, int status, enum strm_err t0, enum strm_fin t1);

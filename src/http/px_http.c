@@ -1,10 +1,12 @@
 /* Per-proxy HTTP options that act on the heads of an exchange (ana_int.h):
- * option http-restrict-req-hdr-names, option http-use-proxy-header and
- * option checkcache. The analyser calls them only when configured. */
+ * option http-restrict-req-hdr-names, option http-use-proxy-header,
+ * option checkcache and monitor fail. The analyser calls them only when
+ * configured. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include <sluice/acl.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
@@ -16,6 +18,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/stktable.h>
+#include <sluice/str.h>
 #include <sluice/stream.h>
 
 #include "ana_int.h"
@@ -205,7 +208,39 @@ int http_checkcache_block(struct stream *s, const struct http_head *h)
 	return 1;
 }
 
+/* ---- monitor fail ---- */
+
+int http_monitor_status(struct stream *s, const struct http_px *fh)
+{
+	for (int i = 0; i < fh->n_monitor_fail; i++)
+		if (acl_cond_exec(fh->monitor_fail[i], s))
+			return 503;
+	return 200;
+}
+
+/* monitor fail if|unless <condition> */
+static int kw_monitor_fail(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct http_px *h;
+	struct acl_cond *c;
+
+	if (argc < 2 || (strcmp(argv[0], "if") != 0 && strcmp(argv[0], "unless") != 0)) {
+		cfg_alert(ctx, "expects 'if' or 'unless' followed by a condition");
+		return -1;
+	}
+	if (!(c = acl_cond_parse(ctx, argc, argv)))
+		return -1;
+	acl_cond_check_request(ctx, c);
+	h = http_px_edit(ctx->px);
+	h->monitor_fail = xrealloc(h->monitor_fail,
+				   (size_t)(h->n_monitor_fail + 1) * sizeof(*h->monitor_fail));
+	h->monitor_fail[h->n_monitor_fail++] = c;
+	return 0;
+}
+
 static struct cfg_kw px_http_kws[] = {
+	{ "monitor fail", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_monitor_fail, .usage = "if|unless <condition>" },
 	{ "option http-restrict-req-hdr-names", CFG_SEC_PROXIES, CFG_T_FUNC, 0,
 	  .parse = kw_hdr_names, .usage = "preserve|delete|reject" },
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sluice/acl.h>
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
@@ -66,6 +67,9 @@ static void http_px_release(struct proxy *px)
 	free(h->res_cap);
 	free(h->uniqid_fmt_str);
 	free(h->uniqid_hdr);
+	for (int i = 0; i < h->n_monitor_fail; i++)
+		acl_cond_free(h->monitor_fail[i]);
+	free(h->monitor_fail);
 	if (h->uniqid_fmt) {
 		lf_free(h->uniqid_fmt);
 		free(h->uniqid_fmt);
@@ -95,6 +99,8 @@ static void http_px_inherit(struct proxy *px, const struct proxy *def)
 	h->uniqid_fmt_str = dup_or_null(d->uniqid_fmt_str);
 	h->uniqid_hdr = dup_or_null(d->uniqid_hdr);
 	h->uniqid_fmt = NULL;
+	h->monitor_fail = NULL;   /* (frontends only: none in defaults) */
+	h->n_monitor_fail = 0;
 	/* captures are frontend settings: not passed on (as in HAProxy) */
 	h->req_cap = h->res_cap = NULL;
 	h->n_req_cap = h->n_res_cap = 0;
