@@ -81,6 +81,7 @@ struct http_px {
 	unsigned char         hdr_names;       /* HTTP_HN_* */
 	struct acl_cond     **monitor_fail;    /* monitor fail if|unless: any true gives 503 */
 	int                   n_monitor_fail;
+	char                 *send_name;       /* http-send-name-header <name> (px_http.c) */
 };
 
 /* Where a message is in its life. */

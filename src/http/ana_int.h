@@ -103,6 +103,17 @@ unsigned http_pxconn_flags(struct stream *s, const struct h1_msg *m, const struc
  * response) and an alert is logged. Returns 1 when it was blocked. */
 int http_checkcache_block(struct stream *s, const struct http_head *h);
 
+/* http-send-name-header of <s>'s backend: the field of that name in the
+ * request head at the start of the request buffer (the last field, added
+ * here) is set to the name of the server assigned. Returns 0, or -1 when
+ * the buffer has no room for it (the caller answers 500). */
+int http_name_hdr_set(struct stream *s);
+
+/* The request head <h> of <s> is final but for the server's name: the
+ * fields named as the backend's http-send-name-header are removed (that
+ * field is added when a server is assigned: STRM_F_TARGET_HOOK). */
+void http_name_hdr_prep(struct stream *s, struct http_head *h);
+
 /* The status of a monitor-uri request to frontend settings <fh>: 503 when
  * a "monitor fail" condition says so, else 200. */
 int http_monitor_status(struct stream *s, const struct http_px *fh);
@@ -125,8 +136,10 @@ int http_applet_begin(struct stream *s, const struct http_service *svc, struct p
 /* Runs the service of <s> after an event. Returns 0, or -1 when the
  * stream was closed. */
 int http_applet_step(struct stream *s);
-/* "redir" on the server assigned to <s>'s request: a GET or HEAD is
- * answered with a 302 to the server's prefix and the request's path
+/* A server is assigned to <s>'s request and a connection to it is about
+ * to be used (stream_proto.redirect; also before a reused one): the
+ * http-send-name-header field gets its name, and "redir" on it answers a
+ * GET or HEAD with a 302 to the server's prefix and the request's path
  * instead of reaching it. Returns 1 when answered, 0 to go on. */
 int http_srv_redirect(struct stream *s);
 

@@ -1,12 +1,13 @@
 /* Per-proxy HTTP options that act on the heads of an exchange (ana_int.h):
  * option http-restrict-req-hdr-names, option http-use-proxy-header,
- * option checkcache and monitor fail. The analyser calls them only when
- * configured. */
+ * option checkcache, monitor fail and http-send-name-header. The analyser
+ * calls them only when configured. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <sluice/acl.h>
+#include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
@@ -208,6 +209,78 @@ int http_checkcache_block(struct stream *s, const struct http_head *h)
 	return 1;
 }
 
+/* ---- http-send-name-header ---- */
+
+void http_name_hdr_prep(struct stream *s, struct http_head *h)
+{
+	const char *n = http_px_of(s->be)->send_name;
+
+	s->tcp_flags &= ~STRM_F_TARGET_HOOK;
+	if (likely(!n))
+		return;
+	http_head_del(h, n, strlen(n));
+	h->flags |= HTTP_HEAD_F_CHANGED;   /* written out with CRLFs: found again below */
+	s->tcp_flags |= STRM_F_TARGET_HOOK;
+}
+
+int http_name_hdr_set(struct stream *s)
+{
+	const char *n = http_px_of(s->be)->send_name, *v = s->ss.target->name;
+	struct buf *b = s->req.buf;
+	size_t nl = strlen(n), vl = strlen(v), len, at, old, want;
+	char *p, *eoh, *line;
+
+	if (!n || !b || !b->data)
+		return 0;
+	p = b->area + b->head;
+	len = (size_t)MIN((uint64_t)b->data, s->req.to_forward);
+	if (!(eoh = memmem(p, len, "\r\n\r\n", 4)))
+		return 0;   /* (no head waits here: nothing to name) */
+	/* the field is the head's last one once set: a redispatch renames it */
+	for (line = eoh; line > p && !(line[-1] == '\n'); line--)
+		;
+	if (line > p && (size_t)(eoh - line) > nl && line[nl] == ':' &&
+	    strncasecmp(line, n, nl) == 0) {
+		at = (size_t)(line - p);
+		old = (size_t)(eoh - line) + 2;
+	} else {
+		at = (size_t)(eoh - p) + 2;
+		old = 0;
+	}
+	want = nl + 2 + vl + 2;   /* "name: value\r\n" */
+	if (want > old && b->data + (want - old) > buf_size())
+		return -1;
+	if (want > old && b->head + b->data + (want - old) > buf_size()) {
+		memmove(b->area, p, b->data);
+		b->head = 0;
+		p = b->area;
+	}
+	memmove(p + at + want, p + at + old, b->data - at - old);
+	memcpy(p + at, n, nl);
+	memcpy(p + at + nl, ": ", 2);
+	memcpy(p + at + nl + 2, v, vl);
+	memcpy(p + at + nl + 2 + vl, "\r\n", 2);
+	b->data = (uint32_t)(b->data + want - old);
+	s->req.to_forward += want - old;
+	return 0;
+}
+
+/* http-send-name-header <name> */
+static int kw_send_name(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct http_px *h;
+
+	if (argc != 1 || !*argv[0] || http_safe_scan(argv[0], strlen(argv[0]), HTTP_SAFE_TOKEN) !=
+	    strlen(argv[0])) {
+		cfg_alert(ctx, "expects a header name (a token)");
+		return -1;
+	}
+	h = http_px_edit(ctx->px);
+	free(h->send_name);
+	h->send_name = xstrdup(argv[0]);
+	return 0;
+}
+
 /* ---- monitor fail ---- */
 
 int http_monitor_status(struct stream *s, const struct http_px *fh)
@@ -239,6 +312,8 @@ static int kw_monitor_fail(struct cfg_ctx *ctx, void *target, int argc, char **a
 }
 
 static struct cfg_kw px_http_kws[] = {
+	{ "http-send-name-header", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_send_name,
+	  .usage = "<header>" },
 	{ "monitor fail", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
 	  .parse = kw_monitor_fail, .usage = "if|unless <condition>" },
 	{ "option http-restrict-req-hdr-names", CFG_SEC_PROXIES, CFG_T_FUNC, 0,

@@ -67,6 +67,7 @@ static void http_px_release(struct proxy *px)
 	free(h->res_cap);
 	free(h->uniqid_fmt_str);
 	free(h->uniqid_hdr);
+	free(h->send_name);
 	for (int i = 0; i < h->n_monitor_fail; i++)
 		acl_cond_free(h->monitor_fail[i]);
 	free(h->monitor_fail);
@@ -98,6 +99,7 @@ static void http_px_inherit(struct proxy *px, const struct proxy *def)
 	h->monitor_uri = dup_or_null(d->monitor_uri);
 	h->uniqid_fmt_str = dup_or_null(d->uniqid_fmt_str);
 	h->uniqid_hdr = dup_or_null(d->uniqid_hdr);
+	h->send_name = dup_or_null(d->send_name);
 	h->uniqid_fmt = NULL;
 	h->monitor_fail = NULL;   /* (frontends only: none in defaults) */
 	h->n_monitor_fail = 0;

@@ -75,6 +75,7 @@ int http_req_server_prep(struct stream *s, struct http_head *h)
 		return 0;
 	s->ss.lb_hashed = lb_http_hash(s->be, h, &s->ss.lb_hash) ||
 			  lb_http_hash_post(s->be, &txn->req, s->req.buf, &s->ss.lb_hash);
+	http_name_hdr_prep(s, h);
 	return persist_req(s, h, &s->ss.persist);
 }
 
@@ -86,12 +87,19 @@ int http_req_server_prep(struct stream *s, struct http_head *h)
 int http_srv_redirect(struct stream *s)
 {
 	const struct server *srv = s->ss.target;
-	const struct buf *b = s->req.buf;
+	const struct buf *b;
 	struct http_act_out out = { 0 };
 	const char *p, *end, *uri, *path;
 	struct dstr loc = { 0 };
 	size_t mlen;
 
+	if (unlikely(s->tcp_flags & STRM_F_TARGET_HOOK) && s->txn && s->ss.target &&
+	    http_name_hdr_set(s) == -1) {
+		s->fe->fe_counters.failed_rewrites++;
+		http_reply(s, 500, NULL, NULL, SE_PROXY, SF_CONN);
+		return 1;
+	}
+	b = s->req.buf;
 	if (!srv || !srv->redir || !s->txn || !b || !b->data)
 		return 0;
 	p = b->area + b->head;
@@ -233,7 +241,7 @@ int http_connect(struct stream *s)
 		return stream_connect(s);   /* queues, or answers 503 */
 	}
 	srv = s->ss.target;
-	if (unlikely(srv->redir) && http_srv_redirect(s)) {
+	if (unlikely(srv->redir || (s->tcp_flags & STRM_F_TARGET_HOOK)) && http_srv_redirect(s)) {
 		if (kept_fd >= 0)
 			http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
 		return 0;

@@ -468,7 +468,8 @@ int stream_connect(struct stream *s)
 		}
 	}
 	srv = s->ss.target;
-	if (unlikely(srv->redir) && s->proto->redirect && s->proto->redirect(s)) {
+	if (unlikely(srv->redir || (s->tcp_flags & STRM_F_TARGET_HOOK)) && s->proto->redirect &&
+	    s->proto->redirect(s)) {
 		stream_update(s);
 		return 0;
 	}
