@@ -106,6 +106,7 @@ struct proxy {
 	int                    maxconn;      /* frontend: 0 = global maxconn */
 	int                    fullconn;
 	int                    backlog;
+	int                    fe_sps_lim;   /* rate-limit sessions (0: none) */
 	int                    max_ka_queue; /* max-keep-alive-queue (-1: no limit) */
 	struct lb_conf         lb;           /* balance, hash-type (lb.h) */
 	char                  *defbe_name;   /* default_backend */

@@ -133,6 +133,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->maxconn = def->maxconn;
 	px->fullconn = def->fullconn;
 	px->backlog = def->backlog;
+	px->fe_sps_lim = def->fe_sps_lim;
 	px->max_ka_queue = def->max_ka_queue;
 	px->lb = def->lb;
 	px->lb.ring = NULL;
@@ -408,6 +409,8 @@ static struct cfg_kw proxy_kws[] = {
 	  .usage = "a connection limit" },
 	{ "fullconn", CFG_SEC_BE, CFG_T_INT, CFG_PX_OFF(fullconn), .min = 0, .max = 10000000,
 	  .usage = "a connection count" },
+	{ "rate-limit sessions", CFG_SEC_FE, CFG_T_INT, CFG_PX_OFF(fe_sps_lim), .min = 0,
+	  .max = 0x7fffffff, .usage = "a number of sessions per second" },
 	{ "backlog", CFG_SEC_FE, CFG_T_INT, CFG_PX_OFF(backlog), .min = 1, .max = 1 << 24,
 	  .usage = "a queue length" },
 	{ "id", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_INT, CFG_PX_OFF(id),
