@@ -82,6 +82,8 @@ struct http_px {
 	struct acl_cond     **monitor_fail;    /* monitor fail if|unless: any true gives 503 */
 	int                   n_monitor_fail;
 	char                 *send_name;       /* http-send-name-header <name> (px_http.c) */
+	char                 *ck_cap_name;     /* capture cookie <name> len <n> (px_http.c) */
+	int                   ck_cap_len;
 };
 
 /* Where a message is in its life. */
@@ -128,6 +130,7 @@ struct http_txn {
 	char               *reqline;     /* copy of the request line for the log (pool) */
 	uint32_t            reqline_len;
 	char              **req_cap, **res_cap; /* captured header values (pool strings) */
+	char               *ck_cap[2];   /* capture cookie: request, response (pool strings) */
 	char              **lf_snap;     /* the log format's %[...] of the heads (lf_snapshot()) */
 	char               *uniq_id;
 	ev_tstamp           t_req;       /* first byte of the request */

@@ -77,6 +77,8 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_IDLE_CLOSE   0x80000000ULL /* option idle-close-on-response: a soft stop's
                                            close-spread-time leaves its idle clients be */
 #define PR_O_PREF_LAST    0x100000000ULL /* option prefer-last-server (backend.c) */
+#define PR_O_LOGASAP      0x200000000ULL /* option logasap: logged once the response head (mode
+                                            http) or the server connection (tcp) is there */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;

@@ -114,6 +114,11 @@ int http_name_hdr_set(struct stream *s);
  * field is added when a server is assigned: STRM_F_TARGET_HOOK). */
 void http_name_hdr_prep(struct stream *s, struct http_head *h);
 
+/* capture cookie: the first cookie of head <h> (Cookie fields of a request,
+ * Set-Cookie of a response <res>) whose name starts as configured is kept
+ * as "name=value", cut to the configured length, for %CC (%CS). */
+void http_capture_cookie(struct stream *s, const struct http_head *h, int res);
+
 /* The status of a monitor-uri request to frontend settings <fh>: 503 when
  * a "monitor fail" condition says so, else 200. */
 int http_monitor_status(struct stream *s, const struct http_px *fh);

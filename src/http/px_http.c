@@ -1,7 +1,7 @@
 /* Per-proxy HTTP options that act on the heads of an exchange (ana_int.h):
  * option http-restrict-req-hdr-names, option http-use-proxy-header,
- * option checkcache, monitor fail and http-send-name-header. The analyser
- * calls them only when configured. */
+ * option checkcache, monitor fail, http-send-name-header and capture
+ * cookie. The analyser calls them only when configured. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +20,7 @@
 #include <sluice/server.h>
 #include <sluice/stktable.h>
 #include <sluice/str.h>
+#include <sluice/units.h>
 #include <sluice/stream.h>
 
 #include "ana_int.h"
@@ -311,7 +312,99 @@ static int kw_monitor_fail(struct cfg_ctx *ctx, void *target, int argc, char **a
 	return 0;
 }
 
+/* ---- capture cookie ---- */
+
+static int ck_cap_max = 63;   /* tune.http.cookielen */
+
+void http_capture_cookie(struct stream *s, const struct http_head *h, int res)
+{
+	const struct http_px *hp = http_px_of(s->fe);
+	const char *fname = res ? "set-cookie" : "cookie";
+	size_t nl = strlen(hp->ck_cap_name);
+	char **dst = &s->txn->ck_cap[res];
+
+	if (*dst)
+		return;   /* the first one only */
+	for (int f = http_head_find(h, fname, strlen(fname), 0); f >= 0;
+	     f = http_head_find(h, fname, strlen(fname), f + 1)) {
+		const char *v = h->f[f].v.p;
+		size_t len = h->f[f].v.len, i = 0, j, k;
+
+		while (i < len) {
+			while (i < len && (v[i] == ' ' || v[i] == '\t'))
+				i++;
+			for (j = i; j < len && v[j] != ';'; j++)
+				;
+			/* the name=value without the spaces before ';' */
+			for (k = j; k > i && (v[k - 1] == ' ' || v[k - 1] == '\t'); k--)
+				;
+			if (k - i >= nl && memcmp(v + i, hp->ck_cap_name, nl) == 0) {
+				*dst = http_line_dup(v + i, k - i, (size_t)MIN(hp->ck_cap_len, ck_cap_max));
+				return;
+			}
+			if (res || j == len)
+				break;   /* Set-Cookie: its attributes follow the first ';' */
+			i = j + 1;
+		}
+	}
+}
+
+/* capture cookie <name> len <length>: one per frontend, the last wins */
+static int kw_capture_cookie(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	const char *err = NULL;
+	struct http_px *h;
+	long len;
+
+	if (argc != 3 || !*argv[0] || strcmp(argv[1], "len") != 0) {
+		cfg_alert(ctx, "expects '<cookie name> len <length>'");
+		return -1;
+	}
+	if (parse_int(argv[2], 1, 64 * 1024, &len, &err) == -1) {
+		cfg_alert(ctx, "'len %s': %s", argv[2], err);
+		return -1;
+	}
+	h = http_px_edit(ctx->px);
+	if (h->ck_cap_name)
+		cfg_warn(ctx, "only one cookie is captured: '%s' replaces '%s'", argv[0],
+			 h->ck_cap_name);
+	free(h->ck_cap_name);
+	h->ck_cap_name = xstrdup(argv[0]);
+	h->ck_cap_len = (int)len;
+	return 0;
+}
+
+/* tune.http.cookielen <n>: the longest cookie capture */
+static int kw_cookielen(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	const char *err = NULL;
+	long v;
+
+	if (argc != 1 || parse_int(argv[0], 1, 64 * 1024, &v, &err) == -1) {
+		cfg_alert(ctx, "expects a length from 1 to 65536%s%s", err ? ": " : "",
+			  err ? err : "");
+		return -1;
+	}
+	ck_cap_max = (int)v;
+	return 0;
+}
+
+/* capture cookie only acts on HTTP heads: said once for a mode tcp frontend */
+static int px_http_postparse(void)
+{
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		if ((px->cap & PR_CAP_FE) && px->mode == PR_MODE_TCP && px->http &&
+		    px->http->ck_cap_name)
+			log_warning("%s:%d: proxy '%s': 'capture cookie' only acts in 'mode http'; "
+				    "ignored", px->conf_file, px->conf_line, px->name);
+	return 0;
+}
+
 static struct cfg_kw px_http_kws[] = {
+	{ "capture cookie", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
+	  .parse = kw_capture_cookie, .usage = "<name> len <length>" },
+	{ "tune.http.cookielen", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_cookielen,
+	  .usage = "<length>" },
 	{ "http-send-name-header", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_send_name,
 	  .usage = "<header>" },
 	{ "monitor fail", CFG_SEC_FRONTEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
@@ -323,4 +416,5 @@ static struct cfg_kw px_http_kws[] = {
 SLUICE_INIT(px_http_register)
 {
 	cfg_register(px_http_kws, ARRAY_SIZE(px_http_kws));
+	cfg_register_postparse(px_http_postparse, 30);
 }

@@ -68,6 +68,7 @@ static void http_px_release(struct proxy *px)
 	free(h->uniqid_fmt_str);
 	free(h->uniqid_hdr);
 	free(h->send_name);
+	free(h->ck_cap_name);
 	for (int i = 0; i < h->n_monitor_fail; i++)
 		acl_cond_free(h->monitor_fail[i]);
 	free(h->monitor_fail);
@@ -106,6 +107,7 @@ static void http_px_inherit(struct proxy *px, const struct proxy *def)
 	/* captures are frontend settings: not passed on (as in HAProxy) */
 	h->req_cap = h->res_cap = NULL;
 	h->n_req_cap = h->n_res_cap = 0;
+	h->ck_cap_name = NULL;
 }
 
 static struct proxy_ext http_px_ext = {
@@ -296,24 +298,30 @@ static int kw_unique_id(struct cfg_ctx *ctx, void *target, int argc, char **argv
 	return 0;
 }
 
-/* option httplog [clf] | log-format FMT (row value 1) */
+/* option httplog [clf] | log-format FMT (row value 1) | option httpslog (2) */
 static int kw_log_format(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct proxy *px = ctx->px;
 	const char *fmt;
 
-	if (ctx->kw_row->arg) {
+	if (ctx->kw_row->arg != 1 && ctx->inverted) {
+		free(px->logformat_str);
+		px->logformat_str = NULL;
+		return 0;
+	}
+	if (ctx->kw_row->arg == 2) {
+		if (argc) {
+			cfg_alert(ctx, "takes no argument");
+			return -1;
+		}
+		fmt = LF_HTTPSLOG;
+	} else if (ctx->kw_row->arg) {
 		if (argc != 1) {
 			cfg_alert(ctx, "expects one format string (quote it if it has spaces)");
 			return -1;
 		}
 		fmt = argv[0];
 	} else {
-		if (ctx->inverted) {
-			free(px->logformat_str);
-			px->logformat_str = NULL;
-			return 0;
-		}
 		if (argc > 1 || (argc == 1 && strcmp(argv[0], "clf") != 0)) {
 			cfg_alert(ctx, "only takes the optional argument 'clf'");
 			return -1;
@@ -350,6 +358,8 @@ static struct cfg_kw http_px_kws[] = {
 	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>]", .arg = 0 },
 	{ "option httplog", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format,
 	  .flags = CFG_KW_F_NO, .usage = "[clf]", .arg = 0 },
+	{ "option httpslog", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format,
+	  .flags = CFG_KW_F_NO, .arg = 2 },
 	{ "log-format", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format, .usage = "<format>",
 	  .arg = 1 },
 	{ "http-reuse", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_http_reuse,
@@ -413,8 +423,9 @@ static int http_px_postparse(void)
 
 		if ((px->cap & PR_CAP_FE) && px->mode == PR_MODE_TCP &&
 		    px->logformat_str && (strcmp(px->logformat_str, LF_HTTPLOG) == 0 ||
-					  strcmp(px->logformat_str, LF_HTTPLOG_CLF) == 0)) {
-			log_warning("%s:%d: 'option httplog' not usable with proxy '%s' (needs "
+					  strcmp(px->logformat_str, LF_HTTPLOG_CLF) == 0 ||
+					  strcmp(px->logformat_str, LF_HTTPSLOG) == 0)) {
+			log_warning("%s:%d: 'option httplog' (or httpslog) not usable with proxy '%s' (needs "
 				    "'mode http'); falling back to 'option tcplog'",
 				    px->conf_file, px->conf_line, px->name);
 			free(px->logformat_str);

@@ -432,6 +432,7 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("tcplog", PR_O_TCPLOG, CFG_SEC_FE),
 	PX_OPTION("tcp-smart-accept", PR_O_SMART_ACC, CFG_SEC_FE),
 	PX_OPTION("dontlognull", PR_O_DONTLOGNULL, CFG_SEC_FE),
+	PX_OPTION("logasap", PR_O_LOGASAP, CFG_SEC_FE),
 	{ "option redispatch", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_opt_redispatch,
 	  .flags = CFG_KW_F_NO, .usage = "[<interval>]" },
 	PX_OPTION("tcpka", PR_O_TCP_KA, CFG_SEC_PROXIES),
