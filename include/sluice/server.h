@@ -216,9 +216,16 @@ int server_set_state(struct server *srv, const char *state);
 
 /* Sets <srv>'s address (and port when non-zero), the address its checks use
  * unless they have their own, and the text `show stat` prints; a server in
- * maintenance for want of an address leaves it (logged). */
+ * maintenance for want of an address leaves it (logged). Connections kept
+ * idle to the old address are closed, and the hook of
+ * server_on_addr_change() is told (multiplexed connections: no new stream
+ * goes to the old address). */
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port);
+
+/* Registers the one function told when a server's address changed (the
+ * HTTP/2 layer: its connections to the server get no more streams). */
+void server_on_addr_change(void (*fn)(struct server *srv));
 
 /* Puts <srv> in maintenance for want of an address (<on>, logged with
  * <why> as HAProxy: "DNS NX status"...) or takes it out (logged as a

@@ -817,8 +817,19 @@ static struct srv_kw h2_srv_kws[] = {
 	{ "proto", .parse = h2_srv_proto },
 };
 
+/* A server's address changed: its connections finish their streams and
+ * take no new one (they go to the old address); the idle ones close. */
+static void h2_srv_addr_changed(struct server *srv)
+{
+	for (struct h2c *h2c = srv->h2_conns; h2c; h2c = h2c->next) {
+		h2c_goaway(h2c, NGHTTP2_NO_ERROR);
+		h2c_want_flush(h2c);
+	}
+}
+
 SLUICE_INIT(h2_register)
 {
+	server_on_addr_change(h2_srv_addr_changed);
 	cfg_register(h2_kws, ARRAY_SIZE(h2_kws));
 	bind_register_keywords(h2_bind_kws, ARRAY_SIZE(h2_bind_kws));
 	srv_register_keywords(h2_srv_kws, ARRAY_SIZE(h2_srv_kws));

@@ -961,6 +961,13 @@ static int server_set_weight(struct cli_ctx *ctx, struct server *srv, const char
 	return 0;
 }
 
+static void (*srv_addr_hook)(struct server *srv);
+
+void server_on_addr_change(void (*fn)(struct server *srv))
+{
+	srv_addr_hook = fn;
+}
+
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port)
 {
@@ -980,6 +987,10 @@ void server_set_address(struct server *srv, const struct sockaddr_storage *ss, s
 	}
 	free(srv->addr_str);
 	srv->addr_str = xstrdup(addr_to_str(&srv->addr, text, sizeof(text)));
+	/* what is kept open still goes to the old address */
+	srv_idle_purge(srv, 0);
+	if (srv_addr_hook)
+		srv_addr_hook(srv);
 	if (srv->flags & SRV_F_RMAINT)
 		server_set_rmaint(srv, 0, NULL);
 }

@@ -17,7 +17,6 @@
 #include <sluice/resolvers.h>
 #include <sluice/server.h>
 #include <sluice/srv_dns.h>
-#include <sluice/srv_idle.h>
 #include <sluice/str.h>
 #include <sluice/ticks.h>
 
@@ -321,9 +320,8 @@ static void srv_dns_set_ip(struct server *srv, const struct dns_item *it, const 
 				by);
 		if (from)
 			from->cnt.update++;
-		/* what is kept idle still goes to the old address */
-		srv_idle_purge(srv, 0);
-		server_set_address(srv, &ss, len, 0);   /* leaves the maintenance */
+		server_set_address(srv, &ss, len, 0);   /* leaves the maintenance, closes
+		                                           what is idle to the old address */
 	}
 	if (was_rmaint)
 		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s "

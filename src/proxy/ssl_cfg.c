@@ -894,6 +894,11 @@ int ssl_bind_accept(struct conn *c, struct bind_conf *bc)
 	return -1;
 }
 
+int ssl_check_enabled(const struct server *srv, int own_addr)
+{
+	return 0;
+}
+
 int ssl_check_prepare(struct server *srv)
 {
 	log_alert("%s:%d: server '%s': TLS health checks need OpenSSL, and this sluice was "
