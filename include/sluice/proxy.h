@@ -77,6 +77,7 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_IDLE_CLOSE   0x80000000ULL /* option idle-close-on-response: a soft stop's
                                            close-spread-time leaves its idle clients be */
 #define PR_O_PREF_LAST    0x100000000ULL /* option prefer-last-server (backend.c) */
+#define PR_O_TRANSP       0x400000000ULL /* option transparent (px_dispatch.c) */
 #define PR_O_LOGASAP      0x200000000ULL /* option logasap: logged once the response head (mode
                                             http) or the server connection (tcp) is there */
 
@@ -109,6 +110,7 @@ struct proxy {
 	int                    fullconn;
 	int                    backlog;
 	int                    fe_sps_lim;   /* rate-limit sessions (0: none) */
+	char                  *dispatch;     /* dispatch <addr>:<port> (px_dispatch.c) */
 	int                    max_ka_queue; /* max-keep-alive-queue (-1: no limit) */
 	struct lb_conf         lb;           /* balance, hash-type (lb.h) */
 	char                  *defbe_name;   /* default_backend */

@@ -43,6 +43,8 @@ struct conn_src;
 #define SRV_F_NON_STICK  0x200000 /* "non-stick": never stored in a stick table */
 #define SRV_F_CHECK_SOCKS4 0x400000 /* "check-via-socks4": checks go through the socks4 proxy */
 #define SRV_F_CHECK_SEND_PROXY 0x800000 /* "check-send-proxy": checks send a PROXY header */
+#define SRV_F_ORIG_DST   0x1000000 /* option transparent's server: connects to the client's
+                                      original destination (px_dispatch.c) */
 
 /* proxy-v2-options: what a PROXY v2 header to the server carries (srv_pp.h) */
 #define SRV_PP_SSL       0x01  /* the client's TLS (PP2_TYPE_SSL) with its version */
@@ -208,6 +210,13 @@ struct cli_ctx;
  * (NULL accepted), or writes HAProxy's error line to ctx->out and returns
  * NULL. */
 struct server *cli_server(struct cli_ctx *ctx, const char *arg);
+
+/* Adds to backend <px> the server a keyword implies (dispatch, option
+ * transparent): <name> at <addr>, without the default-server settings or
+ * options, declared at the backend's line. Returns it, or NULL with <err>
+ * allocated. At post-parse, before the servers are set up. */
+struct server *server_add_implied(struct proxy *px, const char *name, const char *addr,
+                                  char **err);
 
 /* The administrative state of <srv> as "set server <srv> state <state>"
  * sets it: "ready", "drain" or "maint" (logged, LB recomputed). Returns 0,

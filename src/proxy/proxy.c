@@ -375,29 +375,10 @@ static int kw_opt_redispatch(struct cfg_ctx *ctx, void *target, int argc, char *
 
 #define PX_TIMEOUT(kw, field, secs) \
 	{ "timeout " kw, secs, CFG_T_TIME, CFG_PX_OFF(timeout.field), .usage = "<time>" }
-/* dispatch, option transparent, transparent: a connection no server takes
- * would go to an address that is not a server; sluice's server side always
- * has a server (srv_side.h). Refused with the row's reason. */
-static int kw_px_not_yet(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
-	cfg_alert(ctx, "not supported yet by sluice: %s", ctx->kw_row->hint);
-	return -1;
-}
-
 #define PX_OPTION(kw, flag, secs) \
 	{ "option " kw, secs, CFG_T_FLAG, CFG_PX_OFF(options), .mask = flag }
 
 static struct cfg_kw proxy_kws[] = {
-	{ "dispatch", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_px_not_yet,
-	  .hint = "it sends the connections no server takes to an address that is no "
-		  "server; write that address as a 'server' line ('backup' for what the "
-		  "others do not take)" },
-	{ "option transparent", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_px_not_yet,
-	  .flags = CFG_KW_F_NO, .hint = "it sends the connections without a persistence "
-		  "cookie to their original destination, an address that is no server" },
-	{ "transparent", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_px_not_yet,
-	  .hint = "the deprecated form of 'option transparent', which sends the connections "
-		  "without a persistence cookie to their original destination" },
 	{ "mode", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_mode, .usage = "tcp|http" },
 	{ "default_backend", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_default_backend,
 	  .usage = "<backend>" },

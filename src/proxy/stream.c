@@ -339,6 +339,25 @@ const struct sockaddr_storage *stream_dst(struct stream *s)
 	return s->dst;
 }
 
+#ifndef SO_ORIGINAL_DST
+#define SO_ORIGINAL_DST 80   /* linux/netfilter_ipv4.h (IP6T_SO_ORIGINAL_DST: the same) */
+#endif
+
+/* option transparent: where the client meant to connect, the address
+ * before a netfilter REDIRECT/DNAT (SO_ORIGINAL_DST), else the accepting
+ * socket's own (TPROXY, or no NAT). Returns its length. */
+static socklen_t stream_orig_dst(struct stream *s, struct sockaddr_storage *out)
+{
+	socklen_t l = sizeof(*out);
+	int v6 = stream_dst(s)->ss_family == AF_INET6;
+
+	if (getsockopt(s->cli.fd, v6 ? SOL_IPV6 : SOL_IP, SO_ORIGINAL_DST, out, &l) == 0 &&
+	    out->ss_family == stream_dst(s)->ss_family)
+		return l;
+	*out = *stream_dst(s);
+	return out->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
 /* The server's TLS handshake starts (the connection stays in SS_CONN until it
  * completes). Returns 0, or -1 (a connection failure). */
 static int stream_ssl_connect(struct stream *s)
@@ -441,6 +460,7 @@ int stream_connect(struct stream *s)
 {
 	struct server *srv;
 	struct sockaddr_storage addr;
+	socklen_t alen;
 	int rc;
 
 	if (s->ss.st == SS_NONE || s->ss.st == SS_WANT) {
@@ -474,15 +494,18 @@ int stream_connect(struct stream *s)
 		return 0;
 	}
 	addr = srv->addr;
+	alen = srv->addrlen;
 	if (srv->flags & SRV_F_SAMEPORT)
 		addr_set_port(&addr, addr_get_port(stream_dst(s)));
+	if (unlikely(srv->flags & SRV_F_ORIG_DST))
+		alen = stream_orig_dst(s, &addr);
 	s->t_conn = tick_ev_now();
 	s->be->be_counters.connect++;
 	srv->counters.connect++;
 	if (unlikely(srv->socks4_len) && socks4_request(&addr, s->socks) < 0)
 		return stream_conn_failed(s, 0);   /* not IPv4: "init-addr" gave another */
 	rc = conn_connect_src(&s->srv, srv->socks4_len ? &srv->socks4 : &addr,
-			      srv->socks4_len ? srv->socks4_len : srv->addrlen,
+			      srv->socks4_len ? srv->socks4_len : alen,
 			      px_tcp_opts(s->be, 1), srv->src,
 			      &s->cli_addr, stream_io_cb, s);
 	s->bc_err = rc == -1 ? (uint8_t)conn_err_code(errno, s->srv.fd < 0 && srv->src) : 0;
