@@ -213,8 +213,9 @@ struct server *cli_server(struct cli_ctx *ctx, const char *arg);
 
 /* Adds to backend <px> the server a keyword implies (dispatch, option
  * transparent): <name> at <addr>, without the default-server settings or
- * options, declared at the backend's line. Returns it, or NULL with <err>
- * allocated. At post-parse, before the servers are set up. */
+ * options, declared at the backend's line. Returns it; <err> is allocated
+ * when it failed (it may still be declared: the configuration is then in
+ * error). At post-parse, before the servers are set up. */
 struct server *server_add_implied(struct proxy *px, const char *name, const char *addr,
                                   char **err);
 

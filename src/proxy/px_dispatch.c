@@ -53,9 +53,9 @@ static int dispatch_postparse(void)
 				    "its connections", px->conf_file, px->conf_line, px->name, kw);
 			continue;
 		}
-		srv = server_add_implied(px, "<NOSRV>", px->dispatch ? px->dispatch : "0.0.0.0:0",
-					 &err);
-		if (!srv) {
+		/* (no port: SRV_F_SAMEPORT, then the original destination's) */
+		srv = server_add_implied(px, "<NOSRV>", px->dispatch ? px->dispatch : "0.0.0.0", &err);
+		if (!srv || err) {
 			log_alert("%s:%d: proxy '%s': '%s': %s", px->conf_file, px->conf_line,
 				  px->name, kw, err);
 			free(err);
