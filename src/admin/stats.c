@@ -17,6 +17,7 @@
 #include <sluice/hist.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/persist.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
@@ -72,7 +73,7 @@ static const char *const stat_meta[] = {
 _Static_assert(ARRAY_SIZE(stat_meta) == ST_F_NB, "stat_meta and field enum differ");
 
 /* sluice's latency percentiles, appended to the JSON rows after HAProxy's
- * columns (positions ST_F_NB...): per histogram p50, p90 and p99. */
+ * columns (positions STATS_POS_EXT...): per histogram p50, p90 and p99. */
 static const double stat_pct_q[3] = { 0.50, 0.90, 0.99 };
 static const char *const stat_pct_name[3] = { "p50", "p90", "p99" };
 
@@ -365,6 +366,8 @@ static void row_backend(struct stats_row *r, const struct proxy *px)
 	setu(r, ST_F_COMP_BYP, px->be_counters.comp_byp);
 	setu(r, ST_F_COMP_RSP, px->be_counters.comp_rsp);
 	sets(r, ST_F_ALGO, lb_algo_str(px));
+	if (persist_cookie_name(px))
+		sets(r, ST_F_COOKIE, persist_cookie_name(px));
 	setu(r, ST_F_UWEIGHT, (unsigned)weight);
 	setu(r, ST_F_AGG_SERVER_STATUS, 0);
 	setu(r, ST_F_AGG_SERVER_CHECK_STATUS, 0);
@@ -524,27 +527,26 @@ struct json_walk {
 	int          n;     /* rows so far */
 };
 
-static int row_emit_json(const struct stats_row *r, const struct stats_obj *o, void *arg)
+void stats_json_row(struct dstr *out, int n, const struct stats_row *r, const struct stats_obj *o)
 {
-	struct json_walk *jw = arg;
 	const struct counters *c = stats_obj_counters(o);
 	const char *ot = o->type == STATS_T_FE ? "Frontend" : o->type == STATS_T_BE ? "Backend" :
 			 o->type == STATS_T_SRV ? "Server" : "Listener";
 	char prefix[128];
-	int first = 1, pos = ST_F_NB;
+	int first = 1, pos = STATS_POS_EXT;
 
 	snprintf(prefix, sizeof(prefix), "\"objType\":\"%s\",\"proxyId\":%d,\"id\":%d,",
 		 ot, o->px->id, row_sid(o));
-	if (jw->n++)
-		dstr_add(jw->out, ",", 1);
-	dstr_add(jw->out, "[", 1);
+	if (n)
+		dstr_add(out, ",", 1);
+	dstr_add(out, "[", 1);
 	for (int f = 0; f < ST_F_NB; f++) {
 		if (!r->v[f][0])
 			continue;
 		if (!first)
-			dstr_add(jw->out, ",", 1);
+			dstr_add(out, ",", 1);
 		first = 0;
-		json_field(jw->out, prefix, f, stat_names[f], stats_field_meta(f, o->type), r->v[f]);
+		json_field(out, prefix, f, stat_names[f], stats_field_meta(f, o->type), r->v[f]);
 	}
 	/* sluice's extension: estimated latency percentiles, microseconds */
 	for (int k = 0; c && k < HIST_KINDS; k++)
@@ -555,10 +557,17 @@ static int row_emit_json(const struct stats_row *r, const struct stats_obj *o, v
 				 stat_pct_name[q]);
 			snprintf(val, sizeof(val), "%llu", (unsigned long long)
 				 hist_quantile_us(&c->lat[k], stat_pct_q[q]));
-			dstr_add(jw->out, ",", 1);
-			json_field(jw->out, prefix, pos++, name, "MDP:u64", val);
+			dstr_add(out, ",", 1);
+			json_field(out, prefix, pos++, name, "MDP:u64", val);
 		}
-	dstr_add(jw->out, "]", 1);
+	dstr_add(out, "]", 1);
+}
+
+static int row_emit_json(const struct stats_row *r, const struct stats_obj *o, void *arg)
+{
+	struct json_walk *jw = arg;
+
+	stats_json_row(jw->out, jw->n++, r, o);
 	return 0;
 }
 
@@ -634,6 +643,8 @@ static const struct info_meta {
 	{ 42, "CompressBpsIn", "MRP:u32" },
 	{ 43, "CompressBpsOut", "MRP:u32" },
 	{ 44, "CompressBpsRateLim", "CLP:u32" },
+	{ 45, "ZlibMemUsage", "MGP:u32" },
+	{ 46, "MaxZlibMemUsage", "CLP:u32" },
 	{ 47, "Tasks", "MGP:u32" },
 	{ 48, "Run_queue", "MGP:u32" },
 	{ 49, "Idle_pct", "MaP:u32" },
@@ -771,6 +782,7 @@ void stats_dump_info(struct dstr *out)
 		"SslFrontendKeyRate: %u\nSslFrontendMaxKeyRate: %u\nSslFrontendSessionReuse_pct: %u\n"
 		"SslBackendKeyRate: 0\nSslBackendMaxKeyRate: 0\nSslCacheLookups: 0\nSslCacheMisses: 0\n"
 		"CompressBpsIn: %u\nCompressBpsOut: %u\nCompressBpsRateLim: %u\n"
+		"ZlibMemUsage: %llu\nMaxZlibMemUsage: %llu\n"
 		"Tasks: %d\n"
 		"Run_queue: 0\n"
 		"Idle_pct: 100\n"
@@ -814,6 +826,7 @@ void stats_dump_info(struct dstr *out)
 		ssl_counters.fe_handshakes ?
 		(unsigned)(ssl_counters.fe_reused * 100 / ssl_counters.fe_handshakes) : 0u,
 		comp_in, comp_out, comp_lim,
+		(unsigned long long)comp_zlib_used(), (unsigned long long)comp_zlib_max(),
 		stream_count(), global.node ? global.node : "",
 		global.desc ? "description: " : "", global.desc ? global.desc : "",
 		global.desc ? "\n" : "",

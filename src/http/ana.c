@@ -612,6 +612,7 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 	s->term_fin = SF_REQ;
 	txn->status = status;
 	txn->flags |= TX_F_LOCAL;
+	txn->svc_log = svc->log_name;
 	if (unlikely(http_px_of(s->fe)->options & HTTP_O_CASE_CLI)) {
 		const char *eoh = memmem(d->p, d->len, "\r\n\r\n", 4);
 

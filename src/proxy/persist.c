@@ -67,6 +67,11 @@ uint64_t persist_options(const struct proxy *px)
 	return px->persist ? px->persist->options : 0;
 }
 
+const char *persist_cookie_name(const struct proxy *px)
+{
+	return px->persist && px->persist->name[0] ? px->persist->name : NULL;
+}
+
 /* ---- request side ---- */
 
 /* A server of <be> whose cookie value is <v> (<len> bytes), or NULL. */
