@@ -202,6 +202,20 @@ struct cli_ctx;
  * NULL. */
 struct server *cli_server(struct cli_ctx *ctx, const char *arg);
 
+/* A form of "set server <bk>/<srv> <word> <args>...": <set> gets its row
+ * and the words after <word> (<argc> of them) and returns 0, or -1 with the
+ * reason written to ctx->out and nothing changed. */
+struct srv_set_kw {
+	const char         *word;
+	int               (*set)(struct cli_ctx *ctx, struct server *srv,
+	                         const struct srv_set_kw *kw, int argc, char **argv);
+	size_t              arg;    /* the row's value, for <set> */
+	struct srv_set_kw  *next;
+};
+
+/* Adds the <n> forms of <kws> (kept, not copied) to "set server". */
+void server_set_register(struct srv_set_kw *kws, size_t n);
+
 /* The administrative state of <srv> as "set server <srv> state <state>"
  * sets it: "ready", "drain" or "maint" (logged, LB recomputed). Returns 0,
  * or -1 for another word. */

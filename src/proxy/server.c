@@ -1161,34 +1161,89 @@ static int server_set_agent(struct cli_ctx *ctx, struct server *srv, const char 
 	return 0;
 }
 
-/* set server BE/SRV state ready|drain|maint | weight W | addr A [port P] |
- * health up|stopping|down | agent up|down */
-static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
-{
-	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
-	const char *what = argc > 3 ? argv[3] : "";
-	const char *val = argc > 4 ? argv[4] : "";
+/* The "set server <bk>/<srv> <word> ..." forms, registered by the modules
+ * that own what they change (server_set_register()). */
+static struct srv_set_kw *srv_set_kws;
 
-	if (!srv)
-		return -1;
-	if (strcmp(what, "weight") == 0)
-		return server_set_weight(ctx, srv, argc > 4 ? val : NULL);
-	if (strcmp(what, "addr") == 0)
-		return server_set_addr(ctx, srv, argc - 4, argv + 4);
-	if (strcmp(what, "health") == 0)
-		return server_set_health(ctx, srv, val);
-	if (strcmp(what, "agent") == 0)
-		return server_set_agent(ctx, srv, val);
-	if (strcmp(what, "state") != 0) {
-		dstr_printf(&ctx->out, "'set server <srv>' only supports 'state', 'weight', "
-			    "'addr', 'health' and 'agent' for now.\n");
-		return -1;
+void server_set_register(struct srv_set_kw *kws, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		kws[i].next = srv_set_kws;
+		srv_set_kws = &kws[i];
 	}
-	if (server_set_state(srv, val) == -1) {
+}
+
+static int srv_set_weight(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	return server_set_weight(ctx, srv, argc > 0 ? argv[0] : NULL);
+}
+
+static int srv_set_addr(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	return server_set_addr(ctx, srv, argc, argv);
+}
+
+static int srv_set_health(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	return server_set_health(ctx, srv, argc > 0 ? argv[0] : "");
+}
+
+static int srv_set_agent(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	return server_set_agent(ctx, srv, argc > 0 ? argv[0] : "");
+}
+
+static int srv_set_state(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	if (server_set_state(srv, argc > 0 ? argv[0] : "") == -1) {
 		dstr_printf(&ctx->out, "'set server <srv> state' expects 'ready', 'drain' and 'maint'.\n");
 		return -1;
 	}
 	return 0;
+}
+
+static struct srv_set_kw server_set_kws[] = {
+	{ "addr", .set = srv_set_addr },
+	{ "agent", .set = srv_set_agent },
+	{ "health", .set = srv_set_health },
+	{ "state", .set = srv_set_state },
+	{ "weight", .set = srv_set_weight },
+};
+
+/* set server BE/SRV <word> <args>: the row of <word> does the work. */
+static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
+	const char *what = argc > 3 ? argv[3] : "";
+	const struct srv_set_kw *kw;
+
+	if (!srv)
+		return -1;
+	for (kw = srv_set_kws; kw && strcmp(kw->word, what) != 0; kw = kw->next)
+		;
+	if (kw)
+		return kw->set(ctx, srv, kw, argc > 4 ? argc - 4 : 0, argv + 4);
+	dstr_printf(&ctx->out, "usage: set server <backend>/<server>");
+	for (int i = 0; ; i++) {
+		/* the words in alphabetical order, as HAProxy lists them */
+		const struct srv_set_kw *next = NULL;
+
+		for (kw = srv_set_kws; kw; kw = kw->next)
+			if ((!i || strcmp(kw->word, what) > 0) &&
+			    (!next || strcmp(kw->word, next->word) < 0))
+				next = kw;
+		if (!next)
+			break;
+		dstr_printf(&ctx->out, "%s %s", i ? " |" : "", next->word);
+		what = next->word;
+	}
+	dstr_printf(&ctx->out, "\n");
+	return -1;
 }
 
 /* add server <bk>/<srv> <addr>[:<port>] [options]: starts in maintenance
@@ -1326,8 +1381,9 @@ static struct cli_kw server_cli_kws[] = {
 	  "initial weight", CLI_LVL_USER, cli_get_weight },
 	{ { "set", "weight", NULL }, "set weight <bk>/<srv> <weight>[%]", "change a server's "
 	  "weight (absolute, or % of the initial one)", CLI_LVL_ADMIN, cli_set_weight },
-	{ { "set", "server", NULL }, "set server <bk>/<srv> state|weight|addr|health|agent <value>",
-	  "set a server's state (ready, drain, maint), weight, address, health or agent state",
+	{ { "set", "server", NULL }, "set server <bk>/<srv> <what> <value>...",
+	  "set a server's state, weight, address, health or agent state, its checks' and "
+	  "agent's address, port and string, or its TLS",
 	  CLI_LVL_ADMIN,
 	  cli_set_server },
 	{ { "add", "server", NULL }, "add server <bk>/<srv> <addr> [options]", "create a "
@@ -1353,4 +1409,5 @@ SLUICE_INIT(server_register)
 	cfg_register_sections(server_sections, ARRAY_SIZE(server_sections));
 	cfg_register_postparse(server_postparse, 30);
 	cli_register(server_cli_kws, ARRAY_SIZE(server_cli_kws));
+	server_set_register(server_set_kws, ARRAY_SIZE(server_set_kws));
 }
