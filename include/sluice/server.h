@@ -77,6 +77,7 @@ struct server {
 	char                   *conf_file;
 	int                     conf_line;
 	char                    cookie[64]; /* "cookie <value>" (persist.c), "" if none */
+	unsigned char           cookie_dyn; /* <cookie> is a dynamic one (dynamic-cookie-key) */
 
 	/* load balancing state */
 	int64_t                 lb_cur;     /* smooth weighted round robin */
@@ -221,8 +222,13 @@ void server_set_register(struct srv_set_kw *kws, size_t n);
  * or -1 for another word. */
 int server_set_state(struct server *srv, const char *state);
 
+/* Registers <fn>, called with a server whose address server_set_address()
+ * just changed (a module that derives something from it). At most 8. */
+void server_addr_hook_register(void (*fn)(struct server *srv));
+
 /* Sets <srv>'s address (and port when non-zero), the address its checks use
- * unless they have their own, and the text `show stat` prints. */
+ * unless they have their own, and the text `show stat` prints; then calls
+ * the hooks of server_addr_hook_register(). */
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port);
 

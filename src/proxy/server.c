@@ -952,6 +952,18 @@ static int server_set_weight(struct cli_ctx *ctx, struct server *srv, const char
 	return 0;
 }
 
+static void (*server_addr_hooks[8])(struct server *srv);
+
+void server_addr_hook_register(void (*fn)(struct server *srv))
+{
+	for (size_t i = 0; i < ARRAY_SIZE(server_addr_hooks); i++)
+		if (!server_addr_hooks[i]) {
+			server_addr_hooks[i] = fn;
+			return;
+		}
+	BUG_ON(1, "server_addr_hook_register: more than 8 hooks");
+}
+
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port)
 {
@@ -977,6 +989,8 @@ void server_set_address(struct server *srv, const struct sockaddr_storage *ss, s
 		if (srv->px)
 			server_set_admin(srv, SRV_F_MAINT, 0);
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(server_addr_hooks) && server_addr_hooks[i]; i++)
+		server_addr_hooks[i](srv);
 }
 
 /* set server BE/SRV addr <ip> [port <port>] */
