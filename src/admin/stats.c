@@ -776,7 +776,7 @@ void stats_dump_info(struct dstr *out)
 		"ConnRateLimit: %d\n"
 		"MaxConnRate: %u\n"
 		"SessRate: %u\n"
-		"SessRateLimit: 0\n"
+		"SessRateLimit: %d\n"
 		"MaxSessRate: %u\n"
 		"SslRate: %u\nSslRateLimit: %d\nMaxSslRate: %u\n"
 		"SslFrontendKeyRate: %u\nSslFrontendMaxKeyRate: %u\nSslFrontendSessionReuse_pct: %u\n"
@@ -819,7 +819,8 @@ void stats_dump_info(struct dstr *out)
 		(unsigned long long)ssl_counters.cum_conns,
 		pipe_max(), pipe_nb_used(), pipe_nb_free(),
 		freq_rate(&global.conn_rate, tick_now_ms()), global.conn_rate_limit, global.max_conn_rate,
-		freq_rate(&global.conn_rate, tick_now_ms()), global.max_conn_rate,
+		freq_rate(&global.conn_rate, tick_now_ms()), global.sess_rate_limit,
+		global.max_conn_rate,
 		freq_rate(&ssl_counters.fe_rate, tick_now_ms()), ssl_counters.maxsslrate,
 		ssl_counters.max_fe_rate, freq_rate(&ssl_counters.key_rate, tick_now_ms()),
 		ssl_counters.max_key_rate,
