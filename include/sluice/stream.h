@@ -11,6 +11,7 @@
 
 #include <sluice/channel.h>
 #include <sluice/conn.h>
+#include <sluice/profiling.h>
 #include <sluice/srv_side.h>
 
 struct listener;
@@ -228,6 +229,7 @@ struct stream {
 	void             *ext;          /* a module's state for this stream (Lua: its
 	                                   running actions, services, private data),
 	                                   NULL when none; see stream_ext_release() */
+	struct stream_prof prof;        /* its calls' cost while profiling (profiling.h) */
 	/* CO_F_SOCKS on s->srv: the SOCKS4 CONNECT to the server (socks4.h) */
 	uint8_t           socks_st;     /* STRM_SOCKS_*: where the handshake stands */
 	uint8_t           socks_got;    /* reply bytes received */

@@ -195,6 +195,8 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 		http_yield_drop(txn);
 	/* what a module kept for this request (Lua) ends with it */
 	stream_ext_release(s);
+	if (unlikely(s->prof.calls))
+		memset(&s->prof, 0, sizeof(s->prof));   /* cpu_* and lat_ns_* count per request */
 }
 
 /* Starts waiting for the next request of <s>, with no transaction: an idle

@@ -601,6 +601,8 @@ static void stream_unlink(struct stream *s, int conn)
 	if (s->next)
 		s->next->prev = s->prev;
 	strm.count--;
+	if (unlikely(global.prof_tasks))
+		prof_forget(&s->prof);
 	pool_free(strm.pool, s);
 }
 
@@ -926,7 +928,36 @@ static void stream_process(struct stream *s)
 	s->proto->process(s);   /* connected at once: what came may leave */
 }
 
+static void stream_io_run(struct ev_loop *loop, ev_io *w, int revents);
+static void stream_timer_run(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* The stream's callbacks, timed while profiling is on (profiling.h). */
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	if (unlikely(global.prof_tasks)) {
+		uint64_t t0 = prof_begin(&((struct stream *)w->data)->prof, PROF_FN_STREAM_IO);
+
+		stream_io_run(loop, w, revents);
+		prof_end(PROF_FN_STREAM_IO, t0);
+		return;
+	}
+	stream_io_run(loop, w, revents);
+}
+
+static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	if (unlikely(global.prof_tasks)) {
+		uint64_t t0 = prof_begin(&container_of(w, struct stream, timer)->prof,
+					 PROF_FN_STREAM_TIMER);
+
+		stream_timer_run(loop, w, revents);
+		prof_end(PROF_FN_STREAM_TIMER, t0);
+		return;
+	}
+	stream_timer_run(loop, w, revents);
+}
+
+static void stream_io_run(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct stream *s = w->data;
 	struct conn *c = (w == &s->cli.io) ? &s->cli : &s->srv;
@@ -1043,7 +1074,7 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c)
 	return stream_start(s) == -1 ? -1 : 1;
 }
 
-static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void stream_timer_run(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct stream *s = container_of(w, struct stream, timer);
 	enum strm_timer which;

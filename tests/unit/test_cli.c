@@ -323,7 +323,7 @@ static void test_level_answers(void **state)
 {
 	assert_string_equal(run("user; operator"), "\nPermission denied\n\n");
 	ctx.level = CLI_LVL_ADMIN;
-	assert_non_null(strstr(run("help"), "  set rate-limit connections|http-compression|ssl-sessions global "));
+	assert_non_null(strstr(run("help"), "  set rate-limit connections|http-compression|sessions|ssl-sessions global "));
 	assert_string_equal(run("operator; set rate-limit connections global 3"),
 			    "\nPermission denied\n\n");
 	assert_null(strstr(run("help"), "set rate-limit"));
@@ -343,7 +343,7 @@ static void test_set_rate_limit(void **state)
 	assert_string_equal(run("set rate-limit connections global"), "Expects an integer value.\n\n");
 	assert_string_equal(run("set rate-limit connections global 1x"), "Expects an integer value.\n\n");
 	assert_string_equal(run("set rate-limit connections global -1"), "Expects an integer value.\n\n");
-	assert_true(strncmp(run("set rate-limit sessions global 1"), "'set rate-limit' only supports :\n", 33) == 0);
+	assert_true(strncmp(run("set rate-limit frobs global 1"), "'set rate-limit' only supports :\n", 33) == 0);
 	assert_true(strncmp(run("set rate-limit"), "'set rate-limit' only supports :\n", 33) == 0);
 	assert_int_equal(global.conn_rate_limit, 12);
 	assert_string_equal(run("set rate-limit connections global 0"), "\n");
