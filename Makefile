@@ -213,6 +213,14 @@ define run_cli
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL cli:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# Log targets and syslog relays (tests/logging/run: TCP syslog, host names,
+# sampling, rings forwarding to servers, log-forward): also under
+# SANITIZE=1. Same contract as run_cli.
+define run_logging
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/logging/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL logging:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # HTTP compression checks (streamed bodies inflated with Python's zlib, a
 # body cut short): also under SANITIZE=1. Same contract as run_cli.
 define run_comp
@@ -286,6 +294,7 @@ test: deps deps-clients
 	$(run_h2)
 	$(run_h2back)
 	$(run_cli)
+	$(run_logging)
 	$(run_comp)
 	$(run_mworker)
 	$(run_clients)

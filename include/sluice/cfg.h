@@ -20,6 +20,8 @@ struct proxy;
 #define CFG_SEC_CACHE    0x80     /* cache NAME (http/cache.c) */
 #define CFG_SEC_RESOLVERS 0x800   /* resolvers NAME: refused (server.c) */
 #define CFG_SEC_REFUSED  0x1000   /* a section sluice does not run (cfg_section.refused) */
+#define CFG_SEC_RING     0x10000  /* ring NAME (admin/ring_cfg.c) */
+#define CFG_SEC_LOGFWD   0x20000  /* log-forward NAME (admin/log_forward.c) */
 #define CFG_SEC_PROXIES  (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
 #define CFG_SEC_FE       (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_LISTEN)
 #define CFG_SEC_BE       (CFG_SEC_DEFAULTS | CFG_SEC_BACKEND | CFG_SEC_LISTEN)

@@ -40,6 +40,7 @@ struct cli_ctx {
 	 * connection goes away first. <wake> is the server's (NULL in a context
 	 * that is not a connection: such commands refuse to run there). */
 	int         waiting;
+	int         stop_on_input; /* waiting ends when the client sends anything */
 	void      (*abort)(struct cli_ctx *ctx);
 	void       *wait_data;
 	void      (*wake)(struct cli_ctx *ctx);
@@ -57,6 +58,7 @@ static inline void cli_ctx_wake(struct cli_ctx *ctx)
 static inline void cli_ctx_done(struct cli_ctx *ctx)
 {
 	ctx->waiting = 0;
+	ctx->stop_on_input = 0;
 	ctx->abort = NULL;
 	ctx->wait_data = NULL;
 	dstr_add(&ctx->out, "\n", 1);

@@ -19,7 +19,19 @@ enum log_level { LOG_L_EMERG, LOG_L_ALERT, LOG_L_CRIT, LOG_L_ERR, LOG_L_WARNING,
 enum log_format { LOG_FMT_RFC3164, LOG_FMT_RFC5424, LOG_FMT_RAW, LOG_FMT_SHORT,
                   LOG_FMT_PRIORITY, LOG_FMT_TIMED, LOG_FMT_ISO, LOG_FMT_LOCAL };
 
-enum log_target { LOG_T_FD, LOG_T_UDP, LOG_T_UNIX };
+enum log_target { LOG_T_FD, LOG_T_UDP, LOG_T_UNIX, LOG_T_TCP, LOG_T_RING };
+
+struct log_tcp;
+struct ring;
+
+/* "sample <ranges>:<size>": of every <size> lines, those whose number (from
+ * 1) is in one of the ranges are sent. */
+struct log_sample {
+	unsigned  size;
+	unsigned  idx;        /* lines seen, modulo <size> */
+	unsigned  nranges;
+	unsigned  lo[16], hi[16];
+};
 
 struct logger {
 	struct logger          *next;
@@ -32,6 +44,10 @@ struct logger {
 	unsigned                maxlen;    /* truncate lines longer than this */
 	struct sockaddr_storage addr;
 	socklen_t               addrlen;
+	struct log_tcp         *tcp;       /* LOG_T_TCP: the stream and its queue */
+	struct ring            *ring;      /* LOG_T_RING, found after parsing */
+	char                   *ring_name;
+	struct log_sample      *sample;    /* NULL: every line */
 	char                   *conf_file; /* where it was declared, for errors */
 	int                     conf_line;
 };
@@ -54,8 +70,18 @@ int log_open(struct log_list *l);
  * drops it and counts it. */
 void log_send(const struct log_list *l, int level, const char *msg, size_t len);
 
-/* Number of log lines dropped since start-up. */
+/* Number of log lines dropped since start-up; log_count_dropped() counts
+ * one more (a target's queue was full). */
 unsigned long log_dropped(void);
+void log_count_dropped(void);
+
+/* Writes into <hdr> (<sz> bytes) the header format <fmt> puts before a
+ * message of <level> from <facility>, with this process' tag, pid and
+ * host. Returns its length. */
+size_t log_build_header(enum log_format fmt, int facility, int level, char *hdr, size_t sz);
+
+/* The format named <name> ("rfc3164"...), or -1. */
+int log_format_find(const char *name);
 
 /* Host name sent in rfc3164/rfc5424 headers ("log-send-hostname"). */
 void log_set_hostname(const char *name);

@@ -561,6 +561,15 @@ static void cli_process_input(struct cli_client *c)
 			cli_exec_line(&c->ctx, c->in, l);
 			memmove(c->in, nl + 1, c->inlen - len - 1);
 			c->inlen -= len + 1;
+			if (c->ctx.waiting && c->ctx.stop_on_input && c->inlen) {
+				/* typed ahead: "any key" already came */
+				c->inlen = 0;
+				if (c->ctx.abort)
+					c->ctx.abort(&c->ctx);
+				c->ctx.waiting = c->ctx.stop_on_input = 0;
+				c->ctx.abort = NULL;
+				dstr_add(&c->ctx.out, "\n", 1);
+			}
 		}
 		if (c->ctx.timeout_ms) {
 			c->timer.repeat = tick_to_ev(c->ctx.timeout_ms);
@@ -621,6 +630,14 @@ static void cli_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 			cli_input_end(c);
 		else if (n == -2) {
 			cli_client_free(c);
+			return;
+		}
+		if (n > 0 && c->ctx.waiting && c->ctx.stop_on_input) {
+			/* "any key to stop" (show events -w): the input is dropped */
+			c->inlen = 0;
+			if (c->ctx.abort)
+				c->ctx.abort(&c->ctx);
+			cli_ctx_done(&c->ctx);
 			return;
 		}
 	}
