@@ -18,6 +18,7 @@
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/log_forward.h>
 #include <sluice/lua.h>
 #include <sluice/mworker.h>
 #include <sluice/pipe.h>
@@ -333,7 +334,7 @@ int main(int argc, char **argv)
 	}
 	bound = start_listeners();
 	listener_pool_close();
-	if (bound == -1 || open_loggers() == -1)
+	if (bound == -1 || open_loggers() == -1 || log_forward_bind() == -1)
 		return start_failed();
 	/* Everything that can fail is done while the terminal still shows the
 	 * error: pid file, chroot and privileges come before detaching. Nothing
@@ -377,6 +378,7 @@ int main(int argc, char **argv)
 		listener_start_all(px->listeners, stream_accept);
 	listener_start_all(global.cli_listeners, cli_accept);
 	check_start_all();
+	log_forward_start();
 	lua_tasks_start();
 	log_notice("sluice %s started (pid %d, maxconn %d)", SLUICE_VERSION, (int)global.pid,
 		   global.maxconn);

@@ -48,6 +48,7 @@ struct logger {
 	struct ring            *ring;      /* LOG_T_RING, found after parsing */
 	char                   *ring_name;
 	struct log_sample      *sample;    /* NULL: every line */
+	int                     format_set;/* "format" was given (a relay keeps the input's otherwise) */
 	char                   *conf_file; /* where it was declared, for errors */
 	int                     conf_line;
 };
@@ -70,10 +71,40 @@ int log_open(struct log_list *l);
  * drops it and counts it. */
 void log_send(const struct log_list *l, int level, const char *msg, size_t len);
 
+/* One line to one target, in two steps: log_admit() says whether <lg>
+ * takes a line of <*level> (its levels and "sample"; the level may be
+ * raised to its minimum), log_emit() sends header <hdr> (<hl> bytes) and
+ * message <msg> (<len> bytes) to it, cut at its "len", never blocking. */
+int log_admit(struct logger *lg, int *level);
+void log_emit(struct logger *lg, const char *hdr, size_t hl, const char *msg, size_t len);
+
+/* The host name "log-send-hostname" set ("" when none). */
+const char *log_hostname(void);
+
+struct cfg_ctx;
+struct syslog_msg;
+
+/* Sends received message <m> (log-forward) to every target of <l> (and the
+ * global ones with "log global"), its header written again in each
+ * target's format from what it carried (core/log_relay.c). */
+void log_relay(const struct log_list *l, const struct syslog_msg *m);
+
+/* The "log" keyword's parser, for the sections holding a struct log_list
+ * at <target> (global, proxies, log-forward). */
+int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv);
+
+/* Finds the rings the "ring@" targets of <l> name. Returns the number of
+ * errors (reported). */
+int log_resolve_rings(struct log_list *l);
+
 /* Number of log lines dropped since start-up; log_count_dropped() counts
  * one more (a target's queue was full). */
 unsigned long log_dropped(void);
 void log_count_dropped(void);
+
+/* Messages log-forward received since start-up (show info's CumRecvLogs). */
+unsigned long log_received(void);
+void log_count_received(void);
 
 /* Writes into <hdr> (<sz> bytes) the header format <fmt> puts before a
  * message of <level> from <facility>, with this process' tag, pid and

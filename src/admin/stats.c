@@ -798,7 +798,7 @@ void stats_dump_info(struct dstr *out)
 		"TotalBytesOut: %llu\n"
 		"TotalSplicdedBytesOut: %llu\n"
 		"BytesOutRate: 0\n"
-		"DebugCommandsIssued: 0\nCumRecvLogs: 0\n"
+		"DebugCommandsIssued: 0\nCumRecvLogs: %lu\n"
 		"Build info: %s\n"
 		"Memmax_bytes: 0\n"
 		"PoolAlloc_bytes: %llu\n"
@@ -834,7 +834,7 @@ void stats_dump_info(struct dstr *out)
 		!!(global.flags & GLB_F_STOPPING), global.jobs, global.listeners,
 		log_dropped(),
 		(unsigned long long)global.bytes_out, (unsigned long long)global.spliced_bytes,
-		SLUICE_VERSION,
+		log_received(), SLUICE_VERSION,
 		(unsigned long long)pool_bytes, (unsigned long long)pool_used,
 		(long long)global.start_time, (unsigned long long)global.copied_bytes,
 		(unsigned long long)ssl_counters.fe_handshakes,

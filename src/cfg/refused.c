@@ -14,7 +14,6 @@ static struct cfg_section refused_sections[] = {
 	  "server state changes to a log target instead)" },
 	{ "program", .refused = "sluice does not start or supervise external programs "
 	  "(run them as their own systemd units)" },
-	{ "log-forward", .refused = "sluice does not receive and forward syslog messages" },
 	{ "fcgi-app", .refused = "FastCGI to servers is not built yet" },
 	{ "crt-store", .refused = "a section of HAProxy 3.0, not of the 2.6 language "
 	  "sluice reads (use 'crt' on bind lines)" },

@@ -52,6 +52,11 @@ void log_set_hostname(const char *name)
 	}
 }
 
+const char *log_hostname(void)
+{
+	return logstate.host;
+}
+
 void log_set_quiet(int quiet)
 {
 	logstate.quiet = quiet;
@@ -60,6 +65,18 @@ void log_set_quiet(int quiet)
 void log_count_dropped(void)
 {
 	logstate.dropped++;
+}
+
+static unsigned long logs_received;
+
+void log_count_received(void)
+{
+	logs_received++;
+}
+
+unsigned long log_received(void)
+{
+	return logs_received;
 }
 
 unsigned long log_dropped(void)
@@ -269,27 +286,31 @@ static void log_one_msg(struct logger *lg, const char *hdr, size_t hl, const cha
 		log_tcp_send(lg->tcp, buf, hl + len);
 }
 
-static void log_one(struct logger *lg, int level, const char *msg, size_t len)
+int log_admit(struct logger *lg, int *level)
 {
-	char hdr[512];
+	if (*level > lg->maxlevel)
+		return 0;
+	if (unlikely(lg->sample) && !log_sampled(lg->sample))
+		return 0;
+	if (*level < lg->minlevel)
+		*level = lg->minlevel;
+	return 1;
+}
+
+void log_emit(struct logger *lg, const char *hdr, size_t hl, const char *msg, size_t len)
+{
 	struct iovec iov[3];
 	struct msghdr mh = { 0 };
 	ssize_t r;
 
-	if (level > lg->maxlevel)
-		return;
-	if (unlikely(lg->sample) && !log_sampled(lg->sample))
-		return;
-	if (level < lg->minlevel)
-		level = lg->minlevel;
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = log_build_header(lg->format, lg->facility, level, hdr, sizeof(hdr));
-	if (iov[0].iov_len + len > lg->maxlen)
-		len = lg->maxlen > iov[0].iov_len ? lg->maxlen - iov[0].iov_len : 0;
+	if (hl + len > lg->maxlen)
+		len = lg->maxlen > hl ? lg->maxlen - hl : 0;
 	if (lg->type >= LOG_T_TCP) {
-		log_one_msg(lg, hdr, iov[0].iov_len, msg, len);
+		log_one_msg(lg, hdr, hl, msg, len);
 		return;
 	}
+	iov[0].iov_base = (void *)hdr;
+	iov[0].iov_len = hl;
 	iov[1].iov_base = (void *)msg;
 	iov[1].iov_len = len;
 	iov[2].iov_base = "\n";
@@ -305,6 +326,16 @@ static void log_one(struct logger *lg, int level, const char *msg, size_t len)
 	}
 	if (r == -1)
 		logstate.dropped++;
+}
+
+static void log_one(struct logger *lg, int level, const char *msg, size_t len)
+{
+	char hdr[512];
+
+	if (!log_admit(lg, &level))
+		return;
+	log_emit(lg, hdr, log_build_header(lg->format, lg->facility, level, hdr, sizeof(hdr)),
+		 msg, len);
 }
 
 void log_send(const struct log_list *l, int level, const char *msg, size_t len)
@@ -489,7 +520,7 @@ bad:
 }
 
 /* log <target> [len N] [format F] <facility> [max [min]] | log global */
-static int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct log_list *list = target;
 	struct logger *lg, **tail;
@@ -541,6 +572,7 @@ static int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 				goto fail;
 			}
 			lg->format = (enum log_format)idx;
+			lg->format_set = 1;
 		} else if (strcmp(argv[i], "sample") == 0 && i + 1 < argc) {
 			if (log_parse_sample(ctx, lg, argv[++i]) == -1)
 				goto fail;
@@ -625,7 +657,7 @@ static struct cfg_kw log_kws[] = {
 };
 
 /* "ring@<name>" targets find their ring once every section is read. */
-static int log_resolve_rings(struct log_list *l)
+int log_resolve_rings(struct log_list *l)
 {
 	int errors = 0;
 

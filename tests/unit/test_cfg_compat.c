@@ -80,17 +80,15 @@ static void test_refused_sections(void **state)
 		     "    mailer smtp1 127.0.0.1:25\n"
 		     "program api\n"
 		     "    command /bin/true\n"
-		     "log-forward lf\n    dgram-bind 127.0.0.1:514\n"
 		     "fcgi-app php\n    docroot /var/www\n"
 		     "resolvers dns\n    nameserver a 127.0.0.1:53\n"
-		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 6);
+		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 5);
 	expect_msg("t.cfg:1: section 'peers mypeers' is not supported by sluice: stick-table "
 		   "replication between processes (peers) is not built yet (its lines are skipped)");
 	expect_msg("t.cfg:5: section 'mailers m' is not supported by sluice");
 	expect_msg("t.cfg:7: section 'program api'");
-	expect_msg("t.cfg:9: section 'log-forward lf'");
-	expect_msg("t.cfg:11: section 'fcgi-app php'");
-	expect_msg("t.cfg:13: section 'resolvers dns'");
+	expect_msg("t.cfg:9: section 'fcgi-app php'");
+	expect_msg("t.cfg:11: section 'resolvers dns'");
 	expect_no_msg("t.cfg:2");
 	expect_no_msg("t.cfg:3");
 	expect_no_msg("t.cfg:4");
