@@ -187,16 +187,13 @@ static int lf_postparse(void)
 
 	for (struct logfwd *f = lf.head; f; f = f->next) {
 		errors += log_resolve_rings(&f->loggers);
-		if (!f->lis) {
-			log_alert("%s:%d: log-forward '%s' has no 'bind' nor 'dgram-bind': it would "
-				  "receive nothing", f->conf_file, f->conf_line, f->name);
-			errors++;
-		}
-		if (!f->loggers.head && !f->loggers.use_global) {
-			log_alert("%s:%d: log-forward '%s' has no 'log' target: it would forward "
-				  "nothing", f->conf_file, f->conf_line, f->name);
-			errors++;
-		}
+		/* as HAProxy: a relay that receives or forwards nothing is allowed */
+		if (!f->lis)
+			log_warning("%s:%d: log-forward '%s' has no 'bind' nor 'dgram-bind': it "
+				    "receives nothing", f->conf_file, f->conf_line, f->name);
+		if (!f->loggers.head && !f->loggers.use_global)
+			log_warning("%s:%d: log-forward '%s' has no 'log' target: what it receives "
+				    "is dropped", f->conf_file, f->conf_line, f->name);
 	}
 	return errors;
 }
