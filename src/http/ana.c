@@ -21,6 +21,7 @@
 #include <sluice/comp.h>
 #include <sluice/errors.h>
 #include <sluice/global.h>
+#include <sluice/h1_trace.h>
 #include <sluice/h2.h>
 #include <sluice/hdr_case.h>
 #include <sluice/http_ana.h>
@@ -1059,6 +1060,7 @@ static int http_wait_req(struct stream *s)
 			http_send_100(s);
 		return 0;   /* timeout http-request runs meanwhile */
 	}
+	H1_TRACE_RX(s, b->area, &txn->req, n, 1);
 	if (n > 0)
 		return http_process_req_head(s, n);
 	if (n < 0) {
@@ -1467,6 +1469,8 @@ static int http_wait_res(struct stream *s)
 		}
 		txn->res.hdrs = ha.hdrs;
 		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
+		if (n)
+			H1_TRACE_RX(s, b->area, &txn->res, n, 0);
 		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
 			if (!http_srv_failed(s, PR_RE_JUNK))
 				http_res_failed(s, n < 0 ? SE_PROXY : SE_SRV_ABORT);

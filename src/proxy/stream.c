@@ -35,6 +35,7 @@
 #include <sluice/ssl_cfg.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
+#include <sluice/stream_trace.h>
 #include <sluice/tcp_rules.h>
 #include <sluice/ticks.h>
 #include <sluice/vars.h>
@@ -534,6 +535,7 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 		ss_dequeue(s, 0);   /* first: the log line reports the time queued */
 	s->term_err = t0;
 	s->term_fin = t1;
+	STREAM_TRACE(s, t0 == SE_NONE || t0 == SE_CLI_ABORT ? STRM_EV_FREE : STRM_EV_ERR);
 	if (t0 == SE_CLI_ABORT || t0 == SE_CLI_TO) {
 		s->fe->fe_counters.cli_aborts++;
 		s->be->be_counters.cli_aborts++;
@@ -1340,6 +1342,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	fe->feconn++;
 	counters_sess_start(&fe->fe_counters, sec, wall);
 	counters_sess_start(&li->counters, sec, wall);
+	STREAM_TRACE(s, STRM_EV_NEW);
 
 	if (!s->be)
 		s->be = fe;
