@@ -13,6 +13,7 @@
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/comp.h>
+#include <sluice/debug_dev.h>
 #include <sluice/global.h>
 #include <sluice/hist.h>
 #include <sluice/listener.h>
@@ -798,7 +799,7 @@ void stats_dump_info(struct dstr *out)
 		"TotalBytesOut: %llu\n"
 		"TotalSplicdedBytesOut: %llu\n"
 		"BytesOutRate: 0\n"
-		"DebugCommandsIssued: 0\nCumRecvLogs: %lu\n"
+		"DebugCommandsIssued: %lu\nCumRecvLogs: %lu\n"
 		"Build info: %s\n"
 		"Memmax_bytes: 0\n"
 		"PoolAlloc_bytes: %llu\n"
@@ -834,7 +835,7 @@ void stats_dump_info(struct dstr *out)
 		!!(global.flags & GLB_F_STOPPING), global.jobs, global.listeners,
 		log_dropped(),
 		(unsigned long long)global.bytes_out, (unsigned long long)global.spliced_bytes,
-		log_received(), SLUICE_VERSION,
+		debug_dev_issued(), log_received(), SLUICE_VERSION,
 		(unsigned long long)pool_bytes, (unsigned long long)pool_used,
 		(long long)global.start_time, (unsigned long long)global.copied_bytes,
 		(unsigned long long)ssl_counters.fe_handshakes,
