@@ -57,6 +57,7 @@ const char *stats_field_name(int f);
  * hold STATS_F_UP / STATS_F_NO_MAINT. */
 #define STATS_F_UP       0x01  /* servers that are UP only (no MAINT nor DOWN) */
 #define STATS_F_NO_MAINT 0x02  /* no server in maintenance */
+#define STATS_F_DESC     0x04  /* typed form: each line ends with :"<description>" */
 void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags);
 
 /* The same rows in HAProxy 2.6's typed form ("F.<iid>.<sid>.<pos>.<name>.1:
@@ -98,6 +99,11 @@ void stats_json_row(struct dstr *out, int n, const struct stats_row *r,
 
 /* The counters of a frontend, backend or server row (NULL for listeners). */
 const struct counters *stats_obj_counters(const struct stats_obj *o);
+
+/* One-line descriptions of stat column <f> and of `show info` field
+ * <name> (<len> bytes), "" when none (admin/stats_desc.c). */
+const char *stats_field_desc(int f);
+const char *stats_info_desc(const char *name, size_t len);
 
 /* Appends the `show info` lines to <out>. */
 void stats_dump_info(struct dstr *out);

@@ -508,17 +508,26 @@ static int row_sid(const struct stats_obj *o)
 	return o->type == STATS_T_SRV ? o->srv->id : o->type == STATS_T_LI ? o->li->id : 0;
 }
 
+struct typed_walk {
+	struct dstr *out;
+	int          desc;   /* append each column's description */
+};
+
 static int row_emit_typed(const struct stats_row *r, const struct stats_obj *o, void *arg)
 {
-	struct dstr *out = arg;
+	struct typed_walk *tw = arg;
+	struct dstr *out = tw->out;
 	char c = o->type == STATS_T_FE ? 'F' : o->type == STATS_T_BE ? 'B' :
 		 o->type == STATS_T_SRV ? 'S' : 'L';
 
 	for (int f = 0; f < ST_F_NB; f++) {
 		if (!r->v[f][0])
 			continue;
-		dstr_printf(out, "%c.%d.%d.%d.%s.1:%s:%s\n", c, o->px->id, row_sid(o), f,
+		dstr_printf(out, "%c.%d.%d.%d.%s.1:%s:%s", c, o->px->id, row_sid(o), f,
 			    stat_names[f], stats_field_meta(f, o->type), r->v[f]);
+		if (tw->desc)
+			dstr_printf(out, ":\"%s\"", stats_field_desc(f));
+		dstr_add(out, "\n", 1);
 	}
 	return 0;
 }
@@ -574,7 +583,9 @@ static int row_emit_json(const struct stats_row *r, const struct stats_obj *o, v
 
 void stats_dump_typed(struct dstr *out, int iid, int types, int sid, int flags)
 {
-	stats_walk(iid, types, sid, flags, NULL, row_emit_typed, out);
+	struct typed_walk tw = { out, !!(flags & STATS_F_DESC) };
+
+	stats_walk(iid, types, sid, flags, NULL, row_emit_typed, &tw);
 }
 
 void stats_dump_json(struct dstr *out, int iid, int types, int sid, int flags)
@@ -686,10 +697,13 @@ static const struct info_meta *info_meta_find(const char *name, size_t len)
 	return NULL;
 }
 
-/* Rewrites the plain `show info` lines into the typed (<json> 0) or JSON
- * form; keys without a known position are left out. */
-static void stats_dump_info_fmt(struct dstr *out, int json)
+/* Rewrites the plain `show info` lines into the typed (<fmt> 1) or JSON
+ * (2) form (keys without a known position are left out), or the plain form
+ * again (0); <desc>: each plain or typed line ends with the field's
+ * description. */
+static void stats_dump_info_fmt(struct dstr *out, int fmt, int desc)
 {
+	int json = fmt == 2;
 	struct dstr plain = { 0 };
 	const char *p, *end;
 	int n = 0;
@@ -706,7 +720,12 @@ static void stats_dump_info_fmt(struct dstr *out, int json)
 		char val[256];
 
 		colon = memchr(p, ':', (size_t)(eol - p));
-		if (colon && (m = info_meta_find(p, (size_t)(colon - p)))) {
+		if (!fmt) {
+			dstr_printf(out, "%.*s", (int)(eol - p), p);
+			if (colon)
+				dstr_printf(out, ":\"%s\"", stats_info_desc(p, (size_t)(colon - p)));
+			dstr_add(out, "\n", 1);
+		} else if (colon && (m = info_meta_find(p, (size_t)(colon - p)))) {
 			const char *v = colon + 1 + (colon + 1 < eol && colon[1] == ' ');
 
 			snprintf(val, sizeof(val), "%.*s", (int)(eol - v), v);
@@ -715,7 +734,11 @@ static void stats_dump_info_fmt(struct dstr *out, int json)
 					dstr_add(out, ",", 1);
 				json_field(out, "", m->pos, m->name, m->meta, val);
 			} else {
-				dstr_printf(out, "%d.%s.1:%s:%s\n", m->pos, m->name, m->meta, val);
+				dstr_printf(out, "%d.%s.1:%s:%s", m->pos, m->name, m->meta, val);
+				if (desc)
+					dstr_printf(out, ":\"%s\"", stats_info_desc(m->name,
+										strlen(m->name)));
+				dstr_add(out, "\n", 1);
 			}
 		}
 		p = eol + 1;
@@ -848,21 +871,23 @@ void stats_dump_info(struct dstr *out)
 
 static int cli_show_info(struct cli_ctx *ctx, int argc, char **argv)
 {
-	int fmt = 0;   /* 0 plain, 1 typed, 2 json */
+	int fmt = 0, desc = 0;   /* fmt: 0 plain, 1 typed, 2 json */
 
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "typed") == 0)
 			fmt = 1;
 		else if (strcmp(argv[i], "json") == 0)
 			fmt = 2;
-		else if (strcmp(argv[i], "desc") != 0 && strcmp(argv[i], "float") != 0) {
+		else if (strcmp(argv[i], "desc") == 0)
+			desc = 1;   /* not in JSON, as in HAProxy */
+		else if (strcmp(argv[i], "float") != 0) {
 			dstr_printf(&ctx->out, "'show info %s': expects [typed|json] [desc] [float].\n",
 				    argv[i]);
 			return -1;
 		}
 	}
-	if (fmt)
-		stats_dump_info_fmt(&ctx->out, fmt == 2);
+	if (fmt || desc)
+		stats_dump_info_fmt(&ctx->out, fmt, desc);
 	else
 		stats_dump_info(&ctx->out);
 	return 0;
@@ -911,7 +936,7 @@ static int cli_show_stat(struct cli_ctx *ctx, int argc, char **argv)
 		else if (strcmp(argv[i], "json") == 0)
 			fmt = 2;
 		else if (strcmp(argv[i], "desc") == 0)
-			continue;
+			flags |= STATS_F_DESC;   /* the typed form only, as in HAProxy */
 		else {
 			dstr_printf(&ctx->out, "'show stat %s': expects [<iid> <type> <sid>] "
 				    "[typed|json] [desc] [up|no-maint].\n", argv[i]);
