@@ -97,7 +97,7 @@ static void test_show_info(void **state)
 	assert_non_null(strstr(out, "\nUptime_sec: "));
 	assert_true(ends_with(out, "\n\n"));
 	out = run("show info desc");
-	assert_true(strncmp(out, "Name: sluice\n", 13) == 0);
+	assert_true(strncmp(out, "Name: sluice:\"Product name\"\n", 28) == 0);
 	out = run("show info typed");
 	assert_true(strncmp(out, "0.Name.1:POS:str:sluice\n1.Version.1:POS:str:", strlen("0.Name.1:POS:str:sluice\n1.Version.1:POS:str:")) == 0);
 	out = run("show info json");
