@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <sluice/proxy.h>
 #include <sluice/stream.h>
 
 #include "cfg_capture.h"
@@ -99,22 +100,29 @@ static void test_parse(void **state)
 			       "  http-request set-tos 0x20\n  tcp-request connection set-mark 7\n"
 			       "  http-request set-priority-class int(3)\n"
 			       "  tcp-request content set-priority-offset req.hdr(x),length\n"), 0);
+	proxy_free_all();   /* what the parse made */
 	restore_global();
 	assert_int_equal(parse_rules("  http-request set-log-level loud\n"), 1);
 	assert_non_null(strstr(errtext, "unknown log level 'loud'"));
+	proxy_free_all();   /* what the parse made */
 	restore_global();
 	assert_int_equal(parse_rules("  http-request set-tos 256\n"), 1);
 	assert_non_null(strstr(errtext, "0 to 255"));
+	proxy_free_all();   /* what the parse made */
 	restore_global();
 	assert_int_equal(parse_rules("  http-request set-mark -1\n"), 1);
+	proxy_free_all();   /* what the parse made */
 	restore_global();
 	assert_int_equal(parse_rules("  http-request set-priority-class\n"), 1);
 	assert_non_null(strstr(errtext, "sample expression"));
+	proxy_free_all();   /* what the parse made */
 	restore_global();
 	/* not in every rule set, as in HAProxy 2.6 */
 	assert_int_equal(parse_rules("  http-after-response set-log-level err\n"), 1);
+	proxy_free_all();   /* what the parse made */
 	restore_global();
 	assert_int_equal(parse_rules("  http-response set-priority-class int(1)\n"), 1);
+	proxy_free_all();   /* what the parse made */
 	restore_global();
 }
 
