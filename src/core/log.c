@@ -573,6 +573,9 @@ int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 			}
 			lg->format = (enum log_format)idx;
 			lg->format_set = 1;
+			if (lg->type == LOG_T_RING)
+				cfg_warn(ctx, "'format %s' has no effect on a ring@ target: its lines "
+					 "take the ring's 'format', as in HAProxy", argv[i]);
 		} else if (strcmp(argv[i], "sample") == 0 && i + 1 < argc) {
 			if (log_parse_sample(ctx, lg, argv[++i]) == -1)
 				goto fail;
@@ -656,7 +659,8 @@ static struct cfg_kw log_kws[] = {
 	  .flags = CFG_KW_F_NO, .usage = "global | <target> [len <n>] [format <fmt>] <facility> [<max> [<min>]]" },
 };
 
-/* "ring@<name>" targets find their ring once every section is read. */
+/* "ring@<name>" targets find their ring once every section is read, and
+ * take its format: the ring decides how what it stores is written. */
 int log_resolve_rings(struct log_list *l)
 {
 	int errors = 0;
@@ -668,7 +672,10 @@ int log_resolve_rings(struct log_list *l)
 			log_alert("%s:%d: 'log': no ring named '%s' (declare it with a 'ring' section)",
 				  lg->conf_file, lg->conf_line, lg->ring_name);
 			errors++;
+			continue;
 		}
+		lg->format = lg->ring->format;
+		lg->format_set = 1;
 	}
 	return errors;
 }
