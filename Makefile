@@ -19,9 +19,10 @@ USE_SYSTEMD ?= 1
 
 # Debian packages: runtime build dependencies, then test-only tools.
 DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
-              libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev liblua5.4-dev
+              libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev liblua5.4-dev \
+              libc-ares-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps \
-              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio haproxy
+              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio python3-dnslib haproxy
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
                -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
@@ -44,8 +45,9 @@ endif
 LIBEV_LIBS   := $(shell $(PKG) --libs libev 2>/dev/null || echo -lev)
 LIBEV_CFLAGS := $(shell $(PKG) --cflags libev 2>/dev/null)
 
-# HTTP/2 framing and HPACK: always built (libnghttp2).
-OPT_PKGS := libnghttp2
+# HTTP/2 framing and HPACK (libnghttp2) and the DNS client of `resolvers`
+# sections (c-ares): always built.
+OPT_PKGS := libnghttp2 libcares
 OPT_DEFS :=
 ifeq ($(USE_OPENSSL),1)
   OPT_PKGS += openssl
@@ -84,7 +86,7 @@ LIB_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps deps-clients run test unit reg-tests test-clients clean fuzz bench help sluice \
+.PHONY: all deps deps-clients deps-scaleout run test unit reg-tests test-clients clean fuzz bench help sluice \
         bench-deps bench-all install uninstall deb
 
 all: sluice
@@ -158,6 +160,13 @@ endef
 deps-clients:
 	$(call install_missing,deps-clients,$(DEPS_CLIENTS),their checks will SKIP)
 
+# What tests/scaleout/run builds the recipe of doc/scale-out.md with (best
+# effort, like deps-clients: without them it SKIPs).
+DEPS_SCALEOUT := nftables conntrack keepalived
+
+deps-scaleout:
+	$(call install_missing,deps-scaleout,$(DEPS_SCALEOUT),tests/scaleout/run will SKIP)
+
 test-clients: sluice
 	@tests/clients/run
 	@tests/clients/stats_page_chromium
@@ -193,6 +202,16 @@ endef
 define run_h2
 	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/h2/run >/dev/null; \
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL h2:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
+# DNS at run time (tests/dns/run, Debian's /usr/bin/python3 with
+# python3-dnslib): resolvers sections against DNS servers the script runs,
+# servers and server-templates following A/AAAA/SRV answers under load,
+# hold rules, hostile answers, do-resolve; also under SANITIZE=1. Same
+# contract as run_tls.
+define run_dns
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/dns/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL dns:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
 # HTTP/2 to servers (tests/h2back/run, with Debian's /usr/bin/python3 for
@@ -234,6 +253,31 @@ endef
 define run_mworker
 	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/mworker/run >/dev/null; \
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL mworker:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
+# Stick-table replication (tests/peers/run): sluice and Debian's haproxy 2.6
+# nodes on loopback ports, a Python peer, reloads through the local peer;
+# about 15 s. Also under SANITIZE=1. Same contract as run_cli.
+define run_peers
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/peers/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL peers:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
+# The scale-out recipe (tests/scaleout/run, doc/scale-out.md): network
+# namespaces, an nftables director (two with keepalived), three nodes, two
+# backends; under a minute. Root, nft, conntrack and ip netns, else SKIP.
+# Also under SANITIZE=1. Same contract as run_cli.
+define run_scaleout
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/scaleout/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL scaleout:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
+# Health checks varnishtest cannot watch (connect rule options, external
+# checks, e-mail alerts; tests/checks/run): also under SANITIZE=1. Same
+# contract as run_cli.
+define run_checks
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/checks/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL checks:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
 # Installation and the Debian package (tests/pkg/run): make install, the man
@@ -285,7 +329,7 @@ endef
 
 # Unit tests, then reg-tests; tests/summarize prints the single closing
 # line "N passed, N failed" and fails when anything failed.
-test: deps deps-clients
+test: deps deps-clients deps-scaleout
 	@$(MAKE) --no-print-directory sluice $(UNIT_BINS)
 	@rm -f $(BUILD)/results.txt
 	@RESULTS=$(BUILD)/results.txt tests/run-unit $(UNIT_BINS) || true
@@ -293,10 +337,14 @@ test: deps deps-clients
 	$(run_tls)
 	$(run_h2)
 	$(run_h2back)
+	$(run_dns)
 	$(run_cli)
 	$(run_logging)
 	$(run_comp)
 	$(run_mworker)
+	$(run_peers)
+	$(run_scaleout)
+	$(run_checks)
 	$(run_clients)
 	$(run_pkg)
 	$(run_dropin)
@@ -308,8 +356,8 @@ test: deps deps-clients
 # libFuzzer harnesses (tests/fuzz/fuzz_*.c) built with clang, libFuzzer, ASan
 # and UBSan into build-fuzz/. The library objects are compiled once, without
 # the USE_* options but zlib and Lua (no OpenSSL/PCRE2/systemd), so only
-# libev, libnghttp2 (always built), zlib (fuzz_proxy compresses some
-# responses) and Lua (fuzz_lua) are linked. `make
+# libev, libnghttp2 and c-ares (always built), zlib (fuzz_proxy compresses
+# some responses) and Lua (fuzz_lua) are linked. `make
 # fuzz-smoke` runs each harness fuzz_<name> FUZZ_TIME seconds from its seeds tests/fuzz/corpus/<name>/ (read only; new inputs go to
 # build-fuzz/corpus/<name>/) with tests/fuzz/<name>.dict if present, and
 # fails on any crash, leak, timeout or OOM.
@@ -320,7 +368,7 @@ FUZZ_BINS   := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS   := $(patsubst src/%.c,build-fuzz/obj/%.o,$(LIB_SRCS))
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Iinclude \
                -DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_BUILD_OPTS='"fuzz"' $(LIBEV_CFLAGS) \
-               -DUSE_ZLIB -DUSE_LUA $(shell $(PKG) --cflags lua5.4 2>/dev/null) \
+               -DUSE_ZLIB -DUSE_LUA $(shell $(PKG) --cflags lua5.4 libcares 2>/dev/null) \
                -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 # Re-measures ../shared/haproxy-2.6-surface.tsv against ./sluice (about a
@@ -345,7 +393,7 @@ build-fuzz/obj/%.o: src/%.c
 
 build-fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@echo "  LD  $@"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lnghttp2 -lz -llua5.4 -lm
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(FUZZ_OBJS) $(LIBEV_LIBS) -lnghttp2 -lcares -lz -llua5.4 -lm
 
 -include $(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 

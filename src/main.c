@@ -15,12 +15,14 @@
 #include <sluice/cfg.h>
 #include <sluice/cli.h>
 #include <sluice/common.h>
+#include <sluice/dns.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
 #include <sluice/log_forward.h>
 #include <sluice/lua.h>
 #include <sluice/mworker.h>
+#include <sluice/peers.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/process.h>
@@ -151,6 +153,7 @@ static void parse_cmdline(struct cmdline *cl, int argc, char **argv)
 			if (++i >= argc || !*argv[i])
 				usage(argv[0], 1);
 			setenv("HAPROXY_LOCALPEER", argv[i], 1);
+			peers_set_cmdline_name(argv[i]);
 		} else {
 			log_alert("unknown option '%s'", a);
 			usage(argv[0], 1);
@@ -202,6 +205,8 @@ static int start_listeners(void)
 		log_alert("Starting the stats socket: cannot bind it");
 		ret = -1;
 	}
+	if (peers_bind_all() == -1)
+		ret = -1;
 	return ret;
 }
 
@@ -212,6 +217,8 @@ static int open_loggers(void)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		if (log_open(&px->loggers) == -1)
 			ret = -1;
+	if (peers_open_logs() == -1)
+		ret = -1;
 	return ret;
 }
 
@@ -220,9 +227,11 @@ static void cleanup(void)
 	/* Stopping: closing streams must not fill the idle pools again. */
 	global.flags |= GLB_F_STOPPING;
 	check_stop_all();
+	dns_stop_all();
 	stream_kill_all();
 	srv_idle_close_all();   /* after the streams, which may have given some back */
 	cli_close_all();
+	peers_close_all();
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		listener_close_all(px->listeners);
 	listener_close_all(global.cli_listeners);
@@ -247,7 +256,7 @@ int main(int argc, char **argv)
 	static const int signums[] = { SIGTERM, SIGINT, SIGUSR1, SIGHUP };
 	ev_signal sigs[ARRAY_SIZE(signums)];
 	const char *slash = strrchr(argv[0], '/');
-	int errors = 0, worker, bound;
+	int errors = 0, worker, bound, reload;
 
 	/* descriptors 0-2 closed by whoever started us would be taken by the
 	 * first sockets, and messages written into them */
@@ -271,6 +280,11 @@ int main(int argc, char **argv)
 		errors += cfg_load_path(cl.files[i]);
 	if (!errors)
 		errors += cfg_postparse();
+	if (!errors && mprog_count() && !worker && !cl.master && !mworker_configured()) {
+		log_alert("a 'program' section needs master-worker mode (-W, -Ws or "
+			  "'master-worker' in the global section)");
+		errors++;
+	}
 	if (errors) {
 		log_alert("Fatal errors found in configuration (%d error%s).", errors,
 			  errors > 1 ? "s" : "");
@@ -306,6 +320,8 @@ int main(int argc, char **argv)
 		log_alert("-S: the master CLI needs master-worker mode (-W, -Ws or 'master-worker')");
 		return 1;
 	}
+	/* the process replaced hands its tables over through the local peers */
+	reload = worker ? mworker_worker_reload() : cl.nold > 0 && cl.old_sig == SIGUSR1;
 	if (worker) {
 		/* the master detached, keeps the pid file and signalled -sf */
 		global.flags &= ~GLB_F_DAEMON;
@@ -377,8 +393,13 @@ int main(int argc, char **argv)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		listener_start_all(px->listeners, stream_accept);
 	listener_start_all(global.cli_listeners, cli_accept);
+	peers_start(reload);
 	check_start_all();
 	log_forward_start();
+	if (dns_start_all() == -1) {
+		cleanup();
+		return 1;
+	}
 	lua_tasks_start();
 	log_notice("sluice %s started (pid %d, maxconn %d)", SLUICE_VERSION, (int)global.pid,
 		   global.maxconn);
@@ -392,7 +413,9 @@ int main(int argc, char **argv)
 	}
 	cleanup();
 	lua_deinit();
+	peers_free_all();
 	proxy_free_all();
+	dns_free_all();
 	log_list_free(&global.loggers);
 	ev_loop_destroy(global.loop);
 	return 0;

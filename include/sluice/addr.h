@@ -38,4 +38,12 @@ char *addr_to_str(const struct sockaddr_storage *ss, char *out, size_t sz);
 /* Writes only the IP (or "unix") into <out>; returns <out>. */
 char *addr_ip_str(const struct sockaddr_storage *ss, char *out, size_t sz);
 
+/* Parses a network "A.B.C.D[/bits]" or "<IPv6>[/bits]" into <ss>/<bits>
+ * (no bits: the whole address). Returns 0, or -1 when it is none. */
+int addr_net_parse(const char *s, struct sockaddr_storage *ss, int *bits);
+
+/* Whether address <a> is in network <net>/<bits> (bits < 0: never). */
+int addr_in_net(const struct sockaddr_storage *a, const struct sockaddr_storage *net,
+                int bits);
+
 #endif

@@ -18,7 +18,9 @@ struct proxy;
 #define CFG_SEC_HTTP_ERRORS 0x20  /* http-errors NAME (http_reply.c) */
 #define CFG_SEC_USERLIST 0x40     /* userlist NAME (userlist.c) */
 #define CFG_SEC_CACHE    0x80     /* cache NAME (http/cache.c) */
+#define CFG_SEC_PEERS    0x100    /* peers NAME (proxy/peers_cfg.c) */
 #define CFG_SEC_RESOLVERS 0x800   /* resolvers NAME: refused (server.c) */
+#define CFG_SEC_PROGRAM  0x2000   /* program NAME (sys/mprog.c) */
 #define CFG_SEC_REFUSED  0x1000   /* a section sluice does not run (cfg_section.refused) */
 #define CFG_SEC_RING     0x10000  /* ring NAME (admin/ring_cfg.c) */
 #define CFG_SEC_LOGFWD   0x20000  /* log-forward NAME (admin/log_forward.c) */
@@ -59,10 +61,11 @@ struct cfg_kw {
 	const char      *usage;    /* what is expected, for error messages */
 	const char      *hint;     /* CFG_KW_F_DEPREC: what to use instead */
 	/* When set, .off is into the struct this returns instead of struct
-	 * global or struct proxy: the global settings of a module, or the
-	 * per-proxy settings of the module owning
-	 * the row (made from its defaults if missing), so that a plain row
-	 * (CFG_T_FLAG...) needs no handler there either. */
+	 * global or struct proxy: the global settings of a module, the
+	 * per-proxy settings of the module owning the row (made from its
+	 * defaults if missing), or the section of its own being read (a
+	 * resolvers section), so that a plain row (CFG_T_FLAG...) needs no
+	 * handler there either. */
 	void          *(*base)(struct cfg_ctx *ctx);
 	/* CFG_T_FUNC: the value this row stands for, read by a handler shared
 	 * by several rows through ctx->kw_row (so that it never re-reads the

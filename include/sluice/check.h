@@ -13,6 +13,10 @@
 struct proxy;
 struct server;
 struct ssl_st;
+struct var_store;
+struct httpchk_req;
+struct extchk_proc;
+struct email_cfg;
 
 /* Results, named as HAProxy's check_status words (check_result_str()). */
 enum chk_result {
@@ -30,6 +34,9 @@ enum chk_result {
 	CHK_R_L6RSP,    /* L6RSP: not a TLS answer */
 	CHK_R_L6TOUT,   /* L6TOUT */
 	CHK_R_HANA,     /* HANA: live traffic errors reached error-limit (observe) */
+	CHK_R_PROCOK,   /* PROCOK: the external check exited with 0 */
+	CHK_R_PROCERR,  /* PROCERR: ... with another status (its code) */
+	CHK_R_PROCTOUT, /* PROCTOUT: ... did not end in time (killed) */
 };
 
 struct tcpchk_rule;
@@ -94,6 +101,13 @@ struct check {
 	uint8_t                 socks_got;   /* reply bytes received */
 	unsigned char           socks[9];    /* the request, then the reply */
 	uint8_t                 pp_todo;     /* a PROXY header opens this connection (srv_pp.h) */
+	uint8_t                 reading;     /* the rules of this run started (timeout check runs) */
+	unsigned                conn_opts;   /* TCPCHK_CO_* of the running connection */
+	struct var_store       *vars_check;  /* "check" variables, for one run */
+	struct var_store       *vars_sess;   /* "sess" variables, for the life of the check */
+	char                    run_msg[128]; /* on-success/on-error info of the running check */
+	struct httpchk_req     *req_sent;    /* the last request rendered when sent */
+	struct extchk_proc     *ext;         /* the running external check's program */
 };
 
 /* Health check options of a proxy (struct chk_px.options), one per keyword. */
@@ -101,12 +115,24 @@ struct check {
 #define CHK_O_HTTPCHK    0x02ULL  /* option httpchk: checks play the http-check rules */
 #define CHK_O_DISABLE404 0x04ULL  /* http-check disable-on-404: a 404 puts the server in NOLB */
 #define CHK_O_LOG_HEALTH 0x08ULL  /* option log-health-checks: log every status change */
+#define CHK_O_SEND_STATE 0x10ULL  /* http-check send-state: X-Haproxy-Server-State header */
+#define CHK_O_EXTCHK     0x20ULL  /* option external-check: checks run a program */
 
 /* Per-proxy health check settings (struct proxy.chk), each proxy its own
  * copy of its defaults'. */
 struct chk_px {
 	uint64_t options;   /* CHK_O_* */
+	char    *ext_cmd;   /* external-check command */
+	char    *ext_path;  /* external-check path: the program's PATH ("" when unset) */
+	struct email_cfg *email;   /* email-alert settings (mailers.h), NULL: none */
 };
+
+struct cfg_ctx;
+
+/* "[no] option <type>" (no argument): makes <type> (CHK_O_TCPCHK,
+ * CHK_O_EXTCHK...) the check type of the proxy being read, the last named
+ * winning; "no" clears it. Returns 0, or -1 after cfg_alert(). */
+int check_opt_type(struct cfg_ctx *ctx, int argc, char **argv, uint64_t type);
 
 /* <px>'s check settings (all off when it has none of its own). */
 const struct chk_px *chk_px_of(const struct proxy *px);
@@ -175,6 +201,23 @@ void check_server_up(struct server *srv, const struct check *why);
 /* Marks a running <srv> "stopping" (no new load-balanced traffic), as
  * disable-on-404 does. */
 void check_server_nolb(struct server *srv);
+
+/* Ends the running check of <c> with result <res>, its code <code> (for
+ * the results that have one) and <info> (the external checks report so). */
+void check_report(struct check *c, enum chk_result res, int code, const char *info);
+
+/* ---- external checks (extcheck.c) ---- */
+
+/* Starts the program of <c>'s external check. Returns 0 (check_report()
+ * follows when it exits), or -1 with errno when it could not start. */
+int extchk_start(struct check *c);
+
+/* Kills the running program of <c> (with its process group); it is reaped
+ * when it is gone, without reporting. */
+void extchk_stop(struct check *c);
+
+/* How long <c>'s program may run: "timeout check" bounded by inter. */
+double extchk_timeout(const struct check *c);
 
 /* Makes the servers that track <srv> ("track") follow its state after a
  * change: DOWN while it is DOWN or in maintenance, UP otherwise. */

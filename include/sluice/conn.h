@@ -89,9 +89,20 @@ void conn_close(struct conn *c);
  * endpoint (its stream is reset, the connection lives). */
 void conn_set_rst(struct conn *c);
 
-/* TCP_NODELAY, SO_KEEPALIVE when <keepalive>, and the socket buffer sizes
- * of tune.rcvbuf/sndbuf.client (<server> 0) or .server (1) when set. */
-void conn_setup_tcp(int fd, int keepalive, int server);
+/* What a proxy asks of its TCP sockets besides TCP_NODELAY. */
+struct conn_tcp_opts {
+	uint8_t keepalive;     /* SO_KEEPALIVE (option tcpka, clitcpka, srvtcpka) */
+	uint8_t nolinger;      /* SO_LINGER 0: a close resets (option nolinger) */
+	uint8_t quickack_off;  /* TCP_QUICKACK 0 before connect(): the handshake's last
+	                          ACK goes with the first data (option tcp-smart-connect) */
+	int     ka_cnt;        /* TCP_KEEPCNT, TCP_KEEPIDLE (s), TCP_KEEPINTVL (s) with */
+	int     ka_idle;       /* keepalive (clitcpka-* / srvtcpka-*); 0: the system's */
+	int     ka_intvl;
+};
+
+/* TCP_NODELAY, the options of <o> (NULL: none), and the socket buffer
+ * sizes of tune.rcvbuf/sndbuf.client (<server> 0) or .server (1) when set. */
+void conn_setup_tcp(int fd, const struct conn_tcp_opts *o, int server);
 
 /* How a socket to a server is prepared before connect(): the "source" of
  * a server or of its backend (address, port range, "usesrc", "interface"),
@@ -146,20 +157,27 @@ void conn_src_release(struct conn_src **src, const void *owner);
 int conn_src_socket(struct conn_src *src, int family, const struct sockaddr_storage *cli);
 
 /* Opens a non-blocking stream socket to <addr> (<addrlen> bytes) into <c>:
- * its flags and events reset, CO_F_TCP and conn_setup_tcp(<keepalive>) for
+ * its flags and events reset, CO_F_TCP and conn_setup_tcp(<o>) for
  * anything but a unix socket, its watcher initialised (events 0) to call
  * <cb> with io.data <data>, then connect() started. Returns 0 when connected
  * at once, 1 while the connect is in progress (the socket becomes writable),
  * or -1 with errno kept: c->fd is then -1 when no socket could be created,
  * else the socket, which the caller closes (conn_close()). */
 int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
-		 int keepalive, void (*cb)(struct ev_loop *, ev_io *, int), void *data);
+		 const struct conn_tcp_opts *o, void (*cb)(struct ev_loop *, ev_io *, int), void *data);
+
+/* HAProxy's connection error code (bc_err) for errno <err> left by a
+ * failed conn_connect_src(): 2-5 (socket limits, memory, family), 8 when
+ * the source address could not be bound (<binding>), 9 no local port left,
+ * 10 the source address in use; 0 for the others (a refused connection is
+ * no connection error in HAProxy's list). */
+int conn_err_code(int err, int binding);
 
 /* conn_connect() with the socket made by conn_src_socket(<src>, ..., <cli>)
  * when <src> is not NULL. Same returns; a socket that cannot be made or
  * prepared leaves c->fd at -1. */
 int conn_connect_src(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
-		     int keepalive, struct conn_src *src, const struct sockaddr_storage *cli,
+		     const struct conn_tcp_opts *o, struct conn_src *src, const struct sockaddr_storage *cli,
 		     void (*cb)(struct ev_loop *, ev_io *, int), void *data);
 
 #endif

@@ -194,10 +194,6 @@ const char *http_unique_id(struct stream *s);
  * head (<res> 1, after the response rules). */
 void http_log_snapshot(struct stream *s, int res);
 
-/* Whether address <a> is in network <net>/<bits> (bits < 0: never). */
-int http_addr_in_net(const struct sockaddr_storage *a, const struct sockaddr_storage *net,
-                     int bits);
-
 /* Stores the value of request (<res> 0) or response capture <idx> (the
  * last value wins); <idx> -1 only creates the (empty) capture table. */
 void http_capture_set(struct stream *s, int res, int idx, const char *v, size_t len);

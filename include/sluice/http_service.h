@@ -43,7 +43,8 @@ struct http_service {
 	 * sent yet, else the client is cut); 0 while it goes on. It reads the
 	 * request body with http_applet_recv() and answers with
 	 * http_applet_start_response() and http_applet_send(). What it keeps
-	 * lives in s->ext (stream_ext_release() at the end of the exchange). */
+	 * lives in its slot of s->ext[] (stream_ext_register(); released at the
+	 * end of the exchange). */
 	int       (*start)(struct stream *s, struct proxy *px, const struct http_head *h);
 	int       (*run)(struct stream *s);
 	void       *priv;          /* the service's own value (its function...) */

@@ -1,8 +1,9 @@
 /* HTTP health checks: "option httpchk" and the "http-check" keywords (send,
- * expect, connect, comment, disable-on-404). A backend's HTTP ruleset is a
- * list of tcp-check rules flagged TCPCHK_F_HTTP, played by the tcp-check
- * engine (tcpcheck.h); this module builds the requests of its send rules
- * and reads the answers for its expect rules. */
+ * expect, connect, comment, set-var, unset-var, send-state, disable-on-404).
+ * A backend's HTTP ruleset is a list of tcp-check rules flagged
+ * TCPCHK_F_HTTP, played by the tcp-check engine (tcpcheck.h); this module
+ * (httpchk.c, httpchk_dyn.c) builds the requests of its send rules and
+ * reads the answers for its expect rules. */
 #ifndef SLUICE_HTTPCHK_H
 #define SLUICE_HTTPCHK_H
 
@@ -12,10 +13,15 @@
 
 struct proxy;
 struct check;
+struct cfg_ctx;
+struct lf_expr;
+
+#define HTTPCHK_MAXHDR 101   /* header fields of an answer, as tune.http.maxhdr */
 
 struct httpchk_hdr {
-	char *name;
-	char *value;
+	char           *name;
+	char           *value;
+	struct lf_expr *lf;    /* the value is a log format (it has a '%') */
 };
 
 /* A request as configured. NULL members take the defaults of the first
@@ -25,6 +31,8 @@ struct httpchk_req {
 	struct httpchk_hdr *hdrs;
 	int                 nhdrs;
 	char               *body;      /* NULL: no body */
+	struct lf_expr     *uri_lf, *body_lf;   /* uri-lf, body-lf */
+	int                 dynamic;   /* something is rendered when the request is sent */
 };
 
 /* The HTTP ruleset of <px> (built at post-parse), or NULL before. */
@@ -70,5 +78,28 @@ int httpchk_rsp_parse(struct chk_http *st, char *buf, size_t len, int done, int 
  * hold the info. */
 enum tcpchk_res httpchk_expect(struct check *c, const struct tcpchk_rule *r,
                                enum chk_result *res, const char **info, char *msg, size_t sz);
+
+/* Calls <fn> on each header field of the answer in <c>'s buffer (its head
+ * parsed again) until it returns 1. Returns 1 when one did, else 0 (also
+ * for no valid head). */
+int httpchk_rsp_hdr_any(struct check *c,
+                        int (*fn)(const char *n, size_t nl, const char *v, size_t vl,
+                                  const void *arg), const void *arg);
+
+/* Sends the request of HTTP send rule <r> over <c>'s connection (HTTP/1,
+ * or HTTP/2 with proto h2): its log-format parts and the send-state
+ * header rendered now. Returns 0, or -1 when it could not be sent. */
+int httpchk_send(struct check *c, const struct tcpchk_rule *r);
+
+/* Parses "hdr|fhdr {name|name-lf} [-m <meth>] <name> [{value|value-lf}
+ * [-m <meth>] <value>]" from argv[*i] into expect rule <r> (r->hdrm),
+ * leaving *i on its last word. Returns 0, or -1 after cfg_alert(). */
+int httpchk_hdrm_parse(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv,
+                       int *i);
+void httpchk_hdrm_free(struct httpchk_hdrm *m);
+
+/* Whether a header field of the answer in <c>'s buffer (its head parsed)
+ * matches <m>. */
+int httpchk_hdrm_match(struct check *c, const struct httpchk_hdrm *m);
 
 #endif

@@ -1,10 +1,12 @@
 /* Load balancing: the `balance` and `hash-type` keywords, and picking a
  * server for a new connection (roundrobin, static-rr, leastconn, first,
- * source, random, and the HTTP hashes uri, url_param, hdr), with consistent
+ * source, random, the HTTP hashes uri, url_param, hdr, and the RDP
+ * cookie's), with consistent
  * hashing on a ring when asked. */
 #ifndef SLUICE_LB_H
 #define SLUICE_LB_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -13,7 +15,7 @@ struct server;
 struct http_head;
 
 enum lb_algo { LB_ROUNDROBIN, LB_STATIC_RR, LB_LEASTCONN, LB_FIRST, LB_SOURCE, LB_RANDOM,
-	       LB_URI, LB_URL_PARAM, LB_HDR };
+	       LB_URI, LB_URL_PARAM, LB_HDR, LB_RDP_COOKIE };
 
 #define LB_F_WHOLE       0x01  /* balance uri whole: the query string too */
 #define LB_F_PATH_ONLY   0x02  /* balance uri path-only: no scheme nor authority */
@@ -38,7 +40,7 @@ struct lb_conf {
 	unsigned        flags;        /* LB_F_* */
 	int             uri_len;      /* balance uri len N (0: all) */
 	int             uri_depth;    /* balance uri depth N (0: all) */
-	char            arg[64];      /* url_param name or hdr() name */
+	char            arg[64];      /* url_param, hdr() or rdp-cookie() name */
 	/* derived by lb_recalc() */
 	struct lb_point *ring;        /* consistent hashing, sorted by hash */
 	int              ring_n;
@@ -67,6 +69,12 @@ int lb_needs_http(const struct proxy *px);
  * element is absent (round robin then applies) or the algorithm hashes
  * no part of the request. */
 int lb_http_hash(const struct proxy *px, const struct http_head *h, uint32_t *hash);
+
+/* balance rdp-cookie[(<name>)]: hashes the value of the RDP cookie (named
+ * "mstshash" by default) of the request data <p> (<len> bytes) into <hash>.
+ * Returns 1, or 0 when there is no such cookie (yet) or <px> balances
+ * otherwise. */
+int lb_rdp_hash(const struct proxy *px, const uint8_t *p, size_t len, uint32_t *hash);
 
 struct h1_msg;
 struct buf;

@@ -121,6 +121,10 @@ void listener_start_all(struct listener *list, listener_accept_fn fn);
  * were inherited. */
 void listener_close_all(struct listener *list);
 
+/* Frees the (closed) listeners of <*list> and their bind lines' options
+ * (the release hook included); *<list> becomes NULL. */
+void listener_free_all(struct listener **list);
+
 /* ---- sockets handed over by the process being replaced ----
  * A new worker (master-worker reload) or a new process started with -x gets
  * the listening sockets of the one it replaces, each with its key. A bind

@@ -57,6 +57,7 @@ struct logger {
 struct log_list {
 	struct logger *head;
 	int            use_global;         /* "log global" was given */
+	const char    *tag;                /* a proxy's log-tag (not owned), NULL: the global one */
 };
 
 /* Sets the tag and hostname stamped on syslog lines. */
@@ -70,6 +71,11 @@ int log_open(struct log_list *l);
  * <l> says "log global"). Never blocks: a target that cannot take the line
  * drops it and counts it. */
 void log_send(const struct log_list *l, int level, const char *msg, size_t len);
+
+/* The same with <sd> (<sdlen> bytes, none when 0) as the structured data
+ * of rfc5424 lines (log-format-sd); other formats leave it out. */
+void log_send_sd(const struct log_list *l, int level, const char *sd, size_t sdlen,
+                 const char *msg, size_t len);
 
 /* One line to one target, in two steps: log_admit() says whether <lg>
  * takes a line of <*level> (its levels and "sample"; the level may be
@@ -107,9 +113,11 @@ unsigned long log_received(void);
 void log_count_received(void);
 
 /* Writes into <hdr> (<sz> bytes) the header format <fmt> puts before a
- * message of <level> from <facility>, with this process' tag, pid and
- * host. Returns its length. */
-size_t log_build_header(enum log_format fmt, int facility, int level, char *hdr, size_t sz);
+ * message of <level> from <facility>, with <tag> (NULL: this process' tag),
+ * its pid and host, and in rfc5424 the structured data <sd> (<sdlen> bytes,
+ * "-" when 0). Returns its length. */
+size_t log_build_header(enum log_format fmt, int facility, int level, const char *tag,
+                        const char *sd, size_t sdlen, char *hdr, size_t sz);
 
 /* The format named <name> ("rfc3164"...), or -1. */
 int log_format_find(const char *name);
@@ -142,6 +150,14 @@ void log_event_px(const struct log_list *px_loggers, int level, const char *fmt,
  * to syslog); a level < 0 skips that output. */
 void log_event_px_lv(const struct log_list *px_loggers, int stderr_level, int level,
                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The "log" keyword's words (after "log") into <list>, for a section that
+ * keeps its own targets (peers). Returns 0 or -1 after cfg_alert(). */
+struct cfg_ctx;
+int log_cfg_parse(struct cfg_ctx *ctx, struct log_list *list, int argc, char **argv);
+
+/* The LOG_L_* level named <name> ("emerg" ... "debug"), or -1. */
+int log_level_parse(const char *name);
 
 /* Quiet mode (-q). */
 void log_set_quiet(int quiet);

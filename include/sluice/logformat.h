@@ -86,6 +86,11 @@ int lf_compile(const char *fmt, struct lf_expr *out, char **err);
  * as HAProxy does; NULL when there is none (LF_N_HTTP is clear). */
 const char *lf_http_var(const struct lf_expr *e);
 
+/* Name of the first sample fetch of <e> that needs a stream (no
+ * SMP_USE_CONST), for users that render without one (health checks);
+ * NULL when every %[...] works without. */
+const char *lf_stream_fetch(const struct lf_expr *e);
+
 /* Releases a compiled expression (the struct itself is the caller's). */
 void lf_free(struct lf_expr *e);
 

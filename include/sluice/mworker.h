@@ -23,6 +23,10 @@ struct mworker_opts {
 #define MW_ENV_FDS    "SLUICE_LISTEN_FDS"    /* "<fd>=<key>\n" for each socket */
 #define MW_ENV_STATE  "SLUICE_STATE_FD"      /* where the old worker writes its state */
 
+/* How many "program" sections the configuration has (they need
+ * master-worker mode). */
+int mprog_count(void);
+
 /* Whether the global section said "master-worker". */
 int mworker_configured(void);
 
@@ -31,6 +35,9 @@ int mworker_configured(void);
  * paths when listeners close. Returns 1 in a worker, 0 otherwise, -1 when
  * the environment is corrupt (alert printed). Call before binding. */
 int mworker_worker_init(void);
+
+/* In a worker: whether it replaces another one (a reload). */
+int mworker_worker_reload(void);
 
 /* The worker bound everything and is about to serve: replays the state the
  * worker it replaces sent (a bounded wait), closes the handed-over sockets

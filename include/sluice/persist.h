@@ -1,5 +1,6 @@
 /* Cookie-based persistence: the backend `cookie` keyword, the server option
- * `cookie <value>`, `option persist`, `force-persist` and `ignore-persist`;
+ * `cookie <value>`, `option persist`, `force-persist`, `ignore-persist` and
+ * `persist rdp-cookie`;
  * choosing the server a request's cookie names, and the cookie handling of
  * requests and responses (insert, rewrite, prefix). */
 #ifndef SLUICE_PERSIST_H
@@ -28,6 +29,11 @@ const char *persist_cookie_name(const struct proxy *px);
  * server the cookie directs the request to, or NULL. Returns 0, or -1 when
  * a rewrite did not fit. */
 int persist_req(struct stream *s, struct http_head *h, struct server **srv);
+
+/* persist rdp-cookie: the server the RDP cookie (msts=<addr>.<port>.x) of
+ * <s>'s request data names, when it may serve (up, or with option persist
+ * down); NULL otherwise or without the keyword. */
+struct server *persist_rdp(struct stream *s);
 
 /* Whether the server <srv> a cookie named may take the request now. */
 int persist_srv_ready(const struct server *srv);

@@ -70,6 +70,8 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
 #define PR_O_ALLBACKUPS   0x0800ULL  /* all backups share the load, not only the first */
 #define PR_O_SMART_ACC    0x400000ULL /* option tcp-smart-accept (on by default): no bare ACK
                                          for a request answered at once (mode http) */
+#define PR_O_NOLINGER     0x10000000ULL /* option nolinger: closing resets (px_tcp.c) */
+#define PR_O_SMART_CON    0x20000000ULL /* option tcp-smart-connect: no bare ACK to the server */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
@@ -137,6 +139,8 @@ struct proxy {
 	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
 	struct comp_px        *comp;         /* compression settings (comp.h) */
 	struct conn_src       *conn_src;     /* "source" of a backend (srv_src.c, conn.h) */
+	struct pxlog_px       *pxlog;        /* log-tag, log-format-sd, error-log-format (px_log.c) */
+	struct px_tcp         *tcp;          /* socket options of each side (px_tcp.c) */
 
 	/* runtime */
 	int                    feconn;       /* current frontend connections */

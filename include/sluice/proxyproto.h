@@ -47,6 +47,18 @@ struct pp_tlv {
 
 enum pp_v2_cmd { PP_V2_LOCAL, PP_V2_PROXY };
 
+/* In the complete v2 header <hdr> of <len> bytes (as pp_parse() measured
+ * it), the first TLV of type <type> after the address block: 1 with
+ * <*val>/<*vlen> pointing into <hdr>, 0 when there is none (or <hdr> is a
+ * v1 line). */
+int pp_v2_tlv_find(const unsigned char *hdr, size_t len, uint8_t type, const unsigned char **val,
+                   size_t *vlen);
+
+/* HAProxy's connection error code (fc_err) of a header pp_parse() refused
+ * with <err>: 15 not a PROXY header, 17 an unhandled protocol, 16 another
+ * invalid header. */
+int pp_err_code(const char *err);
+
 /* Writes a v2 header into <out> (<sz> bytes): command <cmd>, the addresses
  * <src> -> <dst> (a PROXY command with non-IP addresses, or of two
  * families, says UNSPEC), the <ntlv> TLVs <tlv> in order, then, when

@@ -227,6 +227,16 @@ int smp_set_copy(struct sample *smp, enum smp_type t, const void *p, size_t len)
  * ClientHello capture uses it too). */
 uint64_t smp_xxh64(const void *data, size_t len, uint64_t seed);
 
+/* Decodes base64 <in> (<len> bytes; the URL-safe alphabet of RFC 4648
+ * section 5 when <url>) into <out> (<size> bytes). <pad>: SMP_B64_PAD_YES
+ * (length a multiple of 4, '=' padded), SMP_B64_PAD_NO ('=' refused) or
+ * SMP_B64_PAD_OPT (either). Returns the decoded length, or -1 when <in>
+ * is not valid base64 or does not fit. */
+#define SMP_B64_PAD_NO  0
+#define SMP_B64_PAD_YES 1
+#define SMP_B64_PAD_OPT 2
+long smp_b64_decode(const char *in, size_t len, char *out, size_t size, int url, int pad);
+
 /* Parses "1.2.3.4", "::1" into <smp> (IPV4/IPV6). Returns 1 or 0. */
 int smp_parse_ip(const char *s, size_t len, struct sample *smp);
 

@@ -12,6 +12,7 @@
 #include <sluice/counters.h>
 
 struct proxy;
+struct srv_dns;
 struct srv_idle;
 struct ssl_srv;
 struct conn_src;
@@ -28,7 +29,8 @@ struct conn_src;
 #define SRV_F_UP_KILL_BACKUP 0x200 /* on-marked-up shutdown-backup-sessions */
 #define SRV_F_NOLB    0x400 /* checks got a 404 with disable-on-404: no new LB traffic */
 #define SRV_F_AVOID   0x800 /* transient, during one lb_pick(): a redispatch avoids it */
-#define SRV_F_RMAINT  0x1000 /* with SRV_F_MAINT: no address at start-up (init-addr none) */
+#define SRV_F_RMAINT  0x1000 /* maintenance for want of an address: init-addr none, DNS
+                                errors past their hold, no record for it (srv_dns.c) */
 #define SRV_F_AGENT   0x2000 /* agent-check (srv_agent.c) */
 #define SRV_F_AGENT_OFF  0x4000 /* "disable agent": the agent is not asked */
 #define SRV_F_AGENT_DOWN 0x8000 /* the agent said down/fail/stopped */
@@ -51,6 +53,8 @@ struct conn_src;
 #define SRV_PP_AUTHORITY 0x20  /* the SNI the client sent */
 #define SRV_PP_CRC32C    0x40  /* a checksum of the header */
 #define SRV_PP_UNIQUE_ID 0x80  /* the unique ID (unique-id-format) */
+/* in maintenance, forced (SRV_F_MAINT) or for want of an address (SRV_F_RMAINT) */
+#define SRV_F_ANY_MAINT (SRV_F_MAINT | SRV_F_RMAINT)
 
 /* init-addr methods, tried in order at start-up */
 enum srv_ia { SRV_IA_END, SRV_IA_LAST, SRV_IA_LIBC, SRV_IA_NONE, SRV_IA_IP };
@@ -62,6 +66,9 @@ struct server {
 	char                   *name;
 	int                     id;
 	char                   *addr_str;   /* as written, for stats */
+	char                   *fqdn;       /* the host name of its address (lower case), NULL
+	                                       when it was an IP (or no SRV record fills it) */
+	struct srv_dns         *dns;        /* resolvers and their state (srv_dns.h), NULL */
 	struct sockaddr_storage addr;
 	socklen_t               addrlen;
 	unsigned                flags;      /* SRV_F_* */
@@ -139,7 +146,7 @@ struct server {
 /* Returns 1 when <srv> can take traffic. */
 static inline int server_usable(const struct server *srv)
 {
-	return !(srv->flags & (SRV_F_MAINT | SRV_F_DOWN | SRV_F_DRAIN | SRV_F_NOLB)) &&
+	return !(srv->flags & (SRV_F_ANY_MAINT | SRV_F_DOWN | SRV_F_DRAIN | SRV_F_NOLB)) &&
 	       srv->uweight > 0;
 }
 
@@ -227,10 +234,18 @@ int server_set_state(struct server *srv, const char *state);
 void server_addr_hook_register(void (*fn)(struct server *srv));
 
 /* Sets <srv>'s address (and port when non-zero), the address its checks use
- * unless they have their own, and the text `show stat` prints; then calls
- * the hooks of server_addr_hook_register(). */
+ * unless they have their own, and the text `show stat` prints; a server in
+ * maintenance for want of an address leaves it (logged). Connections kept
+ * idle to the old address are closed, and the hooks of
+ * server_addr_hook_register() are called (multiplexed connections: no new
+ * stream goes to the old address). */
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port);
+
+/* Puts <srv> in maintenance for want of an address (<on>, logged with
+ * <why> as HAProxy: "DNS NX status"...) or takes it out (logged as a
+ * server that resolves again). Nothing when it is already so. */
+void server_set_rmaint(struct server *srv, int on, const char *why);
 
 /* Gives <srv>, which has no source of its own, its backend's "source"
  * (srv_src.c), and opens its namespace. Returns 0, or -1 with <err>

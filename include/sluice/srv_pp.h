@@ -17,9 +17,10 @@ size_t srv_pp_header(struct stream *s, int version, char *out, size_t sz);
 /* Writes into <out> the PROXY header a health check of <srv> opens its
  * connection with: none (returns 0) unless the server sends one to the
  * address it is checked at, or has check-send-proxy; v1 "PROXY UNKNOWN",
- * v2 a LOCAL command (PROXY with pp2-never-send-local) without address.
- * Returns its length. */
-size_t srv_pp_check_header(const struct server *srv, char *out, size_t sz);
+ * v2 (with send-proxy-v2) a LOCAL command (PROXY with pp2-never-send-local)
+ * without address. With <fd> >= 0 (a connect rule's "send-proxy"), always
+ * one, with the addresses of connection <fd>. Returns its length. */
+size_t srv_pp_check_header(const struct server *srv, int fd, char *out, size_t sz);
 
 /* Whether the health checks of <srv> open with a PROXY header. */
 int srv_pp_check_wanted(const struct server *srv);

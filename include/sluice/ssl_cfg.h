@@ -55,10 +55,24 @@ const struct smp_expr *ssl_srv_sni(const struct server *srv);
  * checked at its own address (<own_addr>: no check "port" nor "addr"). */
 int ssl_check_enabled(const struct server *srv, int own_addr);
 
-/* A TLS session for a check of <srv> on connected socket <fd> (SNI:
- * "check-sni"), in the connecting state; its handshake and I/O go through
- * ssl_check_handshake() and ssl_check_io() (ssl.h). NULL when out of memory. */
-struct ssl_st *ssl_check_new(struct server *srv, int fd);
+/* What a tcp-check/http-check "connect" rule asks of its TLS session. */
+struct ssl_check_opts {
+	int                  server_defaults;  /* "default": check-sni, check-alpn apply */
+	const char          *sni;              /* NULL: none (or check-sni) */
+	const unsigned char *alpn;             /* wire format; NULL: none (or check-alpn) */
+	size_t               alpn_len;
+};
+
+/* A TLS session for a check of <srv> on connected socket <fd>, in the
+ * connecting state; its handshake and I/O go through ssl_check_handshake()
+ * and ssl_check_io() (ssl.h). <o> NULL: the server's check-sni and
+ * check-alpn; else what the connect rule says. NULL when out of memory. */
+struct ssl_st *ssl_check_new(struct server *srv, int fd, const struct ssl_check_opts *o);
+
+/* Makes sure <srv> has a TLS client context for the checks of a connect
+ * rule with "ssl" (the server's TLS settings, else the defaults). Returns
+ * the number of errors reported (0 or 1). */
+int ssl_check_prepare(struct server *srv);
 
 /* ---- certificates (ssl_ckch.c) ---- */
 

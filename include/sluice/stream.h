@@ -189,6 +189,9 @@ struct stk_ctr {
 	unsigned         flags;   /* STK_CTR_F_* */
 };
 
+/* Modules that keep state in a stream (s->ext[]): Lua, do-resolve. */
+#define STRM_EXT_MAX 2
+
 struct stream {
 	struct stream    *prev, *next;  /* all live streams */
 	int               srv_qpos, be_qpos; /* %sq %bq: served before it while queued */
@@ -226,15 +229,28 @@ struct stream {
 	int               prio_class;   /* set-priority-class: its class in queues */
 	int               prio_offset;  /* set-priority-offset: ms added to its queue time */
 	const struct stream_service *svc; /* mode tcp: the service answering it, NULL: a server */
-	void             *ext;          /* a module's state for this stream (Lua: its
-	                                   running actions, services, private data),
-	                                   NULL when none; see stream_ext_release() */
+	void             *ext[STRM_EXT_MAX]; /* modules' state for this stream (Lua: its
+	                                   running actions, services, private data;
+	                                   do-resolve: the answer waited for), NULL
+	                                   when none; see stream_ext_register() */
 	struct stream_prof prof;        /* its calls' cost while profiling (profiling.h) */
 	/* CO_F_SOCKS on s->srv: the SOCKS4 CONNECT to the server (socks4.h) */
 	uint8_t           socks_st;     /* STRM_SOCKS_*: where the handshake stands */
 	uint8_t           socks_got;    /* reply bytes received */
 	unsigned char     socks[9];     /* the request, then the 8-byte reply */
+	uint8_t           fc_err, bc_err; /* why the client's, the server's connection
+	                                     failed: HAProxy's numbers (fc_err), 0: no error */
+	struct stream_pp *pp;           /* the PROXY v2 TLVs kept for fc_pp_* (stream_pp.c),
+	                                   NULL when none */
 };
+
+/* Keeps the TLVs fc_pp_authority and fc_pp_unique_id read from the PROXY
+ * header <hdr> (<len> bytes, complete) the client of <s> sent, when the
+ * configuration uses those fetches (stream_pp.c). */
+void stream_pp_keep(struct stream *s, const char *hdr, size_t len);
+
+/* Frees what stream_pp_keep() kept for <s>. */
+void stream_pp_free(struct stream *s);
 
 #define STRM_SOCKS_SEND  1   /* connecting to the proxy: the request goes once connected */
 #define STRM_SOCKS_REPLY 2   /* the request is sent: its reply is awaited */
@@ -284,10 +300,11 @@ void stream_set_priority(struct stream *s, int offset, long v);
  * STRM_F_WOKEN set (an action or a service that waited, Lua, goes on). */
 void stream_wake(struct stream *s);
 
-/* The hook that releases s->ext (set once by the module that uses it). */
-void stream_set_ext_release(void (*fn)(struct stream *s));
+/* Gives a module a slot of s->ext[] and the hook <fn> that releases what it
+ * holds there. Returns the slot; called once per module (SLUICE_INIT). */
+int stream_ext_register(void (*fn)(struct stream *s));
 
-/* Releases what s->ext holds now, if anything: at the end of the stream,
+/* Releases what s->ext[] holds now, if anything: at the end of the stream,
  * and of each HTTP exchange (state kept per request, as HAProxy's streams
  * are). */
 void stream_ext_release(struct stream *s);

@@ -1,6 +1,7 @@
 /* Variables (set-var, unset-var, var()): named samples in one of the
  * scopes proc (process), sess (the client connection's stream), txn, req
- * and res (the HTTP transaction), freed when their scope ends. */
+ * and res (the HTTP transaction), check (a health check's run), freed when
+ * their scope ends. */
 #ifndef SLUICE_VARS_H
 #define SLUICE_VARS_H
 
@@ -10,7 +11,7 @@
 
 struct stream;
 
-enum var_scope { VAR_PROC, VAR_SESS, VAR_TXN, VAR_REQ, VAR_RES, VAR_SCOPES };
+enum var_scope { VAR_PROC, VAR_SESS, VAR_TXN, VAR_REQ, VAR_RES, VAR_CHECK, VAR_SCOPES };
 
 /* The largest value stored; longer strings are cut (bounded memory). */
 #define VAR_MAX_LEN 16384
@@ -53,6 +54,34 @@ void var_unset(const struct var_ref *ref, struct stream *s);
 /* Reads variable <ref> into <smp> (pointing to the stored value). Returns
  * 1, or 0 when it is not set. */
 int var_get(const struct var_ref *ref, struct stream *s, struct sample *smp);
+
+/* A converter argument that is either a constant or names a variable, as
+ * HAProxy reads the keys of hmac, aes_gcm_dec and jwt_verify: the text is a
+ * variable when it is "<scope>.<name>" with a known scope, else constant. */
+struct var_or_const {
+	int            is_var;   /* 1: <ref> is read at run time; 0: <data> */
+	struct var_ref ref;
+	char          *data;     /* the constant (NUL-terminated copy), or NULL */
+	size_t         len;
+};
+
+/* Compiles argument text <s> (<len> bytes). Returns an allocated struct
+ * (free with var_or_const_free(), a release function for smp_arg). */
+struct var_or_const *var_or_const_new(const char *s, size_t len);
+void var_or_const_free(void *vc);
+
+/* The value of <vc> for stream <s>: the constant, or the variable's
+ * value as text (cast to a string when it is not one). Returns 1 with
+ * <*p>, <*len> set (valid until the next sample evaluation), or 0 when
+ * the variable is not set. */
+int var_or_const_get(const struct var_or_const *vc, struct stream *s, const char **p,
+                     size_t *len);
+
+/* Health checks evaluate their samples without a stream: while one does,
+ * it lends its stores here, <check> for the "check" scope and <sess> for
+ * "sess" (each created on first use); NULLs end the loan. Outside a loan
+ * the check scope has no store (its variables are never set). */
+void var_lend_check_stores(struct var_store **check, struct var_store **sess);
 
 /* Frees every variable of <st> (not <st> itself). */
 void var_store_clear(struct var_store *st);

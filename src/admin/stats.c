@@ -420,7 +420,7 @@ int stats_walk(int iid, int types, int sid, int flags,
 			for (const struct server *srv = px->servers; srv && !ret; srv = srv->next) {
 				if (sid > 0 && srv->id != sid)
 					continue;
-				if ((flags & (STATS_F_UP | STATS_F_NO_MAINT)) && (srv->flags & SRV_F_MAINT))
+				if ((flags & (STATS_F_UP | STATS_F_NO_MAINT)) && (srv->flags & SRV_F_ANY_MAINT))
 					continue;
 				if ((flags & STATS_F_UP) && (srv->flags & SRV_F_DOWN))
 					continue;

@@ -428,13 +428,14 @@ static int cfg_dispatch(struct cfg_ctx *ctx, int argc, char **argv)
 	if (kw->flags & CFG_KW_F_DEPREC)
 		cfg_warn(ctx, "deprecated; use %s instead", kw->hint ? kw->hint : "the documented form");
 	/* Sections other than global and the proxies (http-errors, ...) keep
-	 * their own state: their rows get no target. */
+	 * their own state: their rows get the struct .base gives, else no
+	 * target. */
 	if (ctx->section == CFG_SEC_GLOBAL)
 		target = (kw->base ? (char *)kw->base(ctx) : (char *)&global) + kw->off;
 	else if (ctx->section & CFG_SEC_PROXIES)
 		target = (kw->base ? (char *)kw->base(ctx) : (char *)ctx->px) + kw->off;
 	else
-		target = NULL;
+		target = kw->base ? (char *)kw->base(ctx) + kw->off : NULL;
 	if (kw->type == CFG_T_FUNC)
 		ret = kw->parse(ctx, target, argc - nw, argv + nw);
 	else

@@ -8,12 +8,6 @@
 #include <sluice/common.h>
 
 static struct cfg_section refused_sections[] = {
-	{ "peers", .refused = "stick-table replication between processes (peers) is not "
-	  "built yet" },
-	{ "mailers", .refused = "e-mail alerts are not built in sluice (send the logs of "
-	  "server state changes to a log target instead)" },
-	{ "program", .refused = "sluice does not start or supervise external programs "
-	  "(run them as their own systemd units)" },
 	{ "fcgi-app", .refused = "FastCGI to servers is not built yet" },
 	{ "crt-store", .refused = "a section of HAProxy 3.0, not of the 2.6 language "
 	  "sluice reads (use 'crt' on bind lines)" },

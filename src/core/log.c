@@ -38,6 +38,14 @@ static struct {
 	unsigned long dropped;
 } logstate = { "sluice", "", 0, 0 };
 
+int log_level_parse(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(level_names); i++)
+		if (strcmp(name, level_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
 void log_set_identity(const char *tag)
 {
 	snprintf(logstate.tag, sizeof(logstate.tag), "%s", tag);
@@ -210,7 +218,8 @@ int log_format_find(const char *name)
 	return name_index(format_names, ARRAY_SIZE(format_names), name);
 }
 
-size_t log_build_header(enum log_format fmt, int facility, int level, char *hdr, size_t sz)
+size_t log_build_header(enum log_format fmt, int facility, int level, const char *tag,
+                        const char *sd, size_t sdlen, char *hdr, size_t sz)
 {
 	int pri = facility * 8 + level;
 	struct timespec ts;
@@ -228,16 +237,18 @@ size_t log_build_header(enum log_format fmt, int facility, int level, char *hdr,
 	default:
 		break;
 	}
+	if (!tag)
+		tag = logstate.tag;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
 	if (fmt == LOG_FMT_RFC3164 || fmt == LOG_FMT_LOCAL) {
 		strftime(date, sizeof(date), "%b %e %H:%M:%S", &tm);
 		if (fmt == LOG_FMT_LOCAL)
-			n = snprintf(hdr, sz, "<%d>%s %s[%d]: ", pri, date, logstate.tag, (int)getpid());
+			n = snprintf(hdr, sz, "<%d>%s %s[%d]: ", pri, date, tag, (int)getpid());
 		else
 			n = snprintf(hdr, sz, "<%d>%s %s %s[%d]: ", pri, date,
 				     *logstate.host ? logstate.host : "localhost",
-				     logstate.tag, (int)getpid());
+				     tag, (int)getpid());
 		return n < 0 ? 0 : MIN((size_t)n, sz - 1);
 	}
 	/* ISO 8601 with microseconds and a numeric offset: 2026-11-21T05:56:18.201875+00:00 */
@@ -252,8 +263,9 @@ size_t log_build_header(enum log_format fmt, int facility, int level, char *hdr,
 			 (int)(l > 2 ? l - 2 : l), off, l > 2 ? off + l - 2 : "");
 	}
 	if (fmt == LOG_FMT_RFC5424)
-		n = snprintf(hdr, sz, "<%d>1 %s %s %s %d - - ", pri, iso,
-			     *logstate.host ? logstate.host : "-", logstate.tag, (int)getpid());
+		n = snprintf(hdr, sz, "<%d>1 %s %s %s %d - %.*s ", pri, iso,
+			     *logstate.host ? logstate.host : "-", tag, (int)getpid(),
+			     sdlen ? (int)MIN(sdlen, 256) : 1, sdlen ? sd : "-");
 	else if (fmt == LOG_FMT_TIMED)
 		n = snprintf(hdr, sz, "<%d>%s ", level, iso);
 	else
@@ -328,23 +340,38 @@ void log_emit(struct logger *lg, const char *hdr, size_t hl, const char *msg, si
 		logstate.dropped++;
 }
 
-static void log_one(struct logger *lg, int level, const char *msg, size_t len)
+static void log_one(struct logger *lg, int level, const char *tag, const char *sd, size_t sdlen,
+                    const char *msg, size_t len)
 {
 	char hdr[512];
 
 	if (!log_admit(lg, &level))
 		return;
-	log_emit(lg, hdr, log_build_header(lg->format, lg->facility, level, hdr, sizeof(hdr)),
-		 msg, len);
+	log_emit(lg, hdr, log_build_header(lg->format, lg->facility, level, tag, sd, sdlen,
+					   hdr, sizeof(hdr)), msg, len);
+}
+
+/* Sends to <l>'s loggers with <tag>, then to the global ones after "log
+ * global", still with the tag of the proxy the line is about. */
+static void log_send_tag(const struct log_list *l, int level, const char *tag, const char *sd,
+                         size_t sdlen, const char *msg, size_t len)
+{
+	for (struct logger *lg = l->head; lg; lg = lg->next)
+		if (lg->fd >= 0 || lg->type >= LOG_T_TCP)
+			log_one(lg, level, tag, sd, sdlen, msg, len);
+	if (l->use_global && l != &global.loggers)
+		log_send_tag(&global.loggers, level, tag, sd, sdlen, msg, len);
+}
+
+void log_send_sd(const struct log_list *l, int level, const char *sd, size_t sdlen,
+                 const char *msg, size_t len)
+{
+	log_send_tag(l, level, l->tag, sd, sdlen, msg, len);
 }
 
 void log_send(const struct log_list *l, int level, const char *msg, size_t len)
 {
-	for (struct logger *lg = l->head; lg; lg = lg->next)
-		if (lg->fd >= 0 || lg->type >= LOG_T_TCP)
-			log_one(lg, level, msg, len);
-	if (l->use_global && l != &global.loggers)
-		log_send(&global.loggers, level, msg, len);
+	log_send_tag(l, level, l->tag, NULL, 0, msg, len);
 }
 
 int log_open(struct log_list *l)
@@ -522,7 +549,11 @@ bad:
 /* log <target> [len N] [format F] <facility> [max [min]] | log global */
 int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	struct log_list *list = target;
+	return log_cfg_parse(ctx, target, argc, argv);
+}
+
+int log_cfg_parse(struct cfg_ctx *ctx, struct log_list *list, int argc, char **argv)
+{
 	struct logger *lg, **tail;
 	const char *err;
 	int i = 1, idx;

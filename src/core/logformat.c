@@ -458,6 +458,14 @@ void lf_free(struct lf_expr *e)
 	e->nslots = 0;
 }
 
+const char *lf_stream_fetch(const struct lf_expr *e)
+{
+	for (int i = 0; i < e->n; i++)
+		if (e->nodes[i].type == LF_T_SAMPLE && !(e->nodes[i].expr->fetch->use & SMP_USE_CONST))
+			return e->nodes[i].expr->fetch->name;
+	return NULL;
+}
+
 const char *lf_http_var(const struct lf_expr *e)
 {
 	for (int i = 0; i < e->n; i++)

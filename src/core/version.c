@@ -9,6 +9,7 @@
 #include <sluice/str.h>
 #include <sluice/version.h>
 
+#include <ares.h>
 #include <nghttp2/nghttp2.h>
 #ifdef USE_OPENSSL
 #include <openssl/crypto.h>
@@ -107,6 +108,8 @@ void version_libs(struct dstr *out)
 #endif
 	dstr_printf(out, "  nghttp2 %s (running %s), HTTP/2 on the client side (ALPN h2, proto h2, "
 		    "preface upgrade)\n", NGHTTP2_VERSION, nghttp2_version(0)->version_str);
+	dstr_printf(out, "  c-ares %s (running %s), DNS at run time (resolvers sections, "
+		    "do-resolve)\n", ARES_VERSION_STR, ares_version(NULL));
 #ifdef USE_SYSTEMD
 	dstr_printf(out, "  libsystemd (sd_notify for Type=notify)\n");
 #endif

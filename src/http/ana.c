@@ -325,16 +325,21 @@ void http_answer_head(struct http_head *h)
 }
 
 /* Runs the http-after-response rules (backend, then frontend) on a
- * response head. */
+ * response head. <h> is the response under analysis meanwhile, so that the
+ * res.* fetches of their conditions and formats, and Lua's txn.http, read
+ * it: a local reply or a service's head is not the server's. */
 enum http_act_ret http_after_rules(struct stream *s, struct http_head *h)
 {
+	struct http_head *prev = s->txn->res_head;
 	struct http_act_out out;
 	enum http_act_ret r = HTTP_ACT_CONT;
 
+	s->txn->res_head = h;
 	if (s->be != s->fe && s->be->http_rules)
 		r = http_rules_exec(&s->be->http_rules[HTTP_RS_AFTER], s, h, &out);
 	if ((r == HTTP_ACT_CONT || r == HTTP_ACT_ALLOW) && s->fe->http_rules)
 		r = http_rules_exec(&s->fe->http_rules[HTTP_RS_AFTER], s, h, &out);
+	s->txn->res_head = prev;
 	return r;
 }
 
@@ -1077,12 +1082,12 @@ static int http_wait_req(struct stream *s)
 
 /* ---- responses ---- */
 
-static void http_res_failed(struct stream *s, enum strm_err t0)
+/* A response that cannot be passed on: 502. <fail>: the server's fault, an
+ * HTTP failure for the tracked entries (not a failed rewrite). */
+static void http_res_failed(struct stream *s, enum strm_err t0, int fail)
 {
 	comp_txn_end(s);
-	s->be->be_counters.failed_resp++;
-	if (s->ss.target)
-		s->ss.target->counters.failed_resp++;
+	http_count_resp_failed(s, fail);
 	if (t0 == SE_PROXY)
 		errors_capture(s, 0);   /* "show errors" */
 	http_reply(s, 502, NULL, NULL, t0, SF_HDRS);
@@ -1156,9 +1161,7 @@ static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
 		http_reply(s, 500, NULL, NULL, SE_INTERNAL, SF_HDRS);
 		return 1;
 	case HTTP_ACT_INVALID:
-		s->be->be_counters.failed_resp++;
-		if (s->ss.target)
-			s->ss.target->counters.failed_resp++;
+		http_count_resp_failed(s, 0);
 		s->txn->flags |= TX_F_CLI_CLOSE;
 		http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
 		return 1;
@@ -1328,14 +1331,14 @@ static int http_process_res_head(struct stream *s, int hlen)
 			 * connection the client still reads as HTTP (HAProxy:
 			 * 502); endless interim responses would hold the
 			 * stream: both are refused. */
-			http_res_failed(s, SE_PROXY);
+			http_res_failed(s, SE_PROXY, 1);
 			return 0;
 		}
 		/* An interim response (100, 103): passed on as it is, then the
 		 * final one is awaited. */
 		http_case_adjust(s->fe, HTTP_O_CASE_CLI, b->area + b->head, (size_t)hlen);
 		if (http_grant(&s->res, (uint64_t)hlen) == -1) {
-			http_res_failed(s, SE_PROXY);
+			http_res_failed(s, SE_PROXY, 1);
 			return 0;
 		}
 		h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
@@ -1411,19 +1414,19 @@ static int http_res_decide(struct stream *s, struct http_head *hp, int hlen,
 		http_head_del(&h, "content-length", 14);
 	if (persist_res(s, &h) == -1) {
 		s->fe->fe_counters.failed_rewrites++;
-		http_res_failed(s, SE_PROXY);
+		http_res_failed(s, SE_PROXY, 0);
 		return 0;
 	}
 	if (http_res_conn_hdr(s, &h) == -1 ||
 	    (!(mf & H1_F_CLEN_DROPPED) && http_head_normalize(&h, m, (uint32_t)hlen) == -1)) {
-		http_res_failed(s, SE_PROXY);
+		http_res_failed(s, SE_PROXY, 1);
 		return 0;
 	}
 	if (h.flags & HTTP_HEAD_F_CHANGED) {
 		nl = http_head_replace(&s->res, &h, (uint32_t)hlen);
 		if (nl < 0) {
 			s->fe->fe_counters.failed_rewrites++;
-			http_res_failed(s, SE_PROXY);
+			http_res_failed(s, SE_PROXY, 0);
 			return 0;
 		}
 	}
@@ -1432,7 +1435,7 @@ static int http_res_decide(struct stream *s, struct http_head *hp, int hlen,
 	    http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked) == -1) {
 		/* chunks that came with the head are malformed: nothing of
 		 * the response left yet, the client gets a 502 (PH) */
-		http_res_failed(s, SE_PROXY);
+		http_res_failed(s, SE_PROXY, 1);
 		return 0;
 	}
 	if (unlikely(txn->cache))
@@ -1454,7 +1457,7 @@ static int http_wait_res(struct stream *s)
 				if (http_srv_failed(s, PR_RE_EMPTY))
 					return 0;
 				s->be->be_counters.srv_aborts++;
-				http_res_failed(s, SE_SRV_ABORT);
+				http_res_failed(s, SE_SRV_ABORT, 1);
 			}
 			return 0;
 		}
@@ -1473,7 +1476,7 @@ static int http_wait_res(struct stream *s)
 			H1_TRACE_RX(s, b->area, &txn->res, n, 0);
 		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
 			if (!http_srv_failed(s, PR_RE_JUNK))
-				http_res_failed(s, n < 0 ? SE_PROXY : SE_SRV_ABORT);
+				http_res_failed(s, n < 0 ? SE_PROXY : SE_SRV_ABORT, 1);
 			return 0;
 		}
 		if (n == 0)
@@ -1708,9 +1711,7 @@ static int http_comp_body(struct stream *s)
 		int r = comp_res_step(s);
 
 		if (r == -1) {
-			s->be->be_counters.failed_resp++;
-			if (s->ss.target)
-				s->ss.target->counters.failed_resp++;
+			http_count_resp_failed(s, 0);
 			stream_close(s, SE_PROXY, SF_DATA);
 			return -1;
 		}
@@ -1830,14 +1831,12 @@ static enum http_step http_step_response(struct stream *s)
 			if (c == 1) {
 				txn->res_st = HTTP_MSG_DONE;
 			} else if (c == -1 && txn->res_bytes == 0) {
-				http_res_failed(s, SE_PROXY);
+				http_res_failed(s, SE_PROXY, 1);
 			} else if (c == -1) {
 				/* the response began: cut it (PD, as HAProxy
 				 * names bad chunks after the head), the framing
 				 * that follows is never forwarded */
-				s->be->be_counters.failed_resp++;
-				if (s->ss.target)
-					s->ss.target->counters.failed_resp++;
+				http_count_resp_failed(s, 0);
 				stream_close(s, SE_PROXY, SF_DATA);
 				return HTTP_STEP_CLOSED;
 			}
@@ -1938,11 +1937,10 @@ static int http_fail(struct stream *s, enum strm_err t0, enum strm_fin t1)
 		return 0;
 	chan_release(&s->res);
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	if (t0 == SE_SRV_TO && t1 == SF_HDRS) {
-		s->be->be_counters.failed_resp++;
-		if (s->ss.target)
-			s->ss.target->counters.failed_resp++;
-	}
+	if (t0 == SE_SRV_TO && t1 == SF_HDRS)
+		http_count_resp_failed(s, 1);
+	else if (t0 == SE_SRV_ABORT && t1 == SF_HDRS)
+		stk_http_fail(s);   /* the server left before the head */
 	http_reply(s, t1 == SF_CONN || t1 == SF_QUEUE ? 503 : t0 == SE_SRV_TO ? 504 : 502, NULL, NULL,
 		   t0, t1);
 	stream_update(s);

@@ -42,6 +42,12 @@ void http_count_lat(struct stream *s);
  * server when it came from the server (<to_server>). */
 void http_count_status(struct stream *s, int status, int to_server);
 
+/* Counts a failed response (invalid, cut, compression error...) on the
+ * backend and the server; <fail> when HAProxy counts it as an HTTP failure
+ * of the entries the stream tracks too (http_fail_cnt: invalid response
+ * head, server gone or timed out before the head). */
+void http_count_resp_failed(struct stream *s, int fail);
+
 /* Answers the current request of <s> with a stored response (the HTTP
  * cache): head <head> (<hlen> bytes, complete, may be rewritten in place
  * while parsed) and <blen> body bytes at <body>. <parsed>, when not NULL,
@@ -58,8 +64,8 @@ struct h1_msg;
 int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *body, size_t blen,
                        const struct h1_msg *parsed);
 
-/* Runs the http-after-response rules (backend, then frontend) on a
- * response head. */
+/* Runs the http-after-response rules (backend, then frontend) on response
+ * head <h>, which is txn->res_head while they run. */
 enum http_act_ret http_after_rules(struct stream *s, struct http_head *h);
 
 /* Sets the Connection field of a response to the client (close or

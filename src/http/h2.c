@@ -744,7 +744,22 @@ static void *h2_tune_base(struct cfg_ctx *ctx)
 	{ kw, CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct h2_tune, field), .min = lo, .max = hi, \
 	  .usage = what, .base = h2_tune_base }
 
+/* h2-workaround-bogus-websocket-clients: HAProxy then stops announcing
+ * RFC 8441's SETTINGS_ENABLE_CONNECT_PROTOCOL to clients; sluice never
+ * announces it (no WebSocket over HTTP/2), so what the keyword asks for is
+ * always the case. */
+static int h2_kw_ws_workaround(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	if (argc) {
+		cfg_alert(ctx, "takes no argument");
+		return -1;
+	}
+	return 0;
+}
+
 static struct cfg_kw h2_kws[] = {
+	{ "h2-workaround-bogus-websocket-clients", CFG_SEC_GLOBAL, CFG_T_FUNC, 0,
+	  .parse = h2_kw_ws_workaround },
 	H2_TUNE("tune.h2.header-table-size", header_table_size, 0, 65536, "a size in bytes"),
 	H2_TUNE("tune.h2.initial-window-size", initial_window_size, 1, 0x7fffffff,
 		"a size in bytes"),
@@ -802,8 +817,19 @@ static struct srv_kw h2_srv_kws[] = {
 	{ "proto", .parse = h2_srv_proto },
 };
 
+/* A server's address changed: its connections finish their streams and
+ * take no new one (they go to the old address); the idle ones close. */
+static void h2_srv_addr_changed(struct server *srv)
+{
+	for (struct h2c *h2c = srv->h2_conns; h2c; h2c = h2c->next) {
+		h2c_goaway(h2c, NGHTTP2_NO_ERROR);
+		h2c_want_flush(h2c);
+	}
+}
+
 SLUICE_INIT(h2_register)
 {
+	server_addr_hook_register(h2_srv_addr_changed);
 	cfg_register(h2_kws, ARRAY_SIZE(h2_kws));
 	bind_register_keywords(h2_bind_kws, ARRAY_SIZE(h2_bind_kws));
 	srv_register_keywords(h2_srv_kws, ARRAY_SIZE(h2_srv_kws));

@@ -45,7 +45,7 @@ int http_add_fwd_headers(struct stream *s, struct http_head *h)
 	const struct http_px *p = f->fwdfor ? f : b->fwdfor ? b : NULL;
 	char ip[64];
 
-	if (p && !http_addr_in_net(&s->cli_addr, &p->fwdfor_except, p->fwdfor_except_bits) &&
+	if (p && !addr_in_net(&s->cli_addr, &p->fwdfor_except, p->fwdfor_except_bits) &&
 	    (s->cli_addr.ss_family == AF_INET || s->cli_addr.ss_family == AF_INET6)) {
 		const char *n = p->fwdfor_hdr ? p->fwdfor_hdr : "x-forwarded-for";
 
@@ -59,7 +59,7 @@ int http_add_fwd_headers(struct stream *s, struct http_head *h)
 	if (p) {
 		const struct sockaddr_storage *d = stream_dst(s);
 
-		if (!http_addr_in_net(d, &p->origto_except, p->origto_except_bits) &&
+		if (!addr_in_net(d, &p->origto_except, p->origto_except_bits) &&
 		    (d->ss_family == AF_INET || d->ss_family == AF_INET6)) {
 			const char *n = p->origto_hdr ? p->origto_hdr : "x-original-to";
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
@@ -123,66 +124,6 @@ static int kw_conn_mode(struct cfg_ctx *ctx, void *target, int argc, char **argv
 	return 0;
 }
 
-/* Parses "A.B.C.D[/bits]" or an IPv6 network into <ss>/<bits>. */
-static int parse_net(const char *s, struct sockaddr_storage *ss, int *bits)
-{
-	char ip[64];
-	const char *slash = strchr(s, '/');
-	size_t l = slash ? (size_t)(slash - s) : strlen(s);
-	long b = -1;
-
-	if (l >= sizeof(ip))
-		return -1;
-	memcpy(ip, s, l);
-	ip[l] = 0;
-	memset(ss, 0, sizeof(*ss));
-	if (slash) {
-		char *end;
-
-		b = strtol(slash + 1, &end, 10);
-		if (*end || end == slash + 1 || b < 0)
-			return -1;
-	}
-	if (inet_pton(AF_INET, ip, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
-		ss->ss_family = AF_INET;
-		if (b > 32)
-			return -1;
-		*bits = b < 0 ? 32 : (int)b;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, ip, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
-		ss->ss_family = AF_INET6;
-		if (b > 128)
-			return -1;
-		*bits = b < 0 ? 128 : (int)b;
-		return 0;
-	}
-	return -1;
-}
-
-int http_addr_in_net(const struct sockaddr_storage *a, const struct sockaddr_storage *net,
-                     int bits)
-{
-	const unsigned char *x, *y;
-	int n;
-
-	if (bits < 0 || a->ss_family != net->ss_family)
-		return 0;
-	if (a->ss_family == AF_INET) {
-		x = (const unsigned char *)&((const struct sockaddr_in *)a)->sin_addr;
-		y = (const unsigned char *)&((const struct sockaddr_in *)net)->sin_addr;
-	} else if (a->ss_family == AF_INET6) {
-		x = (const unsigned char *)&((const struct sockaddr_in6 *)a)->sin6_addr;
-		y = (const unsigned char *)&((const struct sockaddr_in6 *)net)->sin6_addr;
-	} else {
-		return 0;
-	}
-	for (n = 0; bits >= 8; bits -= 8, n++)
-		if (x[n] != y[n])
-			return 0;
-	return !bits || ((x[n] ^ y[n]) & (0xff << (8 - bits)) & 0xff) == 0;
-}
-
 /* A field name sluice adds to every request must be a token: the head
  * refuses any other (each request would get a 500). */
 static int hdr_name_check(struct cfg_ctx *ctx, const char *name)
@@ -212,7 +153,7 @@ static int kw_fwd_header(struct cfg_ctx *ctx, void *target, int argc, char **arg
 	*(fwd ? &h->fwdfor : &h->origto) = 1;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "except") == 0 && i + 1 < argc) {
-			if (parse_net(argv[++i], net, bits) == -1) {
+			if (addr_net_parse(argv[++i], net, bits) == -1) {
 				cfg_alert(ctx, "'except' expects an address or network, not '%s'", argv[i]);
 				return -1;
 			}

@@ -15,6 +15,7 @@
 #include <sluice/logformat.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
+#include <sluice/px_log.h>
 #include <sluice/server.h>
 #include <sluice/ssl.h>
 #include <sluice/srv_pp.h>
@@ -292,7 +293,7 @@ void http_log(struct stream *s)
 	      s->ss.redispatched;
 	if (!err && (http_px_of(fe)->options & HTTP_O_DONTLOG_NORMAL))
 		return;
-	http_fill_lf_ctx(s, &c, fe->logformat->needs);
+	http_fill_lf_ctx(s, &c, fe->logformat->needs | px_log_needs(fe));
 	c.log = 1;
 	c.use_snap = 1;
 	c.snap = txn->lf_snap;
@@ -300,8 +301,8 @@ void http_log(struct stream *s)
 				    LOG_L_ERR : LOG_L_INFO);
 	if (level < 0)
 		return;   /* set-log-level silent */
-	n = lf_render(fe->logformat, &c, line, sizeof(line));
-	log_send(&fe->loggers, level, line, n);
+	n = lf_render(px_log_format(fe, err), &c, line, sizeof(line));
+	px_log_send(fe, &c, level, line, n);
 }
 
 /* ---- counters ---- */
@@ -345,6 +346,15 @@ void http_count_status(struct stream *s, int status, int to_server)
 		if (s->ss.target)
 			s->ss.target->counters.http_rsp[k]++;
 	}
+}
+
+void http_count_resp_failed(struct stream *s, int fail)
+{
+	s->be->be_counters.failed_resp++;
+	if (s->ss.target)
+		s->ss.target->counters.failed_resp++;
+	if (fail)
+		stk_http_fail(s);
 }
 
 void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out)

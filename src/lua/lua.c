@@ -201,12 +201,10 @@ struct lua_run *lua_run_new(enum lua_kind kind, struct stream *s, const char *fn
 		r = calloc(1, sizeof(*r));
 		if (!r)
 			return NULL;
-		/* (a few bytes past tune.lua.maxmem rather than an error here,
-		 * where no call protects) */
-		lg.cur = NULL;
+		cur = lua_unbounded_begin();
 		r->T = lua_newthread(L);
 		r->ref = luaL_ref(L, LUA_REGISTRYINDEX);
-		lg.cur = cur;
+		lua_unbounded_end(cur);
 		ev_init(&r->timer, lua_timer_cb);
 	}
 	lua_sethook(r->T, lua_hook, LUA_MASKCOUNT, lg.forced_yield);
@@ -304,6 +302,25 @@ static void lua_run_drop_txn(struct lua_run *r)
 	}
 }
 
+/* With tune.lua.maxmem, the garbage is collected when a run ends (not one
+ * nested in another: the outer one still holds its data) once the state
+ * grew by an eighth of the limit since the last such collection (or since
+ * it held the least). Lua collects in an emergency before failing its own
+ * allocations, but not those of its library's buffers (table.concat(),
+ * string.rep(), string.format()...): without this, a script could fail next
+ * to the collectable garbage of earlier runs. */
+static void lua_mem_collect(void)
+{
+	if (!lg.maxmem || lg.cur)
+		return;
+	if (lg.mem < lg.mem_gc)
+		lg.mem_gc = lg.mem;
+	if (lg.mem < lg.mem_gc + lg.maxmem / 8)
+		return;
+	lua_gc(lg.L, LUA_GCCOLLECT);
+	lg.mem_gc = lg.mem;
+}
+
 void lua_run_free(struct lua_run *r)
 {
 	if (!r)
@@ -336,10 +353,11 @@ void lua_run_free(struct lua_run *r)
 		r->next_def = lg.pool;
 		lg.pool = r;
 		lg.npool++;
-		return;
+	} else {
+		luaL_unref(lg.L, LUA_REGISTRYINDEX, r->ref);
+		free(r);
 	}
-	luaL_unref(lg.L, LUA_REGISTRYINDEX, r->ref);
-	free(r);
+	lua_mem_collect();
 }
 
 struct lua_run *lua_cur(lua_State *L)
@@ -349,10 +367,14 @@ struct lua_run *lua_cur(lua_State *L)
 	return lg.cur;
 }
 
+/* What a resume of <r> ended with (<st>, <nres> values on its stack). */
+static enum lua_res lua_run_outcome(struct lua_run *r, int st, int nres);
+
 /* Runs or resumes <r> with <nargs> values on its stack. */
 static enum lua_res lua_run_go(struct lua_run *r, int nargs)
 {
 	struct lua_run *prev = lg.cur;
+	enum lua_res res;
 	int st, nres = 0;
 
 	r->wait = LUA_W_NONE;
@@ -361,7 +383,16 @@ static enum lua_res lua_run_go(struct lua_run *r, int nargs)
 	r->t_resume = lua_mono();
 	st = lua_resume(r->T, prev ? prev->T : NULL, nargs, &nres);
 	r->used += lua_mono() - r->t_resume;
+	/* (the report of an error is not protected: no limit meanwhile, even
+	 * within the run of a script that called this one) */
+	lg.cur = NULL;
+	res = lua_run_outcome(r, st, nres);
 	lg.cur = prev;
+	return res;
+}
+
+static enum lua_res lua_run_outcome(struct lua_run *r, int st, int nres)
+{
 	if (st == LUA_YIELD) {
 		if (r->flags & LUA_RF_DONE) {
 			/* core.done(): its values are the results */
@@ -459,7 +490,7 @@ int lua_wait(lua_State *L, enum lua_wait why, lua_KContext ctx, lua_KFunction k)
 
 struct lua_strm *lua_strm_get(struct stream *s)
 {
-	struct lua_strm *ls = s->ext;
+	struct lua_strm *ls = s->ext[lg.ext_slot];
 
 	if (ls)
 		return ls;
@@ -468,16 +499,16 @@ struct lua_strm *lua_strm_get(struct stream *s)
 		return NULL;
 	ls->priv_ref = LUA_NOREF;
 	ev_init(&ls->again_w, NULL);
-	s->ext = ls;
+	s->ext[lg.ext_slot] = ls;
 	return ls;
 }
 
 /* stream_ext_release(): the stream (or its HTTP exchange) ends. */
 static void lua_strm_release(struct stream *s)
 {
-	struct lua_strm *ls = s->ext;
+	struct lua_strm *ls = s->ext[lg.ext_slot];
 
-	s->ext = NULL;
+	s->ext[lg.ext_slot] = NULL;
 	lua_run_free(ls->act);
 	lua_applet_release(s, ls);
 	ev_timer_stop(global.loop, &ls->again_w);
@@ -751,7 +782,7 @@ SLUICE_INIT(lua_module_register)
 {
 	cfg_register(lua_kws, ARRAY_SIZE(lua_kws));
 	cfg_register_postparse(lua_postparse, 1);
-	stream_set_ext_release(lua_strm_release);
+	lg.ext_slot = stream_ext_register(lua_strm_release);
 }
 #else   /* !USE_LUA: built without Lua */
 

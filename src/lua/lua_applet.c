@@ -333,8 +333,12 @@ static void applet_http_attrs(lua_State *L, struct stream *s, const struct http_
 
 	lua_pushlstring(L, h->sl[HTTP_SL_METH].p, h->sl[HTTP_SL_METH].len);
 	lua_setfield(L, -2, "method");
-	/* "1.1" of "HTTP/1.1" */
-	lua_pushlstring(L, v->len > 5 ? v->p + 5 : v->p, v->len > 5 ? v->len - 5 : v->len);
+	/* "1.1" of "HTTP/1.1"; an HTTP/2 stream's request reads as HTTP/1.1
+	 * to the analysers, its version is "2.0" (as req.ver) */
+	if (s->tcp_flags & STRM_F_MUX)
+		lua_pushliteral(L, "2.0");
+	else
+		lua_pushlstring(L, v->len > 5 ? v->p + 5 : v->p, v->len > 5 ? v->len - 5 : v->len);
 	lua_setfield(L, -2, "version");
 	lua_pushlstring(L, u->p, plen);
 	lua_setfield(L, -2, "path");
@@ -421,7 +425,7 @@ static int applet_ready(struct stream *s, struct lua_applet *app)
 /* stream_service.run and http_service.run */
 static int applet_run(struct stream *s)
 {
-	struct lua_strm *ls = s->ext;
+	struct lua_strm *ls = s->ext[lg.ext_slot];
 	struct lua_applet *app = ls ? ls->applet : NULL;
 	enum lua_res res;
 

@@ -80,12 +80,14 @@ struct lua_glob {
 	lua_State      *L;
 	size_t          mem;          /* bytes Lua holds */
 	size_t          maxmem;       /* tune.lua.maxmem, bytes (0: no limit) */
+	size_t          mem_gc;       /* bytes held after the last collection of lua_run_free() */
 	int             forced_yield; /* tune.lua.forced-yield, instructions */
 	uint32_t        session_to;   /* tune.lua.session-timeout, ms */
 	uint32_t        service_to;   /* tune.lua.service-timeout, ms */
 	uint32_t        task_to;      /* tune.lua.task-timeout, ms (0: none) */
 	struct lua_run *cur;          /* the run executing now (NULL: C code unprotected) */
 	int             started;      /* the loop runs: init done, tasks may start */
+	int             ext_slot;     /* its slot of s->ext[] (stream_ext_register()) */
 	int             inits;        /* registry slot: the list of init functions */
 	struct lua_run *deferred;     /* runs going on at the next loop pass */
 	ev_prepare      defer_w;
@@ -128,6 +130,25 @@ void lua_run_free(struct lua_run *r);
  * one). */
 struct lua_run *lua_cur(lua_State *L);
 
+/* C code working on the state outside any protected call while a run
+ * executes (preparing a nested run for a fetch or converter a script
+ * called, reporting one): tune.lua.maxmem is not applied until
+ * lua_unbounded_end(), since a failed allocation there could not be caught
+ * (the state would panic). It goes a few bytes past the limit instead.
+ * Returns what lua_unbounded_end() restores. */
+static inline struct lua_run *lua_unbounded_begin(void)
+{
+	struct lua_run *cur = lg.cur;
+
+	lg.cur = NULL;
+	return cur;
+}
+
+static inline void lua_unbounded_end(struct lua_run *cur)
+{
+	lg.cur = cur;
+}
+
 /* Waits: <r> (the run of <L>) is suspended for <why>; <k> is called when
  * it goes on (see lua_yieldk()). Raises a Lua error when this context may
  * not wait. Never returns normally. */
@@ -143,7 +164,7 @@ void lua_run_wake(struct lua_run *r);
  * message). */
 void lua_log(struct stream *s, int level, const char *msg, size_t len);
 
-/* ---- per-stream state (s->ext) ---- */
+/* ---- per-stream state (s->ext[lg.ext_slot]) ---- */
 
 /* A Channel's view of one direction of a TCP stream: the bytes at the
  * start of its buffer already "output" (sent by the script, or forwarded)

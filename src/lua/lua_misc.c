@@ -327,6 +327,7 @@ int lua_core_register_cli(lua_State *L)
 {
 	struct lua_cli *c;
 	const char *usage = luaL_checkstring(L, 2);
+	char words[256];
 	int n = 0, nw;
 
 	luaL_checktype(L, 1, LUA_TTABLE);
@@ -354,14 +355,16 @@ int lua_core_register_cli(lua_State *L)
 	}
 	for (int i = 0; i < n; i++)
 		c->kw.words[i] = c->words[i];
-	c->kw.usage = strdup(c->desc);
-	snprintf(c->desc, sizeof(c->desc), "command '%s'", c->kw.usage);
+	/* help lists the command's words, then the script's usage text */
+	snprintf(words, sizeof(words), "%s%s%s%s%s%s%s", c->words[0],
+		 n > 1 ? " " : "", n > 1 ? c->words[1] : "", n > 2 ? " " : "", n > 2 ? c->words[2] : "",
+		 n > 3 ? " " : "", n > 3 ? c->words[3] : "");
+	c->kw.usage = strdup(words);
 	c->kw.help = strdup(usage);
 	c->kw.level = CLI_LVL_OPERATOR;
 	c->kw.fn = lua_cli_run;
-	snprintf(c->desc, sizeof(c->desc), "%s%s%s%s%s%s%s", c->words[0],
-		 n > 1 ? " " : "", n > 1 ? c->words[1] : "", n > 2 ? " " : "", n > 2 ? c->words[2] : "",
-		 n > 3 ? " " : "", n > 3 ? c->words[3] : "");
+	/* for messages: "Lua command 'show x': ..." */
+	snprintf(c->desc, sizeof(c->desc), "command '%s'", c->kw.usage);
 	lua_pushvalue(L, 3);
 	c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
 	cli_register(&c->kw, 1);

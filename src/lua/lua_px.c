@@ -17,6 +17,7 @@
 #include <sluice/sample.h>
 #include <sluice/server.h>
 #include <sluice/stktable.h>
+#include <sluice/stream.h>
 
 #include "lua_int.h"
 
@@ -152,7 +153,14 @@ static int srv_agent_enable(lua_State *L)  { return srv_cmd(L, "enable", "agent"
 static int srv_agent_disable(lua_State *L) { return srv_cmd(L, "disable", "agent", NULL, NULL, NULL, NULL); }
 static int srv_agent_up(lua_State *L)   { return srv_cmd(L, "set", "server", NULL, "agent", "up", NULL); }
 static int srv_agent_down(lua_State *L) { return srv_cmd(L, "set", "server", NULL, "agent", "down", NULL); }
-static int srv_shut_sess(lua_State *L)  { return srv_cmd(L, "shutdown", "sessions", "server", NULL, NULL, NULL); }
+/* shut_sess(): the server's streams are closed at the next loop pass, as
+ * HAProxy's stream shutdown is asynchronous: the stream of the script
+ * calling it may be one of them, and must not be freed under its run. */
+static int srv_shut_sess(lua_State *L)
+{
+	stream_kill_server_soon(srv_check(L)->srv);
+	return 0;
+}
 
 static int srv_get_weight(lua_State *L)
 {
@@ -275,14 +283,21 @@ static int stk_info(lua_State *L)
 	return 1;
 }
 
-/* The stored data of <ts> as a table. */
+/* The stored data of <ts> as a table (an array type: a sequence). */
 static void stk_push_entry(lua_State *L, struct stktable *t, struct stksess *ts)
 {
 	lua_newtable(L);
 	for (int dt = 0; dt < STK_DT_COUNT; dt++) {
 		int64_t v;
 
-		if (stk_data_get(t, ts, dt, &v)) {
+		if (stk_dt_is_array(dt) && t->off[dt] >= 0) {
+			lua_newtable(L);
+			for (unsigned i = 0; stk_data_get_at(t, ts, dt, i, &v); i++) {
+				lua_pushinteger(L, (lua_Integer)v);
+				lua_rawseti(L, -2, (lua_Integer)i + 1);
+			}
+			lua_setfield(L, -2, stk_dt_name(dt));
+		} else if (stk_data_get(t, ts, dt, &v)) {
 			lua_pushinteger(L, (lua_Integer)v);
 			lua_setfield(L, -2, stk_dt_name(dt));
 		}
@@ -387,20 +402,15 @@ static int px_pause(lua_State *L)  { return px_cmd(L, "disable", "frontend"); }
 static int px_resume(lua_State *L) { return px_cmd(L, "enable", "frontend"); }
 static int px_stop(lua_State *L)   { return px_cmd(L, "shutdown", "frontend"); }
 
-/* shut_bcksess(): the sessions of its backup servers are closed. */
+/* shut_bcksess(): the sessions of its backup servers are closed, at the
+ * next loop pass (see shut_sess()). */
 static int px_shut_bcksess(lua_State *L)
 {
 	struct proxy *px = px_check(L);
 
-	for (struct server *srv = px->servers; srv; srv = srv->next) {
-		char id[512];
-		char *argv[4] = { "shutdown", "sessions", "server", id };
-
-		if (!(srv->flags & SRV_F_BACKUP))
-			continue;
-		snprintf(id, sizeof(id), "%s/%s", px->name, srv->name);
-		px_cli(L, 4, argv);
-	}
+	for (struct server *srv = px->servers; srv; srv = srv->next)
+		if (srv->flags & SRV_F_BACKUP)
+			stream_kill_server_soon(srv);
 	return 0;
 }
 

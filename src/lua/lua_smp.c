@@ -304,14 +304,21 @@ static int lua_fetch_fn(const struct smp_arg *args, struct sample *smp, struct s
 	struct lua_run *r;
 	struct lua_txn *t;
 
+	struct lua_run *cur;
+	int nargs;
+
 	if (!s || !(r = lua_run_new(LUA_K_FETCH, s, f->desc)))
 		return 0;
+	/* (a script calling txn.f:lua_x() may hold all tune.lua.maxmem) */
+	cur = lua_unbounded_begin();
 	lua_rawgeti(r->T, LUA_REGISTRYINDEX, f->ref);
 	t = lua_txn_push(r->T, s, 0, (s->smp_partial & STRM_PARTIAL_RES) ? 1 : 0);
 	lua_pushvalue(r->T, -1);
 	r->txn_ref = luaL_ref(r->T, LUA_REGISTRYINDEX);
 	r->txn = t;
-	return lua_smp_run(r, 1 + lua_smp_push_args(r->T, args), smp);
+	nargs = lua_smp_push_args(r->T, args);
+	lua_unbounded_end(cur);
+	return lua_smp_run(r, 1 + nargs, smp);
 }
 
 /* The converter of a lua.<name> row: the input as a string, then the
@@ -319,13 +326,17 @@ static int lua_fetch_fn(const struct smp_arg *args, struct sample *smp, struct s
 static int lua_conv_fn(const struct smp_arg *args, struct sample *smp, const void *priv)
 {
 	const struct lua_smp_fn *f = priv;
-	struct lua_run *r = lua_run_new(LUA_K_CONV, smp->strm, f->desc);
+	struct lua_run *r = lua_run_new(LUA_K_CONV, smp->strm, f->desc), *cur;
+	int nargs;
 
 	if (!r)
 		return 0;
+	cur = lua_unbounded_begin();
 	lua_rawgeti(r->T, LUA_REGISTRYINDEX, f->ref);
 	lua_pushlstring(r->T, smp->u.str.p ? smp->u.str.p : "", smp->u.str.len);
-	return lua_smp_run(r, 1 + lua_smp_push_args(r->T, args), smp);
+	nargs = lua_smp_push_args(r->T, args);
+	lua_unbounded_end(cur);
+	return lua_smp_run(r, 1 + nargs, smp);
 }
 
 /* A new function entry for "lua.<name>" of the function at 2; raises a

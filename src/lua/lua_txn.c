@@ -96,7 +96,7 @@ static int txn_alert(lua_State *L)   { return txn_log_at(L, LOG_L_ALERT); }
 static int txn_get_priv(lua_State *L)
 {
 	struct lua_txn *t = lua_txn_check(L, 1);
-	struct lua_strm *ls = t->s->ext;
+	struct lua_strm *ls = t->s->ext[lg.ext_slot];
 
 	if (!ls || ls->priv_ref == LUA_NOREF)
 		lua_pushnil(L);
@@ -185,7 +185,8 @@ static int txn_set_loglevel(lua_State *L)
 
 	if (level < 0 || level > 7)
 		return luaL_argerror(L, 2, "a log level between 0 and 7 is expected");
-	t->s->log_level = (signed char)level;
+	/* the stream keeps 1 + the level (0: the proxy's own) */
+	t->s->log_level = (signed char)(level + 1);
 	return 0;
 }
 
@@ -692,6 +693,16 @@ static int chn_may_recv(const struct chn_view *v)
 	return !(v->ch->flags & CH_F_SHUTR) && chan_has_room(v->ch);
 }
 
+/* Whether a call may wait for more input: it may come, the action may
+ * wait, and its rules still inspect (their inspect-delay runs). Once the
+ * delay ran out, or without one, the rules decide on what is there: the
+ * call returns it, as in HAProxy's last evaluation. */
+static int chn_may_wait(const struct chn_view *v)
+{
+	return chn_may_recv(v) && v->r && (v->r->flags & LUA_RF_YIELD) &&
+	       (v->s->smp_partial & (STRM_PARTIAL_REQ | STRM_PARTIAL_RES));
+}
+
 /* <off>/<len> arguments at <i>, <i>+1 into a range of the <in> input
  * bytes. <len> -1 stays -1 ("as much as possible"). */
 static void chn_range(lua_State *L, int i, uint32_t in, long *off, long *len)
@@ -720,9 +731,11 @@ static int chn_data_line(lua_State *L, int line)
 	chn_of(L, &v, 1);
 	in = chn_in(&v);
 	chn_range(L, 2, in, &off, &len);
-	if ((len == -1 || off + len > (long)in || (line && !memchr(chn_in_ptr(&v) + off, '\n',
-								     in - (size_t)off))) &&
-	    chn_may_recv(&v) && v.r && (v.r->flags & LUA_RF_YIELD))
+	/* (no buffer at all before the first bytes came) */
+	p = in ? chn_in_ptr(&v) + off : "";
+	if ((len == -1 || off + len > (long)in ||
+	     (line && !memchr(p, '\n', in - (size_t)off))) &&
+	    chn_may_wait(&v))
 		return lua_wait(L, LUA_W_DATA, line, chn_k_data);
 	if (!in && !chn_may_recv(&v)) {
 		lua_pushnil(L);
@@ -730,7 +743,6 @@ static int chn_data_line(lua_State *L, int line)
 	}
 	if (len == -1 || off + len > (long)in)
 		len = (long)in - off;
-	p = in ? chn_in_ptr(&v) + off : "";
 	if (line) {
 		const char *nl = memchr(p, '\n', (size_t)len);
 
@@ -847,7 +859,7 @@ static int chn_forward_n(lua_State *L, long want)
 	n = MIN(want, (long)in);
 	v.lc->out += (uint32_t)n;
 	want -= n;
-	if (want > 0 && chn_may_recv(&v) && v.r && (v.r->flags & LUA_RF_YIELD))
+	if (want > 0 && chn_may_wait(&v))
 		return lua_wait(L, LUA_W_DATA, want, chn_k_forward);
 	lua_pushinteger(L, (lua_Integer)luaL_checkinteger(L, 2) - want);
 	return 1;
@@ -895,7 +907,7 @@ static int chn_take(lua_State *L, int line)
 	in = chn_in(&v);
 	p = in ? chn_in_ptr(&v) : "";
 	nl = line && in ? memchr(p, '\n', in) : NULL;
-	if (line && !nl && chn_may_recv(&v) && v.r && (v.r->flags & LUA_RF_YIELD))
+	if (line && !nl && chn_may_wait(&v))
 		return lua_wait(L, LUA_W_DATA, line, chn_k_take);
 	if (!in && !chn_may_recv(&v)) {
 		lua_pushnil(L);

@@ -116,13 +116,27 @@ void conn_set_rst(struct conn *c)
 		(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
-void conn_setup_tcp(int fd, int keepalive, int server)
+void conn_setup_tcp(int fd, const struct conn_tcp_opts *o, int server)
 {
-	int one = 1;
+	int one = 1, zero = 0;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (keepalive)
+	if (o && unlikely(o->keepalive)) {
 		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+		if (o->ka_cnt)
+			setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &o->ka_cnt, sizeof(int));
+		if (o->ka_idle)
+			setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &o->ka_idle, sizeof(int));
+		if (o->ka_intvl)
+			setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &o->ka_intvl, sizeof(int));
+	}
+	if (o && unlikely(o->nolinger)) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	}
+	if (o && unlikely(o->quickack_off) && server)
+		setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &zero, sizeof(zero));
 	if (unlikely(global.sockbuf[0][server]))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &global.sockbuf[0][server], sizeof(int));
 	if (unlikely(global.sockbuf[1][server]))
@@ -250,13 +264,13 @@ int conn_src_socket(struct conn_src *src, int family, const struct sockaddr_stor
 }
 
 int conn_connect(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
-		 int keepalive, void (*cb)(struct ev_loop *, ev_io *, int), void *data)
+		 const struct conn_tcp_opts *o, void (*cb)(struct ev_loop *, ev_io *, int), void *data)
 {
-	return conn_connect_src(c, addr, addrlen, keepalive, NULL, NULL, cb, data);
+	return conn_connect_src(c, addr, addrlen, o, NULL, NULL, cb, data);
 }
 
 int conn_connect_src(struct conn *c, const struct sockaddr_storage *addr, socklen_t addrlen,
-		     int keepalive, struct conn_src *src, const struct sockaddr_storage *cli,
+		     const struct conn_tcp_opts *o, struct conn_src *src, const struct sockaddr_storage *cli,
 		     void (*cb)(struct ev_loop *, ev_io *, int), void *data)
 {
 	int fd = likely(!src) ? socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
@@ -271,11 +285,27 @@ int conn_connect_src(struct conn *c, const struct sockaddr_storage *addr, sockle
 	c->io.data = data;
 	if (addr->ss_family != AF_UNIX) {
 		c->flags |= CO_F_TCP;
-		conn_setup_tcp(fd, keepalive, 1);
+		conn_setup_tcp(fd, o, 1);
 	}
 	if (connect(fd, (const struct sockaddr *)addr, addrlen) == 0)
 		return 0;
 	return errno == EINPROGRESS ? 1 : -1;
+}
+
+int conn_err_code(int err, int binding)
+{
+	switch (err) {
+	case EMFILE: return 2;
+	case ENFILE: return 3;
+	case ENOBUFS:
+	case ENOMEM: return 4;
+	case EAFNOSUPPORT:
+	case EPROTONOSUPPORT: return 5;
+	case EADDRINUSE: return 10;
+	case EADDRNOTAVAIL: return binding ? 8 : 9;
+	case EAGAIN: return 9;   /* connect(): no local port left */
+	default: return binding ? 8 : 0;
+	}
 }
 
 #define SOCKBUF_KW(kw, snd, srv) { kw, CFG_SEC_GLOBAL, CFG_T_SIZE, \

@@ -191,6 +191,18 @@ static int listener_add_addr(struct cfg_ctx *ctx, struct bind_conf *bc, struct p
 	return 0;
 }
 
+/* Frees <bc> and what the module above attached to it. */
+static void bind_conf_free(struct bind_conf *bc)
+{
+	if (lis.bind_release)
+		lis.bind_release(bc);
+	free(bc->conf_file);
+	free(bc->name);
+	free(bc->iface);
+	free(bc->netns);
+	free(bc);
+}
+
 int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct proxy *px,
                         int argc, char **argv, int cli)
 {
@@ -260,16 +272,25 @@ int listener_parse_bind(struct cfg_ctx *ctx, struct listener **list, struct prox
 	free(addrs);
 	if (!first) {
 		/* Nothing references the bind_conf: free it here. */
-		if (lis.bind_release)
-			lis.bind_release(bc);
-		free(bc->conf_file);
-		free(bc->name);
-		free(bc->iface);
-		free(bc->netns);
-		free(bc);
+		bind_conf_free(bc);
 		return -1;
 	}
 	return ret;
+}
+
+void listener_free_all(struct listener **list)
+{
+	struct listener *li, *lnext;
+
+	for (li = *list; li; li = lnext) {
+		lnext = li->next;
+		/* bind_confs are shared by listeners of one line: free on the last. */
+		if (!lnext || lnext->bc != li->bc)
+			bind_conf_free(li->bc);
+		free(li->addr_str);
+		free(li);
+	}
+	*list = NULL;
 }
 
 static int listener_fail(struct listener *li, const char *what)

@@ -11,6 +11,41 @@
 #include <sluice/proxyproto.h>
 
 static const char pp_v2_sig[12] = "\r\n\r\n\0\r\nQUIT\n";
+static const char pp_err_not[] = "not a PROXY protocol header";
+static const char pp_err_proto[] = "PROXY v1: protocol must be TCP4, TCP6 or UNKNOWN";
+
+int pp_err_code(const char *err)
+{
+	return err == pp_err_not ? 15 : err == pp_err_proto ? 17 : 16;
+}
+
+int pp_v2_tlv_find(const unsigned char *hdr, size_t len, uint8_t type, const unsigned char **val,
+                   size_t *vlen)
+{
+	size_t off;
+
+	if (len < 16 || memcmp(hdr, pp_v2_sig, sizeof(pp_v2_sig)) != 0)
+		return 0;
+	switch (hdr[13] >> 4) {   /* the address family's block */
+	case 1: off = 16 + 12; break;
+	case 2: off = 16 + 36; break;
+	case 3: off = 16 + 216; break;
+	default: off = 16;
+	}
+	while (off + 3 <= len) {
+		size_t l = (size_t)hdr[off + 1] << 8 | hdr[off + 2];
+
+		if (l > len - off - 3)
+			return 0;
+		if (hdr[off] == type) {
+			*val = hdr + off + 3;
+			*vlen = l;
+			return 1;
+		}
+		off += 3 + l;
+	}
+	return 0;
+}
 
 static int pp_fail(const char **err, const char *msg)
 {
@@ -72,7 +107,7 @@ static int pp_parse_v1(const char *buf, size_t len, struct sockaddr_storage *src
 	else if (strcmp(proto, "TCP6") == 0)
 		fam = AF_INET6;
 	else
-		return pp_fail(err, "PROXY v1: protocol must be TCP4, TCP6 or UNKNOWN");
+		return pp_fail(err, pp_err_proto);
 	if (*p++ != ' ' || !(p = pp_v1_field(p, end, a1, sizeof(a1))) ||
 	    *p++ != ' ' || !(p = pp_v1_field(p, end, a2, sizeof(a2))) ||
 	    *p++ != ' ' || !(p = pp_v1_field(p, end, p1, sizeof(p1))) ||
@@ -160,7 +195,7 @@ int pp_parse(const char *buf, size_t len, struct sockaddr_storage *src,
 		       pp_parse_v2((const unsigned char *)buf, len, src, dst, local, err);
 	n = MIN(len, 6);
 	if (memcmp(buf, "PROXY ", n) != 0)
-		return pp_fail(err, "not a PROXY protocol header");
+		return pp_fail(err, pp_err_not);
 	return n < 6 ? 0 : pp_parse_v1(buf, len, src, dst, local, err);
 }
 

@@ -6,6 +6,7 @@
 
 #include <sluice/acl_px.h>
 #include <sluice/backend.h>
+#include <sluice/buf.h>
 #include <sluice/common.h>
 #include <sluice/lb.h>
 #include <sluice/persist.h>
@@ -62,10 +63,12 @@ enum be_assign backend_assign_server(struct stream *s, enum be_pick how)
 		}
 		if (srv && srv->maxconn)
 			return backend_want(s, srv);
-		if ((srv = use_server_select(s->be, s))) {
+		/* use-server, then the server an RDP cookie names: no load
+		 * balancing */
+		if ((srv = use_server_select(s->be, s)) || (srv = persist_rdp(s))) {
 			if (!srv_has_slot(srv))
 				return backend_want(s, srv);   /* full: wait in its queue */
-			ss_assign(s, srv);   /* use-server: no load balancing */
+			ss_assign(s, srv);
 			stk_stick_store(s, 0);
 			return BE_ASSIGNED;
 		}
@@ -73,6 +76,9 @@ enum be_assign backend_assign_server(struct stream *s, enum be_pick how)
 	if (s->ss.lb_hashed) {
 		key.hash = s->ss.lb_hash;
 		key.has_hash = 1;
+	} else if (s->be->lb.algo == LB_RDP_COOKIE && s->req.buf) {
+		key.has_hash = lb_rdp_hash(s->be, (const uint8_t *)s->req.buf->area + s->req.buf->head,
+					   s->req.buf->data, &key.hash);
 	}
 	/* On redispatch, try not to land on the server that just failed. */
 	if (avoid_current && prev)

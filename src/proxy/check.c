@@ -2,6 +2,7 @@
  * machine, NOLB for disable-on-404, HAProxy-worded transition logs, and the
  * check keywords (check.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,13 @@
 #include <sluice/check.h>
 #include <sluice/check_h2.h>
 #include <sluice/srv_agent.h>
+#include <sluice/srv_dns.h>
 #include <sluice/backend.h>
 #include <sluice/common.h>
 #include <sluice/conn.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
+#include <sluice/mailers.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/socks4.h>
@@ -70,6 +73,9 @@ const char *check_result_str(enum chk_result r)
 	case CHK_R_L6RSP:   return "L6RSP";
 	case CHK_R_L6TOUT:  return "L6TOUT";
 	case CHK_R_HANA:    return "HANA";
+	case CHK_R_PROCOK:  return "PROCOK";
+	case CHK_R_PROCERR: return "PROCERR";
+	case CHK_R_PROCTOUT: return "PROCTOUT";
 	default:            return "INI";
 	}
 }
@@ -90,18 +96,24 @@ const char *check_reason(enum chk_result r)
 	case CHK_R_L6RSP:   return "Layer6 invalid response";
 	case CHK_R_L6TOUT:  return "Layer6 timeout";
 	case CHK_R_HANA:    return "Health analyze";
+	case CHK_R_PROCOK:  return "External check passed";
+	case CHK_R_PROCERR: return "External check error";
+	case CHK_R_PROCTOUT: return "External check timeout";
 	default:            return "Initializing";
 	}
 }
 
 int check_result_passed(enum chk_result r)
 {
-	return r == CHK_R_OK || r == CHK_R_L7OK || r == CHK_R_L6OK || r == CHK_R_L7OKC;
+	return r == CHK_R_OK || r == CHK_R_L7OK || r == CHK_R_L6OK || r == CHK_R_L7OKC ||
+	       r == CHK_R_PROCOK;
 }
 
 int check_has_code(const struct check *c)
 {
-	return c->result == CHK_R_L7OK || c->result == CHK_R_L7OKC || c->result == CHK_R_L7STS;
+	return c->result == CHK_R_L7OK || c->result == CHK_R_L7OKC || c->result == CHK_R_L7STS ||
+	       c->result == CHK_R_PROCOK || c->result == CHK_R_PROCERR ||
+	       c->result == CHK_R_PROCTOUT;
 }
 
 void check_status_str(const struct server *srv, char *out, size_t sz)
@@ -111,12 +123,12 @@ void check_status_str(const struct server *srv, char *out, size_t sz)
 	const char *up = (srv->flags & SRV_F_NOLB) ? "NOLB" : "UP";
 
 	/* A tracking server shows the state of the end of its chain. */
-	while (ref->track && !(ref->flags & SRV_F_MAINT))
+	while (ref->track && !(ref->flags & SRV_F_ANY_MAINT))
 		ref = ref->track;
 	c = &ref->check;
-	if (srv->flags & SRV_F_MAINT)
-		snprintf(out, sz, (srv->flags & SRV_F_RMAINT) ? "MAINT (resolution)" : "MAINT");
-	else if (ref->flags & SRV_F_MAINT)
+	if (srv->flags & SRV_F_ANY_MAINT)
+		snprintf(out, sz, !(srv->flags & SRV_F_MAINT) ? "MAINT (resolution)" : "MAINT");
+	else if (ref->flags & SRV_F_ANY_MAINT)
 		snprintf(out, sz, "MAINT (via %s/%s)", ref->px->name, ref->name);
 	else if ((srv->flags & SRV_F_DRAIN) && !(srv->flags & SRV_F_DOWN))
 		snprintf(out, sz, "DRAIN");
@@ -165,7 +177,7 @@ static void server_set_up(struct server *srv, const struct server *via, const st
  * maintenance, UP otherwise (and so on down the tracking chain). */
 void check_track_sync(struct server *srv)
 {
-	int down = !!(srv->flags & (SRV_F_DOWN | SRV_F_MAINT));
+	int down = !!(srv->flags & (SRV_F_DOWN | SRV_F_ANY_MAINT));
 
 	for (struct server *t = srv->trackers; t; t = t->next_tracker) {
 		if (down && !(t->flags & SRV_F_DOWN))
@@ -208,6 +220,23 @@ static void check_log_no_server(struct proxy *px)
 			px->name);
 }
 
+/* A server's state change: logged ([WARNING] on stderr, <lv> to syslog)
+ * and sent as an e-mail alert of that severity (email-alert). */
+static void check_log_change(struct proxy *px, int lv, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void check_log_change(struct proxy *px, int lv, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_event_px_lv(&px->loggers, LOG_L_WARNING, lv, "%s", msg);
+	email_alert_send(px, lv, msg);
+}
+
 static void server_set_down(struct server *srv, const struct server *via,
                             const struct check *why_c)
 {
@@ -225,12 +254,10 @@ static void server_set_down(struct server *srv, const struct server *via,
 	server_transition_reason(srv, via, why_c, why, sizeof(why));
 	/* HAProxy: [WARNING] on stderr, alert to syslog (notice when the
 	 * agent says so) */
-	log_event_px_lv(&px->loggers, LOG_L_WARNING,
-			why_c && why_c != &srv->check ? LOG_L_NOTICE : LOG_L_ALERT,
-			"Server %s/%s is DOWN%s. %u "
-			"active and %u backup servers left. %u sessions active, 0 requeued, 0 "
-			"remaining in queue.", px->name, srv->name, why, px->srv_act, px->srv_bck,
-			srv->counters.cur_sess);
+	check_log_change(px, why_c && why_c != &srv->check ? LOG_L_NOTICE : LOG_L_ALERT,
+			 "Server %s/%s is DOWN%s. %u active and %u backup servers left. %u sessions "
+			 "active, 0 requeued, 0 remaining in queue.", px->name, srv->name, why,
+			 px->srv_act, px->srv_bck, srv->counters.cur_sess);
 	if (!px->srv_act && !px->srv_bck && was_usable) {
 		px->last_change = srv->last_change;
 		check_log_no_server(px);
@@ -258,7 +285,7 @@ static void server_set_up(struct server *srv, const struct server *via, const st
 	srv->down_since = 0;
 	srv->last_change = now;
 	c->health = check_max_health(c);
-	if (!(srv->flags & SRV_F_MAINT))
+	if (!(srv->flags & SRV_F_ANY_MAINT))
 		srv_slowstart_begin(srv);   /* back from a failure */
 	lb_recalc(px);
 	if (check_forced_reason)
@@ -266,9 +293,9 @@ static void server_set_up(struct server *srv, const struct server *via, const st
 	else
 		server_transition_reason(srv, via, why_c, why, sizeof(why));
 	/* HAProxy: [WARNING] on stderr, notice to syslog */
-	log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s is UP%s. %u "
-			"active and %u backup servers online. 0 sessions requeued, 0 total in queue.",
-			px->name, srv->name, why, px->srv_act, px->srv_bck);
+	check_log_change(px, LOG_L_NOTICE, "Server %s/%s is UP%s. %u active and %u backup servers "
+			 "online. 0 sessions requeued, 0 total in queue.", px->name, srv->name, why,
+			 px->srv_act, px->srv_bck);
 	/* An active server is back: sessions on backups may be moved there. */
 	if ((srv->flags & SRV_F_UP_KILL_BACKUP) && !(srv->flags & SRV_F_BACKUP))
 		for (struct server *b = px->servers; b; b = b->next)
@@ -290,9 +317,9 @@ static void server_set_nolb(struct server *srv)
 	srv->last_change = tick_wall();
 	lb_recalc(px);
 	check_transition_reason(&srv->check, why, sizeof(why));
-	log_event_px(&px->loggers, LOG_L_WARNING, "Server %s/%s is stopping%s. %u active and %u "
-		     "backup servers online. 0 sessions requeued, 0 total in queue.", px->name,
-		     srv->name, why, px->srv_act, px->srv_bck);
+	check_log_change(px, LOG_L_WARNING, "Server %s/%s is stopping%s. %u active and %u backup "
+			 "servers online. 0 sessions requeued, 0 total in queue.", px->name,
+			 srv->name, why, px->srv_act, px->srv_bck);
 	if (!px->srv_act && !px->srv_bck && was_usable) {
 		px->last_change = srv->last_change;
 		check_log_no_server(px);
@@ -340,17 +367,18 @@ static void check_log_and_go(struct check *c, int go, int was_down, int changed)
 	struct server *srv = c->srv;
 
 	if ((chk_px_of(srv->px)->options & CHK_O_LOG_HEALTH) && changed) {
-		char st[32], why[256];
+		char st[32], why[256], msg[512];
 		int down = go == GO_DOWN || (was_down && go != GO_UP);
 
 		/* "1/2 UP": progress towards the other state, then the state. */
 		snprintf(st, sizeof(st), "%d/%d %s", down ? c->health : c->health - c->rise + 1,
 			 down ? c->rise : c->fall, down ? "DOWN" : "UP");
 		check_fmt_reason(c, why, sizeof(why));
-		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE,
-				"Health check for server %s/%s %s%s, status: %s.", srv->px->name,
-				srv->name, c->result == CHK_R_L7OKC ? "conditionally succeeded" :
-				check_result_passed(c->result) ? "succeeded" : "failed", why, st);
+		snprintf(msg, sizeof(msg), "Health check for server %s/%s %s%s, status: %s.",
+			 srv->px->name, srv->name, c->result == CHK_R_L7OKC ? "conditionally "
+			 "succeeded" : check_result_passed(c->result) ? "succeeded" : "failed", why, st);
+		log_event_px_lv(&srv->px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "%s", msg);
+		email_alert_send(srv->px, LOG_L_INFO, msg);   /* as HAProxy: at level info */
 	}
 	if (go == GO_DOWN)
 		server_set_down(srv, NULL, NULL);
@@ -366,6 +394,10 @@ static void check_log_and_go(struct check *c, int go, int was_down, int changed)
 /* Closes the running check's connection (and its TLS session). */
 static void check_close_conn(struct check *c)
 {
+	/* as HAProxy: a reset, unless the connect rule asked for "linger" */
+	if (!(c->conn_opts & TCPCHK_CO_LINGER))
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &(struct linger){ 1, 0 },
+			   sizeof(struct linger));
 	ev_io_stop(global.loop, &c->io);
 #ifdef USE_OPENSSL
 	ssl_sock_free_ssl(c->ssl);
@@ -417,9 +449,17 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 	}
 	if (go == GO_UP)
 		c->health = check_max_health(c);
+	if (res == CHK_R_TOUT && srv->dns)
+		srv_dns_check_timeout(srv);   /* it may have moved */
 	check_log_and_go(c, go, was_down,
 			 res != prev || c->health != prev_health || c->code != prev_code);
 	check_arm(c, check_next_delay(c));
+}
+
+void check_report(struct check *c, enum chk_result res, int code, const char *info)
+{
+	c->run_code = code;
+	check_finish(c, res, info);
 }
 
 void check_health_analyze(struct server *srv, const char *info)
@@ -486,7 +526,16 @@ static int check_ssl_step(struct check *c)
 	const char *reason = "";
 	int ev = 0, r;
 
-	if (!c->ssl && !(c->ssl = ssl_check_new(c->srv, c->fd))) {
+	const struct tcpchk_rule *cr = c->conn_rule;
+	struct ssl_check_opts o;
+
+	if (cr) {
+		o.server_defaults = !!(cr->conn_opts & TCPCHK_CO_DEFAULT);
+		o.sni = cr->sni;
+		o.alpn = cr->alpn;
+		o.alpn_len = cr->alpn_len;
+	}
+	if (!c->ssl && !(c->ssl = ssl_check_new(c->srv, c->fd, cr ? &o : NULL))) {
 		check_finish(c, CHK_R_SOCKERR, "out of memory");
 		return -1;
 	}
@@ -519,8 +568,9 @@ static void check_connected(struct check *c)
 	if (unlikely(c->socks_st) && check_socks_step(c) != 0)
 		return;
 	if (unlikely(c->pp_todo)) {
-		char hdr[64];
-		size_t len = srv_pp_check_header(c->srv, hdr, sizeof(hdr));
+		char hdr[128];
+		size_t len = srv_pp_check_header(c->srv, c->conn_rule && (c->conn_rule->conn_opts &
+						 TCPCHK_CO_PROXY) ? c->fd : -1, hdr, sizeof(hdr));
 
 		c->pp_todo = 0;
 		/* a fresh socket takes these few bytes at once */
@@ -535,8 +585,10 @@ static void check_connected(struct check *c)
 		check_finish(c, c->ssl ? CHK_R_L6OK : CHK_R_OK, NULL);
 		return;
 	}
-	if (!c->step_no)   /* first connection of this run: the read phase starts */
+	if (!c->reading) {   /* first connection of this run: the read phase starts */
+		c->reading = 1;
 		check_arm(c, check_read_timeout(c));
+	}
 	switch (tcpchk_run(c, &res, &info)) {
 	case TCPCHK_PASS:
 	case TCPCHK_FAIL:
@@ -602,7 +654,8 @@ static int check_socks_step(struct check *c)
 static void check_connect(struct check *c, const struct sockaddr_storage *ss, socklen_t len)
 {
 	const struct server *srv = c->srv;
-	const int socks = srv->socks4_len && (srv->flags & SRV_F_CHECK_SOCKS4);
+	const unsigned opts = c->conn_opts = tcpchk_conn_opts(c, c->conn_rule);
+	const int socks = srv->socks4_len && (opts & TCPCHK_CO_SOCKS4);
 
 	/* the server's source, interface and namespace serve its checks too */
 	int fd = c->srv->src ? conn_src_socket(c->srv->src, ss->ss_family, NULL) :
@@ -614,10 +667,9 @@ static void check_connect(struct check *c, const struct sockaddr_storage *ss, so
 	}
 	c->fd = fd;
 #ifdef USE_OPENSSL
-	c->ssl_hs = ssl_check_enabled(c->srv, !c->port && !c->has_addr);
+	c->ssl_hs = !!(opts & TCPCHK_CO_SSL);
 #endif
-	/* the default connection of a check (not a tcp-check connect rule's) */
-	c->pp_todo = !c->conn_rule && srv_pp_check_wanted(srv);
+	c->pp_todo = !!(opts & TCPCHK_CO_PROXY);
 	c->socks_st = 0;
 	if (socks) {
 		if (socks4_request(ss, c->socks) < 0) {
@@ -648,7 +700,14 @@ static void check_run(struct check *c)
 
 	c->start = tick_ev_now();
 	c->run_code = 0;
-	tcpchk_target(c, NULL, &ss, &len);
+	if (chk_px_of(c->srv->px)->options & CHK_O_EXTCHK) {
+		check_arm(c, extchk_timeout(c));
+		if (extchk_start(c) == -1)
+			check_finish(c, CHK_R_PROCERR, strerror(errno));
+		return;
+	}
+	c->conn_rule = tcpchk_enabled(c->srv->px) ? tcpchk_start(c) : NULL;
+	tcpchk_target(c, c->conn_rule, &ss, &len);
 	check_arm(c, check_timeout(c));
 	check_connect(c, &ss, len);
 }
@@ -675,9 +734,15 @@ static void check_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct check *c = container_of(w, struct check, timer);
 
-	if (c->fd >= 0)
+	if (c->ext) {
+		extchk_stop(c);
+		check_finish(c, CHK_R_PROCTOUT, "");
+	} else if (c->fd >= 0)
 		check_finish(c, c->ssl_hs && c->connected ? CHK_R_L6TOUT :
-			     c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT, "");
+			     c->connected ? tcpchk_timeout_result(c) : CHK_R_TOUT,
+			     c->connected && !c->ssl_hs ? tcpchk_timeout_info(c) : "");
+	else if (c->srv->flags & SRV_F_RMAINT)
+		check_arm(c, check_next_delay(c));   /* no address to check */
 	else
 		check_run(c);
 }
@@ -695,6 +760,8 @@ void check_stop_server(struct server *srv)
 {
 	struct check *c = &srv->check;
 
+	tcpchk_vars_free(c);
+	extchk_stop(c);
 	if (!(srv->flags & SRV_F_CHECKED) || !global.loop)
 		return;
 	ev_timer_stop(global.loop, &c->timer);
@@ -776,6 +843,7 @@ static int check_postparse(void)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		for (struct server *srv = px->servers; srv; srv = srv->next) {
 			struct check *c = &srv->check;
+			int dynamic = 0;
 
 			if (!(srv->flags & SRV_F_CHECKED))
 				continue;
@@ -784,10 +852,11 @@ static int check_postparse(void)
 				c->addrlen = srv->addrlen;
 			}
 			if (!c->port)
-				c->port = tcpchk_connect_port(px);
+				c->port = tcpchk_connect_port(px, &dynamic);
 			if (c->port) {
 				addr_set_port(&c->addr, c->port);
-			} else if ((srv->flags & SRV_F_SAMEPORT) && c->addr.ss_family != AF_UNIX) {
+			} else if ((srv->flags & SRV_F_SAMEPORT) && c->addr.ss_family != AF_UNIX &&
+				   !dynamic) {
 				log_alert("%s:%d: server '%s/%s' has no port: 'check' needs 'port <n>'",
 					  srv->conf_file, srv->conf_line, px->name, srv->name);
 				errors++;
@@ -819,17 +888,47 @@ struct chk_px *chk_px_w(struct proxy *px)
  * afterwards stays its own. */
 static void chk_px_inherit(struct proxy *px, const struct proxy *def)
 {
-	if (def->chk)
-		*chk_px_w(px) = *def->chk;
+	struct chk_px *cp;
+
+	if (!def->chk)
+		return;
+	cp = chk_px_w(px);
+	*cp = *def->chk;
+	cp->ext_cmd = def->chk->ext_cmd ? xstrdup(def->chk->ext_cmd) : NULL;
+	cp->ext_path = def->chk->ext_path ? xstrdup(def->chk->ext_path) : NULL;
+	cp->email = email_cfg_dup(def->chk->email);
 }
 
 static void chk_px_release(struct proxy *px)
 {
+	if (px->chk) {
+		free(px->chk->ext_cmd);
+		free(px->chk->ext_path);
+		email_cfg_free(px->chk->email);
+	}
 	free(px->chk);
 	px->chk = NULL;
 }
 
 static struct proxy_ext chk_px_ext = { chk_px_inherit, chk_px_release, NULL };
+
+#define CHK_O_TYPES (CHK_O_TCPCHK | CHK_O_HTTPCHK | CHK_O_EXTCHK)
+
+int check_opt_type(struct cfg_ctx *ctx, int argc, char **argv, uint64_t type)
+{
+	struct chk_px *cp;
+
+	if (argc) {
+		cfg_alert(ctx, "takes no argument (got '%s')", argv[0]);
+		return -1;
+	}
+	cp = chk_px_w(ctx->px);
+	if (ctx->inverted)
+		cp->options &= ~type;
+	else
+		cp->options = (cp->options & ~CHK_O_TYPES) | type;
+	return 0;
+}
 
 /* The target of plain rows: <px>'s own check settings. */
 static void *chk_px_cfg(struct cfg_ctx *ctx)

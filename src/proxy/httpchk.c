@@ -15,12 +15,11 @@
 #include <sluice/h1.h>
 #include <sluice/httpchk.h>
 #include <sluice/log.h>
+#include <sluice/logformat.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
-
-#define HTTPCHK_MAXHDR 101   /* header fields of an answer, as tune.http.maxhdr */
 
 /* The HTTP check settings of a proxy. A proxy shares its defaults' until
  * it writes "option httpchk" or an http-check rule of its own, which starts
@@ -49,9 +48,12 @@ static void req_clear(struct httpchk_req *q)
 	for (int i = 0; i < q->nhdrs; i++) {
 		free(q->hdrs[i].name);
 		free(q->hdrs[i].value);
+		tcpchk_lf_free(q->hdrs[i].lf);
 	}
 	free(q->hdrs);
 	free(q->body);
+	tcpchk_lf_free(q->uri_lf);
+	tcpchk_lf_free(q->body_lf);
 	memset(q, 0, sizeof(*q));
 }
 
@@ -74,6 +76,7 @@ static void req_add_hdr(struct httpchk_req *q, const char *name, size_t nlen, co
 
 	q->hdrs = xrealloc(q->hdrs, sizeof(*q->hdrs) * (size_t)(q->nhdrs + 1));
 	h = &q->hdrs[q->nhdrs++];
+	h->lf = NULL;
 	h->name = xcalloc(1, nlen + 1);
 	memcpy(h->name, name, nlen);
 	h->value = xstrdup(value);
@@ -273,23 +276,48 @@ int httpchk_rsp_parse(struct chk_http *st, char *buf, size_t len, int done, int 
 	return 1;
 }
 
+int httpchk_rsp_hdr_any(struct check *c,
+                        int (*fn)(const char *n, size_t nl, const char *v, size_t vl,
+                                  const void *arg), const void *arg)
+{
+	struct h1_hdr hdrs[HTTPCHK_MAXHDR];
+	struct h1_msg m;
+
+	h1_msg_init(&m, hdrs, HTTPCHK_MAXHDR, 1, c->http.head_req ? H1_M_HEAD : H1_M_GET);
+	if (!c->rbuf || h1_parse(c->rbuf, c->rlen, TCPCHK_RBUF_MAX, &m) <= 0)
+		return 0;
+	for (int i = 0; i < m.nhdrs; i++)
+		if (fn(c->rbuf + hdrs[i].name.off, hdrs[i].name.len, c->rbuf + hdrs[i].value.off,
+		       hdrs[i].value.len, arg))
+			return 1;
+	return 0;
+}
+
 enum tcpchk_res httpchk_expect(struct check *c, const struct tcpchk_rule *r,
                                enum chk_result *res, const char **info, char *msg, size_t sz)
 {
 	const struct server *srv = c->srv;
 	int body = r->match == TCPCHK_M_HTTP_BODY || r->match == TCPCHK_M_HTTP_RBODY;
-	int done = tcpchk_input_done(c), rc = 0, ok;
+	int done = tcpchk_input_done(c), rc = 0, ok, partial = 0;
+	uint32_t blen;
 
 	if (c->rbuf)
 		rc = httpchk_rsp_parse(&c->http, c->rbuf, c->rlen, done, body);
-	if (rc == 0 && !done)
-		return TCPCHK_WAIT_READ;
-	if (rc <= 0) {
+	if (rc == 0 && !done) {
+		/* A body still coming is judged on what came, as HAProxy does
+		 * (chunked ones once whole); min-recv waits for that many bytes
+		 * of the answer first. */
+		if (!body || c->http.state < 1 || (c->http.flags & H1_F_CHUNKED) ||
+		    ((r->flags & TCPCHK_F_MIN_RECV) && c->rlen < (size_t)r->min_recv))
+			return TCPCHK_WAIT_READ;
+		partial = 1;
+	} else if (rc <= 0) {
 		c->run_code = 0;
 		*res = CHK_R_L7RSP;
 		*info = "";
 		return TCPCHK_FAIL;
 	}
+	blen = partial ? (uint32_t)(c->rlen - c->http.body_off) : c->http.body_len;
 	c->run_code = c->http.status;
 	/* disable-on-404 wins over the expect rules, for running servers. */
 	if ((chk_px_of(srv->px)->options & CHK_O_DISABLE404) && c->http.status == 404 &&
@@ -306,17 +334,31 @@ enum tcpchk_res httpchk_expect(struct check *c, const struct tcpchk_rule *r,
 		ok = tcpchk_regex_match(r, st, (size_t)n);
 		break;
 	}
-	case TCPCHK_M_HTTP_BODY:
-		ok = c->http.body_len >= r->len &&
-		     memmem(c->rbuf + c->http.body_off, c->http.body_len, r->data, r->len) != NULL;
+	case TCPCHK_M_HTTP_BODY: {
+		static char pat[TCPCHK_RBUF_MAX];
+		const char *p = r->data;
+		size_t plen = r->len;
+
+		if (r->lf) {   /* string-lf */
+			plen = tcpchk_lf_render(c, r->lf, pat, sizeof(pat));
+			p = pat;
+		}
+		ok = blen >= plen && memmem(c->rbuf + c->http.body_off, blen, p, plen) != NULL;
+		break;
+	}
+	case TCPCHK_M_HTTP_HDR:
+		ok = httpchk_hdrm_match(c, r->hdrm);
 		break;
 	case TCPCHK_M_HTTP_RBODY:
-		ok = tcpchk_regex_match(r, c->rbuf + c->http.body_off, c->http.body_len);
+		ok = tcpchk_regex_match(r, c->rbuf + c->http.body_off, blen);
 		break;
 	default:
 		ok = httpchk_codes_match(r->codes, r->ncodes, c->http.status);
 		break;
 	}
+	/* on part of a body, only a match decides, or min-recv's bytes */
+	if (partial && !ok && !(r->flags & TCPCHK_F_MIN_RECV))
+		return TCPCHK_WAIT_READ;
 	if (ok != r->inverse) {
 		*res = CHK_R_L7OK;
 		*info = "";
@@ -440,7 +482,7 @@ static int kw_option_httpchk(struct cfg_ctx *ctx, void *target, int argc, char *
 	req_clear(&hc->opt);
 	hc->has_opt = 1;
 	cp = chk_px_w(ctx->px);
-	cp->options = (cp->options | CHK_O_HTTPCHK) & ~CHK_O_TCPCHK;
+	cp->options = (cp->options | CHK_O_HTTPCHK) & ~(CHK_O_TCPCHK | CHK_O_EXTCHK);
 	if (argc == 1) {
 		hc->opt.uri = xstrdup(argv[0]);
 	} else if (argc >= 2) {
@@ -463,7 +505,8 @@ static int hc_append(struct cfg_ctx *ctx, struct tcpchk_rule *r)
 
 	for (tail = &hc->rules; *tail; tail = &(*tail)->next) {
 		prev = *tail;
-		if (prev->type == TCPCHK_COMMENT)
+		if (prev->type == TCPCHK_COMMENT || prev->type == TCPCHK_SET_VAR ||
+		    prev->type == TCPCHK_UNSET_VAR)
 			continue;
 		if (!first)
 			first = prev;
@@ -475,7 +518,7 @@ static int hc_append(struct cfg_ctx *ctx, struct tcpchk_rule *r)
 	}
 	if (r->type == TCPCHK_CONNECT && first && first->type != TCPCHK_CONNECT) {
 		cfg_alert(ctx, "'connect' at step %d: the first rule must then be a 'connect' too "
-			  "(only comments may precede it)", step);
+			  "(only comments and variables may precede it)", step);
 		return -1;
 	}
 	if (r->type == TCPCHK_SEND && expect_since_connect) {
@@ -525,6 +568,24 @@ static int hc_parse_send(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, c
 		} else if (strcmp(a, "uri") == 0) {
 			if (take_arg(ctx, argc, argv, &i, &q->uri, "a URI") == -1)
 				return -1;
+			tcpchk_lf_free(q->uri_lf);
+			q->uri_lf = NULL;
+		} else if (strcmp(a, "uri-lf") == 0 || strcmp(a, "body-lf") == 0) {
+			struct lf_expr **lf = a[0] == 'u' ? &q->uri_lf : &q->body_lf;
+
+			if (i + 1 >= argc || (a[0] == 'u' && !*argv[i + 1])) {
+				cfg_alert(ctx, "'%s' expects a log-format string as argument", a);
+				return -1;
+			}
+			tcpchk_lf_free(*lf);
+			if (!(*lf = tcpchk_lf_compile(ctx, a, argv[++i])))
+				return -1;
+			q->dynamic = 1;
+			free(a[0] == 'u' ? q->uri : q->body);
+			if (a[0] == 'u')
+				q->uri = NULL;
+			else
+				q->body = NULL;
 		} else if (strcmp(a, "ver") == 0) {
 			if (take_arg(ctx, argc, argv, &i, &q->ver, "a version") == -1)
 				return -1;
@@ -535,6 +596,8 @@ static int hc_parse_send(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, c
 			}
 			free(q->body);
 			q->body = xstrdup(argv[++i]);
+			tcpchk_lf_free(q->body_lf);
+			q->body_lf = NULL;
 		} else if (strcmp(a, "hdr") == 0) {
 			if (i + 2 >= argc) {
 				cfg_alert(ctx, "'hdr' expects <name> and <value> as arguments");
@@ -545,153 +608,78 @@ static int hc_parse_send(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, c
 				return -1;
 			}
 			req_add_hdr(q, argv[i + 1], strlen(argv[i + 1]), argv[i + 2]);
+			/* values are log formats: rendered when sent if they need it */
+			if (strchr(argv[i + 2], '%')) {
+				if (!(q->hdrs[q->nhdrs - 1].lf = tcpchk_lf_compile(ctx, "hdr", argv[i + 2])))
+					return -1;
+				q->dynamic = 1;
+			}
 			i += 2;
 		} else if (strcmp(a, "comment") == 0) {
 			if (take_arg(ctx, argc, argv, &i, &r->comment, "a string") == -1)
 				return -1;
-		} else if (strcmp(a, "uri-lf") == 0 || strcmp(a, "body-lf") == 0) {
-			cfg_alert(ctx, "'%s' (log-format) is not supported yet by sluice; use '%.*s'",
-				  a, (int)(strlen(a) - 3), a);
-			return -1;
 		} else {
-			cfg_alert(ctx, "'send' expects meth, uri, ver, hdr, body or comment, but got '%s'",
-				  a);
+			cfg_alert(ctx, "'send' expects meth, uri, uri-lf, ver, hdr, body, body-lf or "
+				  "comment, but got '%s'", a);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-static const char *const expect_unsupported[] = {
-	"min-recv", "ok-status", "error-status", "tout-status", "on-success", "on-error",
-	"status-code", "hdr", "fhdr", "string-lf",
+/* The patterns of "http-check expect", each a row. */
+static const struct {
+	const char       *word;
+	enum tcpchk_match match;
+	uint8_t           regex, lf, hdr;
+} hc_patterns[] = {
+	{ "status", TCPCHK_M_HTTP_STATUS, 0, 0, 0 },
+	{ "rstatus", TCPCHK_M_HTTP_RSTATUS, 1, 0, 0 },
+	{ "hdr", TCPCHK_M_HTTP_HDR, 0, 0, 1 },
+	{ "fhdr", TCPCHK_M_HTTP_HDR, 0, 0, 1 },
+	{ "string", TCPCHK_M_HTTP_BODY, 0, 0, 0 },
+	{ "rstring", TCPCHK_M_HTTP_RBODY, 1, 0, 0 },
+	{ "string-lf", TCPCHK_M_HTTP_BODY, 0, 1, 0 },
 };
 
-/* http-check expect [comment C] [!] status|rstatus|string|rstring <pattern> */
+/* hdr and fhdr read their pattern of several words. */
+static int hc_expect_hdr(struct cfg_ctx *ctx, struct tcpchk_rule *r, size_t k, int argc,
+                         char **argv, int *i)
+{
+	if (!hc_patterns[k].hdr)
+		return 0;
+	argv[*i] = (char *)hc_patterns[k].word;   /* without its '!' */
+	return httpchk_hdrm_parse(ctx, r, argc, argv, i) == -1 ? -1 : 1;
+}
+
+/* http-check expect [options] [!] <match> <pattern> [options] */
 static int hc_parse_expect(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv)
 {
-	const char *kind = NULL, *pat = NULL;
+	const char *pat;
 	char err[160];
+	int k = tcpchk_parse_expect_words(ctx, r, argc, argv, hc_patterns, ARRAY_SIZE(hc_patterns),
+					  sizeof(hc_patterns[0]), hc_expect_hdr, &pat);
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "comment") == 0) {
-			if (take_arg(ctx, argc, argv, &i, &r->comment, "a string") == -1)
-				return -1;
-			continue;
-		}
-		for (size_t k = 0; k < ARRAY_SIZE(expect_unsupported); k++)
-			if (strcmp(a + (*a == '!'), expect_unsupported[k]) == 0) {
-				cfg_alert(ctx, "'expect %s' is not supported yet by sluice", a);
-				return -1;
-			}
-		if (kind) {
-			cfg_alert(ctx, "'expect' takes only one pattern (unexpected '%s')", a);
-			return -1;
-		}
-		if (strcmp(a, "!") == 0) {
-			r->inverse = 1;
-			continue;
-		}
-		if (*a == '!') {
-			r->inverse = 1;
-			a++;
-		}
-		if (strcmp(a, "status") && strcmp(a, "rstatus") && strcmp(a, "string") &&
-		    strcmp(a, "rstring")) {
-			cfg_alert(ctx, "'expect' expects [!] status, rstatus, string or rstring, but "
-				  "got '%s'", argv[i]);
-			return -1;
-		}
-		if (i + 1 >= argc) {
-			cfg_alert(ctx, "'expect %s' expects a pattern as argument", a);
-			return -1;
-		}
-		kind = a;
-		pat = argv[++i];
-	}
-	if (!kind) {
-		cfg_alert(ctx, "'expect' expects [!] status|rstatus|string|rstring <pattern>");
+	if (k < 0)
 		return -1;
-	}
-	r->text = str_fmt("%s%s %s", r->inverse ? "! " : "", kind, pat);
+	r->match = hc_patterns[k].match;
+	r->text = str_fmt("%s%s %s", r->inverse ? "! " : "", hc_patterns[k].word, pat);
+	if (hc_patterns[k].hdr)
+		return 0;
+	if (hc_patterns[k].lf)
+		return (r->lf = tcpchk_lf_compile(ctx, "string-lf", pat)) ? 0 : -1;
 	r->data = xstrdup(pat);
 	r->len = strlen(pat);
-	if (strcmp(kind, "status") == 0) {
-		r->match = TCPCHK_M_HTTP_STATUS;
-		if (httpchk_codes_parse(pat, &r->codes, &r->ncodes, err, sizeof(err)) == -1) {
-			cfg_alert(ctx, "'expect status': %s", err);
-			return -1;
-		}
-		return 0;
+	if (r->match == TCPCHK_M_HTTP_STATUS &&
+	    httpchk_codes_parse(pat, &r->codes, &r->ncodes, err, sizeof(err)) == -1) {
+		cfg_alert(ctx, "'expect status': %s", err);
+		return -1;
 	}
-	if (strcmp(kind, "string") == 0) {
-		r->match = TCPCHK_M_HTTP_BODY;
-		return 0;
-	}
-	r->match = strcmp(kind, "rstatus") == 0 ? TCPCHK_M_HTTP_RSTATUS : TCPCHK_M_HTTP_RBODY;
-	return tcpchk_compile_regex(ctx, r);
+	return hc_patterns[k].regex ? tcpchk_compile_regex(ctx, r) : 0;
 }
 
-static const char *const connect_unsupported[] = {
-	"send-proxy", "via-socks4", "ssl", "sni", "alpn", "linger", "proto",
-};
-
-/* http-check connect [default] [port N] [addr A] [comment C] */
-static int hc_parse_connect(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "default") == 0) {
-			continue;   /* the server's settings: what sluice does anyway */
-		} else if (strcmp(a, "port") == 0) {
-			const char *why;
-			long v;
-
-			if (i + 1 >= argc || parse_int(argv[i + 1], 1, 65535, &v, &why) == -1) {
-				cfg_alert(ctx, "'port' expects a TCP port (1 to 65535), got '%s'",
-					  i + 1 < argc ? argv[i + 1] : "");
-				return -1;
-			}
-			r->port = (uint16_t)v;
-			i++;
-		} else if (strcmp(a, "addr") == 0) {
-			struct addr_spec as;
-			char *aerr = NULL;
-
-			if (i + 1 >= argc) {
-				cfg_alert(ctx, "'addr' expects an IP address");
-				return -1;
-			}
-			if (addr_parse(argv[++i], &as, ADDR_F_PORT_OPTIONAL | ADDR_F_RESOLVE, &aerr) == -1) {
-				cfg_alert(ctx, "'addr': %s", aerr ? aerr : "invalid address");
-				free(aerr);
-				return -1;
-			}
-			r->addr = as.ss;
-			r->addrlen = as.len;
-			r->flags |= TCPCHK_F_HAS_ADDR;
-			if (as.port_lo && !r->port)
-				r->port = as.port_lo;
-		} else if (strcmp(a, "comment") == 0) {
-			if (take_arg(ctx, argc, argv, &i, &r->comment, "a string") == -1)
-				return -1;
-		} else {
-			for (size_t k = 0; k < ARRAY_SIZE(connect_unsupported); k++)
-				if (strcmp(a, connect_unsupported[k]) == 0) {
-					cfg_alert(ctx, "'connect %s' is not supported yet by sluice", a);
-					return -1;
-				}
-			cfg_alert(ctx, "'connect' expects port, addr, default or comment, but got '%s'", a);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* http-check disable-on-404|send|expect|connect|comment ... */
+/* http-check disable-on-404|send-state|send|expect|connect|set-var|set-var-fmt|
+ * unset-var|comment ... */
 static int kw_http_check(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	const char *what = argc ? argv[0] : "";
@@ -706,14 +694,19 @@ static int kw_http_check(struct cfg_ctx *ctx, void *target, int argc, char **arg
 		chk_px_w(ctx->px)->options |= CHK_O_DISABLE404;
 		return 0;
 	}
-	if (strcmp(what, "send-state") == 0 || strncmp(what, "set-var", 7) == 0 ||
-	    strncmp(what, "unset-var", 9) == 0) {
-		cfg_alert(ctx, "'%s' is not supported yet by sluice", what);
-		return -1;
+	if (strcmp(what, "send-state") == 0) {
+		if (argc > 1) {
+			cfg_alert(ctx, "'send-state' takes no argument (got '%s')", argv[1]);
+			return -1;
+		}
+		chk_px_w(ctx->px)->options |= CHK_O_SEND_STATE;
+		return 0;
 	}
 	r = xcalloc(1, sizeof(*r));
 	r->flags = TCPCHK_F_HTTP;
-	if (strcmp(what, "send") == 0) {
+	if (argc && (ret = tcpchk_parse_var(ctx, r, argc, argv)) <= 0) {
+		/* set-var(...), set-var-fmt(...), unset-var(...) */
+	} else if (strcmp(what, "send") == 0) {
 		r->type = TCPCHK_SEND;
 		ret = hc_parse_send(ctx, r, argc, argv);
 	} else if (strcmp(what, "expect") == 0) {
@@ -721,7 +714,7 @@ static int kw_http_check(struct cfg_ctx *ctx, void *target, int argc, char **arg
 		ret = hc_parse_expect(ctx, r, argc, argv);
 	} else if (strcmp(what, "connect") == 0) {
 		r->type = TCPCHK_CONNECT;
-		ret = hc_parse_connect(ctx, r, argc, argv);
+		ret = tcpchk_parse_connect(ctx, r, argc, argv, 1);
 	} else if (strcmp(what, "comment") == 0) {
 		r->type = TCPCHK_COMMENT;
 		ret = 0;
@@ -733,8 +726,9 @@ static int kw_http_check(struct cfg_ctx *ctx, void *target, int argc, char **arg
 			r->text = xstrdup(argv[1]);
 		}
 	} else {
-		cfg_alert(ctx, "expects disable-on-404, send, expect, connect or comment%s%s%s",
-			  *what ? ", but got '" : "", what, *what ? "'" : "");
+		cfg_alert(ctx, "expects disable-on-404, send, send-state, expect, connect, set-var, "
+			  "set-var-fmt, unset-var or comment%s%s%s", *what ? ", but got '" : "", what,
+			  *what ? "'" : "");
 		ret = -1;
 	}
 	if (ret == 0)
@@ -761,7 +755,8 @@ static void hc_build(struct httpchk_px *hc)
 		/* After a leading connect (and the comments before it). */
 		struct tcpchk_rule *r = hc->rules;
 
-		while (r && r->type == TCPCHK_COMMENT)
+		while (r && (r->type == TCPCHK_COMMENT || r->type == TCPCHK_SET_VAR ||
+			     r->type == TCPCHK_UNSET_VAR))
 			r = r->next;
 		if (r && r->type == TCPCHK_CONNECT)
 			pos = &r->next;
@@ -790,7 +785,8 @@ static void hc_build(struct httpchk_px *hc)
 		struct tcpchk_rule *r = *tail;
 
 		if (r->type == TCPCHK_SEND) {
-			r->data = httpchk_req_build(r->req, &r->len);
+			if (!r->req->dynamic)   /* else built when sent */
+				r->data = httpchk_req_build(r->req, &r->len);
 			last_send = r;
 		} else if (r->type == TCPCHK_EXPECT) {
 			last_send = NULL;
@@ -838,7 +834,7 @@ static struct cfg_kw httpchk_kws[] = {
 	{ "option httpchk", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_option_httpchk,
 	  .usage = "[[<method>] <uri> [<version>]]" },
 	{ "http-check", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_http_check,
-	  .usage = "disable-on-404|send|expect|connect|comment ..." },
+	  .usage = "disable-on-404|send-state|send|expect|connect|set-var|unset-var|comment ..." },
 };
 
 SLUICE_INIT(httpchk_register)

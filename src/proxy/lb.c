@@ -12,6 +12,7 @@
 #include <sluice/http_head.h>
 #include <sluice/lb.h>
 #include <sluice/log.h>
+#include <sluice/payload_parse.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/str.h>
@@ -162,7 +163,8 @@ void lb_recalc(struct proxy *px)
 		px->srv_act++;
 		px->tot_weight += (uint64_t)srv->uweight;
 	}
-	if ((px->lb.algo == LB_SOURCE || lb_needs_http(px)) && px->lb.consistent)
+	if ((px->lb.algo == LB_SOURCE || px->lb.algo == LB_RDP_COOKIE || lb_needs_http(px)) &&
+	    px->lb.consistent)
 		lb_build_ring(px);
 }
 
@@ -173,6 +175,7 @@ const char *lb_algo_str(const struct proxy *px)
 		[LB_LEASTCONN] = "leastconn", [LB_FIRST] = "first",
 		[LB_SOURCE] = "source", [LB_RANDOM] = "random",
 		[LB_URI] = "uri", [LB_URL_PARAM] = "url_param", [LB_HDR] = "hdr",
+		[LB_RDP_COOKIE] = "rdp-cookie",
 	};
 
 	return names[px->lb.algo];
@@ -469,6 +472,18 @@ int lb_http_hash(const struct proxy *px, const struct http_head *h, uint32_t *ha
 	}
 }
 
+int lb_rdp_hash(const struct proxy *px, const uint8_t *p, size_t len, uint32_t *hash)
+{
+	const char *name = px->lb.arg[0] ? px->lb.arg : "mstshash";
+	const uint8_t *v;
+	size_t vl;
+
+	if (px->lb.algo != LB_RDP_COOKIE || rdp_cookie_parse(p, len, name, strlen(name), &v, &vl) != 1)
+		return 0;
+	*hash = lb_hash(px->lb.hash_fn, 0, v, vl);
+	return 1;
+}
+
 /* random(N): N weighted draws, the least loaded wins (N=2: "power of two"). */
 static struct server *lb_pick_random(struct proxy *px)
 {
@@ -495,6 +510,7 @@ struct server *lb_pick(struct proxy *px, const struct lb_key *key)
 	case LB_URI:
 	case LB_URL_PARAM:
 	case LB_HDR:
+	case LB_RDP_COOKIE:
 		srv = key && key->has_hash ? lb_pick_hash(px, key->hash) : lb_pick_rr(px);
 		break;
 	case LB_RANDOM:    srv = lb_pick_random(px); break;
@@ -664,11 +680,26 @@ static int lb_parse_hdr(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in,
 	return 0;
 }
 
-static int lb_parse_unsupported(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in,
-                                int argc, char **argv)
+/* balance rdp-cookie[(<name>)] */
+static int lb_parse_rdp(struct cfg_ctx *ctx, struct lb_conf *lb, const char *in, int argc,
+                        char **argv)
 {
-	cfg_alert(ctx, "algorithm '%s' is not supported yet by sluice", argv[0]);
-	return -1;
+	size_t n = in ? strlen(in) : 0;   /* "<name>)" */
+
+	if (in && (n < 2 || in[n - 1] != ')' || n - 1 >= sizeof(lb->arg))) {
+		cfg_alert(ctx, "rdp-cookie expects a cookie name (at most %zu characters) between "
+			  "parentheses, or none ('mstshash')", sizeof(lb->arg) - 1);
+		return -1;
+	}
+	if (in) {
+		memcpy(lb->arg, in, n - 1);
+		lb->arg[n - 1] = '\0';
+	}
+	if (argc > 1) {
+		cfg_alert(ctx, "'balance %s' takes no other argument (got '%s')", argv[0], argv[1]);
+		return -1;
+	}
+	return 0;
 }
 
 static const struct lb_algo_kw lb_algos[] = {
@@ -681,7 +712,7 @@ static const struct lb_algo_kw lb_algos[] = {
 	{ "uri", LB_URI, LB_P_NONE, lb_parse_uri, "uri" },
 	{ "url_param", LB_URL_PARAM, LB_P_NONE, lb_parse_url_param, "url_param" },
 	{ "hdr", LB_HDR, LB_P_REQ, lb_parse_hdr, "hdr(<name>)" },
-	{ "rdp-cookie", LB_ROUNDROBIN /* refused */, LB_P_OPT, lb_parse_unsupported, NULL },
+	{ "rdp-cookie", LB_RDP_COOKIE, LB_P_OPT, lb_parse_rdp, "rdp-cookie[(<name>)]" },
 };
 
 /* The row of algorithm <a> ("name" or "name(..."), NULL if none; <*in>

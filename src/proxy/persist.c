@@ -1,6 +1,8 @@
 /* Cookie-based persistence (persist.h): the `cookie`, `option persist`,
- * `force-persist` and `ignore-persist` keywords, the server option
- * `cookie <value>`, and the request/response cookie handling. */
+ * `force-persist`, `ignore-persist` and `persist rdp-cookie` keywords, the
+ * server option `cookie <value>`, and the request/response cookie handling. */
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 
 #include <sluice/acl.h>
 #include <sluice/addr.h>
+#include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
@@ -16,6 +19,7 @@
 #include <sluice/http_ana.h>
 #include <sluice/http_head.h>
 #include <sluice/log.h>
+#include <sluice/payload_parse.h>
 #include <sluice/persist.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
@@ -56,6 +60,7 @@ struct persist_px {
 	struct persist_rule *rules, **rules_tail;
 	uint64_t             options;   /* PST_O_* (persist.h) */
 	char                *dyn_key;   /* dynamic-cookie-key, NULL when none */
+	char                 rdp[32];   /* persist rdp-cookie: the cookie's name, "" when off */
 };
 
 static struct persist_px *persist_px_get(struct proxy *px)
@@ -78,6 +83,48 @@ const char *persist_cookie_name(const struct proxy *px)
 }
 
 /* ---- request side ---- */
+
+/* persist rdp-cookie: the server whose IPv4 address and port the RDP
+ * cookie of <s>'s request data names, as a terminal server's token
+ * redirection writes them ("msts=<addr>.<port>.<reserved>": the address's
+ * bytes and the port's as a little-endian number each), when it is up (or
+ * with option persist, whatever its state but maintenance). */
+struct server *persist_rdp(struct stream *s)
+{
+	const struct persist_px *pp = s->be->persist;
+	const struct buf *b = s->req.buf;
+	unsigned long addr, port;
+	const uint8_t *v;
+	char num[40], *e;
+	size_t vl;
+
+	if (!pp || !pp->rdp[0] || !b ||
+	    rdp_cookie_parse((const uint8_t *)b->area + b->head, b->data, pp->rdp, strlen(pp->rdp),
+			     &v, &vl) != 1 || vl >= sizeof(num) || !vl || !isdigit(v[0]))
+		return NULL;
+	memcpy(num, v, vl);
+	num[vl] = '\0';
+	addr = strtoul(num, &e, 10);
+	if (*e != '.' || !isdigit((unsigned char)e[1]) || addr > UINT32_MAX)
+		return NULL;
+	port = strtoul(e + 1, &e, 10);
+	if ((*e != '.' && *e) || port > UINT16_MAX)
+		return NULL;
+	for (struct server *srv = s->be->servers; srv; srv = srv->next) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)&srv->addr;
+		const uint8_t *a = (const uint8_t *)&sin->sin_addr;
+
+		if (srv->addr.ss_family != AF_INET || a[0] != (addr & 0xff) ||
+		    a[1] != (addr >> 8 & 0xff) || a[2] != (addr >> 16 & 0xff) ||
+		    a[3] != (addr >> 24 & 0xff) || ntohs(sin->sin_port) != ((port & 0xff) << 8 | port >> 8))
+			continue;
+		if (server_usable(srv) || (srv->flags & SRV_F_DRAIN) ||
+		    ((pp->options & PST_O_PERSIST) && !(srv->flags & SRV_F_MAINT)))
+			return srv;
+		break;
+	}
+	return NULL;
+}
 
 /* A server of <be> whose cookie value is <v> (<len> bytes), or NULL. */
 static struct server *persist_find(struct proxy *be, const char *v, size_t len)
@@ -285,9 +332,11 @@ int persist_req(struct stream *s, struct http_head *h, struct server **out)
 		*out = srv;
 	} else {
 		/* DOWN: still used with option persist or force-persist; a
-		 * server in maintenance only with force-persist. */
+		 * server in maintenance only with force-persist (never one
+		 * without an address). */
 		txn->ck_req = 'D';
-		if (force || ((pp->options & PST_O_PERSIST) && !(srv->flags & SRV_F_MAINT)))
+		if ((force && !(srv->flags & SRV_F_RMAINT)) ||
+		    ((pp->options & PST_O_PERSIST) && !(srv->flags & SRV_F_ANY_MAINT)))
 			*out = srv;
 	}
 	/* The server must not see what is ours: the whole cookie (insert
@@ -715,10 +764,11 @@ static void persist_inherit(struct proxy *px, const struct proxy *def)
 	const struct persist_px *d = def->persist;
 	struct persist_px *pp;
 
-	if (!d || (!d->name[0] && !d->options))
+	if (!d || (!d->name[0] && !d->options && !d->rdp[0]))
 		return;
 	pp = persist_px_get(px);
 	pp->options = d->options;
+	memcpy(pp->rdp, d->rdp, sizeof(pp->rdp));
 	if (!d->name[0])
 		return;
 	memcpy(pp->name, d->name, sizeof(pp->name));
@@ -779,6 +829,36 @@ static int persist_postparse(void)
 	return 0;
 }
 
+/* persist rdp-cookie[(<name>)] */
+static int kw_persist(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct persist_px *pp;
+	const char *a = argc ? argv[0] : "";
+	size_t n;
+
+	(void)target;
+	if (strncmp(a, "rdp-cookie", 10) != 0 || (a[10] && a[10] != '(')) {
+		cfg_alert(ctx, "expects 'rdp-cookie' or 'rdp-cookie(<name>)'");
+		return -1;
+	}
+	n = a[10] ? strlen(a + 11) : 0;   /* "<name>)" */
+	if (a[10] && (n < 2 || a[10 + n] != ')' || n > sizeof(pp->rdp))) {
+		cfg_alert(ctx, "'%s': rdp-cookie expects a cookie name (at most %zu characters) "
+			  "between parentheses, or none ('msts')", a, sizeof(pp->rdp) - 1);
+		return -1;
+	}
+	if (argc > 1) {
+		cfg_alert(ctx, "'%s' takes no other argument (got '%s')", a, argv[1]);
+		return -1;
+	}
+	pp = persist_px_get(ctx->px);
+	if (n)
+		snprintf(pp->rdp, sizeof(pp->rdp), "%.*s", (int)(n - 1), a + 11);
+	else
+		strcpy(pp->rdp, "msts");
+	return 0;
+}
+
 /* The target of plain rows: <px>'s own settings. */
 static void *persist_px_cfg(struct cfg_ctx *ctx)
 {
@@ -797,6 +877,8 @@ static struct cfg_kw persist_kws[] = {
 	  .usage = "<string>" },
 	{ "option persist", CFG_SEC_BE, CFG_T_FLAG, offsetof(struct persist_px, options),
 	  .mask = PST_O_PERSIST, .base = persist_px_cfg },
+	{ "persist", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_persist,
+	  .usage = "rdp-cookie[(<name>)]" },
 };
 
 static struct srv_kw persist_srv_kws[] = {

@@ -14,8 +14,10 @@
 #include <sluice/http_retry.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/srv_dns.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
+#include <sluice/tcp_rules.h>
 #include <sluice/tcpcheck.h>
 #include <sluice/ticks.h>
 #include <sluice/units.h>
@@ -141,6 +143,7 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 		px->defsrv->check.srv = px->defsrv;
 		if (def->defsrv->redir)
 			px->defsrv->redir = xstrdup(def->defsrv->redir);
+		srv_dns_dup(px->defsrv);   /* its own: proxies are freed before defaults */
 	}
 	if (def->defbe_name)
 		px->defbe_name = xstrdup(def->defbe_name);
@@ -431,6 +434,9 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("srvtcpka", PR_O_SRV_KA, CFG_SEC_BE),
 	PX_OPTION("socket-stats", PR_O_SOCKET_STATS, CFG_SEC_FE),
 	PX_OPTION("allbackups", PR_O_ALLBACKUPS, CFG_SEC_BE),
+	/* no bit: traffic counters already grow as bytes pass (stream.c), what
+	 * the option asks HAProxy to do */
+	PX_OPTION("contstats", 0, CFG_SEC_FE),
 };
 
 /* A bind line with "id N" numbers its sockets N, N+1, ...: one run. */
@@ -542,9 +548,11 @@ static int proxy_postparse(void)
 		} else if ((px->cap & PR_CAP_FE) && (px->cap & PR_CAP_BE)) {
 			px->defbe = px; /* a listen section serves its own servers */
 		}
-		/* In mode http, rules may answer every request themselves. */
+		/* Rules may answer every request (mode http) or connection
+		 * (tcp-request content use-service) themselves. */
 		if ((px->cap == PR_CAP_FE) && !px->defbe && !px->defbe_name &&
-		    !(px->mode == PR_MODE_HTTP && px->http_rules))
+		    !(px->mode == PR_MODE_HTTP && px->http_rules) &&
+		    !(px->mode != PR_MODE_HTTP && tcp_rules_has(px, TCP_RS_REQ)))
 			log_warning("%s:%d: frontend '%s' has no default_backend; %s",
 				    px->conf_file, px->conf_line, px->name,
 				    px->mode == PR_MODE_HTTP ? "its requests will get a 503"
@@ -574,23 +582,9 @@ void proxy_stop_all(void)
 
 static void proxy_free(struct proxy *px)
 {
-	struct listener *li, *lnext;
 	struct server *srv, *snext;
 
-	for (li = px->listeners; li; li = lnext) {
-		lnext = li->next;
-		/* bind_confs are shared by listeners of one line: free on the last. */
-		if (!lnext || lnext->bc != li->bc) {
-			ssl_bind_free(li->bc);
-			free(li->bc->conf_file);
-			free(li->bc->name);
-			free(li->bc->iface);
-			free(li->bc->netns);
-			free(li->bc);
-		}
-		free(li->addr_str);
-		free(li);
-	}
+	listener_free_all(&px->listeners);
 	for (srv = px->servers; srv; srv = snext) {
 		snext = srv->next;
 		if (global.loop)
@@ -601,6 +595,8 @@ static void proxy_free(struct proxy *px)
 		free(srv->add_args);
 		free(srv->track_name);
 		free(srv->redir);
+		free(srv->fqdn);
+		srv_dns_release(srv);
 		ssl_srv_free(srv);
 		conn_src_release(&srv->src, srv);
 		free(srv);
@@ -615,6 +611,7 @@ static void proxy_free(struct proxy *px)
 	if (px->defsrv) {
 		free(px->defsrv->redir);
 		ssl_srv_free(px->defsrv);
+		srv_dns_release(px->defsrv);
 		conn_src_release(&px->defsrv->src, px->defsrv);
 	}
 	free(px->defsrv);

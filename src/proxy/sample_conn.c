@@ -3,10 +3,12 @@
  * a PROXY header does not change, unlike src and dst), the server
  * connection's (bc_*), whether an address is one of the host's
  * (src_is_local...), the listening socket's connections, id and name, and
- * whether a PROXY header was received. In proxy/: it reads streams and
- * listeners. */
+ * whether a PROXY header was received, how the connections failed (fc_err,
+ * bc_err: HAProxy's codes) and what the kernel measures of the client's
+ * (fc_rtt... from TCP_INFO). In proxy/: it reads streams and listeners. */
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +208,122 @@ static int fetch_fc_rcvd_proxy(const struct smp_arg *a, struct sample *smp, stru
 #define L4 SMP_USE_L4
 #define P(v) ((const void *)(intptr_t)(v))
 
+/* ------------------------------------------------------------------------
+ * Connection errors: HAProxy 2.6's codes and messages (fc_err_str's table)
+ */
+
+static const char *const conn_err_msgs[] = {
+	"Success",
+	"Reached configured maxconn value",
+	"Too many sockets on the process",
+	"Too many sockets on the system",
+	"Out of system buffers",
+	"Protocol or address family not supported",
+	"General socket error",
+	"Source port range exhausted",
+	"Can't bind to source address",
+	"Out of local source ports on the system",
+	"Local source address already in use",
+	"Connection closed while waiting for PROXY protocol header",
+	"Connection error while waiting for PROXY protocol header",
+	"Timeout while waiting for PROXY protocol header",
+	"Truncated PROXY protocol header received",
+	"Received something which does not look like a PROXY protocol header",
+	"Received an invalid PROXY protocol header",
+	"Received an unhandled protocol in the PROXY protocol header",
+	"Connection closed while waiting for NetScaler Client IP header",
+	"Connection error while waiting for NetScaler Client IP header",
+	"Timeout while waiting for a NetScaler Client IP header",
+	"Truncated NetScaler Client IP header received",
+	"Received an invalid NetScaler Client IP magic number",
+	"Received an unhandled protocol in the NetScaler Client IP header",
+	"Connection closed during SSL handshake",
+	"Connection error during SSL handshake",
+	"Timeout during SSL handshake",
+	"Too many SSL connections",
+	"Out of memory when initializing an SSL connection",
+	"Rejected a client-initiated SSL renegotiation attempt",
+	"SSL client CA chain cannot be verified",
+	"SSL client certificate not trusted",
+	"Server presented an SSL certificate different from the configured one",
+	"Server presented an SSL certificate different from the expected one",
+	"SSL handshake failure",
+	"SSL handshake failure after heartbeat",
+	"Stopped a TLSv1 heartbeat attack (CVE-2014-0160)",
+	"Attempt to use SSL on an unknown target (internal error)",
+	"Server refused early data",
+	"SOCKS4 Proxy write error during handshake",
+	"SOCKS4 Proxy read error during handshake",
+	"SOCKS4 Proxy deny the request",
+	"SOCKS4 Proxy handshake aborted by server",
+	"SSL fatal error",
+};
+
+/* fc_err, bc_err (row .priv: 1 for bc), and their _str (.priv 2, 3): the
+ * code of the connection's failure, 0 (no message) when none; bc_* give
+ * nothing before a server connection was tried. */
+static int fetch_conn_err(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
+{
+	uintptr_t w = (uintptr_t)priv;
+	unsigned code;
+
+	(void)a;
+	if (!s || ((w & 1) && s->ss.st == SS_NONE && !s->bc_err))
+		return 0;
+	code = (w & 1) ? s->bc_err : s->fc_err;
+	if (!(w & 2))
+		return smp_set_int(smp, code);
+	if (!code || code >= ARRAY_SIZE(conn_err_msgs))
+		return 0;
+	return smp_set_str(smp, conn_err_msgs[code]);
+}
+
+/* ------------------------------------------------------------------------
+ * TCP_INFO of the client connection: one getsockopt() per evaluation
+ */
+
+enum tcpi_field { TI_RTT, TI_RTTVAR, TI_UNACKED, TI_SACKED, TI_RETRANS, TI_FACKETS, TI_LOST,
+		  TI_REORDERING };
+
+static int fetch_tcpi(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	int64_t v;
+
+	if (!s || s->cli.fd < 0 || !(s->cli.flags & CO_F_TCP) ||
+	    getsockopt(s->cli.fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == -1)
+		return 0;
+	switch ((enum tcpi_field)(uintptr_t)priv) {
+	case TI_RTT:        v = ti.tcpi_rtt; break;
+	case TI_RTTVAR:     v = ti.tcpi_rttvar; break;
+	case TI_UNACKED:    v = ti.tcpi_unacked; break;
+	case TI_SACKED:     v = ti.tcpi_sacked; break;
+	case TI_RETRANS:    v = ti.tcpi_retrans; break;
+	case TI_FACKETS:    v = ti.tcpi_fackets; break;
+	case TI_LOST:       v = ti.tcpi_lost; break;
+	default:            v = ti.tcpi_reordering; break;
+	}
+	/* the kernel gives the times in microseconds; ms unless "us" is asked */
+	if ((uintptr_t)priv <= TI_RTTVAR && !(a[0].str && strcmp(a[0].str, "us") == 0))
+		v /= 1000;
+	return smp_set_int(smp, v);
+}
+
+static int check_time_unit(struct smp_arg *args, char **err, const void *priv)
+{
+	(void)priv;
+	if (args[0].str && args[0].len && strcmp(args[0].str, "ms") && strcmp(args[0].str, "us")) {
+		*err = str_fmt("unit '%s' unknown (expects 'ms' or 'us')", args[0].str);
+		return -1;
+	}
+	return 0;
+}
+
+#define TI(f) ((const void *)(uintptr_t)(f))
+
 static const struct smp_fetch_kw smp_conn_fetches[] = {
 	{ "fc_src",          fetch_conn_addr, { 0 }, 0, SMP_T_ADDR, L4, NULL, ADDR(A_FC_SRC, 0) },
 	{ "fc_src_port",     fetch_conn_addr, { 0 }, 0, SMP_T_SINT, L4, NULL, ADDR(A_FC_SRC, 1) },
@@ -223,6 +341,19 @@ static const struct smp_fetch_kw smp_conn_fetches[] = {
 	{ "so_id",           fetch_so_id,     { 0 }, 0, SMP_T_SINT, L4, NULL, NULL },
 	{ "so_name",         fetch_so_name,   { 0 }, 0, SMP_T_STR,  L4, NULL, NULL },
 	{ "fc_rcvd_proxy",   fetch_fc_rcvd_proxy, { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "fc_err",          fetch_conn_err,  { 0 }, 0, SMP_T_SINT, L4, NULL, TI(0) },
+	{ "bc_err",          fetch_conn_err,  { 0 }, 0, SMP_T_SINT, L4, NULL, TI(1) },
+	{ "fc_err_str",      fetch_conn_err,  { 0 }, 0, SMP_T_STR,  L4, NULL, TI(2) },
+	{ "bc_err_str",      fetch_conn_err,  { 0 }, 0, SMP_T_STR,  L4, NULL, TI(3) },
+	{ "fc_rtt",          fetch_tcpi, { ARGT_STR }, 0, SMP_T_SINT, L4, check_time_unit, TI(TI_RTT) },
+	{ "fc_rttvar",       fetch_tcpi, { ARGT_STR }, 0, SMP_T_SINT, L4, check_time_unit,
+	  TI(TI_RTTVAR) },
+	{ "fc_unacked",      fetch_tcpi, { 0 }, 0, SMP_T_SINT, L4, NULL, TI(TI_UNACKED) },
+	{ "fc_sacked",       fetch_tcpi, { 0 }, 0, SMP_T_SINT, L4, NULL, TI(TI_SACKED) },
+	{ "fc_retrans",      fetch_tcpi, { 0 }, 0, SMP_T_SINT, L4, NULL, TI(TI_RETRANS) },
+	{ "fc_fackets",      fetch_tcpi, { 0 }, 0, SMP_T_SINT, L4, NULL, TI(TI_FACKETS) },
+	{ "fc_lost",         fetch_tcpi, { 0 }, 0, SMP_T_SINT, L4, NULL, TI(TI_LOST) },
+	{ "fc_reordering",   fetch_tcpi, { 0 }, 0, SMP_T_SINT, L4, NULL, TI(TI_REORDERING) },
 };
 
 SLUICE_INIT(smp_register_conn)

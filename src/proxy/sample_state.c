@@ -218,10 +218,10 @@ static int fetch_srv_state(const struct smp_arg *a, struct sample *smp, struct s
 		return smp_set_int(smp, srv->nbpend);
 	case SRV_IS_UP:
 		smp->type = SMP_T_BOOL;
-		smp->u.sint = !(srv->flags & (SRV_F_MAINT | SRV_F_DOWN));
+		smp->u.sint = !(srv->flags & (SRV_F_ANY_MAINT | SRV_F_DOWN));
 		return 1;
 	case SRV_WEIGHT:   /* 0 while down or in maintenance */
-		if (srv->flags & (SRV_F_MAINT | SRV_F_DOWN))
+		if (srv->flags & (SRV_F_ANY_MAINT | SRV_F_DOWN))
 			return smp_set_int(smp, 0);
 		return smp_set_int(smp, (srv->eweight + SRV_EW_SCALE - 1) / SRV_EW_SCALE);
 	case SRV_IWEIGHT:

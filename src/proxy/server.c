@@ -15,6 +15,7 @@
 #include <sluice/server.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/srv_agent.h>
+#include <sluice/srv_dns.h>
 #include <sluice/srv_idle.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -143,6 +144,19 @@ static uint16_t srv_host_port(const char *addr)
 	return *end || v < 1 || v > 65535 ? 0 : (uint16_t)v;
 }
 
+/* The host name of address <addr> as written ("name:80"), lower case, or
+ * NULL when it is not a host name (allocated). */
+static char *srv_host_of(const char *addr)
+{
+	const char *c = strrchr(addr, ':');
+	char name[DNS_NAME_MAX + 1];
+	size_t len = c ? (size_t)(c - addr) : strlen(addr);
+
+	if (dns_name_norm(addr, len, name) == -1)
+		return NULL;
+	return xstrdup(name);
+}
+
 /* A host name at start-up: tries <srv>'s init-addr methods in order
  * ("last,libc" by default; "last" is the server-state file, applied later
  * by load-server-state-from-file, so skipped here). "none" leaves the
@@ -179,7 +193,7 @@ static int srv_init_addr(struct server *srv, const char *addr, char **err)
 			free(e);
 			return 0;
 		case SRV_IA_NONE:
-			srv->flags |= SRV_F_MAINT | SRV_F_RMAINT;
+			srv->flags |= SRV_F_RMAINT;
 			srv->addr.ss_family = AF_INET;
 			srv->addrlen = sizeof(struct sockaddr_in);
 			addr_set_port(&srv->addr, srv_host_port(addr));
@@ -274,11 +288,23 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 	} else {
 		check_init(&srv->check, srv);
 	}
+	srv->fqdn = NULL;
+	srv_dns_dup(srv);
 	if (srv_apply_options(srv, argc, argv, err) == -1 && !config)
 		goto discard;
-	if (!config && (srv_runtime_refused(px, srv, err) || srv_src_inherit(srv, err) == -1))
+	if (!config && (srv_runtime_refused(px, srv, err) || srv_src_inherit(srv, err) == -1 ||
+			srv_dns_runtime_init(srv, err) == -1))
 		goto discard;
-	if (aerr && !*err && srv_init_addr(srv, addr, err) == 0) {
+	if (aerr)
+		srv->fqdn = srv_host_of(addr);
+	if (aerr && !*err && srv->fqdn && srv_dns_is_srv_label(srv, srv->fqdn)) {
+		/* filled from SRV records: no address, no port until then */
+		srv->flags |= SRV_F_RMAINT;
+		srv->addr.ss_family = AF_INET;
+		srv->addrlen = sizeof(struct sockaddr_in);
+		free(srv->addr_str);
+		srv->addr_str = xstrdup("");
+	} else if (aerr && !*err && srv_init_addr(srv, addr, err) == 0) {
 		char text[80];
 
 		/* show stat gives the address found, none when there is none */
@@ -295,6 +321,8 @@ static struct server *server_create(struct proxy *px, const char *name, const ch
 
 discard:
 	/* nothing refers to it yet: the backend is left as it was */
+	srv_dns_release(srv);
+	free(srv->fqdn);
 	free(srv->name);
 	free(srv->addr_str);
 	free(srv->track_name);
@@ -559,15 +587,6 @@ static int srv_init_addr_kw(struct server *srv, const struct srv_kw *kw, int arg
 	return 2;
 }
 
-/* resolvers, resolve-prefer, resolve-opts, resolve-net: DNS at run time. */
-static int srv_resolvers_kw(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-			    char **err)
-{
-	*err = str_fmt("not supported yet: sluice resolves server names once at start-up "
-		       "(use init-addr)");
-	return -1;
-}
-
 /* ---- slow start ---- */
 
 int srv_ramp_weight(int uweight, uint32_t period_ms, double elapsed_ms)
@@ -671,10 +690,6 @@ static struct srv_kw server_kws[] = {
 	{ "redir", .parse = srv_redir_kw },
 	{ "log-proto", .parse = srv_log_proto_kw },
 	{ "init-addr", .parse = srv_init_addr_kw },
-	{ "resolvers", .parse = srv_resolvers_kw },
-	{ "resolve-prefer", .parse = srv_resolvers_kw },
-	{ "resolve-opts", .parse = srv_resolvers_kw },
-	{ "resolve-net", .parse = srv_resolvers_kw },
 	{ "maxqueue", .off = offsetof(struct server, maxqueue), .min = 0, .max = 10000000 },
 	{ "minconn", .off = offsetof(struct server, minconn), .min = 0, .max = 10000000 },
 	{ "weight", .parse = srv_weight },
@@ -704,12 +719,6 @@ static struct srv_kw server_kws[] = {
 	{ "fall", .off = offsetof(struct server, check.fall), .min = 1, .max = 1000000 },
 	{ "port", .parse = srv_check_port },
 	{ "addr", .parse = srv_check_addr },
-};
-
-/* resolvers NAME: DNS at run time is not built; its lines are skipped. */
-static struct cfg_section server_sections[] = {
-	{ "resolvers", CFG_SEC_RESOLVERS, .refused = "DNS resolution at run time is not built yet: sluice resolves "
-	  "server names once at start-up (use init-addr)" },
 };
 
 static struct cfg_kw server_cfg_kws[] = {
@@ -983,14 +992,47 @@ void server_set_address(struct server *srv, const struct sockaddr_storage *ss, s
 	}
 	free(srv->addr_str);
 	srv->addr_str = xstrdup(addr_to_str(&srv->addr, text, sizeof(text)));
-	if (srv->flags & SRV_F_RMAINT) {
-		/* init-addr none kept it in maintenance for want of an address */
-		srv->flags &= ~SRV_F_RMAINT;
-		if (srv->px)
-			server_set_admin(srv, SRV_F_MAINT, 0);
-	}
+	/* what is kept open still goes to the old address */
+	srv_idle_purge(srv, 0);
 	for (size_t i = 0; i < ARRAY_SIZE(server_addr_hooks) && server_addr_hooks[i]; i++)
 		server_addr_hooks[i](srv);
+	if (srv->flags & SRV_F_RMAINT)
+		server_set_rmaint(srv, 0, NULL);
+}
+
+void server_set_rmaint(struct server *srv, int on, const char *why)
+{
+	struct proxy *px = srv->px;
+	int was_usable = server_usable(srv);
+
+	if (!!(srv->flags & SRV_F_RMAINT) == on)
+		return;
+	if (on)
+		srv->flags |= SRV_F_RMAINT;
+	else
+		srv->flags &= ~SRV_F_RMAINT;
+	if (!px)
+		return;
+	lb_recalc(px);
+	srv->last_change = tick_wall();
+	if (on) {
+		log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_ALERT, "Server %s/%s is going "
+				"DOWN for maintenance (%s). %u active and %u backup servers left. %u "
+				"sessions active, 0 requeued, 0 remaining in queue.", px->name,
+				srv->name, why, px->srv_act, px->srv_bck, srv->counters.cur_sess);
+		if (!px->srv_act && !px->srv_bck && was_usable)
+			log_event_px_lv(&px->loggers, LOG_L_ALERT, LOG_L_EMERG, "backend '%s' has "
+					"no server available!", px->name);
+	} else {
+		if (!(srv->flags & (SRV_F_MAINT | SRV_F_DOWN)))
+			srv_slowstart_begin(srv);
+		log_event_px_lv(&px->loggers, LOG_L_WARNING, LOG_L_NOTICE, "Server %s/%s ('%s') "
+				"is UP/READY (resolves again).", px->name, srv->name,
+				srv->fqdn ? srv->fqdn : "");
+	}
+	if (global.loop)
+		backend_srv_state_changed(srv);
+	check_track_sync(srv);
 }
 
 /* set server BE/SRV addr <ip> [port <port>] */
@@ -1368,6 +1410,8 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 	if (!srv->add_args)
 		server_state_note_deleted(px->name, srv->name);
 	free(srv->add_args);
+	srv_dns_release(srv);
+	free(srv->fqdn);
 	free(srv->name);
 	free(srv->addr_str);
 	free(srv->conf_file);
@@ -1396,8 +1440,8 @@ static struct cli_kw server_cli_kws[] = {
 	{ { "set", "weight", NULL }, "set weight <bk>/<srv> <weight>[%]", "change a server's "
 	  "weight (absolute, or % of the initial one)", CLI_LVL_ADMIN, cli_set_weight },
 	{ { "set", "server", NULL }, "set server <bk>/<srv> <what> <value>...",
-	  "set a server's state, weight, address, health or agent state, its checks' and "
-	  "agent's address, port and string, or its TLS",
+	  "set a server's state, weight, address, host name, health or agent state, its "
+	  "checks' and agent's address, port and string, or its TLS",
 	  CLI_LVL_ADMIN,
 	  cli_set_server },
 	{ { "add", "server", NULL }, "add server <bk>/<srv> <addr> [options]", "create a "
@@ -1420,7 +1464,6 @@ SLUICE_INIT(server_register)
 {
 	srv_register_keywords(server_kws, ARRAY_SIZE(server_kws));
 	cfg_register(server_cfg_kws, ARRAY_SIZE(server_cfg_kws));
-	cfg_register_sections(server_sections, ARRAY_SIZE(server_sections));
 	cfg_register_postparse(server_postparse, 30);
 	cli_register(server_cli_kws, ARRAY_SIZE(server_cli_kws));
 	server_set_register(server_set_kws, ARRAY_SIZE(server_set_kws));

@@ -17,11 +17,13 @@
 #include <sluice/log.h>
 #include <sluice/proxy.h>
 #include <sluice/server.h>
+#include <sluice/srv_dns.h>
 #include <sluice/str.h>
 #include <sluice/ticks.h>
 
 #define SRV_ADMIN_FMAINT 0x01   /* srv_admin_state bits, as HAProxy writes them */
 #define SRV_ADMIN_FDRAIN 0x08
+#define SRV_ADMIN_RMAINT 0x20
 #define STATE_MAX_LINE   2048
 
 enum { LOAD_NONE, LOAD_GLOBAL, LOAD_LOCAL };
@@ -80,18 +82,20 @@ static void state_dump_backend(struct dstr *out, const struct proxy *px)
 	for (const struct server *srv = px->servers; srv; srv = srv->next) {
 		char ip[INET6_ADDRSTRLEN];
 		int admin = ((srv->flags & SRV_F_MAINT) ? SRV_ADMIN_FMAINT : 0) |
-			    ((srv->flags & SRV_F_DRAIN) ? SRV_ADMIN_FDRAIN : 0);
-		int up = !(srv->flags & (SRV_F_MAINT | SRV_F_DOWN));
+			    ((srv->flags & SRV_F_DRAIN) ? SRV_ADMIN_FDRAIN : 0) |
+			    ((srv->flags & SRV_F_RMAINT) ? SRV_ADMIN_RMAINT : 0);
+		const char *rec = srv_dns_srvrecord(srv);
+		int up = !(srv->flags & (SRV_F_ANY_MAINT | SRV_F_DOWN));
 
-		dstr_printf(out, "%d %s %d %s %s %d %d %d %d %lld %d %d %d %d 0 0 0 - %u - 0 %u - - 0\n",
+		dstr_printf(out, "%d %s %d %s %s %d %d %d %d %lld %d %d %d %d 0 0 0 %s %u %s 0 %u - - 0\n",
 			    px->id, px->name, srv->id, srv->name,
 			    srv->addr.ss_family == AF_UNIX ? "-" : addr_ip_str(&srv->addr, ip, sizeof(ip)),
 			    !up ? 0 : (srv->flags & SRV_F_NOLB) ? 3 : 2, admin, srv->uweight, srv->weight,
 			    (long long)(now - srv->last_change), state_check_status(srv),
 			    state_check_result(srv),
 			    (srv->flags & SRV_F_CHECKED) ? srv->check.health : up ? 2 : 0,
-			    (srv->flags & SRV_F_CHECKED) ? 1 : 0,
-			    addr_get_port(&srv->addr), srv->check.port);
+			    (srv->flags & SRV_F_CHECKED) ? 1 : 0, srv->fqdn ? srv->fqdn : "-",
+			    addr_get_port(&srv->addr), rec ? rec : "-", srv->check.port);
 	}
 }
 

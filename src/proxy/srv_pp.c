@@ -156,10 +156,23 @@ int srv_pp_check_wanted(const struct server *srv)
 		!srv->check.has_addr);
 }
 
-size_t srv_pp_check_header(const struct server *srv, char *out, size_t sz)
+size_t srv_pp_check_header(const struct server *srv, int fd, char *out, size_t sz)
 {
 	static const struct sockaddr_storage none = { .ss_family = AF_UNSPEC };
 
+	if (fd >= 0) {
+		/* a connect rule's send-proxy: the addresses of its connection */
+		struct sockaddr_storage src, dst;
+		socklen_t sl = sizeof(src), dl = sizeof(dst);
+
+		if (getsockname(fd, (struct sockaddr *)&src, &sl) == -1 ||
+		    getpeername(fd, (struct sockaddr *)&dst, &dl) == -1)
+			src = dst = none;
+		if (!(srv->flags & SRV_F_SEND_PROXY_V2))
+			return pp_build(1, &src, &dst, out, sz);
+		return pp_build_v2(src.ss_family == AF_UNSPEC ? PP_V2_LOCAL : PP_V2_PROXY, &src, &dst,
+				   NULL, 0, !!(srv->pp_opts & SRV_PP_CRC32C), out, sz);
+	}
 	if (!srv_pp_check_wanted(srv))
 		return 0;
 	if (!(srv->flags & SRV_F_SEND_PROXY_V2))

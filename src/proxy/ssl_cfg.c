@@ -834,18 +834,38 @@ int ssl_check_enabled(const struct server *srv, int own_addr)
 	return srv->ssl && (srv->ssl->check_ssl || (srv->ssl->check_tls && own_addr));
 }
 
-struct ssl_st *ssl_check_new(struct server *srv, int fd)
+struct ssl_st *ssl_check_new(struct server *srv, int fd, const struct ssl_check_opts *o)
 {
 	SSL *ssl = ssl_sock_new(srv->ssl->ctx, fd, 0);
+	const char *sni = srv->ssl->check_sni;
 
 	if (!ssl)
 		return NULL;
-	if (srv->ssl->check_sni)
-		SSL_set_tlsext_host_name(ssl, srv->ssl->check_sni);
-	if (srv->ssl->check_alpn.p)
+	if (o && !o->server_defaults)
+		sni = NULL;
+	if (o && o->sni)
+		sni = o->sni;
+	if (sni)
+		SSL_set_tlsext_host_name(ssl, sni);
+	if (o && o->alpn)
+		SSL_set_alpn_protos(ssl, o->alpn, (unsigned)o->alpn_len);
+	else if (srv->ssl->check_alpn.p && (!o || o->server_defaults))
 		SSL_set_alpn_protos(ssl, srv->ssl->check_alpn.p, (unsigned)srv->ssl->check_alpn.len);
-	ssl_srv_host_check(ssl, srv->ssl, srv->ssl->check_sni);
+	ssl_srv_host_check(ssl, srv->ssl, sni);
 	return ssl;
+}
+
+int ssl_check_prepare(struct server *srv)
+{
+	if (!srv->ssl) {
+		ssl_init_once();
+		srv->ssl = xcalloc(1, sizeof(*srv->ssl));
+		srv->ssl->verify = -1;
+		srv->ssl->owner = srv;
+	} else if (srv->ssl->owner != srv) {
+		srv->ssl = ssl_srv_dup(srv->ssl, srv);
+	}
+	return srv->ssl->ctx ? 0 : ssl_srv_build(srv);
 }
 
 SLUICE_INIT(ssl_cfg_register)
@@ -855,6 +875,9 @@ SLUICE_INIT(ssl_cfg_register)
 }
 
 #else /* !USE_OPENSSL */
+
+#include <sluice/log.h>
+#include <sluice/server.h>
 
 /* Without OpenSSL no bind line nor server has TLS ("ssl" is an unknown
  * keyword), so no connection ever gets an SSL*: these are never reached
@@ -892,6 +915,18 @@ const char *ssl_bind_ft(const struct bind_conf *bc)
 int ssl_bind_accept(struct conn *c, struct bind_conf *bc)
 {
 	return -1;
+}
+
+int ssl_check_enabled(const struct server *srv, int own_addr)
+{
+	return 0;
+}
+
+int ssl_check_prepare(struct server *srv)
+{
+	log_alert("%s:%d: server '%s': TLS health checks need OpenSSL, and this sluice was "
+		  "built without it", srv->conf_file, srv->conf_line, srv->name);
+	return 1;
 }
 
 #endif

@@ -24,6 +24,7 @@
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
+#include <sluice/px_tcp.h>
 #include <sluice/proxyproto.h>
 #include <sluice/sample.h>
 #include <sluice/server.h>
@@ -55,7 +56,8 @@ static struct {
 	const struct stream_proto *protos[PR_MODE_HTTP + 1];   /* by frontend mode */
 	struct server *kill_list;   /* servers whose sessions are to be shut down */
 	ev_timer       kill_timer;  /* runs those shutdowns at the next iteration */
-	void         (*ext_release)(struct stream *s);   /* frees s->ext (Lua) */
+	void         (*ext_release[STRM_EXT_MAX])(struct stream *s);   /* free s->ext[i] */
+	int            n_ext;
 } strm;
 
 void stream_proto_register(int mode, const struct stream_proto *sp)
@@ -481,8 +483,9 @@ int stream_connect(struct stream *s)
 		return stream_conn_failed(s, 0);   /* not IPv4: "init-addr" gave another */
 	rc = conn_connect_src(&s->srv, srv->socks4_len ? &srv->socks4 : &addr,
 			      srv->socks4_len ? srv->socks4_len : srv->addrlen,
-			      !!(s->be->options & (PR_O_TCP_KA | PR_O_SRV_KA)), srv->src,
+			      px_tcp_opts(s->be, 1), srv->src,
 			      &s->cli_addr, stream_io_cb, s);
+	s->bc_err = rc == -1 ? (uint8_t)conn_err_code(errno, s->srv.fd < 0 && srv->src) : 0;
 	if (rc == -1 && s->srv.fd < 0) {
 		log_warning("backend %s: cannot create a socket to server %s: %s", s->be->name,
 			    srv->name, strerror(errno));
@@ -570,6 +573,7 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 	chan_release(&s->res);
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
+	stream_pp_free(s);
 	var_store_free(&s->vars);
 	tcp_rules_stream_release(s);
 
@@ -632,6 +636,7 @@ void stream_give_cli(struct stream *s, struct conn *c, struct buf **rx)
 	stk_stream_end(s);
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
+	stream_pp_free(s);
 	var_store_free(&s->vars);
 	tcp_rules_stream_release(s);
 	stream_be_uncount(s);
@@ -735,15 +740,18 @@ void stream_wake(struct stream *s)
 	ev_feed_event(global.loop, &s->cli.io, EV_CUSTOM);
 }
 
-void stream_set_ext_release(void (*fn)(struct stream *s))
+int stream_ext_register(void (*fn)(struct stream *s))
 {
-	strm.ext_release = fn;
+	BUG_ON(strm.n_ext == STRM_EXT_MAX, "more stream modules than STRM_EXT_MAX");
+	strm.ext_release[strm.n_ext] = fn;
+	return strm.n_ext++;
 }
 
 void stream_ext_release(struct stream *s)
 {
-	if (s->ext)
-		strm.ext_release(s);
+	for (int i = 0; i < strm.n_ext; i++)
+		if (s->ext[i])
+			strm.ext_release[i](s);
 }
 
 void stream_attach_srv_mux(struct stream *s, const struct conn *c,
@@ -1034,6 +1042,7 @@ static void stream_ssl_failed(struct stream *s, const char *reason)
 		if (n > 0)
 			log_send(&s->fe->loggers, LOG_L_INFO, line, MIN((size_t)n, sizeof(line) - 1));
 	}
+	s->fc_err = strcmp(reason, "timeout") == 0 ? 26 : 34;   /* SSL handshake timeout, failure */
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
 	stream_close(s, SE_CLI_ABORT, SF_REQ);
@@ -1056,6 +1065,7 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c)
 		if (r < 0) {
 			log_warning("backend %s: server %s: TLS handshake failed: %s", s->be->name,
 				    s->ss.target ? s->ss.target->name : "?", reason);
+			s->bc_err = 34;   /* SSL handshake failure */
 			stream_conn_failed(s, 0);
 			return -1;
 		}
@@ -1111,6 +1121,8 @@ static void stream_timer_run(struct ev_loop *loop, ev_timer *w, int revents)
 			stream_ssl_failed(s, "timeout");
 			return;
 		}
+		if (s->state == ST_PROXY)
+			s->fc_err = 13;   /* timeout while waiting for the PROXY header */
 		stream_fail(s, SE_CLI_TO, s->ss.st == SS_EST ? SF_DATA :
 			    s->state == ST_PROXY || s->state == ST_INSPECT ? SF_REQ : SF_CONN);
 		return;
@@ -1160,8 +1172,9 @@ static int stream_start(struct stream *s)
 /* ST_PROXY: looks for the PROXY header in what the client sent. Returns 0
  * (waiting, or the stream moved on), or -1 when the stream was closed. */
 /* The PROXY header is bad or missing: counted, closed. Returns -1. */
-static int stream_proxy_failed(struct stream *s)
+static int stream_proxy_failed(struct stream *s, int err)
 {
+	s->fc_err = (uint8_t)err;   /* HAProxy's CO_ER_PRX_* numbers (fc_err) */
 	s->fe->fe_counters.failed_req++;
 	s->li->counters.failed_req++;
 	stream_close(s, SE_PROXY, SF_REQ);
@@ -1191,8 +1204,11 @@ static int stream_read_proxy(struct stream *s)
 		n = pp_parse(b->area + b->head, b->data, &src, &dst, &local, &err);
 	if (n == 0 && !(s->req.flags & CH_F_SHUTR) && (!b || chan_has_room(&s->req)))
 		return 0;
-	if (n <= 0)   /* garbage, or the client left or filled a buffer without a header */
-		return stream_proxy_failed(s);
+	if (n < 0)    /* garbage */
+		return stream_proxy_failed(s, pp_err_code(err));
+	if (n == 0)   /* the client left (11: before a byte) or filled a buffer without a header */
+		return stream_proxy_failed(s, b && b->data ? 14 : 11);
+	stream_pp_keep(s, b->area + b->head, (size_t)n);
 	b->head += (uint32_t)n;
 	b->data -= (uint32_t)n;
 	if (!b->data) {
@@ -1220,6 +1236,7 @@ static int stream_accept_rules(struct stream *s)
 	stk_stream_end(s);   /* what track-sc rules tracked */
 	if (s->dst)
 		pool_free(strm.addr_pool, s->dst);
+	stream_pp_free(s);
 	var_store_free(&s->vars);
 	listener_release(s->li);
 	pool_free(strm.pool, s);
@@ -1255,13 +1272,13 @@ static int stream_read_proxy_exact(struct stream *s)
 	int local, r;
 
 	if (!b && !(b = s->req.buf = buf_get()))
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, 4);
 	if (!b->data)
 		b->head = 0;
 	have = b->data;
 	room = buf_room(b, buf_size());
 	if (!room)
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, 14);
 	n = recv(s->cli.fd, b->area + b->head + have, room, MSG_PEEK);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
 		s->cli.flags &= ~CO_F_RD_READY;
@@ -1269,20 +1286,21 @@ static int stream_read_proxy_exact(struct stream *s)
 		return 0;
 	}
 	if (n <= 0)
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, n == 0 ? (have ? 14 : 11) : 12);
 	r = pp_parse(b->area + b->head, have + (size_t)n, &src, &dst, &local, &err);
 	if (r < 0)
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, pp_err_code(err));
 	/* incomplete: every byte seen belongs to the header */
 	take = r > 0 ? r - (ssize_t)have : n;
 	if (recv(s->cli.fd, b->area + b->head + have, (size_t)take, 0) != take)
-		return stream_proxy_failed(s);
+		return stream_proxy_failed(s, 12);
 	b->data += (uint32_t)take;
 	s->cli.last_act = tick_ev_now();
 	if (r == 0) {
 		stream_update(s);
 		return 0;
 	}
+	stream_pp_keep(s, b->area + b->head, (size_t)r);
 	chan_release(&s->req);
 	stream_proxy_apply(s, &src, &dst, local);
 	return stream_ssl_begin(s);
@@ -1323,7 +1341,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	s->cli.flags = CO_F_CONNECTED;
 	if (addr->ss_family != AF_UNIX) {
 		s->cli.flags |= CO_F_TCP;
-		conn_setup_tcp(fd, !!(fe->options & (PR_O_TCP_KA | PR_O_CLI_KA)), 0);
+		conn_setup_tcp(fd, px_tcp_opts(fe, 0), 0);
 	}
 	if (tcp_rules_has(fe, TCP_RS_CONN) && stream_accept_rules(s) == -1)
 		return;

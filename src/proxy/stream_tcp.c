@@ -14,6 +14,7 @@
 #include <sluice/log.h>
 #include <sluice/logformat.h>
 #include <sluice/proxy.h>
+#include <sluice/px_log.h>
 #include <sluice/server.h>
 #include <sluice/ssl.h>
 #include <sluice/ssl_cfg.h>
@@ -30,16 +31,17 @@ static void tcp_log(struct stream *s)
 	struct lf_ctx c;
 	char line[2048];
 	size_t n;
-	int level = stream_log_level(s, LOG_L_INFO);
+	int level = stream_log_level(s, LOG_L_INFO), err;
 
 	if (!fe->logformat || (!fe->loggers.head && !fe->loggers.use_global) || level < 0)
 		return;
 	if (((fe->options & PR_O_DONTLOGNULL) && s->req.total == 0) || s->state == ST_SSL)
 		return;
-	stream_fill_lf_ctx(s, &c, fe->logformat->needs);
+	stream_fill_lf_ctx(s, &c, fe->logformat->needs | px_log_needs(fe));
 	c.log = 1;
-	n = lf_render(fe->logformat, &c, line, sizeof(line));
-	log_send(&fe->loggers, level, line, n);
+	err = s->term_err != SE_NONE || s->ss.retries || s->ss.redispatched;
+	n = lf_render(px_log_format(fe, err), &c, line, sizeof(line));
+	px_log_send(fe, &c, level, line, n);
 }
 
 /* Fills what a TCP stream's formats use; <needs> (LF_N_*) asks for the
@@ -356,12 +358,15 @@ static int tcp_process(struct stream *s)
 
 /* At accept: a TCP stream is a tunnel (every byte may leave unanalysed)
  * and a session of its backend; with no backend to send to (none, or
- * disabled), it closes at once. Returns 0, or -1 once <s> was closed. */
+ * disabled) and no tcp-request content rule that could answer it instead
+ * (use-service, a Lua action), it closes at once. Returns 0, or -1 once
+ * <s> was closed. */
 static int tcp_init(struct stream *s)
 {
 	struct proxy *fe = s->fe;
 
-	if ((!fe->defbe || fe->defbe->disabled) && !(fe->acl && fe->acl->use_be)) {
+	if ((!fe->defbe || fe->defbe->disabled) && !(fe->acl && fe->acl->use_be) &&
+	    !tcp_rules_has(fe, TCP_RS_REQ)) {
 		/* counted as current (closed at once), not as a session */
 		tcp_log_connect(s);
 		s->be->beconn++;

@@ -1,5 +1,6 @@
 /* tcp-check rules: parsing the "tcp-check" lines of a backend and playing
- * them over a check connection (tcpcheck.h). */
+ * them over a check connection (tcpcheck.h); their options are
+ * tcpchk_opts.c's. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <sluice/proxy.h>
 #include <sluice/server.h>
 #include <sluice/ssl.h>
+#include <sluice/ssl_cfg.h>
 #include <sluice/str.h>
 #include <sluice/tcpcheck.h>
 #include <sluice/units.h>
@@ -41,49 +43,73 @@ int tcpchk_enabled(const struct proxy *px)
 	return tcpchk_rules(px) != NULL;
 }
 
-/* The first rule that is not a comment. */
+/* Whether <r> may come before the connect rule that opens a ruleset. */
+static int rule_is_prelude(const struct tcpchk_rule *r)
+{
+	return r->type == TCPCHK_COMMENT || r->type == TCPCHK_SET_VAR ||
+	       r->type == TCPCHK_UNSET_VAR;
+}
+
+/* The first rule that is not a comment nor a variable's. */
 static const struct tcpchk_rule *first_rule(const struct tcpchk_rule *r)
 {
-	while (r && r->type == TCPCHK_COMMENT)
+	while (r && rule_is_prelude(r))
 		r = r->next;
 	return r;
 }
 
-uint16_t tcpchk_connect_port(const struct proxy *px)
+const struct tcpchk_rule *tcpchk_start(struct check *c)
+{
+	const struct tcpchk_rule *r = tcpchk_rules(c->srv->px);
+
+	c->step = r;
+	c->step_no = 1;
+	c->run_ok = CHK_R_L7OK;
+	c->run_info = NULL;
+	tcpchk_vars_reset(c);
+	/* what precedes the first connection is played before it opens */
+	for (; r && rule_is_prelude(r); r = r->next) {
+		if (r->type != TCPCHK_COMMENT)
+			tcpchk_run_var(c, r);
+		c->step = r->next;
+		c->step_no++;
+	}
+	return r && r->type == TCPCHK_CONNECT ? r : NULL;
+}
+
+uint16_t tcpchk_connect_port(const struct proxy *px, int *dynamic)
 {
 	const struct tcpchk_rule *r = first_rule(tcpchk_rules(px));
 
+	*dynamic = r && r->type == TCPCHK_CONNECT && r->port_expr;
 	return r && r->type == TCPCHK_CONNECT ? r->port : 0;
 }
 
-void tcpchk_target(const struct check *c, const struct tcpchk_rule *r,
+void tcpchk_target(struct check *c, const struct tcpchk_rule *r,
                    struct sockaddr_storage *ss, socklen_t *len)
 {
-	if (!r) {
-		r = first_rule(tcpchk_rules(c->srv->px));
-		if (r && r->type != TCPCHK_CONNECT)
-			r = NULL;
-	}
+	uint16_t port;
+
 	*ss = c->addr;
 	*len = c->addrlen;
 	if (!r)
 		return;
 	if (r->flags & TCPCHK_F_HAS_ADDR) {
-		uint16_t port = addr_get_port(&c->addr);
-
 		*ss = r->addr;
 		*len = r->addrlen;
 		if (!addr_get_port(ss))
-			addr_set_port(ss, port);
+			addr_set_port(ss, addr_get_port(&c->addr));
 	}
-	if (r->port)
-		addr_set_port(ss, r->port);
+	if ((port = tcpchk_rule_port(c, r)))
+		addr_set_port(ss, port);
 }
 
 enum chk_result tcpchk_timeout_result(const struct check *c)
 {
 	const struct tcpchk_rule *r = c->step;
 
+	if (r && r->type == TCPCHK_EXPECT && r->tout_res)
+		return r->tout_res;
 	return r && r->type == TCPCHK_EXPECT && r->ok_res == CHK_R_L6OK ? CHK_R_L6TOUT : CHK_R_L7TOUT;
 }
 
@@ -92,6 +118,25 @@ enum chk_result tcpchk_timeout_result(const struct check *c)
 static int rules_are_user_tcp(const struct tcpchk_rule *r)
 {
 	return r && !(r->flags & (TCPCHK_F_HTTP | TCPCHK_F_PROTO));
+}
+
+const char *tcpchk_timeout_info(const struct check *c)
+{
+	static const char *const words[] = {
+		[TCPCHK_M_STRING] = "string", [TCPCHK_M_RSTRING] = "rstring",
+		[TCPCHK_M_BINARY] = "binary", [TCPCHK_M_RBINARY] = "rbinary",
+	};
+	static char msg[256];
+	const struct tcpchk_rule *r = c->step;
+
+	if (!r || r->type != TCPCHK_EXPECT || !rules_are_user_tcp(tcpchk_rules(c->srv->px)) ||
+	    r->match > TCPCHK_M_RBINARY)
+		return "";
+	snprintf(msg, sizeof(msg), " at step %d of tcp-check (expect %s%s '%.60s')%s%s%s",
+		 c->step_no, words[r->match], r->lf ? "-lf" : "", r->text,
+		 r->comment ? " comment: '" : "", r->comment ? r->comment : "",
+		 r->comment ? "'" : "");
+	return msg;
 }
 
 const char *tcpchk_conn_error(const struct check *c, const char *err)
@@ -143,16 +188,18 @@ void tcpchk_reset(struct check *c)
 	c->step = NULL;
 	c->step_no = 0;
 	c->used = 0;
+	c->reading = 0;
 	c->conn_rule = NULL;
+	httpchk_req_free(c->req_sent);
+	c->req_sent = NULL;
 }
 
 void tcpchk_rule_free(struct tcpchk_rule *r)
 {
-#ifdef USE_PCRE2
-	if (r->re)
-		pcre2_code_free(r->re);
-#endif
+	tcpchk_regex_free(r->re);
 	httpchk_req_free(r->req);
+	httpchk_hdrm_free(r->hdrm);
+	tcpchk_rule_free_opts(r);
 	free(r->data);
 	free(r->text);
 	free(r->comment);
@@ -162,6 +209,11 @@ void tcpchk_rule_free(struct tcpchk_rule *r)
 
 void tcpchk_free(struct proxy *px)
 {
+	if (px->tcpchk_inherited) {
+		px->tcpchk = NULL;   /* the defaults' rules, shared */
+		px->tcpchk_inherited = 0;
+		return;
+	}
 	while (px->tcpchk) {
 		struct tcpchk_rule *r = px->tcpchk;
 
@@ -175,18 +227,19 @@ void tcpchk_set_rules(struct proxy *px, struct tcpchk_rule *rules)
 	tcpchk_free(px);
 	px->tcpchk = rules;
 	px->tcpchk_inherited = 0;
-	chk_px_w(px)->options = (chk_px_w(px)->options | CHK_O_TCPCHK) & ~CHK_O_HTTPCHK;
+	chk_px_w(px)->options = (chk_px_w(px)->options | CHK_O_TCPCHK) &
+				~(CHK_O_HTTPCHK | CHK_O_EXTCHK);
 }
 
-int tcpchk_regex_match(const struct tcpchk_rule *r, const char *buf, size_t len)
+int tcpchk_regex_exec(const void *re, const char *buf, size_t len)
 {
 #ifdef USE_PCRE2
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(r->re, NULL);
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
 	int rc;
 
 	if (!md)
 		return 0;
-	rc = pcre2_match(r->re, (PCRE2_SPTR)buf, len, 0, 0, md, NULL);
+	rc = pcre2_match(re, (PCRE2_SPTR)buf, len, 0, 0, md, NULL);
 	pcre2_match_data_free(md);
 	return rc >= 0;
 #else
@@ -194,12 +247,43 @@ int tcpchk_regex_match(const struct tcpchk_rule *r, const char *buf, size_t len)
 #endif
 }
 
-/* Does the response so far contain what <r> looks for? */
-static int rule_matches(const struct tcpchk_rule *r, const char *buf, size_t len)
+int tcpchk_regex_match(const struct tcpchk_rule *r, const char *buf, size_t len)
+{
+	return tcpchk_regex_exec(r->re, buf, len);
+}
+
+void tcpchk_regex_free(void *re)
+{
+#ifdef USE_PCRE2
+	if (re)
+		pcre2_code_free(re);
+#endif
+}
+
+/* Does the response so far contain what <r> looks for (<pat>, <plen>
+ * bytes, for the exact matches)? */
+static int rule_matches(const struct tcpchk_rule *r, const char *pat, size_t plen,
+                        const char *buf, size_t len)
 {
 	if (r->match == TCPCHK_M_RSTRING)
 		return tcpchk_regex_match(r, buf, len);
-	return len >= r->len && memmem(buf, len, r->data, r->len) != NULL;
+	if (r->match == TCPCHK_M_RBINARY) {
+		/* the regex reads the bytes written in hex (upper case) */
+		static const char digits[] = "0123456789ABCDEF";
+		char *hex = malloc(2 * len + 1);
+		int ok;
+
+		if (!hex)
+			return 0;
+		for (size_t i = 0; i < len; i++) {
+			hex[2 * i] = digits[(unsigned char)buf[i] >> 4];
+			hex[2 * i + 1] = digits[(unsigned char)buf[i] & 15];
+		}
+		ok = tcpchk_regex_match(r, hex, 2 * len);
+		free(hex);
+		return ok;
+	}
+	return len >= plen && memmem(buf, len, pat, plen) != NULL;
 }
 
 /* Reads what the server sent into the check's buffer. Returns 0, or -1 on
@@ -254,25 +338,92 @@ int tcpchk_input_done(const struct check *c)
 	return c->rclosed || c->rlen >= TCPCHK_RBUF_MAX;
 }
 
+/* Renders the pattern of a string-lf/binary-lf rule (binary-lf: the hex
+ * digits decoded) into <out> of TCPCHK_RBUF_MAX bytes. Returns its length,
+ * or -1 when binary-lf gave something else than hex digits. */
+static ssize_t expect_render(struct check *c, const struct tcpchk_rule *r, char *out)
+{
+	size_t n = tcpchk_lf_render(c, r->lf, out, TCPCHK_RBUF_MAX);
+
+	if ((r->flags & TCPCHK_F_HEX) && tcpchk_hex_decode(out, n, out, &n) == -1)
+		return -1;
+	return (ssize_t)n;
+}
+
 /* A tcp-check expect on the raw bytes received. */
 static enum tcpchk_res expect_raw(struct check *c, const struct tcpchk_rule *r,
                                   const char **info, char *msg, size_t sz)
 {
-	int found = c->rbuf && rule_matches(r, c->rbuf, c->rlen);
+	static char pat[TCPCHK_RBUF_MAX];
+	const char *p = r->data;
+	size_t plen = r->len;
+	int found, conclusive;
 
-	if (found && !r->inverse) {
-		/* What matched is consumed: the next expect reads on. */
-		c->rlen = 0;
-		return TCPCHK_PASS;
+	if (r->lf) {
+		ssize_t n = expect_render(c, r, pat);
+
+		if (n < 0) {
+			snprintf(msg, sz, "TCPCHK got an invalid binary pattern at step %d", c->step_no);
+			*info = msg;
+			return TCPCHK_FAIL;
+		}
+		p = pat;
+		plen = (size_t)n;
 	}
-	if (!found && !tcpchk_input_done(c))
+	if (r->flags & TCPCHK_F_MIN_RECV) {
+		/* an exact pattern needs no more than its length */
+		size_t need = (size_t)r->min_recv;
+
+		if (r->match == TCPCHK_M_STRING || r->match == TCPCHK_M_BINARY)
+			need = MIN(need, plen);
+		if (c->rlen < need && !tcpchk_input_done(c))
+			return TCPCHK_WAIT_READ;
+	}
+	found = c->rbuf && rule_matches(r, p, plen, c->rbuf, c->rlen);
+	/* with min-recv, what came is enough to judge */
+	conclusive = (r->flags & TCPCHK_F_MIN_RECV) || tcpchk_input_done(c);
+	if (found && !r->inverse)
+		return TCPCHK_PASS;   /* the next expect reads the same answer, as HAProxy's */
+	if (!found && !conclusive)
 		return TCPCHK_WAIT_READ;  /* more may come */
 	if (!found && r->inverse)
 		return TCPCHK_PASS;
-	snprintf(msg, sz, "TCPCHK %s content '%.60s' at step %d",
-		 r->inverse ? "matched unwanted" : "did not match", r->text, c->step_no);
+	if (r->lf && !(r->flags & TCPCHK_F_HEX))
+		snprintf(msg, sz, "TCPCHK %s content '%.60s' at step %d",
+			 r->inverse ? "matched unwanted" : "did not match", pat, c->step_no);
+	else
+		snprintf(msg, sz, "TCPCHK %s content '%.60s' at step %d",
+			 r->inverse ? "matched unwanted" : "did not match", r->text, c->step_no);
 	*info = msg;
 	return TCPCHK_FAIL;
+}
+
+/* Sends the bytes of non-HTTP send rule <r> (send-lf and send-binary-lf
+ * rendered now). Returns 0, or -1 with <msg> set. */
+static int send_raw(struct check *c, const struct tcpchk_rule *r, char *msg, size_t sz)
+{
+	static char out[TCPCHK_RBUF_MAX];
+	const char *p = r->data;
+	size_t len = r->len;
+
+	if (r->lf) {
+		ssize_t n = expect_render(c, r, out);
+
+		if (n < 0) {
+			snprintf(msg, sz, "TCPCHK got an invalid binary string to send at step %d",
+				 c->step_no);
+			return -1;
+		}
+		p = out;
+		len = (size_t)n;
+	}
+	/* as HAProxy: what came before a send is no answer to it */
+	c->rlen = 0;
+	if (len && tcpchk_io_send(c, p, len) != (ssize_t)len) {
+		snprintf(msg, sz, "TCPCHK send failed at step %d", c->step_no);
+		return -1;
+	}
+	return 0;
 }
 
 enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **info)
@@ -282,15 +433,11 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 
 	*res = CHK_R_L7RSP;
 	*info = "";
-	if (!c->step_no) {   /* a new run (c->step is NULL at its end too) */
-		c->step = rules;
-		c->step_no = 1;
-		c->run_ok = CHK_R_L7OK;
-		c->run_info = NULL;
-	}
+	if (!c->step_no)   /* a new run (c->step is NULL at its end too) */
+		tcpchk_start(c);
 	/* HTTP/2 checks: the server's frames are the session's, which the
 	 * send rule starts (they wait in the socket until then) */
-	if (((c->srv->flags & SRV_F_CHECK_H2) && (chk_px_of(c->srv->px)->options & CHK_O_HTTPCHK) ?
+	if (((c->conn_opts & TCPCHK_CO_H2) && (chk_px_of(c->srv->px)->options & CHK_O_HTTPCHK) ?
 	     (c->h2 ? chk_h2_read(c) : 0) : tcpchk_read(c)) == -1) {
 		*info = strerror(errno);
 		return TCPCHK_FAIL;
@@ -301,6 +448,10 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 
 		switch (r->type) {
 		case TCPCHK_COMMENT:
+			break;
+		case TCPCHK_SET_VAR:
+		case TCPCHK_UNSET_VAR:
+			tcpchk_run_var(c, r);
 			break;
 		case TCPCHK_CONNECT:
 			if (!c->used)
@@ -319,10 +470,11 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 				tcpchk_forget_input(c);
 				c->http.head_req = httpchk_req_is_head(r->req);
 			}
-			if ((c->srv->flags & SRV_F_CHECK_H2) && (r->flags & TCPCHK_F_HTTP) ?
-			    chk_h2_send(c, r->req) < 0 :
-			    tcpchk_io_send(c, r->data, r->len) != (ssize_t)r->len) {
-				snprintf(msg, sizeof(msg), "TCPCHK send failed at step %d", c->step_no);
+			if ((r->flags & TCPCHK_F_HTTP) ? httpchk_send(c, r) < 0 :
+			    send_raw(c, r, msg, sizeof(msg)) < 0) {
+				if (r->flags & TCPCHK_F_HTTP)
+					snprintf(msg, sizeof(msg), "TCPCHK send failed at step %d",
+						 c->step_no);
 				*info = msg;
 				ret = TCPCHK_FAIL;
 			}
@@ -338,17 +490,19 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 			if (ret == TCPCHK_PASS) {
 				if (*res == CHK_R_L7OKC)
 					return TCPCHK_PASS;   /* disable-on-404: nothing else counts */
-				c->run_ok = r->ok_res ? r->ok_res : CHK_R_L7OK;
-				if (r->ok_info)
-					c->run_info = r->ok_info;
+				tcpchk_expect_ok(c, r);
 			}
 			break;
 		}
 		if (ret == TCPCHK_WAIT_READ)
 			return TCPCHK_WAIT_READ;
 		if (ret == TCPCHK_FAIL) {
-			/* HTTP rules say their comment as it is, tcp-check ones quote it. */
+			/* HTTP rules say their comment as it is, tcp-check ones quote
+			 * it, unless on-error gave the words. */
 			int q = !(r->flags & TCPCHK_F_HTTP);
+
+			if (r->type == TCPCHK_EXPECT && tcpchk_expect_failed(c, r, res, info))
+				q = 0;
 
 			if (r->comment) {
 				snprintf(withcomment, sizeof(withcomment), "%s%scomment: %s%s%s", *info,
@@ -367,130 +521,186 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 
 /* ---- configuration ---- */
 
-static int hex_decode(const char *s, char **out, size_t *len)
-{
-	size_t n = strlen(s);
-
-	if (!n || n % 2)
-		return -1;
-	*out = xcalloc(1, n / 2 + 1);
-	for (size_t i = 0; i < n; i += 2) {
-		char b[3] = { s[i], s[i + 1], 0 };
-		char *end;
-
-		if (!isxdigit((unsigned char)b[0]) || !isxdigit((unsigned char)b[1]))
-			return free(*out), -1;
-		(*out)[i / 2] = (char)strtol(b, &end, 16);
-	}
-	*len = n / 2;
-	return 0;
-}
-
-int tcpchk_compile_regex(struct cfg_ctx *ctx, struct tcpchk_rule *r)
+void *tcpchk_regex_compile(struct cfg_ctx *ctx, const char *src, int icase)
 {
 #ifdef USE_PCRE2
 	int errc;
 	PCRE2_SIZE erroff;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)src, strlen(src), icase ? PCRE2_CASELESS : 0,
+				       &errc, &erroff, NULL);
 
-	r->re = pcre2_compile((PCRE2_SPTR)r->data, r->len, 0, &errc, &erroff, NULL);
-	if (!r->re) {
+	if (!re) {
 		PCRE2_UCHAR why[120];
 
 		pcre2_get_error_message(errc, why, sizeof(why));
-		cfg_alert(ctx, "invalid regex '%s' at offset %zu: %s", r->data, (size_t)erroff, why);
-		return -1;
+		cfg_alert(ctx, "invalid regex '%s' at offset %zu: %s", src, (size_t)erroff, why);
+		return NULL;
 	}
-	pcre2_jit_compile(r->re, PCRE2_JIT_COMPLETE);   /* best effort */
-	return 0;
+	pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);   /* best effort */
+	return re;
 #else
-	cfg_alert(ctx, "'rstring' needs PCRE2, and this sluice was built without it");
-	return -1;
+	cfg_alert(ctx, "regular expressions need PCRE2, and this sluice was built without it");
+	return NULL;
 #endif
 }
 
-/* tcp-check connect [port N] | send <s> | send-binary <hex> |
- * expect [!] string|rstring|binary <p> | comment <text> */
-static int kw_tcp_check(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+int tcpchk_compile_regex(struct cfg_ctx *ctx, struct tcpchk_rule *r)
 {
-	struct tcpchk_rule *r, **tail;
+	return (r->re = tcpchk_regex_compile(ctx, r->data, 0)) ? 0 : -1;
+}
+
+/* Fills send rule <r> from "send <data>", "send-lf <fmt>", "send-binary
+ * <hex>" or "send-binary-lf <hexfmt>" (the row's kind in <what>). */
+static int parse_send(struct cfg_ctx *ctx, struct tcpchk_rule *r, const char *what,
+                      const char *arg)
+{
+	int lf = strstr(what, "-lf") != NULL, bin = strncmp(what, "send-binary", 11) == 0;
+
+	r->type = TCPCHK_SEND;
+	r->text = xstrdup(arg);
+	if (lf) {
+		r->flags |= bin ? TCPCHK_F_HEX : 0;
+		return (r->lf = tcpchk_lf_compile(ctx, what, arg)) ? 0 : -1;
+	}
+	r->data = xcalloc(1, strlen(arg) + 1);
+	if (!bin) {
+		strcpy(r->data, arg);
+		r->len = strlen(arg);
+	} else if (!*arg || tcpchk_hex_decode(arg, strlen(arg), r->data, &r->len) == -1) {
+		cfg_alert(ctx, "'%s' expects an even number of hex digits", what);
+		return -1;
+	}
+	return 0;
+}
+
+/* The patterns of "tcp-check expect", each a row: how it matches and how
+ * its pattern is written. */
+static const struct {
+	const char       *word;
+	enum tcpchk_match match;
+	unsigned          flags;   /* TCPCHK_F_HEX */
+	uint8_t           regex, hex, lf;
+} tcpchk_patterns[] = {
+	{ "string", TCPCHK_M_STRING, 0, 0, 0, 0 },
+	{ "rstring", TCPCHK_M_RSTRING, 0, 1, 0, 0 },
+	{ "binary", TCPCHK_M_BINARY, 0, 0, 1, 0 },
+	{ "rbinary", TCPCHK_M_RBINARY, 0, 1, 0, 0 },
+	{ "string-lf", TCPCHK_M_STRING, 0, 0, 0, 1 },
+	{ "binary-lf", TCPCHK_M_BINARY, TCPCHK_F_HEX, 0, 0, 1 },
+};
+
+/* expect [options] [!] <match> <pattern> [options] */
+static int parse_expect(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv)
+{
+	const char *pat;
+	int k;
+
+	r->type = TCPCHK_EXPECT;
+	k = tcpchk_parse_expect_words(ctx, r, argc, argv, tcpchk_patterns,
+				      ARRAY_SIZE(tcpchk_patterns), sizeof(tcpchk_patterns[0]), NULL, &pat);
+	if (k < 0)
+		return -1;
+	r->match = tcpchk_patterns[k].match;
+	r->flags |= tcpchk_patterns[k].flags;
+	r->text = xstrdup(pat);
+	if (tcpchk_patterns[k].lf)
+		return (r->lf = tcpchk_lf_compile(ctx, tcpchk_patterns[k].word, pat)) ? 0 : -1;
+	r->data = xcalloc(1, strlen(pat) + 1);
+	if (!tcpchk_patterns[k].hex) {
+		strcpy(r->data, pat);
+		r->len = strlen(pat);
+		return tcpchk_patterns[k].regex ? tcpchk_compile_regex(ctx, r) : 0;
+	}
+	if (!*pat || tcpchk_hex_decode(pat, strlen(pat), r->data, &r->len) == -1) {
+		cfg_alert(ctx, "'expect binary' expects an even number of hex digits");
+		return -1;
+	}
+	return 0;
+}
+
+/* The kinds of "tcp-check" rules, each a row. */
+enum { TK_CONNECT, TK_SEND, TK_EXPECT, TK_COMMENT };
+
+static const struct {
+	const char *word;
+	int         kind;
+} tcpchk_kinds[] = {
+	{ "connect", TK_CONNECT },      { "send", TK_SEND },     { "send-lf", TK_SEND },
+	{ "send-binary", TK_SEND },     { "send-binary-lf", TK_SEND },
+	{ "expect", TK_EXPECT },        { "comment", TK_COMMENT },
+};
+
+/* Parses "tcp-check <kind> ..." (argv[0] the kind) into <r>. */
+static int tcpchk_parse_rule(struct cfg_ctx *ctx, struct tcpchk_rule *r, int argc, char **argv)
+{
 	const char *what = argc ? argv[0] : "";
-	int i = 1;
+	size_t k;
+	int ret;
 
-	r = xcalloc(1, sizeof(*r));
-	if (strcmp(what, "connect") == 0) {
-		long v;
-		const char *err;
-
+	if (argc && (ret = tcpchk_parse_var(ctx, r, argc, argv)) <= 0)
+		return ret;
+	for (k = 0; k < ARRAY_SIZE(tcpchk_kinds); k++)
+		if (strcmp(what, tcpchk_kinds[k].word) == 0)
+			break;
+	if (k == ARRAY_SIZE(tcpchk_kinds)) {
+		cfg_alert(ctx, "expects connect, send, send-lf, send-binary, send-binary-lf, "
+			  "expect, set-var, set-var-fmt, unset-var or comment%s%s%s",
+			  *what ? ", but got '" : "", what, *what ? "'" : "");
+		return -1;
+	}
+	switch (tcpchk_kinds[k].kind) {
+	case TK_CONNECT:
 		r->type = TCPCHK_CONNECT;
-		if (argc == 3 && strcmp(argv[1], "port") == 0 &&
-		    parse_int(argv[2], 1, 65535, &v, &err) == 0) {
-			r->port = (uint16_t)v;
-			i = 3;
+		return tcpchk_parse_connect(ctx, r, argc, argv, 0);
+	case TK_SEND:
+		/* send <data> [comment <msg>] */
+		if (argc != 2 && !(argc == 4 && strcmp(argv[2], "comment") == 0)) {
+			cfg_alert(ctx, argc < 2 ? "'%s' expects %s" : "'%s' expects %s, then "
+				  "optionally 'comment <msg>' (quote it if it has spaces)", what,
+				  strstr(what, "binary") ? "hex digits" : "a string");
+			return -1;
 		}
-	} else if (strcmp(what, "send") == 0 && argc == 2) {
-		r->type = TCPCHK_SEND;
-		r->data = xstrdup(argv[1]);
-		r->len = strlen(argv[1]);
-		i = 2;
-	} else if (strcmp(what, "send-binary") == 0 && argc == 2) {
-		r->type = TCPCHK_SEND;
-		if (hex_decode(argv[1], &r->data, &r->len) == -1) {
-			cfg_alert(ctx, "'send-binary' expects an even number of hex digits");
-			goto fail;
+		if (argc == 4)
+			r->comment = xstrdup(argv[3]);
+		return parse_send(ctx, r, what, argv[1]);
+	case TK_EXPECT:
+		return parse_expect(ctx, r, argc, argv);
+	default:
+		if (argc != 2) {
+			cfg_alert(ctx, "'comment' expects one string (quote it if it has spaces)");
+			return -1;
 		}
-		i = 2;
-	} else if (strcmp(what, "expect") == 0) {
-		r->type = TCPCHK_EXPECT;
-		if (i < argc && strcmp(argv[i], "!") == 0) {
-			r->inverse = 1;
-			i++;
-		}
-		if (i + 1 >= argc) {
-			cfg_alert(ctx, "expects 'expect [!] string|rstring|binary <pattern>'");
-			goto fail;
-		}
-		r->text = xstrdup(argv[i + 1]);
-		if (strcmp(argv[i], "string") == 0 || strcmp(argv[i], "rstring") == 0) {
-			r->match = argv[i][0] == 'r' ? TCPCHK_M_RSTRING : TCPCHK_M_STRING;
-			r->data = xstrdup(argv[i + 1]);
-			r->len = strlen(argv[i + 1]);
-			if (r->match == TCPCHK_M_RSTRING && tcpchk_compile_regex(ctx, r) == -1)
-				goto fail;
-		} else if (strcmp(argv[i], "binary") == 0) {
-			r->match = TCPCHK_M_BINARY;
-			if (hex_decode(argv[i + 1], &r->data, &r->len) == -1) {
-				cfg_alert(ctx, "'expect binary' expects an even number of hex digits");
-				goto fail;
-			}
-		} else {
-			cfg_alert(ctx, "unknown expect type '%s' (string, rstring or binary)", argv[i]);
-			goto fail;
-		}
-		i += 2;
-	} else if (strcmp(what, "comment") == 0 && argc >= 2) {
 		r->type = TCPCHK_COMMENT;
 		r->text = xstrdup(argv[1]);
-		i = argc;
-	} else {
-		cfg_alert(ctx, "expects connect [port <n>], send <string>, send-binary <hex>, "
-			  "expect [!] string|rstring|binary <pattern> or comment <text>");
-		goto fail;
+		return 0;
 	}
-	if (i < argc) {
-		cfg_alert(ctx, "unexpected argument '%s'", argv[i]);
+}
+
+/* tcp-check connect|send|send-lf|send-binary|send-binary-lf|expect|set-var|
+ * set-var-fmt|unset-var|comment ... */
+static int kw_tcp_check(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct tcpchk_rule *r = xcalloc(1, sizeof(*r)), **tail;
+	const struct tcpchk_rule *first;
+	int step = 1;
+
+	if (tcpchk_parse_rule(ctx, r, argc, argv) == -1)
 		goto fail;
-	}
 	if (ctx->px->tcpchk_inherited) {
 		/* Rules of its own replace those of the defaults. */
 		tcpchk_free(ctx->px);
-		ctx->px->tcpchk_inherited = 0;
 	}
-	if (r->type == TCPCHK_CONNECT && first_rule(ctx->px->tcpchk)) {
-		cfg_alert(ctx, "sluice supports 'tcp-check connect' only as the first rule");
+	first = first_rule(ctx->px->tcpchk);
+	for (const struct tcpchk_rule *p = ctx->px->tcpchk; p; p = p->next)
+		step++;
+	if (r->type == TCPCHK_CONNECT && first && first->type != TCPCHK_CONNECT) {
+		cfg_alert(ctx, "'connect' at step %d: the first rule must then be a 'connect' too "
+			  "(only comments and variables may precede it)", step);
 		goto fail;
 	}
 	for (tail = &ctx->px->tcpchk; *tail; tail = &(*tail)->next)
-		if (!(*tail)->next && (*tail)->type == TCPCHK_COMMENT && r->type != TCPCHK_COMMENT)
+		if (!(*tail)->next && (*tail)->type == TCPCHK_COMMENT && r->type != TCPCHK_COMMENT &&
+		    !r->comment)
 			r->comment = xstrdup((*tail)->text);   /* a comment is for the next rule */
 	*tail = r;
 	return 0;
@@ -520,46 +730,13 @@ static int kw_redis_check(struct cfg_ctx *ctx, void *target, int argc, char **ar
 	return 0;
 }
 
-/* A copy of rule <r> (inheritance from defaults). */
-static struct tcpchk_rule *rule_dup(const struct tcpchk_rule *r)
-{
-	struct tcpchk_rule *d = xcalloc(1, sizeof(*d));
-
-	BUG_ON(r->req, "HTTP rules are shared, not copied");
-	*d = *r;
-	d->next = NULL;
-	if (r->data) {
-		d->data = xcalloc(1, r->len + 1);
-		memcpy(d->data, r->data, r->len);
-	}
-	d->text = r->text ? xstrdup(r->text) : NULL;
-	d->comment = r->comment ? xstrdup(r->comment) : NULL;
-	if (r->codes) {
-		d->codes = xcalloc((size_t)r->ncodes, sizeof(*d->codes));
-		memcpy(d->codes, r->codes, sizeof(*d->codes) * (size_t)r->ncodes);
-	}
-#ifdef USE_PCRE2
-	if (r->re) {
-		d->re = pcre2_code_copy(r->re);
-		BUG_ON(!d->re, "out of memory copying a regex");
-		pcre2_jit_compile(d->re, PCRE2_JIT_COMPLETE);   /* best effort */
-	}
-#endif
-	return d;
-}
-
-/* A proxy starts with a copy of its defaults' tcp-check rules; a
+/* A proxy starts with its defaults' tcp-check rules, shared; a
  * "tcp-check" line of its own replaces them (tcpchk_inherited). */
 static void tcpchk_inherit(struct proxy *px, const struct proxy *def)
 {
-	struct tcpchk_rule **tail = &px->tcpchk;
-
 	if (!(px->cap & (PR_CAP_BE | PR_CAP_DEF)))
 		return;
-	for (const struct tcpchk_rule *r = def->tcpchk; r; r = r->next) {
-		*tail = rule_dup(r);
-		tail = &(*tail)->next;
-	}
+	px->tcpchk = def->tcpchk;
 	px->tcpchk_inherited = !!def->tcpchk;
 }
 
@@ -569,33 +746,53 @@ static struct proxy_ext tcpchk_ext = { tcpchk_inherit, NULL, NULL };
  * a protocol check). */
 static int kw_opt_tcp_check(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
-	struct chk_px *cp;
+	return check_opt_type(ctx, argc, argv, CHK_O_TCPCHK);
+}
 
-	if (argc) {
-		cfg_alert(ctx, "takes no argument (got '%s')", argv[0]);
-		return -1;
+/* What the connect rules of <px> need of its checked servers: a TLS
+ * context for "ssl", a socks4 proxy for "via-socks4". */
+static int tcpchk_postparse_connect(struct proxy *px)
+{
+	unsigned need = 0;
+	int errs = 0;
+
+	for (const struct tcpchk_rule *r = tcpchk_rules(px); r; r = r->next)
+		if (r->type == TCPCHK_CONNECT)
+			need |= r->conn_opts;
+	if (!(need & (TCPCHK_CO_SSL | TCPCHK_CO_SOCKS4)))
+		return 0;
+	for (struct server *srv = px->servers; srv; srv = srv->next) {
+		if (!(srv->flags & SRV_F_CHECKED))
+			continue;
+		if (need & TCPCHK_CO_SSL)
+			errs += ssl_check_prepare(srv);
+		if ((need & TCPCHK_CO_SOCKS4) && !srv->socks4_len)
+			log_warning("%s:%d: server '%s/%s' has no 'socks4' proxy: the check "
+				    "connections of 'connect via-socks4' rules go to it directly",
+				    srv->conf_file, srv->conf_line, px->name, srv->name);
 	}
-	cp = chk_px_w(ctx->px);
-	if (ctx->inverted)
-		cp->options &= ~CHK_O_TCPCHK;
-	else
-		cp->options = (cp->options | CHK_O_TCPCHK) & ~CHK_O_HTTPCHK;
-	return 0;
+	return errs;
 }
 
 static int tcpchk_postparse(void)
 {
-	for (struct proxy *px = global.proxies; px; px = px->next)
+	int errs = 0;
+
+	for (struct proxy *px = global.proxies; px; px = px->next) {
 		if (rules_are_user_tcp(px->tcpchk) && !px->tcpchk_inherited &&
 		    !(chk_px_of(px)->options & CHK_O_TCPCHK))
 			log_warning("%s:%d: backend '%s' has tcp-check rules but no 'option tcp-check': "
 				    "they are not used", px->conf_file, px->conf_line, px->name);
-	return 0;
+		if (px->cap & PR_CAP_BE)
+			errs += tcpchk_postparse_connect(px);
+	}
+	return errs;
 }
 
 static struct cfg_kw tcpchk_kws[] = {
 	{ "tcp-check", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_tcp_check,
-	  .usage = "connect|send|send-binary|expect|comment ..." },
+	  .usage = "connect|send|send-lf|send-binary|send-binary-lf|expect|set-var|unset-var|"
+	  "comment ..." },
 	{ "option tcp-check", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_opt_tcp_check,
 	  .flags = CFG_KW_F_NO },
 	{ "option redis-check", CFG_SEC_BE, CFG_T_FUNC, 0,

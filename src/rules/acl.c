@@ -323,6 +323,7 @@ static const struct { const char *name; const char *def; } acl_predef_defs[] = {
 	{ "METH_POST",      "method POST" },
 	{ "METH_PUT",       "method PUT" },
 	{ "METH_TRACE",     "method TRACE" },
+	{ "RDP_COOKIE",     "req.rdp_cookie_cnt gt 0" },
 	{ "REQ_CONTENT",    "req.len gt 0" },
 	{ "TRUE",           "always_true" },
 	{ "WAIT_END",       "wait_end" },

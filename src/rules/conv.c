@@ -184,39 +184,46 @@ static int b64_encode(struct sample *smp, const char *abc, int pad)
 	return smp_out_str(smp, out, o, SMP_T_STR);
 }
 
-/* Decodes <smp> with alphabet <abc>; the padding is required when <pad>
- * and refused otherwise (a length of 1 modulo 4 is never valid). */
-static int b64_decode(struct sample *smp, const char *abc, int pad)
+long smp_b64_decode(const char *in, size_t len, char *out, size_t size, int url, int pad)
 {
-	const char *in = smp->u.str.p;
-	size_t len = smp->u.str.len, o = 0;
-	char *out = smp_scratch_get();
+	const char *abc = url ? b64_url : b64_std;
+	size_t o = 0, n = len;
 	uint32_t acc = 0;
 	int bits = 0;
 
-	if (pad ? len % 4 != 0 : len % 4 == 1)
-		return 0;
-	for (size_t i = 0; i < len; i++) {
-		const char *c;
+	if (pad != SMP_B64_PAD_NO)   /* '=' only at the end, at most two */
+		for (int i = 0; i < 2 && n && in[n - 1] == '='; i++)
+			n--;
+	if (pad == SMP_B64_PAD_YES ? len % 4 != 0 : n % 4 == 1)
+		return -1;
+	if (pad == SMP_B64_PAD_OPT && n != len && len % 4 != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *c = in[i] ? memchr(abc, in[i], 64) : NULL;
 
-		if (pad && in[i] == '=') {
-			if (i + 2 < len)
-				return 0;
-			break;
-		}
-		c = in[i] ? memchr(abc, in[i], 64) : NULL;
 		if (!c)
-			return 0;
+			return -1;
 		acc = (acc << 6) | (uint32_t)(c - abc);
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
-			if (o >= SMP_SCRATCH_SIZE)
-				return 0;
+			if (o >= size)
+				return -1;
 			out[o++] = (char)(acc >> bits);
 		}
 	}
-	return smp_out_str(smp, out, o, SMP_T_BIN);
+	return (long)o;
+}
+
+/* Decodes <smp> (base64 with '=' padding, or base64url without) into the
+ * scratch area. */
+static int b64_decode(struct sample *smp, int url)
+{
+	char *out = smp_scratch_get();
+	long n = smp_b64_decode(smp->u.str.p, smp->u.str.len, out, SMP_SCRATCH_SIZE, url,
+				url ? SMP_B64_PAD_NO : SMP_B64_PAD_YES);
+
+	return n < 0 ? 0 : smp_out_str(smp, out, (size_t)n, SMP_T_BIN);
 }
 
 static int conv_base64(const struct smp_arg *a, struct sample *smp, const void *priv)
@@ -226,7 +233,7 @@ static int conv_base64(const struct smp_arg *a, struct sample *smp, const void *
 
 static int conv_b64dec(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
-	return b64_decode(smp, b64_std, 1);
+	return b64_decode(smp, 0);
 }
 
 static int conv_ub64enc(const struct smp_arg *a, struct sample *smp, const void *priv)
@@ -236,7 +243,7 @@ static int conv_ub64enc(const struct smp_arg *a, struct sample *smp, const void 
 
 static int conv_ub64dec(const struct smp_arg *a, struct sample *smp, const void *priv)
 {
-	return b64_decode(smp, b64_url, 0);
+	return b64_decode(smp, 1);
 }
 
 

@@ -459,11 +459,18 @@ static int fetch_hdr_ip(const struct smp_arg *a, struct sample *smp, struct stre
 	return smp_parse_ip(smp->u.str.p, smp->u.str.len, smp);
 }
 
-/* req.hdrs: the header block as sent, with the final empty line. */
-static int fetch_hdrs(const struct smp_arg *a, struct sample *smp, struct stream *s,
-		      const void *priv)
+static int fetch_res_hdr_ip(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
 {
-	const struct http_head *h = req_head(s);
+	if (!fetch_res_hdr(a, smp, s, NULL))
+		return 0;
+	return smp_parse_ip(smp->u.str.p, smp->u.str.len, smp);
+}
+
+/* req.hdrs, res.hdrs: the header block of <h> as sent, with the final empty
+ * line. */
+static int hdrs_text(const struct http_head *h, struct sample *smp)
+{
 	char *out = smp_scratch_get();
 	size_t n = 0;
 
@@ -489,6 +496,80 @@ static int fetch_hdrs(const struct smp_arg *a, struct sample *smp, struct stream
 	smp->u.str.p = out;
 	smp->u.str.len = n;
 	return 1;
+}
+
+static int fetch_hdrs(const struct smp_arg *a, struct sample *smp, struct stream *s,
+		      const void *priv)
+{
+	return hdrs_text(req_head(s), smp);
+}
+
+static int fetch_res_hdrs(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
+{
+	return hdrs_text(res_head(s), smp);
+}
+
+/* Appends <len> SPOE-style: the length as a variable integer (one byte
+ * below 240; else the low 4 bits marked by 0xf0, then 7 bits a byte, high
+ * bit set but on the last), then the bytes. Returns 1, or 0 when it does
+ * not fit. */
+static int spoe_put_str(char *out, size_t *o, const char *p, size_t len, int lower)
+{
+	unsigned char v[10];
+	size_t n = 0, l = len;
+
+	if (l < 240) {
+		v[n++] = (unsigned char)l;
+	} else {
+		v[n++] = (unsigned char)(l | 0xf0);
+		for (l = (l - 240) >> 4; l >= 128; l = (l - 128) >> 7)
+			v[n++] = (unsigned char)(l | 0x80);
+		v[n++] = (unsigned char)l;
+	}
+	if (n + len > SMP_SCRATCH_SIZE - *o)
+		return 0;
+	memcpy(out + *o, v, n);
+	for (size_t i = 0; i < len; i++)
+		out[*o + n + i] = lower ? (char)tolower((unsigned char)p[i]) : p[i];
+	*o += n + len;
+	return 1;
+}
+
+/* req.hdrs_bin, res.hdrs_bin: every field of <h> as two SPOE strings, the
+ * name in lower case (as HAProxy's, whose messages hold them so) and the
+ * value, then two empty strings. */
+static int hdrs_bin(const struct http_head *h, struct sample *smp)
+{
+	char *out = smp_scratch_get();
+	size_t n = 0;
+
+	if (!h)
+		return 0;
+	for (int i = 0; i < h->nf; i++)
+		if (!spoe_put_str(out, &n, h->f[i].n.p, h->f[i].n.len, 1) ||
+		    !spoe_put_str(out, &n, h->f[i].v.p, h->f[i].v.len, 0))
+			return 0;
+	if (n + 2 > SMP_SCRATCH_SIZE)
+		return 0;
+	out[n++] = 0;
+	out[n++] = 0;
+	smp->type = SMP_T_BIN;
+	smp->u.str.p = out;
+	smp->u.str.len = n;
+	return 1;
+}
+
+static int fetch_hdrs_bin(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			  const void *priv)
+{
+	return hdrs_bin(req_head(s), smp);
+}
+
+static int fetch_res_hdrs_bin(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			      const void *priv)
+{
+	return hdrs_bin(res_head(s), smp);
 }
 
 /* The Host header followed by the path, with its query string when <query>
@@ -526,9 +607,10 @@ static int fetch_base(const struct smp_arg *a, struct sample *smp, struct stream
 
 /* ---- cookies ---- */
 
-/* Walks the cookies named <name> in the <hname> fields of <h>: in "Cookie"
- * fields every "n=v" separated by ';', in "Set-Cookie" only the first one
- * of each field. Stores occurrence <occ> in <out>; returns the total. */
+/* Walks the cookies named <name> (NULL: any) in the <hname> fields of <h>:
+ * in "Cookie" fields every "n=v" separated by ';', in "Set-Cookie" only the
+ * first one of each field. Stores occurrence <occ> in <out>; returns the
+ * total. */
 static int cook_walk(const struct http_head *h, const char *hname, int set, const char *name,
                      size_t nlen, int occ, struct http_str *out)
 {
@@ -550,8 +632,8 @@ static int cook_walk(const struct http_head *h, const char *hname, int set, cons
 
 				while (ne > p && (ne[-1] == ' ' || ne[-1] == '\t'))
 					ne--;
-				if ((size_t)(ne - p) == nlen && memcmp(p, name, nlen) == 0 &&
-				    ++n == occ) {
+				if ((!name || ((size_t)(ne - p) == nlen &&
+				               memcmp(p, name, nlen) == 0)) && ++n == occ) {
 					const char *vs = eq + 1, *ve = ce;
 
 					while (vs < ve && (*vs == ' ' || *vs == '\t'))
@@ -603,6 +685,32 @@ static int fetch_res_cook(const struct smp_arg *a, struct sample *smp, struct st
 			  const void *priv)
 {
 	return fetch_cook_any(res_head(s), "set-cookie", 1, a, smp);
+}
+
+/* cookie([<name>]) (deprecated in HAProxy 2.6): the response's Set-Cookie
+ * once a response is under analysis, else the request's Cookie (as HAProxy
+ * takes the direction of the rule set); the last cookie of that name, or
+ * without a name the first cookie. */
+static int fetch_cookie(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
+{
+	const struct http_head *h = res_head(s);
+	const char *hname = "set-cookie";
+	struct http_str v;
+	int set = 1;
+
+	if (!h) {
+		h = req_head(s);
+		hname = "cookie";
+		set = 0;
+	}
+	if (!h)
+		return 0;
+	if (a[0].str && a[0].len)
+		return fetch_cook_any(h, hname, set, a, smp);
+	if (!cook_walk(h, hname, set, NULL, 0, 1, &v))
+		return 0;
+	return smp_set_mem(smp, v.p, v.len);
 }
 
 /* The number of cookies named a[0] in the <hname> fields of <h>. */
@@ -1010,6 +1118,10 @@ static const struct smp_fetch_kw smp_http_fetches[] = {
 	{ "req.hdr_ip",    fetch_hdr_ip,      { ARGT_STR, ARGT_SINT }, 0, SMP_T_ADDR, RQ, NULL,
 	  NULL },
 	{ "req.hdrs",      fetch_hdrs,        { 0 }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "req.hdrs_bin",  fetch_hdrs_bin,    { 0 }, 0, SMP_T_BIN, RQ, NULL, NULL },
+	{ "res.hdrs",      fetch_res_hdrs,    { 0 }, 0, SMP_T_STR, RS, NULL, NULL },
+	{ "res.hdrs_bin",  fetch_res_hdrs_bin, { 0 }, 0, SMP_T_BIN, RS, NULL, NULL },
+	{ "cookie",        fetch_cookie,      { ARGT_STR }, 0, SMP_T_STR, RQ | RS, NULL, NULL },
 	{ "cook",          fetch_cook,        { ARGT_STR }, 1, SMP_T_STR, RQ, NULL, NULL },
 	{ "req.cook",      fetch_cook,        { ARGT_STR }, 1, SMP_T_STR, RQ, NULL, NULL },
 	{ "cook_cnt",      fetch_cook_cnt,    { ARGT_STR }, 1, SMP_T_SINT, RQ, NULL, NULL },
@@ -1021,7 +1133,14 @@ static const struct smp_fetch_kw smp_http_fetches[] = {
 	{ "res.fhdr",      fetch_res_fhdr,    { ARGT_STR, ARGT_SINT }, 0, SMP_T_STR, RS, NULL,
 	  NULL },
 	{ "res.hdr_cnt",   fetch_res_hdr_cnt, { ARGT_STR }, 0, SMP_T_SINT, RS, NULL, NULL },
+	{ "shdr_cnt",      fetch_res_hdr_cnt, { ARGT_STR }, 0, SMP_T_SINT, RS, NULL, NULL },
 	{ "res.hdr_val",   fetch_res_hdr_val, { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RS, NULL,
+	  NULL },
+	{ "shdr_val",      fetch_res_hdr_val, { ARGT_STR, ARGT_SINT }, 0, SMP_T_SINT, RS, NULL,
+	  NULL },
+	{ "res.hdr_ip",    fetch_res_hdr_ip,  { ARGT_STR, ARGT_SINT }, 0, SMP_T_ADDR, RS, NULL,
+	  NULL },
+	{ "shdr_ip",       fetch_res_hdr_ip,  { ARGT_STR, ARGT_SINT }, 0, SMP_T_ADDR, RS, NULL,
 	  NULL },
 	{ "status",        fetch_status,      { 0 }, 0, SMP_T_SINT, RS, NULL, NULL },
 	{ "res.cook",      fetch_res_cook,    { ARGT_STR }, 1, SMP_T_STR, RS, NULL, NULL },

@@ -1,6 +1,7 @@
 /* Content fetches: the request and response data held in a stream's
  * buffers while tcp-request/tcp-response content rules inspect them
- * (req.len, req.payload, req.ssl_sni...), and wait_end. While more data
+ * (req.len, req.payload, req.ssl_sni, req.rdp_cookie, distcc_param...),
+ * and wait_end. While more data
  * may come (s->smp_partial), a fetch lacking bytes says SMP_F_MAY_CHANGE
  * so that the rule waits instead of failing. */
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sluice/buf.h>
 #include <sluice/common.h>
 #include <sluice/http_ana.h>
+#include <sluice/payload_parse.h>
 #include <sluice/proxy.h>
 #include <sluice/sample.h>
 #include <sluice/str.h>
@@ -282,6 +284,97 @@ static int fetch_ssl_hello_type(const struct smp_arg *a, struct sample *smp, str
 	return 1;
 }
 
+/* ---- RDP cookie, distcc ---- */
+
+/* The RDP cookie <a[0]> (any without a name) of the request data: 1 with
+ * <val>/<vlen>, 0 when there is none, -1 when more data are needed (then
+ * MAY_CHANGE is set while they can come). */
+static int pl_rdp_cookie(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                         const uint8_t **val, size_t *vlen)
+{
+	size_t len;
+	const uint8_t *p = pl_data(s, 0, &len);
+	int r = p ? rdp_cookie_parse(p, len, a[0].len ? a[0].str : NULL, a[0].len, val, vlen) : -1;
+
+	if (r < 0)
+		pl_miss(smp, s, 0);
+	return r;
+}
+
+static int fetch_rdp_cookie(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			    const void *priv)
+{
+	const uint8_t *v;
+	size_t vl;
+
+	if (pl_rdp_cookie(a, smp, s, &v, &vl) != 1)
+		return 0;
+	smp->type = SMP_T_STR;
+	smp->flags |= SMP_F_CONST;
+	smp->u.str.p = (const char *)v;
+	smp->u.str.len = vl;
+	return 1;
+}
+
+/* 1 when the cookie is there, 0 when it is not (the parser reads only the
+ * first cookie line); no value while more data could say. */
+static int fetch_rdp_cookie_cnt(const struct smp_arg *a, struct sample *smp, struct stream *s,
+				const void *priv)
+{
+	const uint8_t *v;
+	size_t vl;
+	int r = pl_rdp_cookie(a, smp, s, &v, &vl);
+
+	return r >= 0 && smp_set_int(smp, r);
+}
+
+/* Token a[0], occurrence a[1] of the distcc message in the request data:
+ * 1 with <t>, else 0 (MAY_CHANGE while more data could bring it: not when
+ * the message would have to outgrow the buffer). */
+static int pl_distcc(const struct smp_arg *a, struct sample *smp, struct stream *s,
+                     struct distcc_tok *t, const uint8_t **p, size_t *len)
+{
+	size_t need;
+	int r;
+
+	*p = pl_data(s, 0, len);
+	r = distcc_find(*p ? *p : (const uint8_t *)"", *len, a[0].str, (int)a[1].sint, t, &need);
+	if (r < 0 && need <= buf_size())
+		return pl_miss(smp, s, 0);
+	return r > 0;
+}
+
+/* distcc_param(<token>[,<occ>]) and distcc_body(<token>[,<occ>]) (row
+ * .priv non-NULL): the body once all of it is there. */
+static int fetch_distcc(const struct smp_arg *a, struct sample *smp, struct stream *s,
+			const void *priv)
+{
+	struct distcc_tok t;
+	const uint8_t *p;
+	size_t len;
+
+	if (!pl_distcc(a, smp, s, &t, &p, &len))
+		return 0;
+	if (!priv)
+		return smp_set_int(smp, t.param);
+	if (t.body_len > len - t.body)
+		return t.body + t.body_len <= buf_size() ? pl_miss(smp, s, 0) : 0;
+	return pl_set_bin(smp, p + t.body, t.body_len);
+}
+
+static int check_distcc(struct smp_arg *args, char **err, const void *priv)
+{
+	if (!args[0].str || args[0].len != 4) {
+		*err = xstrdup("a distcc token is 4 characters long (DIST, ARGV, DOTI...)");
+		return -1;
+	}
+	if (args[1].sint < 0) {
+		*err = xstrdup("the occurrence must not be negative (1: the first)");
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- HTTP in the request data ---- */
 
 /* Whether <p> starts with an HTTP/1 request line: 1 yes, 0 not yet
@@ -379,6 +472,14 @@ static const struct smp_fetch_kw payload_fetches[] = {
 	{ "req_proto_http", fetch_proto_http, { 0 }, 0, SMP_T_BOOL, L4 | SMP_USE_L7REQ, NULL,
 	  NULL },
 	{ "wait_end", fetch_wait_end, { 0 }, 0, SMP_T_BOOL, L4, NULL, NULL },
+	{ "req.rdp_cookie", fetch_rdp_cookie, { ARGT_STR }, 0, SMP_T_STR, L4, NULL, NULL },
+	{ "rdp_cookie", fetch_rdp_cookie, { ARGT_STR }, 0, SMP_T_STR, L4, NULL, NULL },
+	{ "req.rdp_cookie_cnt", fetch_rdp_cookie_cnt, { ARGT_STR }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "rdp_cookie_cnt", fetch_rdp_cookie_cnt, { ARGT_STR }, 0, SMP_T_SINT, L4, NULL, NULL },
+	{ "distcc_param", fetch_distcc, { ARGT_STR, ARGT_SINT }, 1, SMP_T_SINT, L4, check_distcc,
+	  NULL },
+	{ "distcc_body", fetch_distcc, { ARGT_STR, ARGT_SINT }, 1, SMP_T_BIN, L4, check_distcc,
+	  "body" },
 };
 
 SLUICE_INIT(sample_payload_register)

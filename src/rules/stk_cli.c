@@ -24,8 +24,36 @@ struct stk_sel {
 	unsigned char    key[STK_KEY_MAX];
 	uint32_t         klen;
 	int              nf;
-	struct { int dt; enum stk_cmp op; int64_t v; } f[STK_MAX_FILTERS];
+	struct { int dt; unsigned idx; enum stk_cmp op; int64_t v; } f[STK_MAX_FILTERS];
 };
+
+/* "<type>" or, for an array, "<type>(<idx>)" (element 0 without it, as
+ * HAProxy's "data.gpc"), after "data.": sets *<dt> and *<idx>. Returns 0, or
+ * -1 when unknown (no such type, an index on a type that is no array, or
+ * one out of 0-99). */
+static int stk_cli_dt(const char *w, int *dt, unsigned *idx)
+{
+	size_t n = strcspn(w, "(");
+	const char *err;
+	long v = 0;
+
+	*dt = stk_dt_find(w, n);
+	if (*dt < 0)
+		return -1;
+	if (w[n]) {
+		char num[8];
+		size_t l = strlen(w + n + 1);
+
+		if (!stk_dt_is_array(*dt) || l < 2 || l - 1 >= sizeof(num) || w[n + l] != ')')
+			return -1;
+		memcpy(num, w + n + 1, l - 1);
+		num[l - 1] = '\0';
+		if (parse_int(num, 0, STK_DT_NB_MAX - 1, &v, &err) == -1)
+			return -1;
+	}
+	*idx = (unsigned)v;
+	return 0;
+}
 
 static const char stk_clear_usage[] =
 	"Required arguments: <table> \"data.<store_data_type>\" <operator> <value> or "
@@ -55,8 +83,9 @@ static int stk_sel_parse(struct cli_ctx *ctx, int argc, char **argv, struct stk_
 			sel->has_key = 1;
 			i++;
 		} else if (strncmp(argv[i], "data.", 5) == 0) {
-			int n = sel->nf + 1, dt = stk_dt_find(argv[i] + 5, strlen(argv[i] + 5));
+			int n = sel->nf + 1, dt = -1;
 			const char *err;
+			unsigned idx = 0;
 			long v;
 			int op;
 
@@ -65,11 +94,11 @@ static int stk_sel_parse(struct cli_ctx *ctx, int argc, char **argv, struct stk_
 					    STK_MAX_FILTERS);
 				return -1;
 			}
-			if (dt < 0) {
+			if (stk_cli_dt(argv[i] + 5, &dt, &idx) == -1) {
 				dstr_printf(&ctx->out, "Filter entry #%d: Unknown data type\n", n);
 				return -1;
 			}
-			if (sel->t->off[dt] < 0) {
+			if (!stk_dt_stored(sel->t, dt, idx)) {
 				dstr_printf(&ctx->out, "Filter entry #%d: Data type not stored in "
 					    "this table\n", n);
 				return -1;
@@ -89,6 +118,7 @@ static int stk_sel_parse(struct cli_ctx *ctx, int argc, char **argv, struct stk_
 				return -1;
 			}
 			sel->f[sel->nf].dt = dt;
+			sel->f[sel->nf].idx = idx;
 			sel->f[sel->nf].op = (enum stk_cmp)op;
 			sel->f[sel->nf].v = v;
 			sel->nf++;
@@ -110,7 +140,7 @@ static int stk_sel_match(const struct stk_sel *sel, struct stksess *ts)
 		int64_t v = 0, w = sel->f[i].v;
 		int ok = 0;
 
-		stk_data_get(sel->t, ts, sel->f[i].dt, &v);
+		stk_data_get_at(sel->t, ts, sel->f[i].dt, sel->f[i].idx, &v);
 		switch (sel->f[i].op) {
 		case CMP_EQ: ok = v == w; break;
 		case CMP_NE: ok = v != w; break;
@@ -141,13 +171,16 @@ static void stk_print_entry(struct cli_ctx *ctx, const struct stktable *t, struc
 		    ts->exp > now ? (unsigned)(ts->exp - now) : 0);
 	for (int dt = 0; dt < STK_DT_COUNT; dt++) {
 		int64_t v;
+		char name[32];
 
-		if (!stk_data_get(t, ts, dt, &v))
-			continue;
-		if (stk_dt_is_rate(dt))
-			dstr_printf(&ctx->out, " %s(%u)=%" PRId64, stk_dt_name(dt), t->period[dt], v);
-		else
-			dstr_printf(&ctx->out, " %s=%" PRId64, stk_dt_name(dt), v);
+		/* an array's elements one by one: gpc0=.. gpc1=.. */
+		for (unsigned i = 0; stk_data_get_at(t, ts, dt, i, &v); i++) {
+			stk_dt_elem_name(dt, i, name, sizeof(name));
+			if (stk_dt_is_rate(dt))
+				dstr_printf(&ctx->out, " %s(%u)=%" PRId64, name, t->period[dt], v);
+			else
+				dstr_printf(&ctx->out, " %s=%" PRId64, name, v);
+		}
 	}
 	dstr_printf(&ctx->out, "\n");
 }
@@ -180,7 +213,7 @@ static int cli_show_table(struct cli_ctx *ctx, int argc, char **argv)
 
 	if (argc < 3) {
 		for (struct stktable *t = stk_tables(); t; t = t->next)
-			if (t->px)
+			if (t->declared)
 				stk_print_head(ctx, t);
 		return 0;
 	}
@@ -226,9 +259,8 @@ static int cli_set_table(struct cli_ctx *ctx, int argc, char **argv)
 	struct stktable *t;
 	struct stksess *ts;
 	uint32_t klen;
-	int dts[STK_DT_COUNT * 2];
-	int64_t vals[STK_DT_COUNT * 2];
-	int n = 0;
+	struct { int dt; unsigned idx; int64_t v; } *vals;
+	int n = 0, ret = -1;
 	long exp = -1;
 
 	if (argc < 5 || strcmp(argv[3], "key") != 0) {
@@ -247,56 +279,62 @@ static int cli_set_table(struct cli_ctx *ctx, int argc, char **argv)
 		return -1;
 	}
 	/* everything is checked before anything changes */
+	vals = xcalloc((size_t)argc, sizeof(*vals));
 	for (int i = 5; i < argc; i += 2) {
 		const char *err;
+		unsigned idx;
 		long v;
 		int dt;
 
 		if (strcmp(argv[i], "expire") == 0 && i + 1 < argc) {
 			if (parse_int(argv[i + 1], 0, INT32_MAX, &exp, &err) == -1) {
 				dstr_printf(&ctx->out, "Require a valid expiry delay in milliseconds\n");
-				return -1;
+				goto out;
 			}
 			continue;
 		}
 		if (strncmp(argv[i], "data.", 5) != 0 || i + 1 >= argc) {
 			dstr_printf(&ctx->out, "\"data.<type>\" followed by a value expected\n");
-			return -1;
+			goto out;
 		}
-		dt = stk_dt_find(argv[i] + 5, strlen(argv[i] + 5));
-		if (dt < 0) {
+		if (stk_cli_dt(argv[i] + 5, &dt, &idx) == -1) {
 			dstr_printf(&ctx->out, "Unknown data type\n");
-			return -1;
+			goto out;
 		}
-		if (t->off[dt] < 0) {
+		if (!stk_dt_stored(t, dt, idx)) {
 			dstr_printf(&ctx->out, "Data type not stored in this table\n");
-			return -1;
+			goto out;
 		}
 		if (parse_int(argv[i + 1], dt == STK_DT_SERVER_ID ? INT32_MIN : 0,
 			      stk_dt_max(dt), &v, &err) == -1) {
 			dstr_printf(&ctx->out, "Require a valid integer value to store\n");
-			return -1;
+			goto out;
 		}
-		dts[n] = dt;
-		vals[n++] = v;
+		vals[n].dt = dt;
+		vals[n].idx = idx;
+		vals[n++].v = v;
 	}
 	ts = stk_get(t, key, klen);
 	if (!ts) {
 		dstr_printf(&ctx->out, "Unable to allocate a new entry\n");
-		return -1;
+		goto out;
 	}
 	for (int i = 0; i < n; i++)
-		stk_data_set(t, ts, dts[i], vals[i]);
+		stk_data_set_at(t, ts, vals[i].dt, vals[i].idx, vals[i].v);
 	if (exp >= 0)
 		stk_set_exp(t, ts, (uint32_t)exp);
-	return 0;
+	ret = 0;
+out:
+	free(vals);
+	return ret;
 }
 
 /* ---- state carried across reloads (the "tables" reload-state row) ---- */
 
 /* One "set table" line per live entry of every declared table, oldest
  * first so that the new worker's LRU (expiry) order is the same: its key,
- * remaining expiry and every stored data but conn_cur (the connections it
+ * remaining expiry and every stored data (an array's elements each as
+ * "data.<type>(<idx>)") but conn_cur (the connections it
  * counts stay with the old worker). A rate is carried as its value now,
  * which the new worker holds as the count of its current period. Entries
  * whose key no command line can carry (empty, or a string key holding NUL,
@@ -306,7 +344,8 @@ static void stk_reload_dump(struct dstr *out)
 	uint64_t now = stk_ms();
 
 	for (struct stktable *t = stk_tables(); t; t = t->next) {
-		if (!t->px)
+		/* a table a local peer replicates goes through it (peers.c) */
+		if (!t->declared || t->sync_local)
 			continue;
 		stk_expire(t);
 		for (struct stksess *ts = t->lru_head; ts; ts = ts->next) {
@@ -332,9 +371,14 @@ static void stk_reload_dump(struct dstr *out)
 			for (int dt = 0; dt < STK_DT_COUNT; dt++) {
 				int64_t v;
 
-				if (dt != STK_DT_CONN_CUR && stk_data_get(t, ts, dt, &v))
-					dstr_printf(out, " data.%s %" PRId64, stk_dt_name(dt),
-						    MIN(v, stk_dt_max(dt)));
+				if (dt == STK_DT_CONN_CUR)
+					continue;
+				for (unsigned i = 0; stk_data_get_at(t, ts, dt, i, &v); i++) {
+					dstr_printf(out, " data.%s", stk_dt_name(dt));
+					if (stk_dt_is_array(dt))
+						dstr_printf(out, "(%u)", i);
+					dstr_printf(out, " %" PRId64, MIN(v, stk_dt_max(dt)));
+				}
 			}
 			dstr_printf(out, "\n");
 		}

@@ -41,7 +41,4 @@ void stk_set_clock(uint64_t (*fn)(void));
 int stk_key_from_src(const struct stktable *t, const struct stream *s, unsigned char *key,
                      uint32_t *klen);
 
-/* Largest key of any table (bytes), for stack buffers. */
-#define STK_KEY_MAX 1024
-
 #endif

@@ -51,7 +51,7 @@ struct server *stk_stick_match(struct stream *s)
 			if (srv->id == id) {
 				/* a draining server keeps its stuck clients; a
 				 * full one too: the caller queues on it */
-				if (!(srv->flags & (SRV_F_MAINT | SRV_F_DOWN)))
+				if (!(srv->flags & (SRV_F_ANY_MAINT | SRV_F_DOWN)))
 					return srv;
 				break;
 			}

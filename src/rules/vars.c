@@ -64,7 +64,7 @@ int var_ref_known(const struct var_ref *ref)
 
 static const char *const var_scope_names[VAR_SCOPES] = {
 	[VAR_PROC] = "proc", [VAR_SESS] = "sess", [VAR_TXN] = "txn",
-	[VAR_REQ] = "req", [VAR_RES] = "res",
+	[VAR_REQ] = "req", [VAR_RES] = "res", [VAR_CHECK] = "check",
 };
 
 int var_ref_parse(const char *s, size_t len, struct var_ref *ref, char **err)
@@ -94,7 +94,7 @@ int var_ref_parse(const char *s, size_t len, struct var_ref *ref, char **err)
 			}
 	}
 	*err = str_fmt("invalid variable name '%.*s' (expects <scope>.<name> with scope "
-		       "proc, sess, txn, req or res)", (int)MIN(len, 64), s);
+		       "proc, sess, txn, req, res or check)", (int)MIN(len, 64), s);
 	return -1;
 }
 
@@ -118,6 +118,15 @@ void var_ref_release(struct var_ref *ref)
 	ref->name = NULL;
 }
 
+/* The stores a health check lends while it evaluates (var_lend_check_stores). */
+static struct var_store **var_lent_check, **var_lent_sess;
+
+void var_lend_check_stores(struct var_store **check, struct var_store **sess)
+{
+	var_lent_check = check;
+	var_lent_sess = sess;
+}
+
 /* The store of <ref>'s scope for <s>; created when <make>. */
 static struct var_store *var_store_of(const struct var_ref *ref, struct stream *s, int make)
 {
@@ -125,7 +134,17 @@ static struct var_store *var_store_of(const struct var_ref *ref, struct stream *
 
 	if (ref->scope == VAR_PROC)
 		return &var_proc;
-	if (!s)
+	if (!s) {
+		/* a health check's evaluation: its own scopes only */
+		sp = ref->scope == VAR_CHECK ? var_lent_check :
+		     ref->scope == VAR_SESS ? var_lent_sess : NULL;
+		if (!sp)
+			return NULL;
+		if (!*sp && make)
+			*sp = xcalloc(1, sizeof(**sp));
+		return *sp;
+	}
+	if (ref->scope == VAR_CHECK)
 		return NULL;
 	if (ref->scope == VAR_SESS)
 		sp = &s->vars;
@@ -234,6 +253,53 @@ void var_store_free(struct var_store **st)
 	var_store_clear(*st);
 	free(*st);
 	*st = NULL;
+}
+
+struct var_or_const *var_or_const_new(const char *s, size_t len)
+{
+	struct var_or_const *vc = xcalloc(1, sizeof(*vc));
+	char *err = NULL;
+
+	if (var_ref_parse(s, len, &vc->ref, &err) == 0) {
+		var_name_declare(&vc->ref);
+		vc->is_var = 1;
+		return vc;
+	}
+	free(err);
+	vc->data = xcalloc(1, len + 1);
+	memcpy(vc->data, s, len);
+	vc->len = len;
+	return vc;
+}
+
+void var_or_const_free(void *p)
+{
+	struct var_or_const *vc = p;
+
+	if (!vc)
+		return;
+	var_ref_release(&vc->ref);
+	free(vc->data);
+	free(vc);
+}
+
+int var_or_const_get(const struct var_or_const *vc, struct stream *s, const char **p,
+                     size_t *len)
+{
+	struct sample smp = { 0 };
+
+	if (!vc->is_var) {
+		*p = vc->data;
+		*len = vc->len;
+		return 1;
+	}
+	if (!var_get(&vc->ref, s, &smp))
+		return 0;
+	if (smp.type != SMP_T_STR && smp.type != SMP_T_BIN && !smp_cast(&smp, SMP_T_STR))
+		return 0;
+	*p = smp.u.str.p;
+	*len = smp.u.str.len;
+	return 1;
 }
 
 /* ------------------------------------------------------------------------

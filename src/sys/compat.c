@@ -145,7 +145,6 @@ static struct cfg_kw compat_kws[] = {
 	NOEFFECT("nogetaddrinfo", CA_NONE, "names are resolved once at start-up with "
 		 "getaddrinfo(), which glibc's gethostbyname() uses as well"),
 	NOEFFECT("no-memory-trimming", CA_NONE, "sluice never calls malloc_trim()"),
-	NOEFFECT("insecure-fork-wanted", CA_NONE, "sluice does not forbid fork()"),
 	NOEFFECT("insecure-setuid-wanted", CA_NONE, "sluice does not forbid setuid programs"),
 	NOEFFECT("expose-experimental-directives", CA_NONE, "no directive of sluice needs it"),
 	NOEFFECT("cluster-secret", CA_ANY, "the secret is for QUIC, which sluice does not "
@@ -154,7 +153,6 @@ static struct cfg_kw compat_kws[] = {
 	  .usage = "all|odd|even|1" },
 	{ "bind-process", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_bind_process,
 	  .usage = "all|odd|even|1", .arg = 1 },
-	REFUSED("external-check", "external checks (a program run per check) are not built"),
 	REFUSED("51degrees-data-file", WHY_DD),
 	REFUSED("51degrees-property-name-list", WHY_DD),
 	REFUSED("51degrees-property-separator", WHY_DD),

@@ -62,6 +62,7 @@ struct worker {
 	char            **keys;
 	int               max_reloads;  /* its mworker-max-reloads, -1: none */
 	int               termed;       /* SIGTERM sent for max reloads */
+	struct mprog_def *progs;        /* its program sections, until it is ready */
 };
 
 /* A connection to the master CLI. */
@@ -185,6 +186,7 @@ static void worker_free(struct worker *w)
 	}
 	sockets_free(&w->nfds, &w->fds, &w->keys);
 	dstr_free(&w->log);
+	mprog_defs_free(&w->progs);
 	free(w);
 }
 
@@ -275,6 +277,7 @@ static void worker_ready(struct worker *w)
 	dstr_add(&m.startup_log, w->log.p ? w->log.p : "", w->log.len);
 	dstr_free(&w->log);
 	workers_check_max_reloads(w);
+	mprog_apply(&w->progs, first);
 	if (first) {
 		log_event(LOG_L_NOTICE, "master: worker %d (pid %d) started", w->num, (int)w->pid);
 		if (m.o->nold)
@@ -328,6 +331,12 @@ static void worker_chan_cb(struct ev_loop *loop, ev_io *io, int revents)
 	}
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
+	if (w->st == W_STARTING && n > 5 && memcmp(msg, "prog", 5) == 0) {
+		if (mprog_def_take(&w->progs, msg, (size_t)n) == -1)
+			log_warning("master: malformed program from worker %d (pid %d)", w->num,
+				    (int)w->pid);
+		return;
+	}
 	if (w->st == W_STARTING && strncmp(msg, "ready ", 6) == 0) {
 		w->max_reloads = atoi(msg + 6);
 		worker_ready(w);
@@ -444,6 +453,7 @@ static void master_stop(int sig)
 	m.stopping = 1;
 	for (struct worker *w = m.workers; w; w = w->next)
 		kill(w->pid, sig);
+	mprog_kill_all(SIGTERM);   /* a stop or a restart: programs get SIGTERM */
 	if (!m.workers)
 		ev_break(global.loop, EVBREAK_ALL);
 }
@@ -464,7 +474,18 @@ static void child_cb(struct ev_loop *loop, ev_child *c, int revents)
 	struct worker *w = m.workers;
 	int failed = !WIFEXITED(c->rstatus) || WEXITSTATUS(c->rstatus) != 0;
 	char how[96];
+	int r = mprog_reap(c->rpid, c->rstatus, m.stopping, how, sizeof(how));
 
+	if (r == 1 && !mworker_cfg.no_exit_on_failure) {
+		/* as for a worker: the exit code is the program's */
+		log_event(LOG_L_ALERT, "master: stopping every process (exit-on-failure; "
+			  "master-worker no-exit-on-failure would keep them)");
+		m.status = WIFEXITED(c->rstatus) ? WEXITSTATUS(c->rstatus) :
+			   128 + WTERMSIG(c->rstatus);
+		master_stop(SIGTERM);
+	}
+	if (r >= 0)
+		return;
 	while (w && w->pid != c->rpid)
 		w = w->next;
 	if (!w)
@@ -777,6 +798,7 @@ static void mcli_show_proc(struct mcli *c)
 	for (const struct worker *w = m.workers; w; w = w->next)
 		if (w->st == W_OLD)
 			mcli_proc_line(c, w);
+	mprog_show(&c->out, uptime_str);
 }
 
 static void mcli_relay_cb(struct ev_loop *loop, ev_io *io, int revents)

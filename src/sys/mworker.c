@@ -33,6 +33,7 @@ static struct {
 	int        chan;        /* to the master, -1 when none */
 	ev_io      chan_io;
 	int        state_fd;    /* the old worker's state comes here, or -1 */
+	int        reload;      /* a worker ran before this one (it sent its state) */
 	/* state being written for a new worker */
 	int        out_fd;
 	ev_io      out_io;
@@ -43,6 +44,11 @@ static struct {
 int mworker_configured(void)
 {
 	return mworker_cfg.configured;
+}
+
+int mworker_worker_reload(void)
+{
+	return mw.reload;
 }
 
 /* An integer environment variable naming a descriptor, or -1 if unset. */
@@ -103,8 +109,10 @@ int mworker_worker_init(void)
 	}
 	if (env_fd(MW_ENV_STATE, &mw.state_fd) == -1 || take_listen_fds() == -1)
 		return -1;
-	if (mw.state_fd >= 0)
+	if (mw.state_fd >= 0) {
 		fcntl(mw.state_fd, F_SETFD, FD_CLOEXEC);
+		mw.reload = 1;
+	}
 	unsetenv(MW_ENV_CHAN);
 	unsetenv(MW_ENV_FDS);
 	unsetenv(MW_ENV_STATE);
@@ -305,7 +313,8 @@ int mworker_worker_ready(void)
 	}
 	listener_pool_close();
 	snprintf(msg, sizeof(msg), "ready %d", mworker_cfg.max_reloads);
-	if (send_listeners() == -1 || fdpass_send(mw.chan, msg, strlen(msg), NULL, 0) == -1) {
+	if (send_listeners() == -1 || mprog_send_defs(mw.chan) == -1 ||
+	    fdpass_send(mw.chan, msg, strlen(msg), NULL, 0) == -1) {
 		log_alert("cannot report to the master: %s", strerror(errno));
 		return -1;
 	}

@@ -12,6 +12,7 @@
 #include <sluice/global.h>
 #include <sluice/h2.h>
 #include <sluice/log.h>
+#include <sluice/peers.h>
 #include <sluice/proxy.h>
 #include <sluice/srv_idle.h>
 #include <sluice/stop.h>
@@ -28,8 +29,21 @@ static struct {
 	int         spread_line;
 } stop;
 
+static void stop_exit(void);
+
+/* The peers' hand-over ended: the process may leave once its streams did. */
+static void stop_peers_done(void)
+{
+	if (!stream_count())
+		stop_exit();
+}
+
+/* Nothing left to serve: the loop ends once the peers handed the tables
+ * over to the new process. */
 static void stop_exit(void)
 {
+	if (peers_busy(stop_peers_done))
+		return;
 	ev_break(global.loop, EVBREAK_ALL);
 }
 
@@ -42,7 +56,7 @@ static void stop_hard_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	stream_set_idle_cb(NULL);
 	stream_kill_all();
 	srv_idle_close_all();   /* the killed streams may have given some back */
-	stop_exit();
+	ev_break(global.loop, EVBREAK_ALL);
 }
 
 /* The window idle connections close over: close-spread-time, never beyond
@@ -93,6 +107,8 @@ void stop_soft(void)
 	 * server connection is kept, grace or not. */
 	global.flags |= GLB_F_STOPPING;
 	stop.started = tick_ev_now();
+	/* the new process learns the tables now, the updates following */
+	peers_stop();
 	if (global.hard_stop_after) {
 		ev_timer_init(&stop.hard_timer, stop_hard_cb, tick_to_ev(global.hard_stop_after), 0.);
 		ev_timer_start(global.loop, &stop.hard_timer);

@@ -16,6 +16,7 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
+#include <sluice/peers.h>
 #include <sluice/process.h>
 #include <sluice/proxy.h>
 #include <sluice/str.h>
@@ -126,6 +127,26 @@ static int kw_cpu_map(struct cfg_ctx *ctx, void *target, int argc, char **argv)
  * relative paths of the lines after it (error files, maps, certificates...)
  * are taken from. Done as HAProxy does it, by changing the working
  * directory of the process. */
+/* localpeer <name>: the local peer name, unless -L gave it or a peers
+ * section was already read (HAProxy warns and ignores it then); also in
+ * HAPROXY_LOCALPEER for the rest of the configuration. */
+static int kw_localpeer(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	if (argc != 1 || !*argv[0]) {
+		cfg_alert(ctx, "expects <name>");
+		return -1;
+	}
+	if (peers_local_name_fixed()) {
+		cfg_warn(ctx, "ignored: the local peer name is already '%s' (given by -L, or a "
+			 "peers section came first)", peers_local_name());
+		return 0;
+	}
+	free(*(char **)target);
+	*(char **)target = xstrdup(argv[0]);
+	setenv("HAPROXY_LOCALPEER", argv[0], 1);
+	return 0;
+}
+
 static int kw_default_path(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	static char *start_dir;
@@ -250,8 +271,8 @@ static struct cfg_kw tune_kws[] = {
 	  .usage = "current | config | parent | origin <path>" },
 	{ "fd-hard-limit", CFG_SEC_GLOBAL, CFG_T_INT, offsetof(struct global, fd_hard_limit),
 	  .min = 1, .max = 100000000, .usage = "a number of file descriptors" },
-	{ "localpeer", CFG_SEC_GLOBAL, CFG_T_STR, offsetof(struct global, localpeer),
-	  .usage = "<name>" },
+	{ "localpeer", CFG_SEC_GLOBAL, CFG_T_FUNC, offsetof(struct global, localpeer),
+	  .parse = kw_localpeer, .usage = "<name>" },
 	{ "thread-groups", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_thread_groups },
 	{ "thread-group", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_thread_groups },
 };

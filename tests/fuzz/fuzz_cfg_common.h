@@ -17,6 +17,7 @@
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/peers.h>
 #include <sluice/proxy.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -75,6 +76,7 @@ static void fuzz_cfg_run(char *text, size_t len)
 		for (struct listener *li = px->listeners; li; li = li->next)
 			if (li->fd != -1 && !(li->flags & LI_F_INHERITED))
 				abort(); /* the parser opened a socket */
+	peers_free_all();   /* never bound: the parser opens no socket */
 	proxy_free_all();
 	log_list_free(&global.loggers);
 	free_listeners(global.cli_listeners);
@@ -82,6 +84,7 @@ static void fuzz_cfg_run(char *text, size_t len)
 	free(global.chroot);
 	free(global.node);
 	free(global.desc);
+	free(global.localpeer);
 	global = pristine;
 }
 

@@ -262,14 +262,19 @@ static void test_bad_values(void **state)
 	expect_msg("'no' is not supported");
 	PARSE_FRESH("frontend f\n  mode udp\n", 1);
 	expect_msg("'mode' in frontend section: unknown mode 'udp'");
-	PARSE_FRESH("backend b\n  balance rdp-cookie\n", 1);
-	expect_msg("algorithm 'rdp-cookie' is not supported yet");
+	PARSE_FRESH("backend b\n  balance rdp-cookie(\n", 1);
+	expect_msg("rdp-cookie expects a cookie name");
+	PARSE_FRESH("backend b\n  persist rdp-cookie(a) x\n", 1);
+	expect_msg("'rdp-cookie(a)' takes no other argument (got 'x')");
+	PARSE_FRESH("backend b\n  persist cookie\n", 1);
+	expect_msg("expects 'rdp-cookie' or 'rdp-cookie(<name>)'");
 	PARSE_FRESH("backend b\n  balance nope\n", 1);
 	expect_msg("unknown algorithm 'nope'");
 	expect_no_msg("did you mean");
 	PARSE_FRESH("backend b\n  balance leastconnn\n", 1);
 	expect_msg("unknown algorithm 'leastconnn' (expects roundrobin, static-rr, leastconn, "
-		   "first, source, random, uri, url_param or hdr(<name>)); did you mean 'leastconn'?");
+		   "first, source, random, uri, url_param, hdr(<name>) or rdp-cookie[(<name>)]); did "
+		   "you mean 'leastconn'?");
 	PARSE_FRESH("backend b\n  balance hedr(host)\n", 1);
 	expect_msg("unknown algorithm 'hedr(host)'");
 	expect_msg("did you mean 'hdr(<name>)'?");

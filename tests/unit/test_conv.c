@@ -492,7 +492,7 @@ static void test_vars(void **state)
 	EV("str(x),add_item", "<error: missing argument 1 of 'add_item'>");
 	EV("str(x),add_item(\\,)", "<error: converter 'add_item': expects a variable or a suffix after the delimiter>");
 	EV("str(x),add_item(\\,,,)", "<error: converter 'add_item': expects a variable or a suffix after the delimiter>");
-	EV("str(x),add_item(\\,,bad)", "<error: converter 'add_item': invalid variable name 'bad' (expects <scope>.<name> with scope proc, sess, txn, req or res)>");
+	EV("str(x),add_item(\\,,bad)", "<error: converter 'add_item': invalid variable name 'bad' (expects <scope>.<name> with scope proc, sess, txn, req, res or check)>");
 	EV("str(x),add_item(a,b,c,d)", "<error: too many arguments for 'add_item' (at most 3)>");
 	/* a huge result is cut to the scratch area */
 	set_long("big", 'b', VAR_MAX_LEN);
@@ -506,7 +506,7 @@ static void test_vars(void **state)
 	EV("var(txn.i)", "<none>");
 	EV("str(x),unset-var", "<error: missing argument 1 of 'unset-var'>");
 	EV("str(x),unset-var()", "<error: converter 'unset-var': missing variable name>");
-	EV("str(x),unset-var(nope)", "<error: converter 'unset-var': invalid variable name 'nope' (expects <scope>.<name> with scope proc, sess, txn, req or res)>");
+	EV("str(x),unset-var(nope)", "<error: converter 'unset-var': invalid variable name 'nope' (expects <scope>.<name> with scope proc, sess, txn, req, res or check)>");
 }
 
 /* ---- nbsrv, srv_queue ---- */

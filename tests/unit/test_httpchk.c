@@ -107,6 +107,7 @@ static void test_send_rules(void **state)
 static void test_sequences(void **state)
 {
 	const struct tcpchk_rule *r;
+	int dynamic = 1;
 
 	LOAD(DEFAULTS
 	     "backend b\n  option httpchk\n"
@@ -136,7 +137,8 @@ static void test_sequences(void **state)
 	assert_true(r->inverse);
 	assert_string_equal(r->comment, "body check");
 	/* A leading connect without a port leaves the server's. */
-	assert_int_equal(tcpchk_connect_port(proxy_find("b", PR_CAP_BE)), 0);
+	assert_int_equal(tcpchk_connect_port(proxy_find("b", PR_CAP_BE), &dynamic), 0);
+	assert_int_equal(dynamic, 0);
 }
 
 static void test_implicit_send_after_connect(void **state)
@@ -194,13 +196,17 @@ static const struct {
 	const char *line;
 	const char *msg;
 } bad_lines[] = {
-	{ "http-check", "expects disable-on-404, send, expect, connect or comment\n" },
-	{ "http-check bogus", "expects disable-on-404, send, expect, connect or comment, but got "
-	  "'bogus'" },
-	{ "http-check expect", "'expect' expects [!] status|rstatus|string|rstring <pattern>" },
-	{ "http-check expect !", "'expect' expects [!] status|rstatus|string|rstring <pattern>" },
-	{ "http-check expect foo 200", "'expect' expects [!] status, rstatus, string or rstring, "
-	  "but got 'foo'" },
+	{ "http-check", "expects disable-on-404, send, send-state, expect, connect, set-var, "
+	  "set-var-fmt, unset-var or comment\n" },
+	{ "http-check bogus", "expects disable-on-404, send, send-state, expect, connect, set-var, "
+	  "set-var-fmt, unset-var or comment, but got 'bogus'" },
+	{ "http-check expect", "'expect' expects [!] status|rstatus|hdr|fhdr|string|rstring|"
+	  "string-lf <pattern>" },
+	{ "http-check expect !", "'expect' expects [!] status|rstatus|hdr|fhdr|string|rstring|"
+	  "string-lf <pattern>" },
+	{ "http-check expect foo 200", "'expect' expects [!] status, rstatus, hdr, fhdr, string, "
+	  "rstring or string-lf, or an option (min-recv, comment, ok-status, error-status, "
+	  "tout-status, on-success, on-error, status-code), but got 'foo'" },
 	{ "http-check expect status", "'expect status' expects a pattern as argument" },
 	{ "http-check expect status abc", "'expect status': invalid character 'a' in the list of "
 	  "status codes" },
@@ -211,26 +217,44 @@ static const struct {
 	  "'string')" },
 	{ "http-check expect rstring (", "invalid regex '(' at offset 1" },
 	{ "http-check expect status 200 comment", "'comment' expects a string as argument" },
-	{ "http-check expect min-recv 10 status 200", "'expect min-recv' is not supported yet" },
-	{ "http-check expect hdr name x", "'expect hdr' is not supported yet" },
+	{ "http-check expect min-recv -2 status 200", "'min-recv' expects an integer (-1 or more), "
+	  "got '-2'" },
+	{ "http-check expect ok-status L7STS status 200", "'ok-status' expects L7OK, L7OKC, L6OK or "
+	  "L4OK, but got 'L7STS'" },
+	{ "http-check expect tout-status L7OK status 200", "'tout-status' expects L7TOUT, L6TOUT or "
+	  "L4TOUT, but got 'L7OK'" },
+	{ "http-check expect on-error \"%[src]\" status 200", "'on-error': fetch 'src' cannot be "
+	  "used here" },
+	{ "http-check expect status-code req.hdr(x) status 200", "'status-code': fetch 'req.hdr' "
+	  "cannot be used here" },
+	{ "http-check expect hdr name", "'name' expects a pattern" },
+	{ "http-check expect hdr name -m foo x", "'name -m' expects str, beg, end, sub or reg, but "
+	  "got 'foo'" },
+	{ "http-check expect hdr name -m reg (", "invalid regex '(' at offset 1" },
 	{ "http-check send meth", "'meth' expects a method as argument" },
 	{ "http-check send meth \"G T\"", "invalid method 'G T'" },
 	{ "http-check send uri", "'uri' expects a URI as argument" },
 	{ "http-check send hdr X", "'hdr' expects <name> and <value> as arguments" },
 	{ "http-check send hdr X:y z", "invalid header name 'X:y'" },
 	{ "http-check send body", "'body' expects a string as argument" },
-	{ "http-check send foo bar", "'send' expects meth, uri, ver, hdr, body or comment, but got "
-	  "'foo'" },
-	{ "http-check send uri-lf /x", "'uri-lf' (log-format) is not supported yet by sluice; use "
-	  "'uri'" },
+	{ "http-check send foo bar", "'send' expects meth, uri, uri-lf, ver, hdr, body, body-lf or "
+	  "comment, but got 'foo'" },
+	{ "http-check send uri-lf", "'uri-lf' expects a log-format string as argument" },
+	{ "http-check send uri-lf %[bogus]", "'uri-lf': " },
 	{ "http-check connect port 0", "'port' expects a TCP port (1 to 65535), got '0'" },
-	{ "http-check connect port", "'port' expects a TCP port (1 to 65535), got ''" },
+	{ "http-check connect port", "'port' expects a TCP port (1 to 65535) or a sample "
+	  "expression as argument" },
 	{ "http-check connect addr", "'addr' expects an IP address" },
-	{ "http-check connect ssl", "'connect ssl' is not supported yet by sluice" },
-	{ "http-check connect foo", "'connect' expects port, addr, default or comment, but got "
-	  "'foo'" },
+	{ "http-check connect proto h3", "'proto' expects an HTTP protocol ('h1' or 'h2'), but got "
+	  "'h3'" },
+	{ "http-check connect alpn ,", "'alpn' expects a comma-separated list of protocol names" },
+	{ "http-check connect foo", "'connect' expects default, port, addr, send-proxy, "
+	  "via-socks4, ssl, sni, alpn, linger, proto or comment, but got 'foo'" },
 	{ "http-check comment", "'comment' expects a string as argument" },
-	{ "http-check send-state", "'send-state' is not supported yet by sluice" },
+	{ "http-check send-state now", "'send-state' takes no argument (got 'now')" },
+	{ "http-check set-var(check.x)", "'set-var(check.x)' expects a sample expression" },
+	{ "http-check unset-var(check.x) y", "'unset-var(check.x)' takes no argument (got 'y')" },
+	{ "http-check set-var(foo) int(1)", "invalid variable name 'foo'" },
 };
 
 static void test_errors(void **state)
@@ -256,7 +280,7 @@ static void test_ordering_errors(void **state)
 	reset(NULL);
 	LOAD(DEFAULTS "backend b\n  http-check send uri /a\n  http-check connect port 81\n", 1);
 	expect_msg("'connect' at step 2: the first rule must then be a 'connect' too (only "
-		   "comments may precede it)");
+		   "comments and variables may precede it)");
 	reset(NULL);
 	/* Comments may precede the first connect. */
 	LOAD(DEFAULTS "backend b\n  option httpchk\n  http-check comment hi\n"
@@ -419,7 +443,7 @@ static void test_answers(void **state)
 static void test_req_build(void **state)
 {
 	struct httpchk_req q = { 0 };
-	struct httpchk_hdr h[2] = { { "Host", "a" }, { "X-Long-Name", "v w" } };
+	struct httpchk_hdr h[2] = { { "Host", "a", NULL }, { "X-Long-Name", "v w", NULL } };
 	size_t len;
 	char *s;
 

@@ -161,10 +161,12 @@ static void test_defaults(void **state)
 
 static void test_tcp_check_comments(void **state)
 {
+	int dynamic;
+
 	LOAD(DEFAULTS "backend b\n  option tcp-check\n  tcp-check comment \"say hi\"\n"
 	     "  tcp-check connect port 6379\n  tcp-check send PING\\r\\n\n", 0);
 	assert_string_equal(rule_at("b", 1)->comment, "say hi");
-	assert_int_equal(tcpchk_connect_port(proxy_find("b", PR_CAP_BE)), 6379);
+	assert_int_equal(tcpchk_connect_port(proxy_find("b", PR_CAP_BE), &dynamic), 6379);
 	assert_null(rule_at("b", 2)->comment);
 }
 

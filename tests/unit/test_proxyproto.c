@@ -118,11 +118,49 @@ static void test_build_round_trips(void **state)
 	round_trip(2, "[2001:db8::1]:5", "[::1]:443");
 }
 
+/* The TLVs of a v2 header built with them are found after the addresses,
+ * and the error codes of refused headers are HAProxy's. */
+static void test_tlv_find(void **state)
+{
+	struct sockaddr_storage src = { 0 }, dst = { 0 }, s2, d2;
+	const struct pp_tlv tlv[] = {
+		{ PP2_TYPE_AUTHORITY, 11, "example.com" },
+		{ PP2_TYPE_UNIQUE_ID, 3, "u-1" },
+	};
+	const unsigned char *v;
+	const char *err = NULL;
+	char out[256];
+	size_t n, vl;
+	int local;
+
+	(void)state;
+	src.ss_family = dst.ss_family = AF_INET;
+	n = pp_build_v2(PP_V2_PROXY, &src, &dst, tlv, 2, 1, out, sizeof(out));
+	assert_int_equal(pp_parse(out, n, &s2, &d2, &local, &err), (int)n);
+	assert_int_equal(pp_v2_tlv_find((unsigned char *)out, n, PP2_TYPE_UNIQUE_ID, &v, &vl), 1);
+	assert_int_equal(vl, 3);
+	assert_memory_equal(v, "u-1", 3);
+	assert_int_equal(pp_v2_tlv_find((unsigned char *)out, n, PP2_TYPE_AUTHORITY, &v, &vl), 1);
+	assert_memory_equal(v, "example.com", 11);
+	assert_int_equal(pp_v2_tlv_find((unsigned char *)out, n, PP2_TYPE_ALPN, &v, &vl), 0);
+	/* a TLV running past the header is not given */
+	assert_int_equal(pp_v2_tlv_find((unsigned char *)out, n - 8, PP2_TYPE_UNIQUE_ID, &v, &vl), 0);
+	assert_int_equal(pp_v2_tlv_find((const unsigned char *)"PROXY TCP4 1.2.3.4 1.2.3.4 1 2\r\n",
+					31, PP2_TYPE_AUTHORITY, &v, &vl), 0);
+	assert_int_equal(pp_parse("GET / HTTP/1.0\r\n", 16, &s2, &d2, &local, &err), -1);
+	assert_int_equal(pp_err_code(err), 15);
+	assert_int_equal(pp_parse("PROXY UDP4 a b 1 2\r\n", 20, &s2, &d2, &local, &err), -1);
+	assert_int_equal(pp_err_code(err), 17);
+	assert_int_equal(pp_parse("PROXY TCP4 a\r\n", 14, &s2, &d2, &local, &err), -1);
+	assert_int_equal(pp_err_code(err), 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_build_round_trips),
+		cmocka_unit_test(test_tlv_find),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,7 +108,7 @@ static void test_parse_errors(void **state)
 	EV("ipv4(::1)", "<error: ipv4() expects an IPv4 address (got '::1')>");
 	EV("path,field(0,/)", "<error: converter 'field': field index must not be 0 (1 is the first, -1 the last)>");
 	EV("path,ipmask(33)", "<error: converter 'ipmask': invalid IPv4 mask '33'>");
-	EV("path,strcmp(bad.x)", "<error: converter 'strcmp': invalid variable name 'bad.x' (expects <scope>.<name> with scope proc, sess, txn, req or res)>");
+	EV("path,strcmp(bad.x)", "<error: converter 'strcmp': invalid variable name 'bad.x' (expects <scope>.<name> with scope proc, sess, txn, req, res or check)>");
 	EV("srv_conn(nosrv)", "<error: expects 'backend/server' (got 'nosrv')>");
 	EV("path)", "<error: unexpected ')' after the sample expression>");
 }
@@ -560,7 +560,7 @@ static void test_converters_ext(void **state)
 	EV("str(abc),hmac(sha256,a2V5),hex",
 	   "str:9C196E32DC0175F86F4B1CB89289D6619DE6BEE699E4C378E68309ED97A1A6AB");
 	EV("str(abc),hmac(sha256,a2V)", "<error: converter 'hmac': the hmac key must be a "
-	   "non-empty base64 string>");
+	   "non-empty base64 string or a variable name (got 'a2V')>");
 	EV("str(+_8_),ub64dec,ub64enc", "<none>");
 	EV("str(-_8_),ub64dec,hex", "str:FBFF3F");
 	EV("str(-_8_),ub64dec,base64", "str:+/8/");

@@ -260,12 +260,78 @@ static void test_freq_period(void **state)
 	assert_int_equal(freq_prd_read(&f, 1000, base + 5000), 1);
 }
 
+/* The layout of the legacy types is what it was (8 bytes a counter, 16 a
+ * rate after an 8-byte aligned key); arrays take <nb> elements; the legacy
+ * types are found in the arrays' first elements. */
+static void test_arrays(void **state)
+{
+	struct stktable *t;
+	struct stksess *ts;
+	unsigned idx;
+	int64_t v;
+	char name[32];
+
+	(void)state;
+	stk_set_clock(fake_clock);
+	fake_now = 5000;
+	t = load("stick-table type ip size 10 store gpc0,conn_rate(10s),gpt0");
+	assert_int_equal(t->esize, sizeof(struct stksess) + 8 + 8 + 16 + 8);
+	assert_int_equal(stk_dt_locate(t, STK_DT_GPC1, &idx), STK_DT_GPC1);
+	assert_int_equal(idx, 0);
+
+	/* a comma inside the parentheses does not split the list */
+	t = load("stick-table type ip size 10 store gpc(3),gpc_rate(2,10s),gpt(100),http_fail_cnt");
+	assert_int_equal(t->nb[STK_DT_GPC], 3);
+	assert_int_equal(t->nb[STK_DT_GPC_RATE], 2);
+	assert_int_equal(t->period[STK_DT_GPC_RATE], 10000);
+	assert_int_equal(t->nb[STK_DT_GPT], 100);
+	assert_int_equal(t->esize, sizeof(struct stksess) + 8 + 8 + 800 + 24 + 24);
+	ts = stk_get(t, (const unsigned char *)"\x0a\0\0\1", 4);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(stk_data_set_at(t, ts, STK_DT_GPC, i, 10 + i), 1);
+	assert_int_equal(stk_data_set_at(t, ts, STK_DT_GPC, 3, 1), 0);   /* past the array */
+	assert_int_equal(stk_data_set_at(t, ts, STK_DT_GPT, 99, 7), 1);
+	assert_int_equal(stk_data_get_at(t, ts, STK_DT_GPT, 99, &v), 1);
+	assert_int_equal(v, 7);
+	assert_int_equal(stk_data_get_at(t, ts, STK_DT_GPC, 2, &v), 1);
+	assert_int_equal(v, 12);
+	stk_data_add_at(t, ts, STK_DT_GPC, STK_DT_GPC_RATE, 1, 5);
+	stk_data_get_at(t, ts, STK_DT_GPC, 1, &v);
+	assert_int_equal(v, 16);
+	stk_data_get_at(t, ts, STK_DT_GPC_RATE, 1, &v);
+	assert_int_equal(v, 5);
+	stk_data_get_at(t, ts, STK_DT_GPC_RATE, 0, &v);
+	assert_int_equal(v, 0);   /* the elements do not share their count */
+	assert_int_equal(stk_data_get_at(t, ts, STK_DT_GPC_RATE, 2, &v), 0);
+	/* gpc0, gpc1, gpc1_rate and gpt0 are the arrays' elements */
+	assert_int_equal(stk_dt_locate(t, STK_DT_GPC1, &idx), STK_DT_GPC);
+	assert_int_equal(idx, 1);
+	assert_int_equal(stk_dt_locate(t, STK_DT_GPC1_RATE, &idx), STK_DT_GPC_RATE);
+	assert_int_equal(idx, 1);
+	assert_int_equal(stk_dt_locate(t, STK_DT_GPT0, &idx), STK_DT_GPT);
+	assert_int_equal(idx, 0);
+	assert_int_equal(stk_dt_locate(t, STK_DT_CONN_CNT, &idx), STK_DT_CONN_CNT);
+	stk_dt_elem_name(STK_DT_GPC_RATE, 7, name, sizeof(name));
+	assert_string_equal(name, "gpc7_rate");
+	stk_dt_elem_name(STK_DT_HTTP_FAIL_CNT, 0, name, sizeof(name));
+	assert_string_equal(name, "http_fail_cnt");
+
+	/* each type's number on the peers protocol's wire is HAProxy's */
+	assert_int_equal(stk_dt_wire(STK_DT_BYTES_OUT_RATE), 16);
+	assert_int_equal(stk_dt_wire(STK_DT_GPC1), 17);
+	assert_int_equal(stk_dt_wire(STK_DT_HTTP_FAIL_CNT), 20);
+	assert_int_equal(stk_dt_wire(STK_DT_GPT), 22);
+	assert_int_equal(stk_dt_wire(STK_DT_GPC_RATE), 24);
+	stk_set_clock(NULL);
+	proxy_free_all();
+}
+
 /* The stick-table line cut at every byte: an error or a table, never a crash. */
 static void test_cut_every_byte(void **state)
 {
 	static const char text[] =
 		"backend st\n  stick-table type string len 8 size 10k expire 5s nopurge "
-		"store gpc0,conn_rate(10s),server_id\n";
+		"store gpc0,conn_rate(10s),server_id,gpc_rate(4,2s),gpt(2)\n";
 
 	(void)state;
 	for (size_t cut = 0; cut <= sizeof(text) - 1; cut++) {
@@ -277,6 +343,7 @@ static void test_cut_every_byte(void **state)
 	assert_int_equal(cfg_postparse(), 0);
 	assert_int_equal(stk_table_find("st")->size, 10240);
 	assert_int_equal(stk_table_find("st")->expire, 5000);
+	assert_int_equal(stk_table_find("st")->nb[STK_DT_GPC_RATE], 4);
 	proxy_free_all();
 	assert_null(stk_table_find("st"));
 }
@@ -287,10 +354,24 @@ static void test_config_errors(void **state)
 		"backend st\n  stick-table type ip\n",
 		"backend st\n  stick-table type ip size 0\n",
 		"backend st\n  stick-table type ip len 4 size 1\n",
-		"backend st\n  stick-table type ip size 1 peers p\n",
+		"backend st\n  stick-table type ip size 1 peers\n",
 		"backend st\n  stick-table type ip size 1 store conn_rate\n",
 		"backend st\n  stick-table type ip size 1 store gpc0(1s)\n",
 		"backend st\n  stick-table type ip size 1 store gpc0,gpc0\n",
+		"backend st\n  stick-table type ip size 1 store gpc\n",
+		"backend st\n  stick-table type ip size 1 store gpc(0)\n",
+		"backend st\n  stick-table type ip size 1 store gpc(101)\n",
+		"backend st\n  stick-table type ip size 1 store gpc(2,1s)\n",
+		"backend st\n  stick-table type ip size 1 store gpc_rate(2)\n",
+		"backend st\n  stick-table type ip size 1 store gpc_rate(10s)\n",
+		"backend st\n  stick-table type ip size 1 store gpc_rate(2,1s,3)\n",
+		"backend st\n  stick-table type ip size 1 store gpc(2\n",
+		"backend st\n  stick-table type ip size 1 store gpc1(1)\n",
+		"backend st\n  stick-table type ip size 1 store gpc(2),gpc1\n",
+		"backend st\n  stick-table type ip size 1 store gpc0 store gpc(1)\n",
+		"backend st\n  stick-table type ip size 1 store gpc_rate(2,1s),gpc0_rate(1s)\n",
+		"backend st\n  stick-table type ip size 1 store gpt0,gpt(1)\n",
+		"backend st\n  stick-table type ip size 1 store gpc0,,gpt0\n",
 		"backend st\n  stick-table type ip size 1 expire\n",
 		"backend st\n  stick-table type ip size 1\n  stick-table type ip size 1\n",
 		"defaults\n  stick-table type ip size 1\n",
@@ -311,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_data),
+		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_freq_period),
 		cmocka_unit_test(test_cut_every_byte),
 		cmocka_unit_test(test_config_errors),

@@ -92,6 +92,13 @@ static int parse_rules(const char *rules)
 	return err;
 }
 
+/* Frees what a parse made, and gives struct global back. */
+static void reset_cfg(void)
+{
+	proxy_free_all();
+	restore_global();
+}
+
 static void test_parse(void **state)
 {
 	assert_int_equal(parse_rules("  http-request set-log-level silent\n"
@@ -100,30 +107,23 @@ static void test_parse(void **state)
 			       "  http-request set-tos 0x20\n  tcp-request connection set-mark 7\n"
 			       "  http-request set-priority-class int(3)\n"
 			       "  tcp-request content set-priority-offset req.hdr(x),length\n"), 0);
-	proxy_free_all();   /* what the parse made */
-	restore_global();
+	reset_cfg();
 	assert_int_equal(parse_rules("  http-request set-log-level loud\n"), 1);
 	assert_non_null(strstr(errtext, "unknown log level 'loud'"));
-	proxy_free_all();   /* what the parse made */
-	restore_global();
+	reset_cfg();
 	assert_int_equal(parse_rules("  http-request set-tos 256\n"), 1);
 	assert_non_null(strstr(errtext, "0 to 255"));
-	proxy_free_all();   /* what the parse made */
-	restore_global();
+	reset_cfg();
 	assert_int_equal(parse_rules("  http-request set-mark -1\n"), 1);
-	proxy_free_all();   /* what the parse made */
-	restore_global();
+	reset_cfg();
 	assert_int_equal(parse_rules("  http-request set-priority-class\n"), 1);
 	assert_non_null(strstr(errtext, "sample expression"));
-	proxy_free_all();   /* what the parse made */
-	restore_global();
+	reset_cfg();
 	/* not in every rule set, as in HAProxy 2.6 */
 	assert_int_equal(parse_rules("  http-after-response set-log-level err\n"), 1);
-	proxy_free_all();   /* what the parse made */
-	restore_global();
+	reset_cfg();
 	assert_int_equal(parse_rules("  http-response set-priority-class int(1)\n"), 1);
-	proxy_free_all();   /* what the parse made */
-	restore_global();
+	reset_cfg();
 }
 
 int main(void)
