@@ -108,6 +108,13 @@ int pat_set_exec(const struct pat_set *ps, struct sample *smp);
  * that matches. Returns 1 (and sets <*data> when <data> is not NULL) or 0. */
 int pat_set_lookup(const struct pat_set *ps, struct sample *smp, const void **data);
 
+/* Writes <val> into <out> (<size> bytes, NUL-terminated) with each "\\N"
+ * (N: 0 to 9) replaced by group N of the regex that matched <subj> in the
+ * last pat_set_lookup() of a "reg" set (map_regm); a group that took no
+ * part in the match gives nothing. Call it right after that lookup.
+ * Returns the length written. */
+size_t pat_regm_render(const char *subj, const char *val, char *out, size_t size);
+
 /* Releases the patterns (not <ps> itself). */
 void pat_set_free(struct pat_set *ps);
 

@@ -51,7 +51,7 @@ static const char *const set_kw[HTTP_RS_COUNT] = {
 };
 
 enum hdr_match { HM_STR, HM_BEG, HM_END, HM_SUB, HM_REG };  /* del-header -m */
-enum cap_fetch { CAP_HDR, CAP_FHDR };                         /* capture <sample> */
+enum cap_fetch { CAP_HDR, CAP_FHDR, CAP_EXPR };                     /* capture <sample> */
 
 /* What proxy->http_rules points into (at sets[0]). */
 struct px_rules {
@@ -118,6 +118,10 @@ static void rule_free(struct http_rule *r)
 		acl_cond_free(r->cond);
 	free(r->name);
 	http_fmt_free(&r->fmt);
+	if (r->expr) {
+		smp_expr_free(r->expr);
+		free(r->expr);
+	}
 #ifdef USE_PCRE2
 	if (r->md)
 		pcre2_match_data_free(r->md);
@@ -842,8 +846,9 @@ static enum http_act_ret exec_return(const struct http_rule *r, struct http_rule
 	return HTTP_ACT_REPLY;
 }
 
-/* capture <sample> len <length> | id <id>: the samples are header fetches
- * until the rules engine brings the others. */
+/* capture <sample> len <length> | id <id>: a plain header fetch is read
+ * straight from the head (its last value); any other sample expression is
+ * evaluated and stored as text. */
 static int parse_capture(struct http_rule_parse *p)
 {
 	static const struct {
@@ -856,7 +861,7 @@ static int parse_capture(struct http_rule_parse *p)
 		{ "hdr", CAP_HDR, W_ALL }, { "fhdr", CAP_FHDR, W_ALL },
 	};
 	const char *smp, *open, *how, *err;
-	char name[256];
+	char name[256], *perr = NULL;
 	size_t i, flen, nlen;
 	long v;
 
@@ -869,23 +874,27 @@ static int parse_capture(struct http_rule_parse *p)
 	for (i = 0; i < ARRAY_SIZE(fetches); i++)
 		if (flen == strlen(fetches[i].name) && strncmp(smp, fetches[i].name, flen) == 0)
 			break;
-	/* an occurrence ("hdr(x,2)") or a converter ("hdr(x),lower") is the engine's */
+	/* an occurrence ("hdr(x,2)"), a converter ("hdr(x),lower") or any
+	 * other fetch goes through the sample engine */
 	if (i == ARRAY_SIZE(fetches) || nlen < 2 || open[nlen] != ')' || nlen - 1 >= sizeof(name) ||
 	    memchr(open + 1, ',', nlen - 1)) {
-		http_rule_alert(p, "sample '%s' cannot be captured yet by sluice; only "
-				"req.hdr(<name>), req.fhdr(<name>), res.hdr(<name>) and "
-				"res.fhdr(<name>) can be", smp);
-		return -1;
-	}
-	if (!(fetches[i].where & set_act_w[p->set])) {
+		p->r->expr = xcalloc(1, sizeof(*p->r->expr));
+		if (smp_expr_parse(smp, p->r->expr, NULL, &perr) == -1) {
+			http_rule_alert(p, "%s", perr);
+			free(perr);
+			return -1;
+		}
+		p->r->how = CAP_EXPR;
+	} else if (!(fetches[i].where & set_act_w[p->set])) {
 		http_rule_alert(p, "'%s' cannot be used in %s rules", fetches[i].name, set_kw[p->set]);
 		return -1;
+	} else {
+		memcpy(name, open + 1, nlen - 1);
+		name[nlen - 1] = '\0';
+		if (p_hdr_name(p, name) == -1)
+			return -1;
+		p->r->how = fetches[i].fetch;
 	}
-	memcpy(name, open + 1, nlen - 1);
-	name[nlen - 1] = '\0';
-	if (p_hdr_name(p, name) == -1)
-		return -1;
-	p->r->how = fetches[i].fetch;
 	how = p->argv[p->idx + 1];
 	if (strcmp(how, "len") == 0) {
 		if (p->set != HTTP_RS_REQ) {
@@ -928,6 +937,19 @@ static enum http_act_ret exec_capture(const struct http_rule *r, struct http_rul
 
 	if (r->cap_id < 0)
 		return HTTP_ACT_CONT;   /* its slot was never made (no post-parse) */
+	if (r->how == CAP_EXPR) {
+		struct sample smp = { 0 };
+		char buf[RULES_TMP];
+		size_t n;
+
+		if (!smp_expr_eval(r->expr, x->s, &smp))
+			return HTTP_ACT_CONT;   /* no sample, nothing captured */
+		n = smp_to_text(&smp, buf, sizeof(buf));
+		if (r->cap_len && n > (size_t)r->cap_len)
+			n = (size_t)r->cap_len;
+		http_capture_set(x->s, !!(h->flags & HTTP_HEAD_F_RESP), r->cap_id, buf, n);
+		return HTTP_ACT_CONT;
+	}
 	for (int i = http_head_find(h, r->name, r->nlen, 0); i >= 0;
 	     i = http_head_find(h, r->name, r->nlen, i + 1))
 		last = i;

@@ -67,6 +67,7 @@ struct http_rule {
 	const struct http_service *svc;    /* use-service */
 	int                       cap_id;  /* capture slot, -1 until known */
 	int                       cap_len; /* "capture ... len N", 0 for the id form */
+	struct smp_expr          *expr;    /* capture of any other sample (CAP_EXPR) */
 	char                     *conf_file;
 	int                       conf_line;
 	const struct act_kw      *gact;    /* a stream-only action (action.h), run by <act> */

@@ -575,6 +575,37 @@ static int map_conv_exec(const struct smp_arg *a, struct sample *smp, const void
 	return out == SMP_T_STR ? 1 : smp_cast(smp, out);
 }
 
+/* map_regm: as map_reg, the value's \\N references replaced by the
+ * regex's groups. */
+static int map_regm_exec(const struct smp_arg *a, struct sample *smp, const void *priv)
+{
+	enum smp_type out = ((const struct map_sel *)priv)->out;
+	const struct pat_ref_elt *e = NULL;
+	char subj[SMP_SCRATCH_SIZE], *o;
+	size_t n;
+
+	if (!smp_cast(smp, SMP_T_STR))
+		return 0;
+	n = smp->u.str.len < sizeof(subj) - 1 ? smp->u.str.len : sizeof(subj) - 1;
+	memcpy(subj, smp->u.str.p, n);
+	subj[n] = '\0';
+	if (!pat_set_lookup(a[0].ptr, smp, (const void **)&e) || !e) {
+		if (a[1].type != ARGT_STR)
+			return 0;
+		smp->type = SMP_T_STR;
+		smp->flags |= SMP_F_CONST;
+		smp->u.str.p = a[1].str;
+		smp->u.str.len = strlen(a[1].str);
+		return out == SMP_T_STR ? 1 : smp_cast(smp, out);
+	}
+	o = smp_scratch_get();
+	smp->type = SMP_T_STR;
+	smp->flags &= ~SMP_F_CONST;
+	smp->u.str.p = o;
+	smp->u.str.len = pat_regm_render(subj, e->val, o, SMP_SCRATCH_SIZE);
+	return out == SMP_T_STR ? 1 : smp_cast(smp, out);
+}
+
 #define ROW(name, m, in, out) \
 	{ name, map_conv_exec, { ARGT_STR, ARGT_STR }, 1, in, out, map_conv_check, \
 	  &(const struct map_sel){ m, out } }
@@ -592,6 +623,12 @@ static const struct smp_conv_kw map_convs[] = {
 	ROWS("map_end", PAT_M_END, SMP_T_STR),
 	ROWS("map_reg", PAT_M_REG, SMP_T_STR),
 	ROWS("map_ip", PAT_M_IP, SMP_T_ADDR),
+#define ROWM(name, out) \
+	{ name, map_regm_exec, { ARGT_STR, ARGT_STR }, 1, SMP_T_STR, out, map_conv_check, \
+	  &(const struct map_sel){ PAT_M_REG, out } }
+	ROWM("map_regm", SMP_T_STR), ROWM("map_regm_str", SMP_T_STR),
+	ROWM("map_regm_int", SMP_T_SINT), ROWM("map_regm_ip", SMP_T_ADDR),
+#undef ROWM
 	ROWS("map_int", PAT_M_INT, SMP_T_SINT),
 };
 

@@ -937,11 +937,42 @@ int pat_set_exec(const struct pat_set *ps, struct sample *smp)
 }
 
 #ifdef USE_PCRE2
-/* One match-data block for every regex: matches run one at a time and
- * only need to know whether there was a match. */
+/* One match-data block for every regex: matches run one at a time; it
+ * keeps the groups \0 to \9 of the last match for pat_regm_render(). */
+#define PAT_GROUPS 10
 SLUICE_INIT(pat_init_pcre2)
 {
-	pat_md = pcre2_match_data_create(1, NULL);
+	pat_md = pcre2_match_data_create(PAT_GROUPS, NULL);
 	BUG_ON(!pat_md, "pcre2_match_data_create");
 }
 #endif
+
+size_t pat_regm_render(const char *subj, const char *val, char *out, size_t size)
+{
+	size_t o = 0;
+
+	if (!size)
+		return 0;
+	for (const char *v = val; *v && o + 1 < size; v++) {
+#ifdef USE_PCRE2
+		if (v[0] == '\\' && v[1] >= '0' && v[1] <= '9') {
+			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(pat_md);
+			unsigned g = (unsigned)(v[1] - '0');
+
+			v++;
+			if (g < pcre2_get_ovector_count(pat_md) && ov[2 * g] != PCRE2_UNSET) {
+				size_t n = ov[2 * g + 1] - ov[2 * g];
+
+				if (n > size - 1 - o)
+					n = size - 1 - o;
+				memcpy(out + o, subj + ov[2 * g], n);
+				o += n;
+			}
+			continue;
+		}
+#endif
+		out[o++] = *v;
+	}
+	out[o] = '\0';
+	return o;
+}

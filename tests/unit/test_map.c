@@ -20,7 +20,7 @@
 #include <sluice/str.h>
 #include <sluice/vars.h>
 
-static const char *mapfile, *ipfile, *intfile;
+static const char *mapfile, *ipfile, *intfile, *regmfile;
 
 static void write_file(const char *path, const char *text)
 {
@@ -93,6 +93,18 @@ static void test_map_convs(void **state)
 	check("int(43),map_int(%s,d)", intfile, "d");
 	check("str(num),map_str_int(%s)", mapfile, "12");
 	check("str(zzz),map_str_int(%s,7)", mapfile, "7");
+}
+
+/* map_regm: "\N" in the value is the regex's group N */
+static void test_map_regm(void **state)
+{
+	check("str(/img/logo.png),map_regm(%s)", regmfile, "/static/logo.png?k=img");
+	check("str(bc),map_regm(%s)", regmfile, "[|c|]");     /* unset group, group 9 */
+	check("str(n42),map_regm_int(%s)", regmfile, "42");
+	check("str(tail),map_regm(%s)", regmfile, "t\\");    /* a lone trailing backslash */
+	check("str(zz),map_regm(%s,def)", regmfile, "def");
+	check("str(zz),map_regm(%s)", regmfile, NULL);
+	check("str(user42),map_reg(%s)", mapfile, "re");      /* map_reg after map_regm */
 }
 
 static void test_map_errors(void **state)
@@ -407,9 +419,11 @@ static void test_map_journal(void **state)
 	remove(b);
 }
 
+/* The files live as long as the group: their names are copied out of
+ * tmp_path()'s rotating buffers. */
 static int setup(void **state)
 {
-	mapfile = tmp_path("map.map");
+	mapfile = strdup(tmp_path("map.map"));
 	write_file(mapfile,
 		   "# a comment\n\n"
 		   "/api api\n"
@@ -421,10 +435,13 @@ static int setup(void **state)
 		   ".jpg img\n"
 		   "^user[0-9]+$ re\n"
 		   "num 12\n");
-	ipfile = tmp_path("map_ip.map");
+	ipfile = strdup(tmp_path("map_ip.map"));
 	write_file(ipfile, "10.0.0.0/8 ten\n10.20.0.0/16 ten20\n::1 six\n");
-	intfile = tmp_path("map_int.map");
+	intfile = strdup(tmp_path("map_int.map"));
 	write_file(intfile, "# ints\n42 answer\n");
+	regmfile = strdup(tmp_path("map_regm.map"));
+	write_file(regmfile, "^/(img|css)/(.*)$ /static/\\2?k=\\1\n"
+		   "^(a)?b(c)$ [\\1|\\2|\\9]\n^n([0-9]+)$ \\1\n^tail$ t\\\n");
 	return 0;
 }
 
@@ -433,6 +450,11 @@ static int teardown(void **state)
 	remove(mapfile);
 	remove(ipfile);
 	remove(intfile);
+	remove(regmfile);
+	free((char *)mapfile);
+	free((char *)ipfile);
+	free((char *)intfile);
+	free((char *)regmfile);
 	pat_ref_free_all();
 	return 0;
 }
@@ -441,6 +463,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_convs),
+		cmocka_unit_test(test_map_regm),
 		cmocka_unit_test(test_map_errors),
 		cmocka_unit_test(test_map_runtime),
 		cmocka_unit_test(test_vars),

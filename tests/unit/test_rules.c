@@ -678,8 +678,8 @@ static void test_parse_errors(void **state)
 		{ "redirect scheme https code 300", "'redirect' in frontend section: unsupported "
 		  "redirect code '300'" },
 		{ "http-request capture req.hdr(X)", "'capture': expects <sample> len <length> | id <id>" },
-		{ "http-request capture src len 10", "'capture': sample 'src' cannot be captured yet by sluice" },
-		{ "http-request capture req.hdr(X,1) len 10", "sample 'req.hdr(X,1)' cannot be captured" },
+		{ "http-request capture nosuchfetch len 10", "'capture': unknown fetch method 'nosuchfetch'" },
+		{ "http-request capture req.hdr(X),nosuchconv len 10", "unknown converter 'nosuchconv'" },
 		{ "http-request capture req.hdr(X) size 10", "expects 'len <length>' or 'id <id>' after "
 		  "the sample, got 'size'" },
 		{ "http-request capture req.hdr(X) len 0", "'len' expects a length between 1 and "
