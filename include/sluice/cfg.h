@@ -21,6 +21,7 @@ struct proxy;
 #define CFG_SEC_PEERS    0x100    /* peers NAME (proxy/peers_cfg.c) */
 #define CFG_SEC_RESOLVERS 0x800   /* resolvers NAME: refused (server.c) */
 #define CFG_SEC_PROGRAM  0x2000   /* program NAME (sys/mprog.c) */
+#define CFG_SEC_FCGI_APP 0x4000   /* fcgi-app NAME (http/fcgi_app.c) */
 #define CFG_SEC_REFUSED  0x1000   /* a section sluice does not run (cfg_section.refused) */
 #define CFG_SEC_RING     0x10000  /* ring NAME (admin/ring_cfg.c) */
 #define CFG_SEC_LOGFWD   0x20000  /* log-forward NAME (admin/log_forward.c) */

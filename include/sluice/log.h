@@ -63,8 +63,9 @@ struct log_list {
 /* Sets the tag and hostname stamped on syslog lines. */
 void log_set_identity(const char *tag);
 
-/* Opens the sockets of every logger of <l>. Returns 0 or -1 (the message is
- * printed as an alert). */
+/* Opens the sockets of every logger of <l> (and finds the rings of its
+ * ring@ targets, if not done yet). Returns 0 or -1 (the message is printed
+ * as an alert). */
 int log_open(struct log_list *l);
 
 /* Sends <msg> at <level> to every logger of <l> (and of the global list when

@@ -52,6 +52,11 @@ uint32_t tcp_inspect_delay(const struct proxy *px, enum tcp_rule_set set);
 enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
                                 struct stream *s, int *pos, int flags);
 
+/* Whether <px> (a mode tcp frontend) has "tcp-request content switch-mode
+ * http" rules: its HTTP settings, rules and backends in mode http are then
+ * meant for the connections that switch. */
+int tcp_rules_switch_http(const struct proxy *px);
+
 /* Gives back what the rules left in <s> (captures); at the end of a
  * stream. */
 void tcp_rules_stream_release(struct stream *s);

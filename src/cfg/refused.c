@@ -8,7 +8,6 @@
 #include <sluice/common.h>
 
 static struct cfg_section refused_sections[] = {
-	{ "fcgi-app", .refused = "FastCGI to servers is not built yet" },
 	{ "crt-store", .refused = "a section of HAProxy 3.0, not of the 2.6 language "
 	  "sluice reads (use 'crt' on bind lines)" },
 	{ "traces", .refused = "a section of HAProxy 3.1, not of the 2.6 language sluice "

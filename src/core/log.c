@@ -376,6 +376,8 @@ void log_send(const struct log_list *l, int level, const char *msg, size_t len)
 
 int log_open(struct log_list *l)
 {
+	if (log_resolve_rings(l))   /* a list no postparse saw: found now */
+		return -1;
 	for (struct logger *lg = l->head; lg; lg = lg->next) {
 		if (lg->type == LOG_T_FD || lg->type >= LOG_T_TCP || lg->fd >= 0)
 			continue;

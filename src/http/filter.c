@@ -71,7 +71,6 @@ static struct http_filter_kw refused_filters[] = {
 	  "which sluice does not have" },
 	{ "spoe", NULL, "the stream processing offload engine (SPOE, SPOP agents) is not "
 	  "built in sluice" },
-	{ "fcgi-app", NULL, "FastCGI to servers is not built yet" },
 	{ "bwlim-in", NULL, "bandwidth limitation filters come with HAProxy 2.7, not in "
 	  "the 2.6 language sluice reads" },
 	{ "bwlim-out", NULL, "bandwidth limitation filters come with HAProxy 2.7, not in "
