@@ -238,6 +238,14 @@ define run_cli
 	$(call suite,cli,120,tests/cli/run)
 endef
 
+# Log targets and syslog relays (tests/logging/run: TCP syslog, host names,
+# sampling, rings forwarding to servers, log-forward): also under
+# SANITIZE=1. Same contract as run_cli.
+define run_logging
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/logging/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL logging:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # HTTP compression checks (streamed bodies inflated with Python's zlib, a
 # body cut short): also under SANITIZE=1. Same contract as run_cli.
 define run_comp
@@ -331,6 +339,7 @@ test: deps deps-clients deps-scaleout
 	$(run_fcgi)
 	$(run_dns)
 	$(run_cli)
+	$(run_logging)
 	$(run_comp)
 	$(run_mworker)
 	$(run_peers)

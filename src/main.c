@@ -20,6 +20,7 @@
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/log_forward.h>
 #include <sluice/lua.h>
 #include <sluice/mworker.h>
 #include <sluice/peers.h>
@@ -352,7 +353,7 @@ int main(int argc, char **argv)
 	}
 	bound = start_listeners();
 	listener_pool_close();
-	if (bound == -1 || open_loggers() == -1)
+	if (bound == -1 || open_loggers() == -1 || log_forward_bind() == -1)
 		return start_failed();
 	/* Everything that can fail is done while the terminal still shows the
 	 * error: pid file, chroot and privileges come before detaching. Nothing
@@ -397,6 +398,7 @@ int main(int argc, char **argv)
 	listener_start_all(global.cli_listeners, cli_accept);
 	peers_start(reload);
 	check_start_all();
+	log_forward_start();
 	if (dns_start_all() == -1) {
 		cleanup();
 		return 1;

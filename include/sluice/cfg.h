@@ -23,6 +23,8 @@ struct proxy;
 #define CFG_SEC_PROGRAM  0x2000   /* program NAME (sys/mprog.c) */
 #define CFG_SEC_FCGI_APP 0x4000   /* fcgi-app NAME (http/fcgi_app.c) */
 #define CFG_SEC_REFUSED  0x1000   /* a section sluice does not run (cfg_section.refused) */
+#define CFG_SEC_RING     0x10000  /* ring NAME (admin/ring_cfg.c) */
+#define CFG_SEC_LOGFWD   0x20000  /* log-forward NAME (admin/log_forward.c) */
 #define CFG_SEC_PROXIES  (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
 #define CFG_SEC_FE       (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_LISTEN)
 #define CFG_SEC_BE       (CFG_SEC_DEFAULTS | CFG_SEC_BACKEND | CFG_SEC_LISTEN)

@@ -32,7 +32,38 @@ struct cli_ctx {
 	int         severity;   /* "set severity-output": CLI_SEV_* prefix of error answers */
 	int         expert;     /* "expert-mode on" in this session */
 	int         experimental; /* "experimental-mode on" in this session */
+	/* A command that answers over time (httpclient, show events -w) sets
+	 * <waiting>, <abort> and <wait_data> and returns 0: the connection then
+	 * runs no other command and stays open. Its answer goes to <out>
+	 * (without the final empty line), followed by cli_ctx_wake() to send
+	 * it; cli_ctx_done() ends it. <abort> is called instead when the
+	 * connection goes away first. <wake> is the server's (NULL in a context
+	 * that is not a connection: such commands refuse to run there). */
+	int         waiting;
+	int         stop_on_input; /* waiting ends when the client sends anything */
+	void      (*abort)(struct cli_ctx *ctx);
+	void       *wait_data;
+	void      (*wake)(struct cli_ctx *ctx);
 };
+
+/* Sends what a command answering over time appended to ctx->out. May run
+ * the connection's next commands, or free it once it is done: <ctx> is
+ * not to be used after cli_ctx_done(). */
+static inline void cli_ctx_wake(struct cli_ctx *ctx)
+{
+	if (ctx->wake)
+		ctx->wake(ctx);
+}
+
+static inline void cli_ctx_done(struct cli_ctx *ctx)
+{
+	ctx->waiting = 0;
+	ctx->stop_on_input = 0;
+	ctx->abort = NULL;
+	ctx->wait_data = NULL;
+	dstr_add(&ctx->out, "\n", 1);
+	cli_ctx_wake(ctx);
+}
 
 /* Prefixes of failed commands' answers ("set severity-output"). */
 #define CLI_SEV_NONE   0

@@ -94,4 +94,7 @@ int comp_rate_limit(void);
 /* zlib memory in use (bytes), for tests. */
 uint64_t comp_zlib_used(void);
 
+/* maxzlibmem in bytes (0: no limit). */
+uint64_t comp_zlib_max(void);
+
 #endif

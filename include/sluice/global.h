@@ -35,6 +35,7 @@ struct stream;
 struct global {
 	struct ev_loop  *loop;
 	unsigned         flags;           /* GLB_F_* */
+	unsigned char    prof_tasks;      /* streams time their calls (profiling.h) */
 	char            *progname;
 
 	/* global section */

@@ -142,6 +142,7 @@ struct http_txn {
 	 * only valid while the request (resp. response) rules run, else NULL. */
 	struct http_head   *req_head, *res_head;
 	struct dstr        *svc_out;     /* a service's response still to send (pooled string) */
+	const char         *svc_log;     /* the service that answered, as logged ("<STATS>"), or NULL */
 	ev_tstamp           t_tarpit;    /* end of the tarpit delay */
 	int                 tarpit_status;
 	const struct http_reply *tarpit_reply;

@@ -17,6 +17,7 @@ struct http_head;
 
 struct http_service {
 	const char *name;          /* as in "http-request use-service <name>" */
+	const char *log_name;      /* logged as the server ("<STATS>"), NULL: "<NOSRV>" */
 	/* Answers request <h> of stream <s>; <px> is the proxy whose setting
 	 * selected the service (stats uri...). Appends the response to <out>
 	 * and returns its status code (for the log and counters), or -1 on an

@@ -19,7 +19,19 @@ enum log_level { LOG_L_EMERG, LOG_L_ALERT, LOG_L_CRIT, LOG_L_ERR, LOG_L_WARNING,
 enum log_format { LOG_FMT_RFC3164, LOG_FMT_RFC5424, LOG_FMT_RAW, LOG_FMT_SHORT,
                   LOG_FMT_PRIORITY, LOG_FMT_TIMED, LOG_FMT_ISO, LOG_FMT_LOCAL };
 
-enum log_target { LOG_T_FD, LOG_T_UDP, LOG_T_UNIX };
+enum log_target { LOG_T_FD, LOG_T_UDP, LOG_T_UNIX, LOG_T_TCP, LOG_T_RING };
+
+struct log_tcp;
+struct ring;
+
+/* "sample <ranges>:<size>": of every <size> lines, those whose number (from
+ * 1) is in one of the ranges are sent. */
+struct log_sample {
+	unsigned  size;
+	unsigned  idx;        /* lines seen, modulo <size> */
+	unsigned  nranges;
+	unsigned  lo[16], hi[16];
+};
 
 struct logger {
 	struct logger          *next;
@@ -32,6 +44,11 @@ struct logger {
 	unsigned                maxlen;    /* truncate lines longer than this */
 	struct sockaddr_storage addr;
 	socklen_t               addrlen;
+	struct log_tcp         *tcp;       /* LOG_T_TCP: the stream and its queue */
+	struct ring            *ring;      /* LOG_T_RING, found after parsing */
+	char                   *ring_name;
+	struct log_sample      *sample;    /* NULL: every line */
+	int                     format_set;/* "format" was given (a relay keeps the input's otherwise) */
 	char                   *conf_file; /* where it was declared, for errors */
 	int                     conf_line;
 };
@@ -46,8 +63,9 @@ struct log_list {
 /* Sets the tag and hostname stamped on syslog lines. */
 void log_set_identity(const char *tag);
 
-/* Opens the sockets of every logger of <l>. Returns 0 or -1 (the message is
- * printed as an alert). */
+/* Opens the sockets of every logger of <l> (and finds the rings of its
+ * ring@ targets, if not done yet). Returns 0 or -1 (the message is printed
+ * as an alert). */
 int log_open(struct log_list *l);
 
 /* Sends <msg> at <level> to every logger of <l> (and of the global list when
@@ -60,8 +78,50 @@ void log_send(const struct log_list *l, int level, const char *msg, size_t len);
 void log_send_sd(const struct log_list *l, int level, const char *sd, size_t sdlen,
                  const char *msg, size_t len);
 
-/* Number of log lines dropped since start-up. */
+/* One line to one target, in two steps: log_admit() says whether <lg>
+ * takes a line of <*level> (its levels and "sample"; the level may be
+ * raised to its minimum), log_emit() sends header <hdr> (<hl> bytes) and
+ * message <msg> (<len> bytes) to it, cut at its "len", never blocking. */
+int log_admit(struct logger *lg, int *level);
+void log_emit(struct logger *lg, const char *hdr, size_t hl, const char *msg, size_t len);
+
+/* The host name "log-send-hostname" set ("" when none). */
+const char *log_hostname(void);
+
+struct cfg_ctx;
+struct syslog_msg;
+
+/* Sends received message <m> (log-forward) to every target of <l> (and the
+ * global ones with "log global"), its header written again in each
+ * target's format from what it carried (core/log_relay.c). */
+void log_relay(const struct log_list *l, const struct syslog_msg *m);
+
+/* The "log" keyword's parser, for the sections holding a struct log_list
+ * at <target> (global, proxies, log-forward). */
+int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv);
+
+/* Finds the rings the "ring@" targets of <l> name. Returns the number of
+ * errors (reported). */
+int log_resolve_rings(struct log_list *l);
+
+/* Number of log lines dropped since start-up; log_count_dropped() counts
+ * one more (a target's queue was full). */
 unsigned long log_dropped(void);
+void log_count_dropped(void);
+
+/* Messages log-forward received since start-up (show info's CumRecvLogs). */
+unsigned long log_received(void);
+void log_count_received(void);
+
+/* Writes into <hdr> (<sz> bytes) the header format <fmt> puts before a
+ * message of <level> from <facility>, with <tag> (NULL: this process' tag),
+ * its pid and host, and in rfc5424 the structured data <sd> (<sdlen> bytes,
+ * "-" when 0). Returns its length. */
+size_t log_build_header(enum log_format fmt, int facility, int level, const char *tag,
+                        const char *sd, size_t sdlen, char *hdr, size_t sz);
+
+/* The format named <name> ("rfc3164"...), or -1. */
+int log_format_find(const char *name);
 
 /* Host name sent in rfc3164/rfc5424 headers ("log-send-hostname"). */
 void log_set_hostname(const char *name);

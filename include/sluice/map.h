@@ -5,6 +5,8 @@
 #ifndef SLUICE_MAP_H
 #define SLUICE_MAP_H
 
+#include <stdint.h>
+
 #include <sluice/pattern.h>
 
 #define PAT_REF_MAP 0x01  /* a map: shown by "show map" */
@@ -34,6 +36,10 @@ struct pat_ref {
 	struct pat_ref_set *sets;    /* every index fed from this reference */
 	int                 nsets;
 	struct pat_journal *journal; /* runtime changes since start (map.c), NULL: none */
+	/* versions ("prepare map"): the current one, the last allocated, and
+	 * the entries of those in between that were given some (map_cli.c) */
+	uint32_t            curr_ver, next_ver;
+	struct pat_ver     *vers;
 };
 
 /* Bytes of runtime operations a reference's journal keeps (keys, values
@@ -71,6 +77,8 @@ struct pat_set *pat_ref_get_set(struct pat_ref *ref, enum pat_match m, unsigned 
  * number of entries removed. pat_ref_set_key() sets the value of every
  * entry of key <key>, returns their number. */
 int pat_ref_add(struct pat_ref *ref, const char *key, const char *val, char **err);
+/* Whether every set of <ref> takes pattern <key>: 0, or -1 with <err>. */
+int pat_ref_check(const struct pat_ref *ref, const char *key, char **err);
 int pat_ref_del_key(struct pat_ref *ref, const char *key);
 void pat_ref_del_elt(struct pat_ref *ref, struct pat_ref_elt *elt);
 int pat_ref_set_key(struct pat_ref *ref, const char *key, const char *val);
@@ -79,6 +87,22 @@ void pat_ref_clear(struct pat_ref *ref);
 
 /* Finds a reference by "#<id>" or file name among those with <flag>. */
 struct pat_ref *pat_ref_find(const char *name, unsigned flag);
+
+/* The first reference (creation order; ->next for the others). */
+struct pat_ref *pat_ref_first(void);
+
+/* The journal of runtime changes a reload carries: pat_journal_add()
+ * records operation <kind> on <ref> (key and value as given, NULL when
+ * none), dropping what it makes useless (a clear drops everything before
+ * it); pat_journal_full() says the whole contents are to be carried (an
+ * entry changed by its #<ref>, or too many operations). */
+enum pat_jop_kind { JOP_ADD, JOP_DEL, JOP_SET, JOP_CLEAR };
+void pat_journal_add(struct pat_ref *ref, enum pat_jop_kind kind, const char *key,
+                     const char *val);
+void pat_journal_full(struct pat_ref *ref);
+
+/* Frees the versions of <ref> prepared and not committed (map_cli.c). */
+void pat_ref_vers_free(struct pat_ref *ref);
 
 /* Finds the entry "#<ref>" (the address "show map" prints) of <ref>. */
 struct pat_ref_elt *pat_ref_find_elt(struct pat_ref *ref, const char *name);

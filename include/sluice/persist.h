@@ -19,6 +19,9 @@ struct stream;
 /* The PST_O_* options of proxy <px> (0 when it has no settings of its own). */
 uint64_t persist_options(const struct proxy *px);
 
+/* The name of <px>'s persistence cookie, or NULL when it has none. */
+const char *persist_cookie_name(const struct proxy *px);
+
 /* Request side, while the head <h> is still editable (after the rules,
  * before it is written): evaluates force-persist/ignore-persist, looks for
  * the backend's persistence cookie, removes it or its prefix as the mode

@@ -90,6 +90,7 @@ struct server {
 	char                   *conf_file;
 	int                     conf_line;
 	char                    cookie[64]; /* "cookie <value>" (persist.c), "" if none */
+	unsigned char           cookie_dyn; /* <cookie> is a dynamic one (dynamic-cookie-key) */
 
 	/* load balancing state */
 	int64_t                 lb_cur;     /* smooth weighted round robin */
@@ -227,6 +228,20 @@ struct cli_ctx;
  * NULL. */
 struct server *cli_server(struct cli_ctx *ctx, const char *arg);
 
+/* A form of "set server <bk>/<srv> <word> <args>...": <set> gets its row
+ * and the words after <word> (<argc> of them) and returns 0, or -1 with the
+ * reason written to ctx->out and nothing changed. */
+struct srv_set_kw {
+	const char         *word;
+	int               (*set)(struct cli_ctx *ctx, struct server *srv,
+	                         const struct srv_set_kw *kw, int argc, char **argv);
+	size_t              arg;    /* the row's value, for <set> */
+	struct srv_set_kw  *next;
+};
+
+/* Adds the <n> forms of <kws> (kept, not copied) to "set server". */
+void server_set_register(struct srv_set_kw *kws, size_t n);
+
 /* Adds to backend <px> the server a keyword implies (dispatch, option
  * transparent): <name> at <addr>, without the default-server settings or
  * options, declared at the backend's line. Returns it; <err> is allocated
@@ -240,19 +255,18 @@ struct server *server_add_implied(struct proxy *px, const char *name, const char
  * or -1 for another word. */
 int server_set_state(struct server *srv, const char *state);
 
+/* Registers <fn>, called with a server whose address server_set_address()
+ * just changed (a module that derives something from it). At most 8. */
+void server_addr_hook_register(void (*fn)(struct server *srv));
+
 /* Sets <srv>'s address (and port when non-zero), the address its checks use
  * unless they have their own, and the text `show stat` prints; a server in
  * maintenance for want of an address leaves it (logged). Connections kept
- * idle to the old address are closed, and the hook of
- * server_on_addr_change() is told (multiplexed connections: no new stream
- * goes to the old address). */
+ * idle to the old address are closed, and the hooks of
+ * server_addr_hook_register() are called (multiplexed connections: no new
+ * stream goes to the old address). */
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port);
-
-/* Registers a function told when a server's address changed (the HTTP/2
- * and FastCGI layers: their connections to the server get no more
- * requests); at most 3, at start-up. */
-void server_on_addr_change(void (*fn)(struct server *srv));
 
 /* Puts <srv> in maintenance for want of an address (<on>, logged with
  * <why> as HAProxy: "DNS NX status"...) or takes it out (logged as a

@@ -34,6 +34,13 @@ int ssl_srv_connect(struct conn *c, struct server *srv, const char *sni);
 int ssl_bind_enabled(const struct bind_conf *bc);
 int ssl_srv_enabled(const struct server *srv);
 
+/* "set server <srv> ssl on|off": whether <srv>'s next connections use TLS
+ * (its checks keep what they had at start-up). Turning it on needs TLS
+ * settings on the server line or its default-server (its context is built
+ * then if it was not). Returns 0, or -1 with <err> allocated (the caller
+ * frees) and nothing changed. */
+int ssl_srv_set_enabled(struct server *srv, int on, char **err);
+
 /* Free the TLS settings of a bind line / a server (proxy release; both
  * exist without USE_OPENSSL, as no-ops). */
 void ssl_bind_free(struct bind_conf *bc);

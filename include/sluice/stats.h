@@ -32,6 +32,11 @@ enum stats_field {
 	ST_F_NB
 };
 
+/* Position of sluice's first own JSON field in a row: HAProxy 2.6 gives
+ * 103..126 to the columns of its protocol modules (ssl_sess, h2_*, h1_*),
+ * which sluice does not print, so that no position means two things. */
+#define STATS_POS_EXT 127
+
 /* One row: every column as text, empty when HAProxy leaves it empty. */
 struct stats_row {
 	char v[ST_F_NB][80];
@@ -52,6 +57,7 @@ const char *stats_field_name(int f);
  * hold STATS_F_UP / STATS_F_NO_MAINT. */
 #define STATS_F_UP       0x01  /* servers that are UP only (no MAINT nor DOWN) */
 #define STATS_F_NO_MAINT 0x02  /* no server in maintenance */
+#define STATS_F_DESC     0x04  /* typed form: each line ends with :"<description>" */
 void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags);
 
 /* The same rows in HAProxy 2.6's typed form ("F.<iid>.<sid>.<pos>.<name>.1:
@@ -60,6 +66,10 @@ void stats_dump_csv(struct dstr *out, int iid, int types, int sid, int flags);
  * percentiles "sluice_<kind>_time_p50_us"... after HAProxy's columns). */
 void stats_dump_typed(struct dstr *out, int iid, int types, int sid, int flags);
 void stats_dump_json(struct dstr *out, int iid, int types, int sid, int flags);
+
+/* The JSON Schema (draft-04) of what the JSON forms print ("show schema
+ * json", the stats page's ";json-schema"). */
+extern const char stats_schema_json[];
 
 /* What a row describes, for the callback of stats_walk(). */
 struct stats_obj {
@@ -82,8 +92,18 @@ int stats_walk(int iid, int types, int sid, int flags,
 
 struct counters;
 
+/* Appends row <r> describing <o> to <out> in the JSON form of
+ * stats_dump_json(), preceded by a comma unless it is the first (<n> 0). */
+void stats_json_row(struct dstr *out, int n, const struct stats_row *r,
+                    const struct stats_obj *o);
+
 /* The counters of a frontend, backend or server row (NULL for listeners). */
 const struct counters *stats_obj_counters(const struct stats_obj *o);
+
+/* One-line descriptions of stat column <f> and of `show info` field
+ * <name> (<len> bytes), "" when none (admin/stats_desc.c). */
+const char *stats_field_desc(int f);
+const char *stats_info_desc(const char *name, size_t len);
 
 /* Appends the `show info` lines to <out>. */
 void stats_dump_info(struct dstr *out);

@@ -11,6 +11,7 @@
 
 #include <sluice/channel.h>
 #include <sluice/conn.h>
+#include <sluice/profiling.h>
 #include <sluice/srv_side.h>
 
 struct listener;
@@ -259,6 +260,7 @@ struct stream {
 	                                   running actions, services, private data;
 	                                   do-resolve: the answer waited for), NULL
 	                                   when none; see stream_ext_register() */
+	struct stream_prof prof;        /* its calls' cost while profiling (profiling.h) */
 	/* CO_F_SOCKS on s->srv: the SOCKS4 CONNECT to the server (socks4.h) */
 	uint8_t           socks_st;     /* STRM_SOCKS_*: where the handshake stands */
 	uint8_t           socks_got;    /* reply bytes received */

@@ -35,6 +35,7 @@ struct cli_client {
 	int                closing;    /* close once the output is sent */
 	int                ran_all;    /* not interactive, every line received ran */
 	char              *pending;    /* a command ending in "<<": waits for its payload */
+	int                prompt_due; /* "> " follows the answer being made over time */
 	struct dstr        payload;    /* the payload lines received so far */
 	char               in[CLI_IN_MAX];
 };
@@ -139,8 +140,9 @@ static void cli_exec_one(struct cli_ctx *ctx, char *cmd)
 		ctx->failed++;
 		cli_severity_prefix(ctx, start);
 	}
-	/* Every answer ends with an empty line, as clients expect. */
-	if (!ctx->quit)
+	/* Every answer ends with an empty line, as clients expect (one that
+	 * comes over time: cli_ctx_done()). */
+	if (!ctx->quit && !ctx->waiting)
 		dstr_printf(&ctx->out, "\n");
 }
 
@@ -186,7 +188,9 @@ int cli_exec_line(struct cli_ctx *ctx, const char *line, size_t len)
 
 			*w = '\0';
 			cli_exec_one(ctx, cmd);
-			if (end || ctx->quit)
+			/* a command answering over time ends the line: what
+			 * follows it is not run */
+			if (end || ctx->quit || ctx->waiting)
 				break;
 			cmd = w = p + 1;
 			continue;
@@ -423,6 +427,8 @@ static struct cli_kw cli_builtin_kws[] = {
 
 static void cli_client_free(struct cli_client *c)
 {
+	if (c->ctx.waiting && c->ctx.abort)
+		c->ctx.abort(&c->ctx);
 	ev_io_stop(global.loop, &c->io);
 	ev_timer_stop(global.loop, &c->timer);
 	close(c->fd);
@@ -528,7 +534,7 @@ static void cli_process_input(struct cli_client *c)
 {
 	char *nl;
 
-	while (!c->closing && c->ctx.out.len < CLI_OUT_PAUSE &&
+	while (!c->closing && !c->ctx.waiting && c->ctx.out.len < CLI_OUT_PAUSE &&
 	       (nl = memchr(c->in, '\n', c->inlen))) {
 		size_t len = (size_t)(nl - c->in), l = len;
 		ssize_t plen;
@@ -555,6 +561,15 @@ static void cli_process_input(struct cli_client *c)
 			cli_exec_line(&c->ctx, c->in, l);
 			memmove(c->in, nl + 1, c->inlen - len - 1);
 			c->inlen -= len + 1;
+			if (c->ctx.waiting && c->ctx.stop_on_input && c->inlen) {
+				/* typed ahead: "any key" already came */
+				c->inlen = 0;
+				if (c->ctx.abort)
+					c->ctx.abort(&c->ctx);
+				c->ctx.waiting = c->ctx.stop_on_input = 0;
+				c->ctx.abort = NULL;
+				dstr_add(&c->ctx.out, "\n", 1);
+			}
 		}
 		if (c->ctx.timeout_ms) {
 			c->timer.repeat = tick_to_ev(c->ctx.timeout_ms);
@@ -563,6 +578,8 @@ static void cli_process_input(struct cli_client *c)
 		}
 		if (c->ctx.quit)
 			c->closing = 1;
+		else if (c->ctx.interactive && c->ctx.waiting)
+			c->prompt_due = 1;   /* once the answer is complete */
 		else if (c->ctx.interactive)
 			dstr_printf(&c->ctx.out, "> ");
 		else if (!c->inlen)
@@ -615,6 +632,14 @@ static void cli_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 			cli_client_free(c);
 			return;
 		}
+		if (n > 0 && c->ctx.waiting && c->ctx.stop_on_input) {
+			/* "any key to stop" (show events -w): the input is dropped */
+			c->inlen = 0;
+			if (c->ctx.abort)
+				c->ctx.abort(&c->ctx);
+			cli_ctx_done(&c->ctx);
+			return;
+		}
 	}
 	/* Run what can run, send it, and go on while lines wait and the
 	 * output drained (each round runs at least one line or reads more
@@ -647,10 +672,10 @@ static void cli_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 			cli_client_free(c);
 			return;
 		}
-		if (c->closing || c->ctx.out.len || !cli_line_ready(c))
+		if (c->closing || c->ctx.out.len || c->ctx.waiting || !cli_line_ready(c))
 			break;
 	}
-	if (c->closing && !c->ctx.out.len) {
+	if (c->closing && !c->ctx.out.len && !c->ctx.waiting) {
 		shutdown(c->fd, SHUT_WR);
 		cli_client_free(c);
 		return;
@@ -659,6 +684,19 @@ static void cli_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	 * input is only seen after them) and the output is not backed up. */
 	cli_want(c, (!c->closing && c->ctx.out.len < CLI_OUT_PAUSE && !cli_line_ready(c) ?
 		     EV_READ : 0) | (c->ctx.out.len ? EV_WRITE : 0));
+}
+
+/* ctx->wake of a connection: a command answering over time has output, or
+ * ended: send it, and run what waits. */
+static void cli_ctx_wake_cb(struct cli_ctx *ctx)
+{
+	struct cli_client *c = container_of(ctx, struct cli_client, ctx);
+
+	if (!ctx->waiting && c->prompt_due) {
+		c->prompt_due = 0;
+		dstr_printf(&ctx->out, "> ");
+	}
+	cli_io_cb(global.loop, &c->io, 0);
 }
 
 static void cli_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -680,6 +718,7 @@ static int cli_client_new(struct listener *li, int fd, int level)
 	c->ctx.expose_fd = li && (li->bc->flags & LI_F_EXPOSE_FD);
 	c->ctx.severity = li ? li->bc->severity : CLI_SEV_NONE;
 	c->ctx.fd = fd;
+	c->ctx.wake = cli_ctx_wake_cb;
 	ev_io_init(&c->io, cli_io_cb, fd, 0);
 	c->io.data = c;
 	ev_init(&c->timer, cli_timer_cb);

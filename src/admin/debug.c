@@ -25,6 +25,7 @@
 #include <sluice/server.h>
 #include <sluice/srv_idle.h>
 #include <sluice/srv_side.h>
+#include <sluice/stats.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
 
@@ -405,7 +406,7 @@ static int cli_show_servers_conn(struct cli_ctx *ctx, int argc, char **argv)
 /* JSON Schema (draft-04) of what "show info json" and "show stat json"
  * print (admin/stats.c): either an array of info fields, or an array of
  * stat rows, each an array of the fields of one object. */
-static const char schema_json[] =
+const char stats_schema_json[] =
 "{\"$schema\":\"http://json-schema.org/draft-04/schema#\","
 "\"$id\":\"https://sluice.invalid/schema/stats.json\","
 "\"title\":\"sluice statistics (show info json, show stat json)\","
@@ -475,7 +476,7 @@ static int cli_show_schema(struct cli_ctx *ctx, int argc, char **argv)
 		dstr_printf(&ctx->out, "'show schema' only supports 'json'.\n");
 		return -1;
 	}
-	dstr_printf(&ctx->out, "%s", schema_json);
+	dstr_printf(&ctx->out, "%s", stats_schema_json);
 	return 0;
 }
 

@@ -466,6 +466,7 @@ end:
 
 static struct http_service prom_service = {
 	.name = "prometheus-exporter",
+	.log_name = "<PROMEX>",
 	.answer = prom_answer,
 };
 

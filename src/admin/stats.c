@@ -13,10 +13,12 @@
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/comp.h>
+#include <sluice/debug_dev.h>
 #include <sluice/global.h>
 #include <sluice/hist.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
+#include <sluice/persist.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
@@ -72,7 +74,7 @@ static const char *const stat_meta[] = {
 _Static_assert(ARRAY_SIZE(stat_meta) == ST_F_NB, "stat_meta and field enum differ");
 
 /* sluice's latency percentiles, appended to the JSON rows after HAProxy's
- * columns (positions ST_F_NB...): per histogram p50, p90 and p99. */
+ * columns (positions STATS_POS_EXT...): per histogram p50, p90 and p99. */
 static const double stat_pct_q[3] = { 0.50, 0.90, 0.99 };
 static const char *const stat_pct_name[3] = { "p50", "p90", "p99" };
 
@@ -365,6 +367,8 @@ static void row_backend(struct stats_row *r, const struct proxy *px)
 	setu(r, ST_F_COMP_BYP, px->be_counters.comp_byp);
 	setu(r, ST_F_COMP_RSP, px->be_counters.comp_rsp);
 	sets(r, ST_F_ALGO, lb_algo_str(px));
+	if (persist_cookie_name(px))
+		sets(r, ST_F_COOKIE, persist_cookie_name(px));
 	setu(r, ST_F_UWEIGHT, (unsigned)weight);
 	setu(r, ST_F_AGG_SERVER_STATUS, 0);
 	setu(r, ST_F_AGG_SERVER_CHECK_STATUS, 0);
@@ -504,17 +508,26 @@ static int row_sid(const struct stats_obj *o)
 	return o->type == STATS_T_SRV ? o->srv->id : o->type == STATS_T_LI ? o->li->id : 0;
 }
 
+struct typed_walk {
+	struct dstr *out;
+	int          desc;   /* append each column's description */
+};
+
 static int row_emit_typed(const struct stats_row *r, const struct stats_obj *o, void *arg)
 {
-	struct dstr *out = arg;
+	struct typed_walk *tw = arg;
+	struct dstr *out = tw->out;
 	char c = o->type == STATS_T_FE ? 'F' : o->type == STATS_T_BE ? 'B' :
 		 o->type == STATS_T_SRV ? 'S' : 'L';
 
 	for (int f = 0; f < ST_F_NB; f++) {
 		if (!r->v[f][0])
 			continue;
-		dstr_printf(out, "%c.%d.%d.%d.%s.1:%s:%s\n", c, o->px->id, row_sid(o), f,
+		dstr_printf(out, "%c.%d.%d.%d.%s.1:%s:%s", c, o->px->id, row_sid(o), f,
 			    stat_names[f], stats_field_meta(f, o->type), r->v[f]);
+		if (tw->desc)
+			dstr_printf(out, ":\"%s\"", stats_field_desc(f));
+		dstr_add(out, "\n", 1);
 	}
 	return 0;
 }
@@ -524,27 +537,26 @@ struct json_walk {
 	int          n;     /* rows so far */
 };
 
-static int row_emit_json(const struct stats_row *r, const struct stats_obj *o, void *arg)
+void stats_json_row(struct dstr *out, int n, const struct stats_row *r, const struct stats_obj *o)
 {
-	struct json_walk *jw = arg;
 	const struct counters *c = stats_obj_counters(o);
 	const char *ot = o->type == STATS_T_FE ? "Frontend" : o->type == STATS_T_BE ? "Backend" :
 			 o->type == STATS_T_SRV ? "Server" : "Listener";
 	char prefix[128];
-	int first = 1, pos = ST_F_NB;
+	int first = 1, pos = STATS_POS_EXT;
 
 	snprintf(prefix, sizeof(prefix), "\"objType\":\"%s\",\"proxyId\":%d,\"id\":%d,",
 		 ot, o->px->id, row_sid(o));
-	if (jw->n++)
-		dstr_add(jw->out, ",", 1);
-	dstr_add(jw->out, "[", 1);
+	if (n)
+		dstr_add(out, ",", 1);
+	dstr_add(out, "[", 1);
 	for (int f = 0; f < ST_F_NB; f++) {
 		if (!r->v[f][0])
 			continue;
 		if (!first)
-			dstr_add(jw->out, ",", 1);
+			dstr_add(out, ",", 1);
 		first = 0;
-		json_field(jw->out, prefix, f, stat_names[f], stats_field_meta(f, o->type), r->v[f]);
+		json_field(out, prefix, f, stat_names[f], stats_field_meta(f, o->type), r->v[f]);
 	}
 	/* sluice's extension: estimated latency percentiles, microseconds */
 	for (int k = 0; c && k < HIST_KINDS; k++)
@@ -555,16 +567,25 @@ static int row_emit_json(const struct stats_row *r, const struct stats_obj *o, v
 				 stat_pct_name[q]);
 			snprintf(val, sizeof(val), "%llu", (unsigned long long)
 				 hist_quantile_us(&c->lat[k], stat_pct_q[q]));
-			dstr_add(jw->out, ",", 1);
-			json_field(jw->out, prefix, pos++, name, "MDP:u64", val);
+			dstr_add(out, ",", 1);
+			json_field(out, prefix, pos++, name, "MDP:u64", val);
 		}
-	dstr_add(jw->out, "]", 1);
+	dstr_add(out, "]", 1);
+}
+
+static int row_emit_json(const struct stats_row *r, const struct stats_obj *o, void *arg)
+{
+	struct json_walk *jw = arg;
+
+	stats_json_row(jw->out, jw->n++, r, o);
 	return 0;
 }
 
 void stats_dump_typed(struct dstr *out, int iid, int types, int sid, int flags)
 {
-	stats_walk(iid, types, sid, flags, NULL, row_emit_typed, out);
+	struct typed_walk tw = { out, !!(flags & STATS_F_DESC) };
+
+	stats_walk(iid, types, sid, flags, NULL, row_emit_typed, &tw);
 }
 
 void stats_dump_json(struct dstr *out, int iid, int types, int sid, int flags)
@@ -634,6 +655,8 @@ static const struct info_meta {
 	{ 42, "CompressBpsIn", "MRP:u32" },
 	{ 43, "CompressBpsOut", "MRP:u32" },
 	{ 44, "CompressBpsRateLim", "CLP:u32" },
+	{ 45, "ZlibMemUsage", "MGP:u32" },
+	{ 46, "MaxZlibMemUsage", "CLP:u32" },
 	{ 47, "Tasks", "MGP:u32" },
 	{ 48, "Run_queue", "MGP:u32" },
 	{ 49, "Idle_pct", "MaP:u32" },
@@ -674,10 +697,13 @@ static const struct info_meta *info_meta_find(const char *name, size_t len)
 	return NULL;
 }
 
-/* Rewrites the plain `show info` lines into the typed (<json> 0) or JSON
- * form; keys without a known position are left out. */
-static void stats_dump_info_fmt(struct dstr *out, int json)
+/* Rewrites the plain `show info` lines into the typed (<fmt> 1) or JSON
+ * (2) form (keys without a known position are left out), or the plain form
+ * again (0); <desc>: each plain or typed line ends with the field's
+ * description. */
+static void stats_dump_info_fmt(struct dstr *out, int fmt, int desc)
 {
+	int json = fmt == 2;
 	struct dstr plain = { 0 };
 	const char *p, *end;
 	int n = 0;
@@ -694,7 +720,12 @@ static void stats_dump_info_fmt(struct dstr *out, int json)
 		char val[256];
 
 		colon = memchr(p, ':', (size_t)(eol - p));
-		if (colon && (m = info_meta_find(p, (size_t)(colon - p)))) {
+		if (!fmt) {
+			dstr_printf(out, "%.*s", (int)(eol - p), p);
+			if (colon)
+				dstr_printf(out, ":\"%s\"", stats_info_desc(p, (size_t)(colon - p)));
+			dstr_add(out, "\n", 1);
+		} else if (colon && (m = info_meta_find(p, (size_t)(colon - p)))) {
 			const char *v = colon + 1 + (colon + 1 < eol && colon[1] == ' ');
 
 			snprintf(val, sizeof(val), "%.*s", (int)(eol - v), v);
@@ -703,7 +734,11 @@ static void stats_dump_info_fmt(struct dstr *out, int json)
 					dstr_add(out, ",", 1);
 				json_field(out, "", m->pos, m->name, m->meta, val);
 			} else {
-				dstr_printf(out, "%d.%s.1:%s:%s\n", m->pos, m->name, m->meta, val);
+				dstr_printf(out, "%d.%s.1:%s:%s", m->pos, m->name, m->meta, val);
+				if (desc)
+					dstr_printf(out, ":\"%s\"", stats_info_desc(m->name,
+										strlen(m->name)));
+				dstr_add(out, "\n", 1);
 			}
 		}
 		p = eol + 1;
@@ -765,12 +800,13 @@ void stats_dump_info(struct dstr *out)
 		"ConnRateLimit: %d\n"
 		"MaxConnRate: %u\n"
 		"SessRate: %u\n"
-		"SessRateLimit: 0\n"
+		"SessRateLimit: %d\n"
 		"MaxSessRate: %u\n"
 		"SslRate: %u\nSslRateLimit: %d\nMaxSslRate: %u\n"
 		"SslFrontendKeyRate: %u\nSslFrontendMaxKeyRate: %u\nSslFrontendSessionReuse_pct: %u\n"
 		"SslBackendKeyRate: 0\nSslBackendMaxKeyRate: 0\nSslCacheLookups: 0\nSslCacheMisses: 0\n"
 		"CompressBpsIn: %u\nCompressBpsOut: %u\nCompressBpsRateLim: %u\n"
+		"ZlibMemUsage: %llu\nMaxZlibMemUsage: %llu\n"
 		"Tasks: %d\n"
 		"Run_queue: 0\n"
 		"Idle_pct: 100\n"
@@ -786,7 +822,7 @@ void stats_dump_info(struct dstr *out)
 		"TotalBytesOut: %llu\n"
 		"TotalSplicdedBytesOut: %llu\n"
 		"BytesOutRate: 0\n"
-		"DebugCommandsIssued: 0\nCumRecvLogs: 0\n"
+		"DebugCommandsIssued: %lu\nCumRecvLogs: %lu\n"
 		"Build info: %s\n"
 		"Memmax_bytes: 0\n"
 		"PoolAlloc_bytes: %llu\n"
@@ -807,20 +843,22 @@ void stats_dump_info(struct dstr *out)
 		(unsigned long long)ssl_counters.cum_conns,
 		pipe_max(), pipe_nb_used(), pipe_nb_free(),
 		freq_rate(&global.conn_rate, tick_now_ms()), global.conn_rate_limit, global.max_conn_rate,
-		freq_rate(&global.conn_rate, tick_now_ms()), global.max_conn_rate,
+		freq_rate(&global.conn_rate, tick_now_ms()), global.sess_rate_limit,
+		global.max_conn_rate,
 		freq_rate(&ssl_counters.fe_rate, tick_now_ms()), ssl_counters.maxsslrate,
 		ssl_counters.max_fe_rate, freq_rate(&ssl_counters.key_rate, tick_now_ms()),
 		ssl_counters.max_key_rate,
 		ssl_counters.fe_handshakes ?
 		(unsigned)(ssl_counters.fe_reused * 100 / ssl_counters.fe_handshakes) : 0u,
 		comp_in, comp_out, comp_lim,
+		(unsigned long long)comp_zlib_used(), (unsigned long long)comp_zlib_max(),
 		stream_count(), global.node ? global.node : "",
 		global.desc ? "description: " : "", global.desc ? global.desc : "",
 		global.desc ? "\n" : "",
 		!!(global.flags & GLB_F_STOPPING), global.jobs, global.listeners,
 		log_dropped(),
 		(unsigned long long)global.bytes_out, (unsigned long long)global.spliced_bytes,
-		SLUICE_VERSION,
+		debug_dev_issued(), log_received(), SLUICE_VERSION,
 		(unsigned long long)pool_bytes, (unsigned long long)pool_used,
 		(long long)global.start_time, (unsigned long long)global.copied_bytes,
 		(unsigned long long)ssl_counters.fe_handshakes,
@@ -833,21 +871,23 @@ void stats_dump_info(struct dstr *out)
 
 static int cli_show_info(struct cli_ctx *ctx, int argc, char **argv)
 {
-	int fmt = 0;   /* 0 plain, 1 typed, 2 json */
+	int fmt = 0, desc = 0;   /* fmt: 0 plain, 1 typed, 2 json */
 
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "typed") == 0)
 			fmt = 1;
 		else if (strcmp(argv[i], "json") == 0)
 			fmt = 2;
-		else if (strcmp(argv[i], "desc") != 0 && strcmp(argv[i], "float") != 0) {
+		else if (strcmp(argv[i], "desc") == 0)
+			desc = 1;   /* not in JSON, as in HAProxy */
+		else if (strcmp(argv[i], "float") != 0) {
 			dstr_printf(&ctx->out, "'show info %s': expects [typed|json] [desc] [float].\n",
 				    argv[i]);
 			return -1;
 		}
 	}
-	if (fmt)
-		stats_dump_info_fmt(&ctx->out, fmt == 2);
+	if (fmt || desc)
+		stats_dump_info_fmt(&ctx->out, fmt, desc);
 	else
 		stats_dump_info(&ctx->out);
 	return 0;
@@ -896,7 +936,7 @@ static int cli_show_stat(struct cli_ctx *ctx, int argc, char **argv)
 		else if (strcmp(argv[i], "json") == 0)
 			fmt = 2;
 		else if (strcmp(argv[i], "desc") == 0)
-			continue;
+			flags |= STATS_F_DESC;   /* the typed form only, as in HAProxy */
 		else {
 			dstr_printf(&ctx->out, "'show stat %s': expects [<iid> <type> <sid>] "
 				    "[typed|json] [desc] [up|no-maint].\n", argv[i]);

@@ -435,6 +435,7 @@ static struct cfg_kw stats_kws[] = {
 #define SQ_UP        0x04
 #define SQ_NOREFRESH 0x08
 #define SQ_NOMAINT   0x10
+#define SQ_SCHEMA    0x20
 
 /* The path part of request URI <u> (skips an absolute form's scheme and
  * authority). */
@@ -486,6 +487,8 @@ static unsigned parse_opts(const struct stats_px *st, const struct http_head *h,
 			o |= SQ_CSV;
 		else if (l == 4 && memcmp(w, "json", 4) == 0)
 			o |= SQ_JSON;
+		else if (l == 11 && memcmp(w, "json-schema", 11) == 0)
+			o |= SQ_SCHEMA;
 		else if (l == 2 && memcmp(w, "up", 2) == 0)
 			o |= SQ_UP;
 		else if (l == 9 && memcmp(w, "norefresh", 9) == 0)
@@ -574,39 +577,12 @@ static int csv_row(const struct stats_row *r, const struct stats_obj *o, void *a
 	return 0;
 }
 
-/* Whether <s> is a JSON-compatible integer. */
-static int is_int(const char *s)
-{
-	if (*s == '-')
-		s++;
-	if (!*s || (*s == '0' && s[1]))
-		return 0;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return 0;
-	return 1;
-}
-
+/* A row in HAProxy's JSON form, as "show stat json" prints it. */
 static int json_row(const struct stats_row *r, const struct stats_obj *o, void *arg)
 {
 	struct page_ctx *pc = arg;
-	int first = 1;
 
-	put(pc->out, pc->nrows++ ? ",\n{" : "\n{");
-	for (int f = 0; f < ST_F_NB; f++) {
-		if (!r->v[f][0])
-			continue;
-		if (!first)
-			put(pc->out, ",");
-		first = 0;
-		stats_json_escape(pc->out, stats_field_name(f));
-		put(pc->out, ":");
-		if (is_int(r->v[f]))
-			dstr_add(pc->out, r->v[f], strlen(r->v[f]));
-		else
-			stats_json_escape(pc->out, r->v[f]);
-	}
-	put(pc->out, "}");
+	stats_json_row(pc->out, pc->nrows++, r, o);
 	return 0;
 }
 
@@ -1152,7 +1128,10 @@ static int stats_answer(struct stream *s, struct proxy *px, const struct http_he
 		put(&body, "[");
 		if (stats_walk(-1, STATS_T_ALL, -1, walk_flags(pc.opts), scope_ok, json_row, &pc))
 			goto fail;
-		put(&body, "\n]\n");
+		put(&body, "]\n");
+	} else if (pc.opts & SQ_SCHEMA) {
+		ctype = "application/json";
+		put(&body, stats_schema_json);
 	} else {
 		ctype = "text/html; charset=utf-8";
 		if (st->refresh && !(pc.opts & SQ_NOREFRESH))
@@ -1173,6 +1152,7 @@ fail:
 
 static struct http_service stats_service = {
 	.name = "stats",
+	.log_name = "<STATS>",
 	.answer = stats_answer,
 	.match = stats_match,
 };

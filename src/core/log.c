@@ -16,7 +16,9 @@
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/log.h>
+#include <sluice/log_tcp.h>
 #include <sluice/proxy.h>
+#include <sluice/ring.h>
 #include <sluice/str.h>
 #include <sluice/units.h>
 
@@ -58,9 +60,31 @@ void log_set_hostname(const char *name)
 	}
 }
 
+const char *log_hostname(void)
+{
+	return logstate.host;
+}
+
 void log_set_quiet(int quiet)
 {
 	logstate.quiet = quiet;
+}
+
+void log_count_dropped(void)
+{
+	logstate.dropped++;
+}
+
+static unsigned long logs_received;
+
+void log_count_received(void)
+{
+	logs_received++;
+}
+
+unsigned long log_received(void)
+{
+	return logs_received;
 }
 
 unsigned long log_dropped(void)
@@ -185,19 +209,25 @@ static int name_index(const char *const *names, size_t n, const char *s)
 	return -1;
 }
 
-/* Builds the header of a syslog line into <hdr>, with <tag> (NULL: the
- * global one) and, in rfc5424, the structured data <sd> (<sdlen> bytes, "-"
- * when 0); returns its length. */
-static size_t log_header(const struct logger *lg, int level, const char *tag, const char *sd,
-                         size_t sdlen, char *hdr, size_t sz)
+static const char *const format_names[] = {
+	"rfc3164", "rfc5424", "raw", "short", "priority", "timed", "iso", "local"
+};
+
+int log_format_find(const char *name)
 {
-	int pri = lg->facility * 8 + level;
+	return name_index(format_names, ARRAY_SIZE(format_names), name);
+}
+
+size_t log_build_header(enum log_format fmt, int facility, int level, const char *tag,
+                        const char *sd, size_t sdlen, char *hdr, size_t sz)
+{
+	int pri = facility * 8 + level;
 	struct timespec ts;
 	struct tm tm;
 	char date[64], iso[128];
 	int n = 0;
 
-	switch (lg->format) {
+	switch (fmt) {
 	case LOG_FMT_RAW:
 		return 0;
 	case LOG_FMT_SHORT:
@@ -211,9 +241,9 @@ static size_t log_header(const struct logger *lg, int level, const char *tag, co
 		tag = logstate.tag;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
-	if (lg->format == LOG_FMT_RFC3164 || lg->format == LOG_FMT_LOCAL) {
+	if (fmt == LOG_FMT_RFC3164 || fmt == LOG_FMT_LOCAL) {
 		strftime(date, sizeof(date), "%b %e %H:%M:%S", &tm);
-		if (lg->format == LOG_FMT_LOCAL)
+		if (fmt == LOG_FMT_LOCAL)
 			n = snprintf(hdr, sz, "<%d>%s %s[%d]: ", pri, date, tag, (int)getpid());
 		else
 			n = snprintf(hdr, sz, "<%d>%s %s %s[%d]: ", pri, date,
@@ -232,33 +262,67 @@ static size_t log_header(const struct logger *lg, int level, const char *tag, co
 		snprintf(iso, sizeof(iso), "%.40s.%06ld%.*s:%s", date, (long)(ts.tv_nsec / 1000) % 1000000,
 			 (int)(l > 2 ? l - 2 : l), off, l > 2 ? off + l - 2 : "");
 	}
-	if (lg->format == LOG_FMT_RFC5424)
+	if (fmt == LOG_FMT_RFC5424)
 		n = snprintf(hdr, sz, "<%d>1 %s %s %s %d - %.*s ", pri, iso,
 			     *logstate.host ? logstate.host : "-", tag, (int)getpid(),
 			     sdlen ? (int)MIN(sdlen, 256) : 1, sdlen ? sd : "-");
-	else if (lg->format == LOG_FMT_TIMED)
+	else if (fmt == LOG_FMT_TIMED)
 		n = snprintf(hdr, sz, "<%d>%s ", level, iso);
 	else
 		n = snprintf(hdr, sz, "%s ", iso);
 	return n < 0 ? 0 : MIN((size_t)n, sz - 1);
 }
 
-static void log_one(struct logger *lg, int level, const char *tag, const char *sd, size_t sdlen,
-                    const char *msg, size_t len)
+/* Whether the next line goes out under "sample" (counts it). */
+static int log_sampled(struct log_sample *ls)
 {
-	char hdr[512];
+	unsigned n = ls->idx++ % ls->size + 1;
+
+	for (unsigned i = 0; i < ls->nranges; i++)
+		if (n >= ls->lo[i] && n <= ls->hi[i])
+			return 1;
+	return 0;
+}
+
+/* A line to a stream or ring target: header and message in one piece. */
+static void log_one_msg(struct logger *lg, const char *hdr, size_t hl, const char *msg,
+                        size_t len)
+{
+	char buf[65536 + 512];
+
+	memcpy(buf, hdr, hl);
+	memcpy(buf + hl, msg, len);
+	if (lg->type == LOG_T_RING)
+		ring_write(lg->ring, buf, hl + len);
+	else
+		log_tcp_send(lg->tcp, buf, hl + len);
+}
+
+int log_admit(struct logger *lg, int *level)
+{
+	if (*level > lg->maxlevel)
+		return 0;
+	if (unlikely(lg->sample) && !log_sampled(lg->sample))
+		return 0;
+	if (*level < lg->minlevel)
+		*level = lg->minlevel;
+	return 1;
+}
+
+void log_emit(struct logger *lg, const char *hdr, size_t hl, const char *msg, size_t len)
+{
 	struct iovec iov[3];
 	struct msghdr mh = { 0 };
 	ssize_t r;
 
-	if (level > lg->maxlevel)
+	if (hl + len > lg->maxlen)
+		len = lg->maxlen > hl ? lg->maxlen - hl : 0;
+	if (lg->type >= LOG_T_TCP) {
+		log_one_msg(lg, hdr, hl, msg, len);
 		return;
-	if (level < lg->minlevel)
-		level = lg->minlevel;
-	iov[0].iov_base = hdr;
-	iov[0].iov_len = log_header(lg, level, tag, sd, sdlen, hdr, sizeof(hdr));
-	if (iov[0].iov_len + len > lg->maxlen)
-		len = lg->maxlen > iov[0].iov_len ? lg->maxlen - iov[0].iov_len : 0;
+	}
+	iov[0].iov_base = (void *)hdr;
+	iov[0].iov_len = hl;
 	iov[1].iov_base = (void *)msg;
 	iov[1].iov_len = len;
 	iov[2].iov_base = "\n";
@@ -276,13 +340,24 @@ static void log_one(struct logger *lg, int level, const char *tag, const char *s
 		logstate.dropped++;
 }
 
+static void log_one(struct logger *lg, int level, const char *tag, const char *sd, size_t sdlen,
+                    const char *msg, size_t len)
+{
+	char hdr[512];
+
+	if (!log_admit(lg, &level))
+		return;
+	log_emit(lg, hdr, log_build_header(lg->format, lg->facility, level, tag, sd, sdlen,
+					   hdr, sizeof(hdr)), msg, len);
+}
+
 /* Sends to <l>'s loggers with <tag>, then to the global ones after "log
  * global", still with the tag of the proxy the line is about. */
 static void log_send_tag(const struct log_list *l, int level, const char *tag, const char *sd,
                          size_t sdlen, const char *msg, size_t len)
 {
 	for (struct logger *lg = l->head; lg; lg = lg->next)
-		if (lg->fd >= 0)
+		if (lg->fd >= 0 || lg->type >= LOG_T_TCP)
 			log_one(lg, level, tag, sd, sdlen, msg, len);
 	if (l->use_global && l != &global.loggers)
 		log_send_tag(&global.loggers, level, tag, sd, sdlen, msg, len);
@@ -301,8 +376,10 @@ void log_send(const struct log_list *l, int level, const char *msg, size_t len)
 
 int log_open(struct log_list *l)
 {
+	if (log_resolve_rings(l))   /* a list no postparse saw: found now */
+		return -1;
 	for (struct logger *lg = l->head; lg; lg = lg->next) {
-		if (lg->type == LOG_T_FD || lg->fd >= 0)
+		if (lg->type == LOG_T_FD || lg->type >= LOG_T_TCP || lg->fd >= 0)
 			continue;
 		lg->fd = socket(lg->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (lg->fd == -1) {
@@ -320,8 +397,14 @@ void log_list_free(struct log_list *l)
 
 	for (lg = l->head; lg; lg = next) {
 		next = lg->next;
-		if (lg->type != LOG_T_FD && lg->fd >= 0)
+		if ((lg->type == LOG_T_UDP || lg->type == LOG_T_UNIX) && lg->fd >= 0)
 			close(lg->fd);
+		if (lg->tcp) {
+			log_tcp_close(lg->tcp);
+			free(lg->tcp);
+		}
+		free(lg->ring_name);
+		free(lg->sample);
 		free(lg->conf_file);
 		free(lg);
 	}
@@ -342,6 +425,16 @@ int log_list_dup(struct log_list *dst, const struct log_list *src)
 		n->conf_file = xstrdup(lg->conf_file);
 		if (n->type != LOG_T_FD)
 			n->fd = -1;
+		n->ring_name = lg->ring_name ? xstrdup(lg->ring_name) : NULL;
+		if (lg->sample) {
+			n->sample = xcalloc(1, sizeof(*n->sample));
+			*n->sample = *lg->sample;
+		}
+		if (lg->tcp) {
+			/* a stream of its own, as HAProxy gives each a ring */
+			n->tcp = xcalloc(1, sizeof(*n->tcp));
+			log_tcp_init(n->tcp, &lg->addr, lg->addrlen);
+		}
 		*tail = n;
 		tail = &n->next;
 	}
@@ -354,12 +447,39 @@ static int log_parse_target(struct cfg_ctx *ctx, struct logger *lg, const char *
 	struct addr_spec as;
 	char *err = NULL;
 
+	static const struct { const char *pfx; enum log_target type; const char *fam; } pfxs[] = {
+		{ "udp@", LOG_T_UDP, "" }, { "udp4@", LOG_T_UDP, "ipv4@" },
+		{ "udp6@", LOG_T_UDP, "ipv6@" }, { "tcp@", LOG_T_TCP, "" },
+		{ "tcp4@", LOG_T_TCP, "ipv4@" }, { "tcp6@", LOG_T_TCP, "ipv6@" },
+		{ "uxst@", LOG_T_TCP, "unix@" }, { "uxdg@", LOG_T_UNIX, "unix@" },
+	};
+	enum log_target type = LOG_T_UDP;
+	char buf[512];
+
 	if (strcmp(t, "stdout") == 0 || strcmp(t, "stderr") == 0) {
 		lg->type = LOG_T_FD;
 		lg->fd = t[3] == 'o' ? 1 : 2;
 		return 0;
 	}
-	if (addr_parse(t, &as, ADDR_F_UNIX_OK | ADDR_F_PORT_OPTIONAL | ADDR_F_ENV, &err) == -1) {
+	if (strncmp(t, "ring@", 5) == 0) {
+		if (!t[5]) {
+			cfg_alert(ctx, "log target '%s': expects ring@<ring name>", t);
+			return -1;
+		}
+		lg->type = LOG_T_RING;
+		lg->ring_name = xstrdup(t + 5);   /* found once every section is read */
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(pfxs); i++)
+		if (strncmp(t, pfxs[i].pfx, strlen(pfxs[i].pfx)) == 0) {
+			snprintf(buf, sizeof(buf), "%s%s", pfxs[i].fam, t + strlen(pfxs[i].pfx));
+			t = buf;
+			type = pfxs[i].type;
+			break;
+		}
+	/* host names are resolved here, at start-up, once */
+	if (addr_parse(t, &as, ADDR_F_UNIX_OK | ADDR_F_PORT_OPTIONAL | ADDR_F_ENV | ADDR_F_RESOLVE,
+		       &err) == -1) {
 		cfg_alert(ctx, "invalid log target '%s': %s", t, err);
 		free(err);
 		return -1;
@@ -371,17 +491,65 @@ static int log_parse_target(struct cfg_ctx *ctx, struct logger *lg, const char *
 	lg->addr = as.ss;
 	lg->addrlen = as.len;
 	if (as.kind == ADDR_K_UNIX) {
-		lg->type = LOG_T_UNIX;
+		lg->type = type == LOG_T_TCP ? LOG_T_TCP : LOG_T_UNIX;
 	} else {
-		lg->type = LOG_T_UDP;
+		lg->type = type;
 		if (as.port_lo == 0)
 			addr_set_port(&lg->addr, 514);
+	}
+	if (lg->type == LOG_T_TCP) {
+		lg->tcp = xcalloc(1, sizeof(*lg->tcp));
+		log_tcp_init(lg->tcp, &lg->addr, lg->addrlen);
 	}
 	return 0;
 }
 
+/* "sample <ranges>:<size>": ranges "N" or "N-M" (from 1), comma-separated,
+ * none beyond <size>. */
+static int log_parse_sample(struct cfg_ctx *ctx, struct logger *lg, const char *arg)
+{
+	struct log_sample *ls = xcalloc(1, sizeof(*ls));
+	const char *colon = strrchr(arg, ':'), *p = arg;
+	char *end;
+	unsigned long size;
+
+	if (!colon || !colon[1] || (size = strtoul(colon + 1, &end, 10)) < 1 || *end ||
+	    size > 1000000)
+		goto bad;
+	ls->size = (unsigned)size;
+	while (p < colon) {
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (end == p)
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoul(p, &end, 10);
+			if (end == p)
+				goto bad;
+		}
+		if (lo < 1 || hi < lo || hi > size || ls->nranges == ARRAY_SIZE(ls->lo) ||
+		    (*end != ',' && end != colon))
+			goto bad;
+		ls->lo[ls->nranges] = (unsigned)lo;
+		ls->hi[ls->nranges++] = (unsigned)hi;
+		p = end + (*end == ',');
+	}
+	if (!ls->nranges)
+		goto bad;
+	free(lg->sample);
+	lg->sample = ls;
+	return 0;
+bad:
+	cfg_alert(ctx, "'sample %s': expects <ranges>:<size>, ranges being N or N-M (from 1, "
+		  "at most %zu of them) separated by commas, none above <size>", arg,
+		  ARRAY_SIZE(ls->lo));
+	free(ls);
+	return -1;
+}
+
 /* log <target> [len N] [format F] <facility> [max [min]] | log global */
-static int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+int log_kw(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	return log_cfg_parse(ctx, target, argc, argv);
 }
@@ -430,20 +598,20 @@ int log_cfg_parse(struct cfg_ctx *ctx, struct log_list *list, int argc, char **a
 			}
 			lg->maxlen = (unsigned)v;
 		} else if (strcmp(argv[i], "format") == 0 && i + 1 < argc) {
-			static const char *const fmts[] = {
-				"rfc3164", "rfc5424", "raw", "short", "priority", "timed", "iso", "local"
-			};
-
-			idx = name_index(fmts, ARRAY_SIZE(fmts), argv[++i]);
+			idx = log_format_find(argv[++i]);
 			if (idx < 0) {
 				cfg_alert(ctx, "unknown log format '%s' (expects rfc3164, rfc5424, local, "
 					  "short, priority, timed, iso or raw)", argv[i]);
 				goto fail;
 			}
 			lg->format = (enum log_format)idx;
-		} else if (strcmp(argv[i], "sample") == 0) {
-			cfg_alert(ctx, "'sample' is not supported yet by sluice");
-			goto fail;
+			lg->format_set = 1;
+			if (lg->type == LOG_T_RING)
+				cfg_warn(ctx, "'format %s' has no effect on a ring@ target: its lines "
+					 "take the ring's 'format', as in HAProxy", argv[i]);
+		} else if (strcmp(argv[i], "sample") == 0 && i + 1 < argc) {
+			if (log_parse_sample(ctx, lg, argv[++i]) == -1)
+				goto fail;
 		} else {
 			break;
 		}
@@ -482,6 +650,12 @@ int log_cfg_parse(struct cfg_ctx *ctx, struct log_list *list, int argc, char **a
 	*tail = lg;
 	return 0;
 fail:
+	if (lg->tcp) {
+		log_tcp_close(lg->tcp);
+		free(lg->tcp);
+	}
+	free(lg->ring_name);
+	free(lg->sample);
 	free(lg->conf_file);
 	free(lg);
 	return -1;
@@ -518,7 +692,38 @@ static struct cfg_kw log_kws[] = {
 	  .flags = CFG_KW_F_NO, .usage = "global | <target> [len <n>] [format <fmt>] <facility> [<max> [<min>]]" },
 };
 
+/* "ring@<name>" targets find their ring once every section is read, and
+ * take its format: the ring decides how what it stores is written. */
+int log_resolve_rings(struct log_list *l)
+{
+	int errors = 0;
+
+	for (struct logger *lg = l->head; lg; lg = lg->next) {
+		if (lg->type != LOG_T_RING || lg->ring)
+			continue;
+		if (!(lg->ring = ring_find(lg->ring_name))) {
+			log_alert("%s:%d: 'log': no ring named '%s' (declare it with a 'ring' section)",
+				  lg->conf_file, lg->conf_line, lg->ring_name);
+			errors++;
+			continue;
+		}
+		lg->format = lg->ring->format;
+		lg->format_set = 1;
+	}
+	return errors;
+}
+
+static int log_postparse(void)
+{
+	int errors = log_resolve_rings(&global.loggers);
+
+	for (struct proxy *px = global.proxies; px; px = px->next)
+		errors += log_resolve_rings(&px->loggers);
+	return errors;
+}
+
 SLUICE_INIT(log_register)
 {
 	cfg_register(log_kws, ARRAY_SIZE(log_kws));
+	cfg_register_postparse(log_postparse, 40);
 }

@@ -22,6 +22,7 @@
 #include <sluice/errors.h>
 #include <sluice/fcgi_app.h>
 #include <sluice/global.h>
+#include <sluice/h1_trace.h>
 #include <sluice/h2.h>
 #include <sluice/hdr_case.h>
 #include <sluice/http_ana.h>
@@ -200,6 +201,8 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 		http_yield_drop(txn);
 	/* what a module kept for this request (Lua) ends with it */
 	stream_ext_release(s);
+	if (unlikely(s->prof.calls))
+		memset(&s->prof, 0, sizeof(s->prof));   /* cpu_* and lat_ns_* count per request */
 }
 
 /* Starts waiting for the next request of <s>, with no transaction: an idle
@@ -584,6 +587,7 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 	s->term_fin = SF_REQ;
 	txn->status = status;
 	txn->flags |= TX_F_LOCAL;
+	txn->svc_log = svc->log_name;
 	if (unlikely(http_px_of(s->fe)->options & HTTP_O_CASE_CLI)) {
 		const char *eoh = memmem(d->p, d->len, "\r\n\r\n", 4);
 
@@ -1021,6 +1025,7 @@ static int http_wait_req(struct stream *s)
 			http_send_100(s);
 		return 0;   /* timeout http-request runs meanwhile */
 	}
+	H1_TRACE_RX(s, b->area, &txn->req, n, 1);
 	if (n > 0) {
 		if (unlikely(txn->req.flags & H1_F_RELAXED))
 			errors_capture(s, 1);   /* let through by accept-invalid-http-request */
@@ -1439,6 +1444,8 @@ static int http_wait_res(struct stream *s)
 			http_msg_init(s, &txn->res, 1, txn->meth);
 		txn->res.hdrs = ha.hdrs;
 		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
+		if (n)
+			H1_TRACE_RX(s, b->area, &txn->res, n, 0);
 		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
 			if (!http_srv_failed(s, PR_RE_JUNK))
 				http_res_failed(s, n < 0 ? SE_PROXY : SE_SRV_ABORT, 1);

@@ -86,6 +86,11 @@ uint64_t comp_zlib_used(void)
 	return zlib_used;
 }
 
+uint64_t comp_zlib_max(void)
+{
+	return (uint64_t)cg.zlib_max_mb << 20;
+}
+
 /* Whether a new response must bypass compression: a limit is reached. */
 static int comp_limited(void)
 {

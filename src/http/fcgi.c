@@ -630,5 +630,5 @@ static void fcgi_srv_addr_changed(struct server *srv)
 SLUICE_INIT(fcgi_register)
 {
 	srv_idle_register_closer(fcgi_close_idle);
-	server_on_addr_change(fcgi_srv_addr_changed);
+	server_addr_hook_register(fcgi_srv_addr_changed);
 }

@@ -372,6 +372,8 @@ static int fcgi_app_postparse(void)
 				  a->conf_line, a->name);
 			errors++;
 		}
+	for (struct fcgi_app *a = fa.apps; a; a = a->next)
+		errors += log_resolve_rings(&a->stderr_log);   /* log-stderr ring@ targets */
 	for (struct fcgi_use *u = fa.uses; u; u = u->next) {
 		struct fcgi_app *a = fcgi_app_find(u->name);
 

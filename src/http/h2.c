@@ -805,7 +805,7 @@ static void h2_srv_addr_changed(struct server *srv)
 
 SLUICE_INIT(h2_register)
 {
-	server_on_addr_change(h2_srv_addr_changed);
+	server_addr_hook_register(h2_srv_addr_changed);
 	cfg_register(h2_kws, ARRAY_SIZE(h2_kws));
 	bind_register_keywords(h2_bind_kws, ARRAY_SIZE(h2_bind_kws));
 }

@@ -193,7 +193,8 @@ void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)
 	/* answered by the frontend's own rules: no backend yet */
 	c->be_name = (txn->flags & TX_F_BE_SET) ? s->be->name : s->fe->name;
 	c->srv_name = s->ss.target ? s->ss.target->name :
-		      unlikely(txn->cache) && cache_txn_hit(s) ? "<CACHE>" : "<NOSRV>";
+		      unlikely(txn->cache) && cache_txn_hit(s) ? "<CACHE>" :
+		      txn->svc_log ? txn->svc_log : "<NOSRV>";
 	c->Ti = ms_between(s->t_idle, t_req);
 	c->Th = 0;
 	c->TR = txn->t_head ? ms_between(t_req, txn->t_head) : -1;
@@ -202,6 +203,12 @@ void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)
 	c->Tc = s->t_est ? ms_between(s->t_conn, s->t_est) : -1;
 	c->Tr = txn->t_res && s->t_est ? ms_between(MAX(s->t_est, txn->t_head), txn->t_res) : -1;
 	c->Td = txn->t_res ? ms_between(txn->t_res, t) : -1;
+	if (txn->svc_log) {
+		/* as HAProxy logs an applet that answered: no queue, no connect,
+		 * the answer made at once */
+		c->Tw = c->Tc = 0;
+		c->Tr = 0;
+	}
 	c->Ta = ms_between(t_req, t);
 	c->Tt = ms_between(s->t_idle, t);
 	c->status = txn->status;

@@ -442,6 +442,8 @@ static int peers_postparse(void)
 {
 	int errors = 0;
 
+	for (struct peers_sec *s = peers_sections; s; s = s->next)
+		errors += log_resolve_rings(&s->loggers);   /* its "log ring@" targets */
 	for (struct stktable *t = stk_tables(); t; t = t->next) {
 		struct peers_sec *s;
 

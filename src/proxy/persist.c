@@ -9,8 +9,10 @@
 #include <time.h>
 
 #include <sluice/acl.h>
+#include <sluice/addr.h>
 #include <sluice/buf.h>
 #include <sluice/cfg.h>
+#include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
 #include <sluice/h1.h>
@@ -20,6 +22,7 @@
 #include <sluice/payload_parse.h>
 #include <sluice/persist.h>
 #include <sluice/proxy.h>
+#include <sluice/sample.h>
 #include <sluice/server.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
@@ -34,6 +37,7 @@ enum persist_mode { PST_REWRITE, PST_INSERT, PST_PREFIX };
 #define PST_F_PRESERVE 0x08  /* a cookie the server sets itself is kept */
 #define PST_F_HTTPONLY 0x10  /* "; HttpOnly" */
 #define PST_F_SECURE   0x20  /* "; Secure" */
+#define PST_F_DYNAMIC  0x40  /* "dynamic": servers without a cookie get one from the key */
 
 #define PST_DELIM '~'        /* prefix mode: "<server>~<application value>" */
 #define PST_LINE_MAX 1024    /* longest Set-Cookie value built here */
@@ -55,6 +59,7 @@ struct persist_px {
 	uint32_t             maxlife;   /* insert: seconds since it was first set, 0: forever */
 	struct persist_rule *rules, **rules_tail;
 	uint64_t             options;   /* PST_O_* (persist.h) */
+	char                *dyn_key;   /* dynamic-cookie-key, NULL when none */
 	char                 rdp[32];   /* persist rdp-cookie: the cookie's name, "" when off */
 };
 
@@ -70,6 +75,11 @@ static struct persist_px *persist_px_get(struct proxy *px)
 uint64_t persist_options(const struct proxy *px)
 {
 	return px->persist ? px->persist->options : 0;
+}
+
+const char *persist_cookie_name(const struct proxy *px)
+{
+	return px->persist && px->persist->name[0] ? px->persist->name : NULL;
 }
 
 /* ---- request side ---- */
@@ -469,6 +479,7 @@ static int kw_cookie(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 		{ "indirect", PST_F_INDIRECT }, { "nocache", PST_F_NOCACHE },
 		{ "postonly", PST_F_POSTONLY }, { "preserve", PST_F_PRESERVE },
 		{ "httponly", PST_F_HTTPONLY }, { "secure", PST_F_SECURE },
+		{ "dynamic", PST_F_DYNAMIC },
 	};
 	struct persist_px *pp = persist_px_get(ctx->px);
 	int modes = 0;
@@ -528,13 +539,13 @@ static int kw_cookie(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (strcmp(argv[i], "dynamic") == 0 || strcmp(argv[i], "attr") == 0) {
+		if (strcmp(argv[i], "attr") == 0) {
 			cfg_alert(ctx, "'cookie %s %s' is not supported yet by sluice", pp->name, argv[i]);
 			return -1;
 		}
 		cfg_alert(ctx, "'cookie' supports 'rewrite', 'insert', 'prefix', 'indirect', "
 			  "'nocache', 'postonly', 'domain', 'maxidle', 'maxlife', 'httponly', "
-			  "'secure' and 'preserve' options (got '%s')", argv[i]);
+			  "'secure', 'preserve' and 'dynamic' options (got '%s')", argv[i]);
 		return -1;
 	}
 	if (modes > 1) {
@@ -595,6 +606,157 @@ static int srv_kw_cookie(struct server *srv, const struct srv_kw *kw, int argc, 
 	return 2;
 }
 
+/* ---- dynamic cookies ---- */
+
+/* The dynamic cookie of <srv> under key <key>: as HAProxy makes it, the
+ * XXH64 (seed 0) of the key, the server's address (4 or 16 bytes) and its
+ * port as a 32-bit big-endian number, in 16 hexadecimal digits, so that
+ * sluice and HAProxy behind one address give a server the same cookie. */
+static void persist_dyn_value(const struct server *srv, const char *key, char *out, size_t sz)
+{
+	unsigned char buf[512];
+	size_t kl = strlen(key), n;
+	uint16_t port = addr_get_port(&srv->addr);
+
+	if (kl > sizeof(buf) - 20)
+		kl = sizeof(buf) - 20;
+	memcpy(buf, key, kl);
+	n = kl;
+	if (srv->addr.ss_family == AF_INET) {
+		memcpy(buf + n, &((const struct sockaddr_in *)&srv->addr)->sin_addr, 4);
+		n += 4;
+	} else {
+		memcpy(buf + n, &((const struct sockaddr_in6 *)&srv->addr)->sin6_addr, 16);
+		n += 16;
+	}
+	buf[n++] = 0;
+	buf[n++] = 0;
+	buf[n++] = (unsigned char)(port >> 8);
+	buf[n++] = (unsigned char)port;
+	snprintf(out, sz, "%016llx", (unsigned long long)smp_xxh64(buf, n, 0));
+}
+
+/* Gives every server of <px> without a cookie of its own its dynamic one,
+ * or takes the dynamic ones back when dynamic cookies are off or have no
+ * key. */
+static void persist_dyn_apply(struct proxy *px)
+{
+	const struct persist_px *pp = px->persist;
+	int on = pp && pp->name[0] && (pp->flags & PST_F_DYNAMIC) && pp->dyn_key;
+
+	for (struct server *srv = px->servers; srv; srv = srv->next) {
+		if (srv->cookie[0] && !srv->cookie_dyn)
+			continue;   /* its own "cookie <value>" */
+		srv->cookie[0] = '\0';
+		srv->cookie_dyn = 0;
+		if (on && (srv->addr.ss_family == AF_INET || srv->addr.ss_family == AF_INET6)) {
+			persist_dyn_value(srv, pp->dyn_key, srv->cookie, sizeof(srv->cookie));
+			srv->cookie_dyn = 1;
+		}
+	}
+}
+
+/* A server's address changed: its dynamic cookie follows. */
+static void persist_dyn_addr_changed(struct server *srv)
+{
+	if (srv->px && srv->px->persist && (srv->px->persist->flags & PST_F_DYNAMIC))
+		persist_dyn_apply(srv->px);
+}
+
+/* dynamic-cookie-key <string> */
+static int kw_dyn_key(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	struct persist_px *pp;
+
+	if (argc != 1 || !*argv[0]) {
+		cfg_alert(ctx, "'dynamic-cookie-key' expects the secret key as its only argument");
+		return -1;
+	}
+	pp = persist_px_get(ctx->px);
+	free(pp->dyn_key);
+	pp->dyn_key = xstrdup(argv[0]);
+	return 0;
+}
+
+/* The backend named by a dynamic-cookie command (<want> words in all), or
+ * NULL with the reason written. */
+static struct proxy *persist_cli_backend(struct cli_ctx *ctx, int argc, char **argv, int want)
+{
+	struct proxy *px;
+
+	if (argc < 4 || !*argv[3]) {
+		dstr_printf(&ctx->out, "Expects a backend name.\n");
+		return NULL;
+	}
+	if (!(px = proxy_find(argv[3], PR_CAP_BE))) {
+		dstr_printf(&ctx->out, "No such backend.\n");
+		return NULL;
+	}
+	if (argc < want) {
+		dstr_printf(&ctx->out, "String value expected.\n");
+		return NULL;
+	}
+	if (argc > want) {
+		dstr_printf(&ctx->out, "'%s %s %s' expects %s.\n", argv[0], argv[1], argv[2],
+			    want == 4 ? "a backend name alone" : "a backend name and the key");
+		return NULL;
+	}
+	if (!px->persist || !px->persist->name[0]) {
+		dstr_printf(&ctx->out, "Backend '%s' has no 'cookie': it makes no cookie.\n",
+			    px->name);
+		return NULL;
+	}
+	return px;
+}
+
+/* enable|disable dynamic-cookie backend <be> */
+static int cli_dyn_cookie(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct proxy *px = persist_cli_backend(ctx, argc, argv, 4);
+
+	if (!px)
+		return -1;
+	if (argv[0][0] == 'e') {
+		if (!px->persist->dyn_key) {
+			dstr_printf(&ctx->out, "Backend '%s' has no 'dynamic-cookie-key': set one "
+				    "first ('set dynamic-cookie-key backend').\n", px->name);
+			return -1;
+		}
+		px->persist->flags |= PST_F_DYNAMIC;
+	} else {
+		px->persist->flags &= ~PST_F_DYNAMIC;
+	}
+	persist_dyn_apply(px);
+	return 0;
+}
+
+/* set dynamic-cookie-key backend <be> <key> */
+static int cli_set_dyn_key(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct proxy *px = persist_cli_backend(ctx, argc, argv, 5);
+
+	if (!px)
+		return -1;
+	if (!*argv[4]) {
+		dstr_printf(&ctx->out, "String value expected.\n");
+		return -1;
+	}
+	free(px->persist->dyn_key);
+	px->persist->dyn_key = xstrdup(argv[4]);
+	persist_dyn_apply(px);
+	return 0;
+}
+
+static struct cli_kw persist_cli_kws[] = {
+	{ { "enable", "dynamic-cookie", "backend", NULL }, "enable dynamic-cookie backend <bk>",
+	  "give the servers of a backend their dynamic cookies", CLI_LVL_ADMIN, cli_dyn_cookie },
+	{ { "disable", "dynamic-cookie", "backend", NULL }, "disable dynamic-cookie backend <bk>",
+	  "take the dynamic cookies of a backend's servers back", CLI_LVL_ADMIN, cli_dyn_cookie },
+	{ { "set", "dynamic-cookie-key", "backend", NULL },
+	  "set dynamic-cookie-key backend <bk> <key>", "change the secret key of a backend's "
+	  "dynamic cookies", CLI_LVL_ADMIN, cli_set_dyn_key },
+};
+
 /* Settings come from defaults; the rules do not (as in HAProxy, they are
  * not allowed there). */
 static void persist_inherit(struct proxy *px, const struct proxy *def)
@@ -613,6 +775,7 @@ static void persist_inherit(struct proxy *px, const struct proxy *def)
 	pp->mode = d->mode;
 	pp->flags = d->flags;
 	pp->domains = d->domains ? xstrdup(d->domains) : NULL;
+	pp->dyn_key = d->dyn_key ? xstrdup(d->dyn_key) : NULL;
 }
 
 static void persist_release(struct proxy *px)
@@ -629,6 +792,7 @@ static void persist_release(struct proxy *px)
 		free(r);
 	}
 	free(pp->domains);
+	free(pp->dyn_key);
 	free(pp);
 	px->persist = NULL;
 }
@@ -650,6 +814,17 @@ static int persist_postparse(void)
 					    "HTTP mode is disabled.", px->name, srv->name);
 				srv->cookie[0] = '\0';
 			}
+	}
+	for (struct proxy *px = global.proxies; px; px = px->next) {
+		const struct persist_px *pp = px->persist;
+
+		if (!(px->cap & PR_CAP_BE) || !pp || !pp->name[0] || !(pp->flags & PST_F_DYNAMIC))
+			continue;
+		if (!pp->dyn_key)
+			log_warning("config : proxy '%s' : 'cookie %s dynamic' without a "
+				    "'dynamic-cookie-key': its servers get no cookie until "
+				    "'set dynamic-cookie-key backend' gives one.", px->name, pp->name);
+		persist_dyn_apply(px);
 	}
 	return 0;
 }
@@ -693,11 +868,13 @@ static void *persist_px_cfg(struct cfg_ctx *ctx)
 static struct cfg_kw persist_kws[] = {
 	{ "cookie", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_cookie,
 	  .usage = "<name> [rewrite|insert|prefix] [indirect] [nocache] [postonly] [preserve] "
-		   "[httponly] [secure] [domain <domain>]*" },
+		   "[httponly] [secure] [domain <domain>]* [dynamic]" },
 	{ "force-persist", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
 	  .parse = kw_persist_rule, .usage = "if|unless <condition>", .arg = 1 },
 	{ "ignore-persist", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0,
 	  .parse = kw_persist_rule, .usage = "if|unless <condition>", .arg = 0 },
+	{ "dynamic-cookie-key", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_dyn_key,
+	  .usage = "<string>" },
 	{ "option persist", CFG_SEC_BE, CFG_T_FLAG, offsetof(struct persist_px, options),
 	  .mask = PST_O_PERSIST, .base = persist_px_cfg },
 	{ "persist", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_persist,
@@ -715,5 +892,7 @@ SLUICE_INIT(persist_register)
 	cfg_register(persist_kws, ARRAY_SIZE(persist_kws));
 	srv_register_keywords(persist_srv_kws, ARRAY_SIZE(persist_srv_kws));
 	cfg_register_postparse(persist_postparse, 30);
+	cli_register(persist_cli_kws, ARRAY_SIZE(persist_cli_kws));
+	server_addr_hook_register(persist_dyn_addr_changed);
 	proxy_register_ext(&persist_ext);
 }

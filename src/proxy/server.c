@@ -996,17 +996,16 @@ static int server_set_weight(struct cli_ctx *ctx, struct server *srv, const char
 	return 0;
 }
 
-/* the multiplexers' (HTTP/2, FastCGI) */
-static void (*srv_addr_hooks[4])(struct server *srv);
+static void (*server_addr_hooks[8])(struct server *srv);
 
-void server_on_addr_change(void (*fn)(struct server *srv))
+void server_addr_hook_register(void (*fn)(struct server *srv))
 {
-	size_t i = 0;
-
-	while (srv_addr_hooks[i])
-		i++;
-	BUG_ON(i >= ARRAY_SIZE(srv_addr_hooks) - 1, "too many server_on_addr_change() hooks");
-	srv_addr_hooks[i] = fn;
+	for (size_t i = 0; i < ARRAY_SIZE(server_addr_hooks); i++)
+		if (!server_addr_hooks[i]) {
+			server_addr_hooks[i] = fn;
+			return;
+		}
+	BUG_ON(1, "server_addr_hook_register: more than 8 hooks");
 }
 
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
@@ -1030,8 +1029,8 @@ void server_set_address(struct server *srv, const struct sockaddr_storage *ss, s
 	srv->addr_str = xstrdup(addr_to_str(&srv->addr, text, sizeof(text)));
 	/* what is kept open still goes to the old address */
 	srv_idle_purge(srv, 0);
-	for (size_t i = 0; srv_addr_hooks[i]; i++)
-		srv_addr_hooks[i](srv);
+	for (size_t i = 0; i < ARRAY_SIZE(server_addr_hooks) && server_addr_hooks[i]; i++)
+		server_addr_hooks[i](srv);
 	if (srv->flags & SRV_F_RMAINT)
 		server_set_rmaint(srv, 0, NULL);
 }
@@ -1253,36 +1252,89 @@ static int server_set_agent(struct cli_ctx *ctx, struct server *srv, const char 
 	return 0;
 }
 
-/* set server BE/SRV state ready|drain|maint | weight W | addr A [port P] |
- * health up|stopping|down | agent up|down */
-static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
-{
-	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
-	const char *what = argc > 3 ? argv[3] : "";
-	const char *val = argc > 4 ? argv[4] : "";
+/* The "set server <bk>/<srv> <word> ..." forms, registered by the modules
+ * that own what they change (server_set_register()). */
+static struct srv_set_kw *srv_set_kws;
 
-	if (!srv)
-		return -1;
-	if (strcmp(what, "weight") == 0)
-		return server_set_weight(ctx, srv, argc > 4 ? val : NULL);
-	if (strcmp(what, "addr") == 0)
-		return server_set_addr(ctx, srv, argc - 4, argv + 4);
-	if (strcmp(what, "health") == 0)
-		return server_set_health(ctx, srv, val);
-	if (strcmp(what, "agent") == 0)
-		return server_set_agent(ctx, srv, val);
-	if (strcmp(what, "fqdn") == 0)
-		return srv_dns_cli_set_fqdn(ctx, srv, val);
-	if (strcmp(what, "state") != 0) {
-		dstr_printf(&ctx->out, "'set server <srv>' only supports 'state', 'weight', "
-			    "'addr', 'health', 'agent' and 'fqdn' for now.\n");
-		return -1;
+void server_set_register(struct srv_set_kw *kws, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		kws[i].next = srv_set_kws;
+		srv_set_kws = &kws[i];
 	}
-	if (server_set_state(srv, val) == -1) {
+}
+
+static int srv_set_weight(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	return server_set_weight(ctx, srv, argc > 0 ? argv[0] : NULL);
+}
+
+static int srv_set_addr(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	return server_set_addr(ctx, srv, argc, argv);
+}
+
+static int srv_set_health(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	return server_set_health(ctx, srv, argc > 0 ? argv[0] : "");
+}
+
+static int srv_set_agent(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	return server_set_agent(ctx, srv, argc > 0 ? argv[0] : "");
+}
+
+static int srv_set_state(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			 int argc, char **argv)
+{
+	if (server_set_state(srv, argc > 0 ? argv[0] : "") == -1) {
 		dstr_printf(&ctx->out, "'set server <srv> state' expects 'ready', 'drain' and 'maint'.\n");
 		return -1;
 	}
 	return 0;
+}
+
+static struct srv_set_kw server_set_kws[] = {
+	{ "addr", .set = srv_set_addr },
+	{ "agent", .set = srv_set_agent },
+	{ "health", .set = srv_set_health },
+	{ "state", .set = srv_set_state },
+	{ "weight", .set = srv_set_weight },
+};
+
+/* set server BE/SRV <word> <args>: the row of <word> does the work. */
+static int cli_set_server(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct server *srv = cli_server(ctx, argc > 2 ? argv[2] : NULL);
+	const char *what = argc > 3 ? argv[3] : "";
+	const struct srv_set_kw *kw;
+
+	if (!srv)
+		return -1;
+	for (kw = srv_set_kws; kw && strcmp(kw->word, what) != 0; kw = kw->next)
+		;
+	if (kw)
+		return kw->set(ctx, srv, kw, argc > 4 ? argc - 4 : 0, argv + 4);
+	dstr_printf(&ctx->out, "usage: set server <backend>/<server>");
+	for (int i = 0; ; i++) {
+		/* the words in alphabetical order, as HAProxy lists them */
+		const struct srv_set_kw *next = NULL;
+
+		for (kw = srv_set_kws; kw; kw = kw->next)
+			if ((!i || strcmp(kw->word, what) > 0) &&
+			    (!next || strcmp(kw->word, next->word) < 0))
+				next = kw;
+		if (!next)
+			break;
+		dstr_printf(&ctx->out, "%s %s", i ? " |" : "", next->word);
+		what = next->word;
+	}
+	dstr_printf(&ctx->out, "\n");
+	return -1;
 }
 
 /* add server <bk>/<srv> <addr>[:<port>] [options]: starts in maintenance
@@ -1424,9 +1476,9 @@ static struct cli_kw server_cli_kws[] = {
 	  "initial weight", CLI_LVL_USER, cli_get_weight },
 	{ { "set", "weight", NULL }, "set weight <bk>/<srv> <weight>[%]", "change a server's "
 	  "weight (absolute, or % of the initial one)", CLI_LVL_ADMIN, cli_set_weight },
-	{ { "set", "server", NULL }, "set server <bk>/<srv> state|weight|addr|health|agent|fqdn "
-	  "<value>", "set a server's state (ready, drain, maint), weight, address, health, agent "
-	  "state or host name",
+	{ { "set", "server", NULL }, "set server <bk>/<srv> <what> <value>...",
+	  "set a server's state, weight, address, host name, health or agent state, its "
+	  "checks' and agent's address, port and string, or its TLS",
 	  CLI_LVL_ADMIN,
 	  cli_set_server },
 	{ { "add", "server", NULL }, "add server <bk>/<srv> <addr> [options]", "create a "
@@ -1451,4 +1503,5 @@ SLUICE_INIT(server_register)
 	cfg_register(server_cfg_kws, ARRAY_SIZE(server_cfg_kws));
 	cfg_register_postparse(server_postparse, 30);
 	cli_register(server_cli_kws, ARRAY_SIZE(server_cli_kws));
+	server_set_register(server_set_kws, ARRAY_SIZE(server_set_kws));
 }

@@ -626,6 +626,16 @@ int srv_dns_cli_set_fqdn(struct cli_ctx *ctx, struct server *srv, const char *fq
 	return 0;
 }
 
+static int srv_set_fqdn(struct cli_ctx *ctx, struct server *srv, const struct srv_set_kw *kw,
+			int argc, char **argv)
+{
+	return srv_dns_cli_set_fqdn(ctx, srv, argc > 0 ? argv[0] : NULL);
+}
+
+static struct srv_set_kw srv_dns_set_kws[] = {
+	{ "fqdn", .set = srv_set_fqdn },
+};
+
 static struct srv_kw srv_dns_kws[] = {
 	{ "resolvers", .parse = srv_resolvers_kw },
 	{ "resolve-prefer", .parse = srv_resolve_prefer_kw },
@@ -638,4 +648,5 @@ SLUICE_INIT(srv_dns_register)
 	srv_register_keywords(srv_dns_kws, ARRAY_SIZE(srv_dns_kws));
 	cfg_register_postparse(srv_dns_postparse, 31);
 	proxy_register_ext(&srv_dns_ext);
+	server_set_register(srv_dns_set_kws, ARRAY_SIZE(srv_dns_set_kws));
 }

@@ -652,6 +652,8 @@ static int ssl_postparse(void)
 				srv->ssl = ssl_srv_dup(srv->ssl, srv);
 			if (srv->ssl && (srv->ssl->enabled || srv->ssl->check_ssl) && !srv->ssl->ctx)
 				errs += ssl_srv_build(srv);
+			if (srv->ssl)
+				srv->ssl->check_tls = srv->ssl->enabled;
 		}
 	}
 	return errs;
@@ -766,6 +768,21 @@ int ssl_srv_enabled(const struct server *srv)
 	return srv->ssl && srv->ssl->enabled;
 }
 
+int ssl_srv_set_enabled(struct server *srv, int on, char **err)
+{
+	if (!srv->ssl) {
+		*err = str_fmt("the server has no TLS settings (give them on its line or its "
+			       "default-server, e.g. 'no-ssl verify none')");
+		return -1;
+	}
+	if (on && !srv->ssl->ctx && ssl_srv_build(srv)) {
+		*err = str_fmt("its TLS context could not be built (the reason is logged)");
+		return -1;
+	}
+	srv->ssl->enabled = on;
+	return 0;
+}
+
 const struct smp_expr *ssl_srv_sni(const struct server *srv)
 {
 	return srv->ssl ? srv->ssl->sni : NULL;
@@ -814,7 +831,7 @@ int ssl_srv_connect(struct conn *c, struct server *srv, const char *sni)
 
 int ssl_check_enabled(const struct server *srv, int own_addr)
 {
-	return srv->ssl && (srv->ssl->check_ssl || (srv->ssl->enabled && own_addr));
+	return srv->ssl && (srv->ssl->check_ssl || (srv->ssl->check_tls && own_addr));
 }
 
 struct ssl_st *ssl_check_new(struct server *srv, int fd, const struct ssl_check_opts *o)
@@ -882,6 +899,12 @@ int ssl_bind_enabled(const struct bind_conf *bc)
 int ssl_srv_enabled(const struct server *srv)
 {
 	return 0;
+}
+
+int ssl_srv_set_enabled(struct server *srv, int on, char **err)
+{
+	*err = str_fmt("sluice is built without OpenSSL");
+	return -1;
 }
 
 const char *ssl_bind_ft(const struct bind_conf *bc)

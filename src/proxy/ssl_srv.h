@@ -19,7 +19,8 @@ struct ssl_protos {
 /* TLS state of a "server ... ssl" line. */
 struct ssl_srv {
 	const struct server *owner;     /* default-server copies share it until they change it */
-	int              enabled;       /* ssl / no-ssl */
+	int              enabled;       /* ssl / no-ssl ("set server ssl" changes it) */
+	int              check_tls;     /* its checks on its own address use TLS (start-up's "ssl") */
 	int              verify;        /* SSL_VERIFY_PEER / NONE; -1: ssl-server-verify */
 	char            *ca_file, *crl_file, *crt, *verifyhost;
 	char            *ciphers, *ciphersuites, *curves, *sigalgs, *client_sigalgs;

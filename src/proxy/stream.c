@@ -37,6 +37,7 @@
 #include <sluice/ssl_cfg.h>
 #include <sluice/stktable.h>
 #include <sluice/stream.h>
+#include <sluice/stream_trace.h>
 #include <sluice/tcp_rules.h>
 #include <sluice/ticks.h>
 #include <sluice/vars.h>
@@ -574,6 +575,7 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 		ss_dequeue(s, 0);   /* first: the log line reports the time queued */
 	s->term_err = t0;
 	s->term_fin = t1;
+	STREAM_TRACE(s, t0 == SE_NONE || t0 == SE_CLI_ABORT ? STRM_EV_FREE : STRM_EV_ERR);
 	if (t0 == SE_CLI_ABORT || t0 == SE_CLI_TO) {
 		s->fe->fe_counters.cli_aborts++;
 		s->be->be_counters.cli_aborts++;
@@ -642,6 +644,8 @@ static void stream_unlink(struct stream *s, int conn)
 	if (s->next)
 		s->next->prev = s->prev;
 	strm.count--;
+	if (unlikely(global.prof_tasks))
+		prof_forget(&s->prof);
 	pool_free(strm.pool, s);
 }
 
@@ -984,7 +988,36 @@ static void stream_process(struct stream *s)
 	s->proto->process(s);   /* connected at once: what came may leave */
 }
 
+static void stream_io_run(struct ev_loop *loop, ev_io *w, int revents);
+static void stream_timer_run(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* The stream's callbacks, timed while profiling is on (profiling.h). */
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	if (unlikely(global.prof_tasks)) {
+		uint64_t t0 = prof_begin(&((struct stream *)w->data)->prof, PROF_FN_STREAM_IO);
+
+		stream_io_run(loop, w, revents);
+		prof_end(PROF_FN_STREAM_IO, t0);
+		return;
+	}
+	stream_io_run(loop, w, revents);
+}
+
+static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	if (unlikely(global.prof_tasks)) {
+		uint64_t t0 = prof_begin(&container_of(w, struct stream, timer)->prof,
+					 PROF_FN_STREAM_TIMER);
+
+		stream_timer_run(loop, w, revents);
+		prof_end(PROF_FN_STREAM_TIMER, t0);
+		return;
+	}
+	stream_timer_run(loop, w, revents);
+}
+
+static void stream_io_run(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct stream *s = w->data;
 	struct conn *c = (w == &s->cli.io) ? &s->cli : &s->srv;
@@ -1103,7 +1136,7 @@ static int stream_ssl_handshake(struct stream *s, struct conn *c)
 	return stream_start(s) == -1 ? -1 : 1;
 }
 
-static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void stream_timer_run(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct stream *s = container_of(w, struct stream, timer);
 	enum strm_timer which;
@@ -1436,6 +1469,7 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 	fe->feconn++;
 	counters_sess_start(&fe->fe_counters, sec, wall);
 	counters_sess_start(&li->counters, sec, wall);
+	STREAM_TRACE(s, STRM_EV_NEW);
 
 	if (!s->be)
 		s->be = fe;

@@ -19,6 +19,7 @@
 #include <sluice/ssl.h>
 #include <sluice/ssl_cfg.h>
 #include <sluice/stream.h>
+#include <sluice/stream_trace.h>
 #include <sluice/tcp_rules.h>
 #include <sluice/ticks.h>
 
@@ -269,6 +270,8 @@ static int tcp_inspect(struct stream *s)
 	for (;;) {
 		struct proxy *px = (s->tcp_flags & STRM_F_BE_RULES) ? s->be : s->fe;
 
+		if (tcp_rules_has(px, TCP_RS_REQ))
+			STREAM_TRACE(s, STRM_EV_TCP_ANA);
 		if (tcp_rules_has(px, TCP_RS_REQ)) {
 			int partial = s->inspect_end && !(s->req.flags & CH_F_SHUTR) &&
 				      chan_has_room(&s->req);

@@ -1,6 +1,6 @@
 /* Maps and pattern references (map.h): loading of map and ACL pattern
- * files shared by name, the map_* converters, and the runtime-API commands
- * show/get/add/del/set/clear acl and map. */
+ * files shared by name, the journal of runtime changes a reload carries,
+ * the map_* converters and the map actions (runtime API: map_cli.c). */
 #include <errno.h>
 #include <limits.h>
 #include <inttypes.h>
@@ -195,13 +195,20 @@ struct pat_set *pat_ref_get_set(struct pat_ref *ref, enum pat_match m, unsigned 
 	return ps;
 }
 
+int pat_ref_check(const struct pat_ref *ref, const char *key, char **err)
+{
+	for (int i = 0; i < ref->nsets; i++)
+		if (pat_set_check(ref->sets[i].ps->match, key, err) == -1)
+			return -1;
+	return 0;
+}
+
 int pat_ref_add(struct pat_ref *ref, const char *key, const char *val, char **err)
 {
 	struct pat_ref_elt *e;
 
-	for (int i = 0; i < ref->nsets; i++)
-		if (pat_set_check(ref->sets[i].ps->match, key, err) == -1)
-			return -1;
+	if (pat_ref_check(ref, key, err) == -1)
+		return -1;
 	e = pat_ref_append(ref, key, val, PAT_OP_NONE);
 	for (int i = 0; i < ref->nsets; i++) {
 		char *perr = NULL;
@@ -299,6 +306,11 @@ struct pat_ref *pat_ref_find(const char *name, unsigned flag)
 	return NULL;
 }
 
+struct pat_ref *pat_ref_first(void)
+{
+	return pat_refs.head;
+}
+
 struct pat_ref_elt *pat_ref_find_elt(struct pat_ref *ref, const char *name)
 {
 	uintptr_t addr;
@@ -326,7 +338,6 @@ struct pat_ref_elt *pat_ref_find_elt(struct pat_ref *ref, const char *name)
  * the whole contents are carried instead.
  */
 
-enum pat_jop_kind { JOP_ADD, JOP_DEL, JOP_SET, JOP_CLEAR };
 
 struct pat_jop {
 	struct pat_jop   *next;
@@ -377,9 +388,7 @@ static struct pat_journal *pat_journal_get(struct pat_ref *ref)
 	return ref->journal;
 }
 
-/* The whole contents of <ref> are to be carried (an entry changed by its
- * #<ref>, or too many operations). */
-static void pat_journal_full(struct pat_ref *ref)
+void pat_journal_full(struct pat_ref *ref)
 {
 	struct pat_journal *j = pat_journal_get(ref);
 
@@ -387,10 +396,8 @@ static void pat_journal_full(struct pat_ref *ref)
 	j->full = 1;
 }
 
-/* Records operation <kind> on <ref> (key and value as given, NULL when
- * none), compacting as described above. */
-static void pat_journal_add(struct pat_ref *ref, enum pat_jop_kind kind, const char *key,
-                            const char *val)
+void pat_journal_add(struct pat_ref *ref, enum pat_jop_kind kind, const char *key,
+                     const char *val)
 {
 	struct pat_journal *j;
 	struct pat_jop *op, **pp;
@@ -491,6 +498,7 @@ void pat_ref_free_all(void)
 		free(ref->file);
 		free(ref->desc);
 		pat_journal_free(ref);
+		pat_ref_vers_free(ref);
 		free(ref);
 	}
 	pat_refs.tail = &pat_refs.head;
@@ -625,221 +633,6 @@ static const struct smp_conv_kw map_convs[] = {
 };
 
 /* ------------------------------------------------------------------------
- * Runtime API: show/get/add/del/set/clear acl|map (HAProxy 2.6 answers)
- */
-
-static int cli_is_map(char **argv)
-{
-	return strcmp(argv[1], "map") == 0;
-}
-
-static struct pat_ref *cli_ref(struct cli_ctx *ctx, int map, const char *name)
-{
-	struct pat_ref *ref = pat_ref_find(name, map ? PAT_REF_MAP : PAT_REF_ACL);
-
-	if (!ref)
-		dstr_printf(&ctx->out, "Unknown %s identifier. Please use #<id> or <file>.\n",
-			    map ? "map" : "ACL");
-	return ref;
-}
-
-static int cli_show(struct cli_ctx *ctx, int argc, char **argv)
-{
-	int map = cli_is_map(argv);
-	struct pat_ref *ref;
-
-	if (argc < 3) {
-		dstr_printf(&ctx->out, "# id (file) description\n");
-		for (ref = pat_refs.head; ref; ref = ref->next)
-			if ((ref->flags & (map ? PAT_REF_MAP : PAT_REF_ACL)) &&
-			    (!ref->file || ref->file[0]))
-				dstr_printf(&ctx->out, "%d (%s) %s. curr_ver=0 next_ver=0 entry_cnt=%u\n",
-					    ref->id, ref->file ? ref->file : "", ref->desc,
-					    ref->count);
-		return 0;
-	}
-	ref = cli_ref(ctx, map, argv[2]);
-	if (!ref)
-		return -1;
-	for (struct pat_ref_elt *e = ref->head; e; e = e->next) {
-		if (map)
-			dstr_printf(&ctx->out, "%p %s %s\n", (void *)e, e->key, e->val);
-		else
-			dstr_printf(&ctx->out, "%p %s\n", (void *)e, e->key);
-	}
-	return 0;
-}
-
-static int cli_get(struct cli_ctx *ctx, int argc, char **argv)
-{
-	int map = cli_is_map(argv);
-	struct pat_ref *ref;
-
-	if (argc < 4) {
-		dstr_printf(&ctx->out, "Missing %s identifier and/or key.\n", map ? "map" : "ACL");
-		return -1;
-	}
-	ref = cli_ref(ctx, map, argv[2]);
-	if (!ref)
-		return -1;
-	for (int i = 0; i < ref->nsets; i++) {
-		const struct pat_set *ps = ref->sets[i].ps;
-		const struct pat_ref_elt *e = NULL;
-		struct sample smp = { .type = SMP_T_STR, .flags = SMP_F_CONST };
-		int tree = ps->match == PAT_M_STR || ps->match == PAT_M_BEG || ps->match == PAT_M_IP;
-		int found;
-
-		smp.u.str.p = argv[3];
-		smp.u.str.len = strlen(argv[3]);
-		found = pat_set_lookup(ps, &smp, (const void **)&e);
-		dstr_printf(&ctx->out, "type=%s, case=%s, %s=%s", pat_match_name(ps->match),
-			    (ps->flags & PAT_F_ICASE) ? "insensitive" : "sensitive",
-			    map ? "found" : "match", found ? "yes" : "no");
-		if (found && e) {
-			dstr_printf(&ctx->out, ", idx=%s, %s=\"%s\"", tree ? "tree" : "list",
-				    map ? "key" : "pattern", e->key);
-			if (map)
-				dstr_printf(&ctx->out, ", value=\"%s\", type=\"str\"", e->val);
-		}
-		dstr_printf(&ctx->out, "\n");
-	}
-	return 0;
-}
-
-static int cli_add(struct cli_ctx *ctx, int argc, char **argv)
-{
-	int map = cli_is_map(argv);
-	struct pat_ref *ref;
-	char *err = NULL;
-
-	if (argc != (map ? 5 : 4)) {
-		if (map)
-			dstr_printf(&ctx->out, "'add map' expects three parameters (map identifier, "
-				    "key and value)\n");
-		else
-			dstr_printf(&ctx->out, "'add acl' expects two parameters: ACL identifier "
-				    "and pattern.\n");
-		return -1;
-	}
-	ref = cli_ref(ctx, map, argv[2]);
-	if (!ref)
-		return -1;
-	if (pat_ref_add(ref, argv[3], map ? argv[4] : NULL, &err) == -1) {
-		dstr_printf(&ctx->out, "%s.\n", err);
-		free(err);
-		return -1;
-	}
-	pat_journal_add(ref, JOP_ADD, argv[3], map ? argv[4] : NULL);
-	return 0;
-}
-
-static int cli_del(struct cli_ctx *ctx, int argc, char **argv)
-{
-	int map = cli_is_map(argv);
-	struct pat_ref *ref;
-
-	if (argc != 4) {
-		dstr_printf(&ctx->out, "This command expects two parameters: %s identifier and "
-			    "key.\n", map ? "map" : "ACL");
-		return -1;
-	}
-	ref = cli_ref(ctx, map, argv[2]);
-	if (!ref)
-		return -1;
-	if (argv[3][0] == '#') {
-		struct pat_ref_elt *e = pat_ref_find_elt(ref, argv[3]);
-
-		if (!e) {
-			dstr_printf(&ctx->out, "Key not found.\n");
-			return -1;
-		}
-		pat_ref_del_elt(ref, e);
-		pat_journal_full(ref);
-		return 0;
-	}
-	if (!pat_ref_del_key(ref, argv[3])) {
-		dstr_printf(&ctx->out, "Key not found.\n");
-		return -1;
-	}
-	pat_journal_add(ref, JOP_DEL, argv[3], NULL);
-	return 0;
-}
-
-static int cli_set(struct cli_ctx *ctx, int argc, char **argv)
-{
-	struct pat_ref *ref;
-
-	if (argc != 5) {
-		dstr_printf(&ctx->out, "'set map' expects three parameters: map identifier, key "
-			    "and value.\n");
-		return -1;
-	}
-	ref = cli_ref(ctx, 1, argv[2]);
-	if (!ref)
-		return -1;
-	if (argv[3][0] == '#') {
-		struct pat_ref_elt *e = pat_ref_find_elt(ref, argv[3]);
-
-		if (!e) {
-			dstr_printf(&ctx->out, "entry not found.\n");
-			return -1;
-		}
-		pat_ref_set_elt(e, argv[4]);
-		pat_journal_full(ref);
-		return 0;
-	}
-	if (!pat_ref_set_key(ref, argv[3], argv[4])) {
-		dstr_printf(&ctx->out, "entry not found.\n");
-		return -1;
-	}
-	pat_journal_add(ref, JOP_SET, argv[3], argv[4]);
-	return 0;
-}
-
-static int cli_clear(struct cli_ctx *ctx, int argc, char **argv)
-{
-	int map = cli_is_map(argv);
-	struct pat_ref *ref;
-
-	if (argc != 3) {
-		dstr_printf(&ctx->out, "Missing %s identifier.\n", map ? "map" : "ACL");
-		return -1;
-	}
-	ref = cli_ref(ctx, map, argv[2]);
-	if (!ref)
-		return -1;
-	pat_ref_clear(ref);
-	pat_journal_add(ref, JOP_CLEAR, NULL, NULL);
-	return 0;
-}
-
-/* As in HAProxy 2.6: reading needs no level, changes need "operator". */
-static struct cli_kw map_cli_kws[] = {
-	{ { "show", "acl", NULL }, "show acl [<acl>]", "report available acls or dump an acl's "
-	  "contents", CLI_LVL_USER, cli_show },
-	{ { "show", "map", NULL }, "show map [<map>]", "report available maps or dump a map's "
-	  "contents", CLI_LVL_USER, cli_show },
-	{ { "get", "acl", NULL }, "get acl <acl> <value>", "report the patterns matching a "
-	  "sample for an ACL", CLI_LVL_USER, cli_get },
-	{ { "get", "map", NULL }, "get map <map> <value>", "report the keys and values "
-	  "matching a sample for a map", CLI_LVL_USER, cli_get },
-	{ { "add", "acl", NULL }, "add acl <acl> <pattern>", "add an acl entry",
-	  CLI_LVL_OPERATOR, cli_add },
-	{ { "add", "map", NULL }, "add map <map> <key> <val>", "add a map entry",
-	  CLI_LVL_OPERATOR, cli_add },
-	{ { "del", "acl", NULL }, "del acl <acl> [<key>|#<ref>]", "delete acl entries "
-	  "matching <key>", CLI_LVL_OPERATOR, cli_del },
-	{ { "del", "map", NULL }, "del map <map> [<key>|#<ref>]", "delete map entries "
-	  "matching <key>", CLI_LVL_OPERATOR, cli_del },
-	{ { "set", "map", NULL }, "set map <map> [<key>|#<ref>] <value>", "modify a map entry",
-	  CLI_LVL_OPERATOR, cli_set },
-	{ { "clear", "acl", NULL }, "clear acl <acl>", "clear the contents of this acl",
-	  CLI_LVL_OPERATOR, cli_clear },
-	{ { "clear", "map", NULL }, "clear map <map>", "clear the contents of this map",
-	  CLI_LVL_OPERATOR, cli_clear },
-};
-
-/* ------------------------------------------------------------------------
  * Actions changing a map or an ACL file at run time (action.h):
  * set-map(<file>) <key fmt> <value fmt>, del-map(<file>) <key fmt>,
  * add-acl(<file>) <key fmt>, del-acl(<file>) <key fmt>.
@@ -957,7 +750,6 @@ static const struct act_kw map_acts[] = {
 SLUICE_INIT(map_register)
 {
 	smp_register_convs(map_convs, ARRAY_SIZE(map_convs));
-	cli_register(map_cli_kws, ARRAY_SIZE(map_cli_kws));
 	act_register(map_acts, ARRAY_SIZE(map_acts));
 	cli_state_register(map_reload_kws, ARRAY_SIZE(map_reload_kws));
 }

@@ -146,7 +146,6 @@ static struct cfg_kw compat_kws[] = {
 	NOEFFECT("no-memory-trimming", CA_NONE, "sluice never calls malloc_trim()"),
 	NOEFFECT("insecure-setuid-wanted", CA_NONE, "sluice does not forbid setuid programs"),
 	NOEFFECT("expose-experimental-directives", CA_NONE, "no directive of sluice needs it"),
-	NOEFFECT("profiling.tasks", CA_ANY, WHY_NOSCHED),
 	NOEFFECT("cluster-secret", CA_ANY, "the secret is for QUIC, which sluice does not "
 		 "speak"),
 	{ "stats bind-process", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_bind_process,

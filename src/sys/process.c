@@ -463,21 +463,55 @@ static int cli_show_activity(struct cli_ctx *ctx, int argc, char **argv)
 /* set rate-limit connections|http-compression|ssl-sessions global <n>: 0
  * removes the limit (connections per second; kB/s of compression input;
  * TLS sessions per second). */
+static void rate_limit_connections(int v)
+{
+	global.conn_rate_limit = v;
+	listener_recheck_limits();
+}
+
+static void rate_limit_sessions(int v)
+{
+	/* maxsessrate: frontends pause accepting once it is reached */
+	global.sess_rate_limit = v;
+	listener_recheck_limits();
+}
+
+static void rate_limit_ssl(int v)
+{
+	/* maxsslrate: TLS bind lines pause once it is reached */
+	ssl_counters.maxsslrate = v;
+	listener_recheck_limits();
+}
+
+/* The limits "set rate-limit <what> global <value>" changes, as HAProxy
+ * lists them. */
+static const struct {
+	const char *what;
+	void      (*set)(int v);
+	const char *help;
+} rate_limits[] = {
+	{ "connections", rate_limit_connections, "the per-process maximum connection rate" },
+	{ "http-compression", comp_set_rate_limit, "the per-process maximum compression speed "
+	  "in kB/s" },
+	{ "sessions", rate_limit_sessions, "the per-process maximum session rate" },
+	{ "ssl-sessions", rate_limit_ssl, "the per-process maximum SSL session rate" },
+};
+
 static int cli_set_rate_limit(struct cli_ctx *ctx, int argc, char **argv)
 {
-	int comp = argc >= 4 && strcmp(argv[2], "http-compression") == 0;
-	int ssl = argc >= 4 && strcmp(argv[2], "ssl-sessions") == 0;
+	size_t k = ARRAY_SIZE(rate_limits);
 	char *end;
 	long v;
 
-	if (argc < 4 || (strcmp(argv[2], "connections") != 0 && !comp && !ssl) ||
-	    strcmp(argv[3], "global") != 0) {
-		dstr_printf(&ctx->out, "'set rate-limit' only supports :\n"
-			    "   - 'connections global' to set the per-process maximum connection rate\n"
-			    "   - 'http-compression global' to set the per-process maximum "
-			    "compression speed in kB/s\n"
-			    "   - 'ssl-sessions global' to set the per-process maximum SSL session "
-			    "rate\n");
+	if (argc >= 4 && strcmp(argv[3], "global") == 0)
+		for (k = 0; k < ARRAY_SIZE(rate_limits); k++)
+			if (strcmp(argv[2], rate_limits[k].what) == 0)
+				break;
+	if (k == ARRAY_SIZE(rate_limits)) {
+		dstr_printf(&ctx->out, "'set rate-limit' only supports :\n");
+		for (k = 0; k < ARRAY_SIZE(rate_limits); k++)
+			dstr_printf(&ctx->out, "   - '%s global' to set %s\n", rate_limits[k].what,
+				    rate_limits[k].help);
 		return -1;
 	}
 	v = argc > 4 ? strtol(argv[4], &end, 10) : -1;
@@ -485,26 +519,16 @@ static int cli_set_rate_limit(struct cli_ctx *ctx, int argc, char **argv)
 		dstr_printf(&ctx->out, "Expects an integer value.\n");
 		return -1;
 	}
-	if (comp) {
-		comp_set_rate_limit((int)v);
-		return 0;
-	}
-	if (ssl) {
-		/* maxsslrate: TLS bind lines pause once it is reached */
-		ssl_counters.maxsslrate = (int)v;
-		listener_recheck_limits();
-		return 0;
-	}
-	global.conn_rate_limit = (int)v;
-	listener_recheck_limits();
+	rate_limits[k].set((int)v);
 	return 0;
 }
 
 static struct cli_kw process_cli_kws[] = {
 	{ { "show", "activity", NULL }, "show activity", "show the event loop's activity counters",
 	  CLI_LVL_USER, cli_show_activity },
-	{ { "set", "rate-limit", NULL }, "set rate-limit connections|http-compression|ssl-sessions global <value>",
-	  "change the process-wide connection rate, compression input rate or TLS session rate limit (0: none)", CLI_LVL_ADMIN,
+	{ { "set", "rate-limit", NULL }, "set rate-limit connections|http-compression|sessions|ssl-sessions global <value>",
+	  "change the process-wide connection rate, compression input rate, session rate or TLS "
+	  "session rate limit (0: none)", CLI_LVL_ADMIN,
 	  cli_set_rate_limit },
 	{ { "show", "env", NULL }, "show env [<name>]", "dump the environment, or one variable",
 	  CLI_LVL_OPERATOR, cli_show_env },

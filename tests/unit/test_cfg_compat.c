@@ -73,11 +73,12 @@ static const char *fe_tail =
 /* A section sluice does not run: one error naming it, none for its lines. */
 static void test_refused_sections(void **state)
 {
-	PARSE_ERRORS("ring r\n    size 32764\n"
-		     "log-forward lf\n    dgram-bind 127.0.0.1:514\n"
+	PARSE_ERRORS("crt-store s\n    crt a.pem\n"
+		     "traces\n    trace h1 sink stderr\n"
 		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 2);
-	expect_msg("t.cfg:1: section 'ring r'");
-	expect_msg("t.cfg:3: section 'log-forward lf'");
+	expect_msg("t.cfg:1: section 'crt-store s' is not supported by sluice: a section of "
+		   "HAProxy 3.0");
+	expect_msg("t.cfg:3: section 'traces'");
 	expect_no_msg("t.cfg:2");
 	expect_no_msg("t.cfg:4");
 	/* the proxy after them is read as usual */

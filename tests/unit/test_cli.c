@@ -97,7 +97,7 @@ static void test_show_info(void **state)
 	assert_non_null(strstr(out, "\nUptime_sec: "));
 	assert_true(ends_with(out, "\n\n"));
 	out = run("show info desc");
-	assert_true(strncmp(out, "Name: sluice\n", 13) == 0);
+	assert_true(strncmp(out, "Name: sluice:\"Product name\"\n", 28) == 0);
 	out = run("show info typed");
 	assert_true(strncmp(out, "0.Name.1:POS:str:sluice\n1.Version.1:POS:str:", strlen("0.Name.1:POS:str:sluice\n1.Version.1:POS:str:")) == 0);
 	out = run("show info json");
@@ -323,7 +323,7 @@ static void test_level_answers(void **state)
 {
 	assert_string_equal(run("user; operator"), "\nPermission denied\n\n");
 	ctx.level = CLI_LVL_ADMIN;
-	assert_non_null(strstr(run("help"), "  set rate-limit connections|http-compression|ssl-sessions global "));
+	assert_non_null(strstr(run("help"), "  set rate-limit connections|http-compression|sessions|ssl-sessions global "));
 	assert_string_equal(run("operator; set rate-limit connections global 3"),
 			    "\nPermission denied\n\n");
 	assert_null(strstr(run("help"), "set rate-limit"));
@@ -343,7 +343,7 @@ static void test_set_rate_limit(void **state)
 	assert_string_equal(run("set rate-limit connections global"), "Expects an integer value.\n\n");
 	assert_string_equal(run("set rate-limit connections global 1x"), "Expects an integer value.\n\n");
 	assert_string_equal(run("set rate-limit connections global -1"), "Expects an integer value.\n\n");
-	assert_true(strncmp(run("set rate-limit sessions global 1"), "'set rate-limit' only supports :\n", 33) == 0);
+	assert_true(strncmp(run("set rate-limit frobs global 1"), "'set rate-limit' only supports :\n", 33) == 0);
 	assert_true(strncmp(run("set rate-limit"), "'set rate-limit' only supports :\n", 33) == 0);
 	assert_int_equal(global.conn_rate_limit, 12);
 	assert_string_equal(run("set rate-limit connections global 0"), "\n");

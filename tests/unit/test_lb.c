@@ -406,7 +406,7 @@ static void test_config_errors(void **state)
 		"backend be\n  cookie S rewrite maxidle 1h\n",
 		"backend be\n  cookie S insert maxlife 500ms\n",
 		"backend be\n  cookie S insert maxidle\n",
-		"backend be\n  cookie S dynamic\n",
+		"backend be\n  cookie S attr SameSite=Lax\n",
 		"backend be\n  cookie S rewrite postonly\n",
 		"backend be\n  cookie S insert prefix\n",
 		"backend be\n  cookie S domain\n",
