@@ -272,6 +272,13 @@ define run_checks
 	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL checks:run (exit $$rc)" >> $(BUILD)/results.txt
 endef
 
+# SPOE against SPOP agents written in the test (tests/spoe/run): also under
+# SANITIZE=1. Same contract as run_cli.
+define run_spoe
+	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/spoe/run >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL spoe:run (exit $$rc)" >> $(BUILD)/results.txt
+endef
+
 # Installation and the Debian package (tests/pkg/run): make install, the man
 # page, the systemd unit, `make deb`; about 15 s. Plain build only.
 define run_pkg
@@ -336,6 +343,7 @@ test: deps deps-clients deps-scaleout
 	$(run_peers)
 	$(run_scaleout)
 	$(run_checks)
+	$(run_spoe)
 	$(run_clients)
 	$(run_pkg)
 	$(run_dropin)
