@@ -838,6 +838,8 @@ static int spoe_filter_parse(struct cfg_ctx *ctx, int argc, char **argv)
 		snd->msgs = ag->ev[ev];
 		snd->n = ag->nev[ev];
 		snd->event = ev;
+		snd->next = spoe_sends;   /* kept with the others: the rule does not own it */
+		spoe_sends = snd;
 		http_rules_prepend_action(ctx, px, spoe_ev_rows[ev].set, &spoe_event_act, snd);
 	}
 	return 0;
@@ -875,6 +877,8 @@ static int spoe_postparse(void)
 		struct spoe_agent *ag;
 		struct spoe_group *g = NULL;
 
+		if (snd->event >= 0)
+			continue;   /* an event's: resolved already */
 		for (ag = spoe_agents; ag; ag = ag->next)
 			if (ag->px == snd->px && ag->engine && strcmp(ag->engine, snd->engine) == 0)
 				break;
