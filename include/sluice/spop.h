@@ -135,6 +135,21 @@ int spop_hello_build(struct spop_wr *w, uint32_t max_frame, const char *caps,
 /* Writes a HAPROXY-DISCONNECT frame with <status> and its words. */
 int spop_disconnect_build(struct spop_wr *w, unsigned status);
 
+/* One action of an ACK's payload. */
+struct spop_action {
+	unsigned        type;      /* SPOP_ACT_*, or another number (its args skipped) */
+	unsigned        scope;     /* set-var, unset-var: 0 proc, 1 sess, 2 txn, 3 req, 4 res */
+	const char     *name;      /* the variable's name (not NUL-terminated) */
+	uint64_t        name_len;
+	struct spop_val val;       /* set-var: the value */
+};
+
+/* Reads the action at p[*i] of an ACK payload of <len> bytes. Returns 1
+ * with <a> filled (<*i> moved past it), 0 at the end of the payload, or -1
+ * when it is malformed (a wrong count of arguments for set-var/unset-var,
+ * anything cut short). */
+int spop_ack_next(const unsigned char *p, size_t len, size_t *i, struct spop_action *a);
+
 /* The words of SPOP status code <code> (SPOE.txt 3.2.7). */
 const char *spop_status_str(uint64_t code);
 

@@ -341,6 +341,34 @@ int spop_disconnect_build(struct spop_wr *w, unsigned status)
 	return spop_frame_end(w, start);
 }
 
+int spop_ack_next(const unsigned char *p, size_t len, size_t *i, struct spop_action *a)
+{
+	unsigned nargs;
+
+	if (*i >= len)
+		return 0;
+	if (len - *i < 2)
+		return -1;
+	a->type = p[(*i)++];
+	nargs = p[(*i)++];
+	if (a->type == SPOP_ACT_SET_VAR || a->type == SPOP_ACT_UNSET_VAR) {
+		if (nargs != (a->type == SPOP_ACT_SET_VAR ? 3u : 2u) || *i >= len)
+			return -1;
+		a->scope = p[(*i)++];
+		if (spop_get_str(p, len, i, &a->name, &a->name_len) == -1)
+			return -1;
+		if (a->type == SPOP_ACT_SET_VAR)
+			return spop_get_val(p, len, i, &a->val) == -1 ? -1 : 1;
+		a->val.type = SPOP_T_NULL;
+		return 1;
+	}
+	/* an action sluice does not know: its arguments are typed data, skipped */
+	for (unsigned k = 0; k < nargs; k++)
+		if (spop_get_val(p, len, i, &a->val) == -1)
+			return -1;
+	return 1;
+}
+
 const char *spop_status_str(uint64_t code)
 {
 	static const char *const words[] = {

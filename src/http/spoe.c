@@ -469,99 +469,81 @@ static int spoe_var_allowed(const struct spoe_agent *ag, const struct var_ref *r
 
 static const char spoe_scopes[][5] = { "proc", "sess", "txn", "req", "res" };
 
+/* Stores typed value <v> into variable <ref> of <s> (NULL: nothing). */
+static void spoe_store(const struct var_ref *ref, struct stream *s, const struct spop_val *v)
+{
+	struct sample smp = { 0 };
+
+	switch (v->type) {
+	case SPOP_T_BOOL:
+		smp.type = SMP_T_BOOL;
+		smp.u.sint = v->v.b;
+		break;
+	case SPOP_T_INT32:
+	case SPOP_T_INT64:
+		smp.type = SMP_T_SINT;
+		smp.u.sint = v->v.i;
+		break;
+	case SPOP_T_UINT32:
+	case SPOP_T_UINT64:
+		smp.type = SMP_T_SINT;
+		smp.u.sint = (int64_t)v->v.u;
+		break;
+	case SPOP_T_IPV4:
+		smp.type = SMP_T_IPV4;
+		memcpy(&smp.u.ipv4, v->v.ip, 4);
+		break;
+	case SPOP_T_IPV6:
+		smp.type = SMP_T_IPV6;
+		memcpy(&smp.u.ipv6, v->v.ip, 16);
+		break;
+	case SPOP_T_STRING:
+	case SPOP_T_BINARY:
+		smp.type = v->type == SPOP_T_STRING ? SMP_T_STR : SMP_T_BIN;
+		smp.flags = SMP_F_CONST;
+		smp.u.str.p = v->v.str.p;
+		smp.u.str.len = v->v.str.len;
+		break;
+	default:
+		return;   /* NULL */
+	}
+	var_set(ref, s, &smp);
+}
+
 /* Applies the actions of ACK payload p[0..len). Returns 0, or -1 when it is
  * malformed (what came before is applied). */
 static int spoe_apply(const struct spoe_agent *ag, struct stream *s, const unsigned char *p,
                       size_t len)
 {
+	struct spop_action a;
 	size_t i = 0;
+	int r;
 
-	while (i < len) {
-		unsigned type, nargs, scope;
-		const char *name;
-		uint64_t nlen;
-		struct spop_val v;
+	while ((r = spop_ack_next(p, len, &i, &a)) == 1) {
+		char full[512];
+		struct var_ref ref;
+		char *err = NULL;
+		int n;
 
-		if (len - i < 2)
-			return -1;
-		type = p[i++];
-		nargs = p[i++];
-		if ((type == SPOP_ACT_SET_VAR && nargs == 3) || (type == SPOP_ACT_UNSET_VAR && nargs == 2)) {
-			char full[512];
-			struct var_ref ref;
-			char *err = NULL;
-			int n;
-
-			if (i >= len)
-				return -1;
-			scope = p[i++];
-			if (spop_get_str(p, len, &i, &name, &nlen) == -1 ||
-			    (type == SPOP_ACT_SET_VAR && spop_get_val(p, len, &i, &v) == -1))
-				return -1;
-			if (scope >= ARRAY_SIZE(spoe_scopes) || !nlen || nlen > 200)
-				continue;
-			n = snprintf(full, sizeof(full), "%s.%s.%.*s", spoe_scopes[scope],
-				     ag->var_prefix, (int)nlen, name);
-			if (n < 0 || (size_t)n >= sizeof(full) ||
-			    var_ref_parse(full, (size_t)n, &ref, &err) == -1) {
-				free(err);
-				continue;
-			}
-			if (!spoe_var_allowed(ag, &ref, name, nlen)) {
-				var_ref_release(&ref);
-				continue;
-			}
-			if (type == SPOP_ACT_UNSET_VAR) {
-				var_unset(&ref, s);
-			} else {
-				struct sample smp = { 0 };
-
-				switch (v.type) {
-				case SPOP_T_BOOL:
-					smp.type = SMP_T_BOOL;
-					smp.u.sint = v.v.b;
-					break;
-				case SPOP_T_INT32:
-				case SPOP_T_INT64:
-					smp.type = SMP_T_SINT;
-					smp.u.sint = v.v.i;
-					break;
-				case SPOP_T_UINT32:
-				case SPOP_T_UINT64:
-					smp.type = SMP_T_SINT;
-					smp.u.sint = (int64_t)v.v.u;
-					break;
-				case SPOP_T_IPV4:
-					smp.type = SMP_T_IPV4;
-					memcpy(&smp.u.ipv4, v.v.ip, 4);
-					break;
-				case SPOP_T_IPV6:
-					smp.type = SMP_T_IPV6;
-					memcpy(&smp.u.ipv6, v.v.ip, 16);
-					break;
-				case SPOP_T_STRING:
-				case SPOP_T_BINARY:
-					smp.type = v.type == SPOP_T_STRING ? SMP_T_STR : SMP_T_BIN;
-					smp.flags = SMP_F_CONST;
-					smp.u.str.p = v.v.str.p;
-					smp.u.str.len = v.v.str.len;
-					break;
-				default:
-					smp.type = SMP_T_ANY;   /* NULL: nothing to store */
-					break;
-				}
-				if (smp.type != SMP_T_ANY)
-					var_set(&ref, s, &smp);
-			}
-			var_ref_release(&ref);
+		if ((a.type != SPOP_ACT_SET_VAR && a.type != SPOP_ACT_UNSET_VAR) ||
+		    a.scope >= ARRAY_SIZE(spoe_scopes) || !a.name_len || a.name_len > 200)
+			continue;
+		n = snprintf(full, sizeof(full), "%s.%s.%.*s", spoe_scopes[a.scope],
+			     ag->var_prefix, (int)a.name_len, a.name);
+		if (n < 0 || (size_t)n >= sizeof(full) ||
+		    var_ref_parse(full, (size_t)n, &ref, &err) == -1) {
+			free(err);
 			continue;
 		}
-		/* an action sluice does not know: its arguments are skipped */
-		for (unsigned a = 0; a < nargs; a++)
-			if (spop_get_val(p, len, &i, &v) == -1)
-				return -1;
+		if (spoe_var_allowed(ag, &ref, a.name, a.name_len)) {
+			if (a.type == SPOP_ACT_UNSET_VAR)
+				var_unset(&ref, s);
+			else
+				spoe_store(&ref, s, &a.val);
+		}
+		var_ref_release(&ref);
 	}
-	return 0;
+	return r;
 }
 
 /* A sample as SPOP typed data. */
