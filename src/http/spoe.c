@@ -23,6 +23,7 @@
 #include <sluice/spop.h>
 #include <sluice/str.h>
 #include <sluice/stream.h>
+#include <sluice/tcp_rules.h>
 #include <sluice/ticks.h>
 #include <sluice/vars.h>
 
@@ -712,7 +713,8 @@ static enum act_ret spoe_act_run(void *priv, struct stream *s, unsigned where,
 }
 
 const struct act_kw spoe_event_act = {
-	"spoe-event", 0, ACT_W_HTTP_REQ | ACT_W_HTTP_RES, NULL, NULL, NULL, "", spoe_act_run
+	"spoe-event", 0, ACT_W_HTTP_REQ | ACT_W_HTTP_RES | ACT_W_TCP_REQ | ACT_W_TCP_RES, NULL,
+	NULL, NULL, "", spoe_act_run
 };
 
 /* ---- send-spoe-group <engine> <group> ---- */
@@ -758,12 +760,16 @@ static const struct act_kw spoe_group_act[] = {
 
 /* ---- filter spoe [engine <name>] config <file> ---- */
 
-/* The HTTP rule sets each event runs before, and the proxy side it needs. */
+/* The rule sets each event runs before (HTTP or TCP, by the event), and
+ * the proxy side it needs. */
 static const struct {
 	const char        *name;
-	enum http_rule_set set;
+	int                set;   /* enum http_rule_set, or tcp_rule_set for TCP events */
 	unsigned           cap;
 } spoe_ev_rows[SPOE_EV_COUNT] = {
+	[SPOE_EV_FE_TCP_REQ]  = { "on-frontend-tcp-request", TCP_RS_REQ, PR_CAP_FE },
+	[SPOE_EV_BE_TCP_REQ]  = { "on-backend-tcp-request", TCP_RS_REQ, PR_CAP_BE },
+	[SPOE_EV_TCP_RES]     = { "on-tcp-response", TCP_RS_RES, PR_CAP_FE | PR_CAP_BE },
 	[SPOE_EV_FE_HTTP_REQ] = { "on-frontend-http-request", HTTP_RS_REQ, PR_CAP_FE },
 	[SPOE_EV_BE_HTTP_REQ] = { "on-backend-http-request", HTTP_RS_REQ, PR_CAP_BE },
 	[SPOE_EV_HTTP_RES]    = { "on-http-response", HTTP_RS_RES, PR_CAP_FE | PR_CAP_BE },
@@ -772,7 +778,8 @@ static const struct {
 static int spoe_filter_parse(struct cfg_ctx *ctx, int argc, char **argv)
 {
 	/* prepended last, runs first: the frontend's event before the backend's */
-	static const int order[] = { SPOE_EV_HTTP_RES, SPOE_EV_BE_HTTP_REQ, SPOE_EV_FE_HTTP_REQ };
+	static const int order[] = { SPOE_EV_HTTP_RES, SPOE_EV_BE_HTTP_REQ, SPOE_EV_FE_HTTP_REQ,
+				     SPOE_EV_TCP_RES, SPOE_EV_BE_TCP_REQ, SPOE_EV_FE_TCP_REQ };
 	const char *engine = NULL, *file = NULL;
 	struct proxy *px = ctx->px;
 	struct spoe_agent *ag;
@@ -822,7 +829,12 @@ static int spoe_filter_parse(struct cfg_ctx *ctx, int argc, char **argv)
 		snd->event = ev;
 		snd->next = spoe_sends;   /* kept with the others: the rule does not own it */
 		spoe_sends = snd;
-		http_rules_prepend_action(ctx, px, spoe_ev_rows[ev].set, &spoe_event_act, snd);
+		if (SPOE_EV_IS_TCP(ev))
+			tcp_rules_prepend_action(px, (enum tcp_rule_set)spoe_ev_rows[ev].set,
+						 &spoe_event_act, snd);
+		else
+			http_rules_prepend_action(ctx, px, (enum http_rule_set)spoe_ev_rows[ev].set,
+						  &spoe_event_act, snd);
 	}
 	return 0;
 }
@@ -833,15 +845,18 @@ static int spoe_postparse(void)
 	int errors = 0;
 
 	for (struct spoe_agent *ag = spoe_agents; ag; ag = ag->next) {
-		int has_ev = 0;
-
 		if (!ag->engine)
 			continue;   /* its file failed */
-		for (int ev = 0; ev < SPOE_EV_COUNT; ev++)
-			has_ev |= ag->nev[ev] != 0;
-		if (has_ev && ag->px->mode != PR_MODE_HTTP) {
-			log_alert("%s:%d: spoe-agent '%s': its messages are sent on HTTP events, but "
-				  "'%s' is not in mode http", ag->file, ag->line, ag->id, ag->px->name);
+		for (int ev = 0; ev < SPOE_EV_COUNT; ev++) {
+			int tcp = SPOE_EV_IS_TCP(ev);
+
+			if (!ag->nev[ev] || (ag->px->mode == PR_MODE_TCP) == tcp)
+				continue;
+			/* HTTP events need HTTP; the content rules of an HTTP
+			 * stream cannot wait, so TCP events need mode tcp */
+			log_alert("%s:%d: spoe-agent '%s': event %s needs a proxy in mode %s ('%s' "
+				  "is not)", ag->file, ag->line, ag->id, spoe_ev_rows[ev].name,
+				  tcp ? "tcp" : "http", ag->px->name);
 			errors++;
 		}
 		ag->be = proxy_find(ag->be_name, PR_CAP_BE);

@@ -44,11 +44,11 @@ static const struct { const char *name; int ev; } spoe_events[] = {
 	{ "on-frontend-http-request", SPOE_EV_FE_HTTP_REQ },
 	{ "on-backend-http-request", SPOE_EV_BE_HTTP_REQ },
 	{ "on-http-response", SPOE_EV_HTTP_RES },
+	{ "on-frontend-tcp-request", SPOE_EV_FE_TCP_REQ },
+	{ "on-backend-tcp-request", SPOE_EV_BE_TCP_REQ },
+	{ "on-tcp-response", SPOE_EV_TCP_RES },
 	{ "on-client-session", -1 },
 	{ "on-server-session", -1 },
-	{ "on-frontend-tcp-request", -1 },
-	{ "on-backend-tcp-request", -1 },
-	{ "on-tcp-response", -1 },
 };
 
 static void names_add(char ***v, int *n, int argc, char **argv)
@@ -264,8 +264,7 @@ static int msg_event(struct spoe_file *f, int argc, char **argv, size_t off)
 	}
 	if (spoe_events[i].ev < 0) {
 		cfg_alert(f->ctx, "event '%s' is not run by sluice's SPOE (it sends messages on "
-			  "on-frontend-http-request, on-backend-http-request, on-http-response and "
-			  "send-spoe-group)", argv[0]);
+			  "the HTTP and TCP content events and by send-spoe-group)", argv[0]);
 		return -1;
 	}
 	m->event = spoe_events[i].ev;

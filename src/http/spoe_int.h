@@ -15,13 +15,20 @@ struct stream;
 struct acl_cond;
 struct cfg_ctx;
 
-/* The events a spoe-message may be sent on; sluice runs the HTTP ones. */
+/* The events a spoe-message may be sent on; sluice runs all but
+ * on-client-session and on-server-session. */
 enum spoe_event {
+	SPOE_EV_FE_TCP_REQ,    /* on-frontend-tcp-request */
+	SPOE_EV_BE_TCP_REQ,    /* on-backend-tcp-request */
+	SPOE_EV_TCP_RES,       /* on-tcp-response */
 	SPOE_EV_FE_HTTP_REQ,   /* on-frontend-http-request */
 	SPOE_EV_BE_HTTP_REQ,   /* on-backend-http-request */
 	SPOE_EV_HTTP_RES,      /* on-http-response */
 	SPOE_EV_COUNT
 };
+
+/* Whether event <ev> is one of the TCP ones (mode tcp content rules). */
+#define SPOE_EV_IS_TCP(ev) ((ev) <= SPOE_EV_TCP_RES)
 
 struct spoe_arg {
 	char           *name;    /* "" when not named */
