@@ -486,12 +486,12 @@ static void spoe_resolve(struct spoe_file *f)
 	struct cfg_ctx *ctx = f->ctx;
 
 	ctx->line = ag->line;
-	ctx->kw = "spoe-agent";
+	ctx->kw = NULL;   /* the messages name the spoe-agent */
 	ctx->secname = NULL;
 	if (!ag->be_name)
-		cfg_alert(ctx, "'%s': no use-backend (the backend of its agents)", ag->id);
+		cfg_alert(ctx, "spoe-agent '%s': no use-backend (the backend of its agents)", ag->id);
 	if (!ag->t_hello || !ag->t_idle || !ag->t_proc)
-		cfg_warn(ctx, "'%s': 'timeout hello', 'idle' and 'processing' should all be set "
+		cfg_warn(ctx, "spoe-agent '%s': 'timeout hello', 'idle' and 'processing' should all be set "
 			 "(using 3s, 30s and 15s for those missing)", ag->id);
 	ag->t_hello = ag->t_hello ? ag->t_hello : 3000;
 	ag->t_idle = ag->t_idle ? ag->t_idle : 30000;
@@ -506,11 +506,11 @@ static void spoe_resolve(struct spoe_file *f)
 		struct spoe_msg *m = spoe_msg_find(f, f->ag_msgs[i]);
 
 		if (!m) {
-			cfg_alert(ctx, "'%s': unknown spoe-message '%s'", ag->id, f->ag_msgs[i]);
+			cfg_alert(ctx, "spoe-agent '%s': unknown spoe-message '%s'", ag->id, f->ag_msgs[i]);
 			continue;
 		}
 		if (m->event < 0) {
-			cfg_alert(ctx, "'%s': spoe-message '%s' has no event (a message sent only "
+			cfg_alert(ctx, "spoe-agent '%s': spoe-message '%s' has no event (a message sent only "
 				  "by send-spoe-group belongs in a spoe-group)", ag->id, m->id);
 			continue;
 		}
@@ -524,7 +524,7 @@ static void spoe_resolve(struct spoe_file *f)
 		for (g = f->groups; g && strcmp(g->id, f->ag_groups[i]); g = g->next)
 			;
 		if (!g) {
-			cfg_alert(ctx, "'%s': unknown spoe-group '%s'", ag->id, f->ag_groups[i]);
+			cfg_alert(ctx, "spoe-agent '%s': unknown spoe-group '%s'", ag->id, f->ag_groups[i]);
 			continue;
 		}
 		for (int j = 0; j < g->n; j++) {
@@ -558,7 +558,7 @@ static void spoe_resolve(struct spoe_file *f)
 		}
 	}
 	if (!f->n_ag_msgs && !f->n_ag_groups)
-		cfg_warn(ctx, "'%s' has neither messages nor groups: it sends nothing", ag->id);
+		cfg_warn(ctx, "spoe-agent '%s' has neither messages nor groups: it sends nothing", ag->id);
 }
 
 struct spoe_agent *spoe_file_load(struct cfg_ctx *pctx, const char *path, const char *engine)
