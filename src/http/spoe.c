@@ -773,13 +773,15 @@ static const struct {
 	[SPOE_EV_FE_HTTP_REQ] = { "on-frontend-http-request", HTTP_RS_REQ, PR_CAP_FE },
 	[SPOE_EV_BE_HTTP_REQ] = { "on-backend-http-request", HTTP_RS_REQ, PR_CAP_BE },
 	[SPOE_EV_HTTP_RES]    = { "on-http-response", HTTP_RS_RES, PR_CAP_FE | PR_CAP_BE },
+	[SPOE_EV_CLI_SESS]    = { "on-client-session", -1, PR_CAP_FE },
 };
 
 static int spoe_filter_parse(struct cfg_ctx *ctx, int argc, char **argv)
 {
 	/* prepended last, runs first: the frontend's event before the backend's */
 	static const int order[] = { SPOE_EV_HTTP_RES, SPOE_EV_BE_HTTP_REQ, SPOE_EV_FE_HTTP_REQ,
-				     SPOE_EV_TCP_RES, SPOE_EV_BE_TCP_REQ, SPOE_EV_FE_TCP_REQ };
+				     SPOE_EV_TCP_RES, SPOE_EV_BE_TCP_REQ, SPOE_EV_FE_TCP_REQ,
+				     SPOE_EV_CLI_SESS };
 	const char *engine = NULL, *file = NULL;
 	struct proxy *px = ctx->px;
 	struct spoe_agent *ag;
@@ -829,6 +831,11 @@ static int spoe_filter_parse(struct cfg_ctx *ctx, int argc, char **argv)
 		snd->event = ev;
 		snd->next = spoe_sends;   /* kept with the others: the rule does not own it */
 		spoe_sends = snd;
+		snd->px = px;
+		snd->file = xstrdup(ctx->file);
+		snd->line = ctx->line;
+		if (ev == SPOE_EV_CLI_SESS)
+			continue;   /* at post-parse, where the mode is known */
 		if (SPOE_EV_IS_TCP(ev))
 			tcp_rules_prepend_action(px, (enum tcp_rule_set)spoe_ev_rows[ev].set,
 						 &spoe_event_act, snd);
@@ -850,7 +857,8 @@ static int spoe_postparse(void)
 		for (int ev = 0; ev < SPOE_EV_COUNT; ev++) {
 			int tcp = SPOE_EV_IS_TCP(ev);
 
-			if (!ag->nev[ev] || (ag->px->mode == PR_MODE_TCP) == tcp)
+			if (!ag->nev[ev] || ev == SPOE_EV_CLI_SESS ||
+			    (ag->px->mode == PR_MODE_TCP) == tcp)
 				continue;
 			/* HTTP events need HTTP; the content rules of an HTTP
 			 * stream cannot wait, so TCP events need mode tcp */
@@ -874,6 +882,18 @@ static int spoe_postparse(void)
 		struct spoe_agent *ag;
 		struct spoe_group *g = NULL;
 
+		if (snd->event == SPOE_EV_CLI_SESS) {
+			/* the first rule of the sets its mode runs, before the
+			 * frontend's own events (prepended after them) */
+			struct cfg_ctx ctx = { .file = snd->file, .line = snd->line, .px = snd->px };
+
+			if (snd->px->mode == PR_MODE_TCP)
+				tcp_rules_prepend_action(snd->px, TCP_RS_REQ, &spoe_event_act, snd);
+			else
+				http_rules_prepend_action(&ctx, snd->px, HTTP_RS_REQ, &spoe_event_act,
+							  snd);
+			continue;
+		}
 		if (snd->event >= 0)
 			continue;   /* an event's: resolved already */
 		for (ag = spoe_agents; ag; ag = ag->next)

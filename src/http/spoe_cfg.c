@@ -47,7 +47,7 @@ static const struct { const char *name; int ev; } spoe_events[] = {
 	{ "on-frontend-tcp-request", SPOE_EV_FE_TCP_REQ },
 	{ "on-backend-tcp-request", SPOE_EV_BE_TCP_REQ },
 	{ "on-tcp-response", SPOE_EV_TCP_RES },
-	{ "on-client-session", -1 },
+	{ "on-client-session", SPOE_EV_CLI_SESS },
 	{ "on-server-session", -1 },
 };
 
@@ -264,7 +264,7 @@ static int msg_event(struct spoe_file *f, int argc, char **argv, size_t off)
 	}
 	if (spoe_events[i].ev < 0) {
 		cfg_alert(f->ctx, "event '%s' is not run by sluice's SPOE (it sends messages on "
-			  "the HTTP and TCP content events and by send-spoe-group)", argv[0]);
+			  "the session, HTTP and TCP content events and by send-spoe-group)", argv[0]);
 		return -1;
 	}
 	m->event = spoe_events[i].ev;

@@ -16,7 +16,7 @@ struct acl_cond;
 struct cfg_ctx;
 
 /* The events a spoe-message may be sent on; sluice runs all but
- * on-client-session and on-server-session. */
+ * on-server-session. */
 enum spoe_event {
 	SPOE_EV_FE_TCP_REQ,    /* on-frontend-tcp-request */
 	SPOE_EV_BE_TCP_REQ,    /* on-backend-tcp-request */
@@ -24,6 +24,8 @@ enum spoe_event {
 	SPOE_EV_FE_HTTP_REQ,   /* on-frontend-http-request */
 	SPOE_EV_BE_HTTP_REQ,   /* on-backend-http-request */
 	SPOE_EV_HTTP_RES,      /* on-http-response */
+	SPOE_EV_CLI_SESS,      /* on-client-session: first of the content rules (mode
+	                          tcp) or of the http-request rules (mode http) */
 	SPOE_EV_COUNT
 };
 
