@@ -1,6 +1,7 @@
 -- TLS client sockets: Socket:connect_ssl() and core.httpclient() with an
 -- https:// URL, against a TLS frontend of the same process (a
--- self-signed certificate: Lua sockets do not verify it, as HAProxy's).
+-- self-signed certificate: Lua sockets do not verify it, as HAProxy's; the
+-- configuration says httpclient.ssl.verify none for the httpclient).
 
 core.register_action("tls_raw", { "http-req" }, function(txn, addr)
   local s = core.tcp()

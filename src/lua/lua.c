@@ -771,6 +771,7 @@ void lua_deinit(void)
 	lg.npool = 0;
 	lua_close(lg.L);
 	lg.L = NULL;
+	lua_sock_deinit();
 }
 
 int lua_enabled(void)

@@ -252,6 +252,8 @@ void lua_applet_release(struct stream *s, struct lua_strm *ls);
 
 /* ---- lua_sock.c: core.tcp(), core.httpclient() ---- */
 void lua_sock_register(lua_State *L);
+/* Releases the httpclient's settings (after lua_close()). */
+void lua_sock_deinit(void);
 
 /* ---- lua_px.c: Proxy, Server, Listener, StickTable; core.proxies ---- */
 void lua_px_register(lua_State *L);

@@ -1,7 +1,9 @@
 /* The Socket class (core.tcp(): LuaSocket's client functions over a
  * non-blocking socket, TLS with connect_ssl()) and core.httpclient() (an
- * HTTP/1.1 client written on it). Every wait (connect, send, receive)
- * suspends the script's run on the socket's watcher, never the loop. */
+ * HTTP/1.1 client written on it, with the global httpclient.* settings:
+ * host names resolved through a resolvers section, servers' certificates
+ * verified). Every wait (resolve, connect, send, receive) suspends the
+ * script's run on the socket's watcher, never the loop. */
 #ifdef USE_LUA
 #include <errno.h>
 #include <fcntl.h>
@@ -12,14 +14,21 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #ifdef USE_OPENSSL
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #endif
 
 #include <sluice/addr.h>
+#include <sluice/cfg.h>
 #include <sluice/common.h>
+#include <sluice/dns.h>
 #include <sluice/global.h>
+#include <sluice/log.h>
+#include <sluice/resolvers.h>
 #include <sluice/str.h>
 
 #include "lua_int.h"
@@ -41,7 +50,26 @@ struct lua_sock {
 #ifdef USE_OPENSSL
 	SSL             *ssl;
 #endif
+	/* the httpclient's connections (_hc_connect) */
+	char            *host;        /* the URL's host: SNI and certificate check */
+	int              port;
+	struct dns_req   dreq;        /* the resolution of <host> waited for */
+	int              resolved;    /* it ended */
 };
+
+/* The global httpclient.* settings. */
+static struct {
+	int                   verify;   /* httpclient.ssl.verify required (the default) */
+	char                 *ca_file;  /* httpclient.ssl.ca-file; NULL: @system-ca */
+	char                 *rs_id;    /* httpclient.resolvers.id; NULL: "default" */
+	char                 *ca_at, *rs_at;   /* "file:line" of those keywords */
+	int                   prefer;   /* AF_INET6 (the default) or AF_INET */
+	struct dns_resolvers *rs;       /* NULL: host names are not resolved */
+	char                 *rs_err;   /* why there is none */
+#ifdef USE_OPENSSL
+	SSL_CTX              *ctx;
+#endif
+} hc = { .verify = 1, .prefer = AF_INET6 };
 
 /* ---- waiting ---- */
 
@@ -63,6 +91,7 @@ static void sock_cancel(void *arg)
 	struct lua_sock *k = arg;
 
 	k->waiter = NULL;
+	dns_req_detach(&k->dreq);
 	if (global.loop)
 		ev_io_stop(global.loop, &k->io);
 }
@@ -164,8 +193,34 @@ static int sock_handshake(lua_State *L, struct lua_sock *k)
 		return sock_wait(L, k, e == SSL_ERROR_WANT_READ ? EV_READ : EV_WRITE, 0,
 				 sock_k_handshake);
 	ERR_clear_error();
+	e = (int)SSL_get_verify_result(k->ssl);
 	sock_close_fd(k);
+	if (e != X509_V_OK) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "TLS handshake failed: the server's certificate is "
+			 "not trusted (%s)", X509_verify_cert_error_string(e));
+		return sock_fail(L, k, msg);
+	}
 	return sock_fail(L, k, "TLS handshake failed");
+}
+
+/* The TLS session of an httpclient connection: SNI is the URL's host
+ * name, and when httpclient.ssl.verify is required the certificate must
+ * chain to the CA file and name that host (or IP address). Returns 0 or
+ * -1. */
+static int sock_hc_tls(struct lua_sock *k)
+{
+	unsigned char ip[16];
+	int is_ip = inet_pton(AF_INET, k->host, ip) == 1 || inet_pton(AF_INET6, k->host, ip) == 1;
+
+	if (!is_ip && !SSL_set_tlsext_host_name(k->ssl, k->host))
+		return -1;
+	if (!hc.verify)
+		return 0;
+	if (is_ip)
+		return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(k->ssl), k->host) == 1 ? 0 : -1;
+	return SSL_set1_host(k->ssl, k->host) == 1 ? 0 : -1;
 }
 
 static int sock_k_handshake(lua_State *L, int status, lua_KContext ctx)
@@ -204,7 +259,14 @@ static int sock_connected(lua_State *L, struct lua_sock *k, int tls)
 		if (sock_ssl_ctx)
 			SSL_CTX_set_verify(sock_ssl_ctx, SSL_VERIFY_NONE, NULL);
 	}
-	if (!sock_ssl_ctx || !(k->ssl = SSL_new(sock_ssl_ctx)) || !SSL_set_fd(k->ssl, k->fd)) {
+	if (k->host && !hc.ctx) {
+		sock_close_fd(k);
+		return sock_fail(L, k, "the httpclient has no TLS context (see the start-up "
+				 "warnings about httpclient.ssl.ca-file)");
+	}
+	if (!sock_ssl_ctx || !(k->ssl = SSL_new(k->host ? hc.ctx : sock_ssl_ctx)) ||
+	    !SSL_set_fd(k->ssl, k->fd) || (k->host && sock_hc_tls(k) == -1)) {
+		ERR_clear_error();
 		sock_close_fd(k);
 		return sock_fail(L, k, "cannot start TLS");
 	}
@@ -225,6 +287,32 @@ static int sock_k_connect(lua_State *L, int status, lua_KContext ctx)
 		return sock_fail(L, k, "timeout");
 	}
 	return sock_connected(L, k, (int)ctx);
+}
+
+/* Connects <k> to <ss> (<len> bytes), then starts TLS if <tls>. */
+static int sock_connect_to(lua_State *L, struct lua_sock *k, const struct sockaddr_storage *ss,
+                           socklen_t len, int tls)
+{
+	k->fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (k->fd == -1)
+		return sock_fail(L, k, strerror(errno));
+	if (ss->ss_family != AF_UNIX) {
+		int one = 1;
+
+		setsockopt(k->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	k->st = SOCK_CONNECTING;
+	k->deadline = 0;
+	if (connect(k->fd, (const struct sockaddr *)ss, len) == -1) {
+		if (errno != EINPROGRESS && errno != EAGAIN) {
+			int e = errno;
+
+			sock_close_fd(k);
+			return sock_fail(L, k, strerror(e));
+		}
+		return sock_wait(L, k, EV_WRITE, tls, sock_k_connect);
+	}
+	return sock_connected(L, k, tls);
 }
 
 /* connect(address [, port]) and connect_ssl(address, port) */
@@ -259,26 +347,146 @@ static int sock_connect_any(lua_State *L, int tls)
 		free(err);
 		return 2;
 	}
-	k->fd = socket(spec.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (k->fd == -1)
-		return sock_fail(L, k, strerror(errno));
-	if (spec.ss.ss_family != AF_UNIX) {
-		int one = 1;
+	return sock_connect_to(L, k, &spec.ss, spec.len, tls);
+}
 
-		setsockopt(k->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	}
-	k->st = SOCK_CONNECTING;
-	k->deadline = 0;
-	if (connect(k->fd, (struct sockaddr *)&spec.ss, spec.len) == -1) {
-		if (errno != EINPROGRESS && errno != EAGAIN) {
-			int e = errno;
+/* ---- the httpclient's connections ---- */
 
-			sock_close_fd(k);
-			return sock_fail(L, k, strerror(e));
-		}
-		return sock_wait(L, k, EV_WRITE, tls, sock_k_connect);
+static void sock_dns_done(struct dns_req *rq)
+{
+	struct lua_sock *k = container_of(rq, struct lua_sock, dreq);
+
+	k->resolved = 1;
+	if (k->waiter)
+		lua_run_wake(k->waiter);
+}
+
+/* Connects to the address the resolution of <k>->host gave (the family
+ * httpclient.resolvers.prefer names first). */
+static int sock_hc_resolved(lua_State *L, struct lua_sock *k, int tls)
+{
+	const struct dns_res *res = k->dreq.res;
+	const struct dns_item *pick = NULL;
+	struct sockaddr_storage ss = { 0 };
+	socklen_t len;
+	char msg[300];
+
+	for (int i = 0; res && res->status == DNS_ST_VALID && i < res->nitems; i++) {
+		const struct dns_item *it = &res->items[i];
+
+		if (it->family != AF_INET && it->family != AF_INET6)
+			continue;
+		if (!pick || (it->family == hc.prefer && pick->family != hc.prefer))
+			pick = it;
 	}
-	return sock_connected(L, k, tls);
+	if (!pick) {
+		snprintf(msg, sizeof(msg), "cannot resolve '%s': %s", k->host,
+			 res && res->status != DNS_ST_VALID ? dns_status_str(res->status) :
+			 "no address");
+		dns_req_detach(&k->dreq);
+		return sock_fail(L, k, msg);
+	}
+	if (pick->family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_addr = pick->ip.v4;
+		a->sin_port = htons((uint16_t)k->port);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = pick->ip.v6;
+		a->sin6_port = htons((uint16_t)k->port);
+		len = sizeof(*a);
+	}
+	dns_req_detach(&k->dreq);
+	return sock_connect_to(L, k, &ss, len, tls);
+}
+
+static int sock_k_resolve(lua_State *L, int status, lua_KContext ctx)
+{
+	struct lua_sock *k = sock_check(L);
+	int timed_out = sock_timed_out(k);
+
+	if (k->resolved)
+		return sock_hc_resolved(L, k, (int)ctx);
+	if (timed_out) {
+		dns_req_detach(&k->dreq);
+		return sock_fail(L, k, "timeout");
+	}
+	/* woken for something else: wait on */
+	k->waiter = lua_cur(L);
+	k->waiter->cancel = sock_cancel;
+	k->waiter->cancel_arg = k;
+	if (k->deadline)
+		lua_run_timer(k->waiter, k->deadline - lua_mono() > 0 ? k->deadline - lua_mono() :
+			      1e-6);
+	return lua_wait(L, LUA_W_IO, ctx, sock_k_resolve);
+}
+
+/* _hc_connect(host, port, tls [, dst]): the httpclient's connection to
+ * the URL's <host> (an IP address, or a name resolved through the
+ * httpclient's resolvers section), or to the address <dst> when given;
+ * <host> is then still the TLS server name. */
+static int sock_hc_connect(lua_State *L)
+{
+	struct lua_sock *k = sock_check(L);
+	const char *host = luaL_checkstring(L, 2);
+	lua_Integer port = luaL_checkinteger(L, 3);
+	int tls = lua_toboolean(L, 4);
+	struct lua_run *r = lua_cur(L);
+	unsigned char ip[16];
+	char name[DNS_NAME_MAX + 1];
+	int qtype = hc.prefer == AF_INET ? DNS_T_A : DNS_T_AAAA;
+
+	if (k->st != SOCK_NEW)
+		return sock_fail(L, k, "already connected");
+	if (!(r->flags & LUA_RF_YIELD))
+		return luaL_error(L, "the httpclient is for actions, services and tasks");
+	if (port < 1 || port > 65535)
+		return sock_fail(L, k, "invalid port");
+	free(k->host);
+	k->host = xstrdup(host);
+	k->port = (int)port;
+	if (!lua_isnoneornil(L, 5)) {
+		lua_settop(L, 5);
+		lua_remove(L, 4);
+		lua_remove(L, 3);
+		lua_remove(L, 2);   /* self, dst */
+		return sock_connect_any(L, tls);
+	}
+	if (inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1) {
+		lua_settop(L, 3);   /* self, host, port */
+		return sock_connect_any(L, tls);
+	}
+	if (!hc.rs) {
+		char msg[400];
+
+		snprintf(msg, sizeof(msg), "cannot resolve '%s': %s", host,
+			 hc.rs_err ? hc.rs_err : "no resolvers section for the httpclient");
+		return sock_fail(L, k, msg);
+	}
+	if (strlen(host) > DNS_NAME_MAX || dns_name_norm(host, strlen(host), name) == -1)
+		return sock_fail(L, k, "invalid host name");
+	k->resolved = 0;
+	k->dreq.done = sock_dns_done;
+	switch (dns_req_attach(&k->dreq, hc.rs, name, qtype)) {
+	case 1:
+		return sock_hc_resolved(L, k, tls);
+	case -1:
+		return sock_fail(L, k, "invalid host name");
+	}
+	k->ready = 0;
+	k->waiter = r;
+	r->cancel = sock_cancel;
+	r->cancel_arg = k;
+	if (k->timeout > 0) {
+		k->deadline = lua_mono() + k->timeout;
+		lua_run_timer(r, k->timeout);
+	}
+	return lua_wait(L, LUA_W_IO, tls, sock_k_resolve);
 }
 
 static int sock_connect(lua_State *L)     { return sock_connect_any(L, 0); }
@@ -549,7 +757,10 @@ static int sock_gc(lua_State *L)
 	if (k->fd >= 0)
 		sock_close_fd(k);
 	sock_stop(k);
+	dns_req_detach(&k->dreq);
 	dstr_free(&k->rx);
+	free(k->host);
+	k->host = NULL;
 	return 0;
 }
 
@@ -591,8 +802,7 @@ static const char lua_httpclient_src[] =
 	"  local s = core.tcp()\n"
 	"  if r.timeout then s:settimeout(r.timeout / 1000) end\n"
 	"  local ok\n"
-	"  if r.dst then ok, err = (u.ssl and s.connect_ssl or s.connect)(s, r.dst)\n"
-	"  else ok, err = (u.ssl and s.connect_ssl or s.connect)(s, u.host, u.port) end\n"
+	"  ok, err = s:_hc_connect(u.host, u.port, u.ssl, r.dst)\n"
 	"  if not ok then return nil, err end\n"
 	"  local body = r.body or ''\n"
 	"  local lines = { meth .. ' ' .. u.path .. ' HTTP/1.1' }\n"
@@ -665,6 +875,127 @@ static const char lua_httpclient_src[] =
 	"end\n"
 	"return function() return setmetatable({}, HC) end\n";
 
+/* ---- httpclient.* in the global section ---- */
+
+/* The two-word settings: the row's value is the index of its entry. */
+static const struct {
+	const char *word[2];   /* what may be written */
+	int         val[2];    /* what each sets */
+	int        *set;
+} hc_choices[] = {
+	{ { "none", "required" }, { 0, 1 }, &hc.verify },            /* httpclient.ssl.verify */
+	{ { "ipv4", "ipv6" }, { AF_INET, AF_INET6 }, &hc.prefer },   /* ...resolvers.prefer */
+};
+
+static int kw_hc_choice(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	const __typeof__(hc_choices[0]) *c = &hc_choices[ctx->kw_row->arg];
+
+	for (int i = 0; argc == 1 && i < 2; i++)
+		if (strcmp(argv[0], c->word[i]) == 0) {
+			*c->set = c->val[i];
+			return 0;
+		}
+	cfg_alert(ctx, "expects '%s' or '%s'", c->word[0], c->word[1]);
+	return -1;
+}
+
+/* httpclient.ssl.ca-file <file> and httpclient.resolvers.id <id> (row
+ * value 1): kept with where they were written, checked at post-parse. */
+static int kw_hc_str(struct cfg_ctx *ctx, void *target, int argc, char **argv)
+{
+	int rs = ctx->kw_row->arg;
+	char **v = rs ? &hc.rs_id : &hc.ca_file, **at = rs ? &hc.rs_at : &hc.ca_at;
+
+	if (argc != 1 || !*argv[0]) {
+		cfg_alert(ctx, "expects %s", ctx->kw_row->usage);
+		return -1;
+	}
+	free(*v);
+	free(*at);
+	*v = xstrdup(argv[0]);
+	*at = str_fmt("%s:%d", ctx->file, ctx->line);
+	return 0;
+}
+
+static struct cfg_kw hc_kws[] = {
+	{ "httpclient.ssl.verify", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_hc_choice,
+	  .usage = "none|required", .arg = 0 },
+	{ "httpclient.ssl.ca-file", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_hc_str,
+	  .usage = "a file of CA certificates, or @system-ca", .arg = 0 },
+	{ "httpclient.resolvers.id", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_hc_str,
+	  .usage = "the name of a resolvers section", .arg = 1 },
+	{ "httpclient.resolvers.prefer", CFG_SEC_GLOBAL, CFG_T_FUNC, 0, .parse = kw_hc_choice,
+	  .usage = "ipv4|ipv6", .arg = 1 },
+};
+
+/* The resolvers section of the httpclient (a named one must exist;
+ * "default", made from resolv.conf when not declared, only with scripts
+ * loaded, may be missing: names then do not resolve) and, with scripts
+ * loaded, its TLS context (an explicit CA file must load). Returns the
+ * number of errors. */
+static int hc_postparse(void)
+{
+	char *err = NULL;
+
+	if (!lg.L && !hc.rs_id)
+		return 0;   /* nobody uses the httpclient: no "default" section made */
+	hc.rs = resolvers_ref(hc.rs_id ? hc.rs_id : "default", &err);
+	if (!hc.rs) {
+		if (hc.rs_id) {
+			log_alert("%s: 'httpclient.resolvers.id': %s", hc.rs_at, err);
+			free(err);
+			return 1;
+		}
+		hc.rs_err = err;
+	}
+	if (!lg.L)
+		return 0;
+#ifdef USE_OPENSSL
+	hc.ctx = SSL_CTX_new(TLS_client_method());
+	if (!hc.ctx)
+		return 1;
+	if (!hc.verify) {
+		SSL_CTX_set_verify(hc.ctx, SSL_VERIFY_NONE, NULL);
+	} else {
+		int ok = !hc.ca_file || strcmp(hc.ca_file, "@system-ca") == 0 ?
+			 SSL_CTX_set_default_verify_paths(hc.ctx) :
+			 SSL_CTX_load_verify_locations(hc.ctx, hc.ca_file, NULL);
+
+		ERR_clear_error();
+		if (!ok && hc.ca_file) {
+			log_alert("%s: 'httpclient.ssl.ca-file': cannot load CA certificates from '%s'",
+				  hc.ca_at, hc.ca_file);
+			return 1;
+		}
+		SSL_CTX_set_verify(hc.ctx, SSL_VERIFY_PEER, NULL);
+	}
+#endif
+	return 0;
+}
+
+void lua_sock_deinit(void)
+{
+	free(hc.ca_file);
+	free(hc.rs_id);
+	free(hc.rs_err);
+	free(hc.ca_at);
+	free(hc.rs_at);
+	hc.ca_at = hc.rs_at = NULL;
+#ifdef USE_OPENSSL
+	if (hc.ctx)
+		SSL_CTX_free(hc.ctx);
+#endif
+	hc.ca_file = hc.rs_id = hc.rs_err = NULL;
+	hc.rs = NULL;
+}
+
+SLUICE_INIT(lua_hc_register)
+{
+	cfg_register(hc_kws, ARRAY_SIZE(hc_kws));
+	cfg_register_postparse(hc_postparse, 25);
+}
+
 void lua_sock_register(lua_State *L)
 {
 	static const luaL_Reg fns[] = {
@@ -672,6 +1003,7 @@ void lua_sock_register(lua_State *L)
 		{ "send", sock_send }, { "receive", sock_receive_any }, { "close", sock_close },
 		{ "getpeername", sock_getpeername }, { "getsockname", sock_getsockname },
 		{ "setoption", sock_setoption }, { "settimeout", sock_settimeout },
+		{ "_hc_connect", sock_hc_connect },
 		{ NULL, NULL }
 	};
 

@@ -65,8 +65,8 @@ static void check_msg(const struct parsed *p, size_t limit, int resp)
 		if (resp)
 			CHECK(m->err_status == 502);
 		else
-			CHECK(m->err_status == 400 || m->err_status == 414 || m->err_status == 431 ||
-			      m->err_status == 501 || m->err_status == 505);
+			CHECK(m->err_status == 400 || m->err_status == 413 || m->err_status == 414 ||
+			      m->err_status == 431 || m->err_status == 501 || m->err_status == 505);
 		return;
 	}
 	if (p->ret == 0)

@@ -50,7 +50,7 @@ static void check_update(const struct peer_tdef *d, const struct peer_upd *u)
 		if ((e.data >> bit & 1) && peer_dt_kind(bit) != PEER_DK_UINT &&
 		    peer_dt_kind(bit) != PEER_DK_FREQ)
 			e.data &= ~((uint64_t)1 << bit);
-	if (peer_msg_put_update(&out, &e, u) == -1)
+	if (peer_msg_put_update(&out, &e, (struct peer_upd *)u) == -1)
 		__builtin_trap();
 	if (peer_msg_parse((const unsigned char *)out.p, out.len, &m, &big) != (int)out.len ||
 	    peer_upd_decode(m.type, m.body, m.len, &e, &r) != 0 || r.klen != u->klen ||
