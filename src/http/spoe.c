@@ -614,10 +614,34 @@ static int spoe_build(const struct spoe_send *snd, struct stream *s, struct spoe
 	return nmsg;
 }
 
+/* One line per processing when the agent has "log" targets: its name, the
+ * event or group, the stream, the status (the set-on-error value, 0: none),
+ * the waits (ms: total, processing), the open connections, and its
+ * failed/done processings. */
+static void spoe_log(struct spoe_agent *ag, const struct spoe_wait *w, const struct stream *s,
+                     int err)
+{
+	char line[512];
+	int nconn = 0, n;
+
+	if (!ag->loggers.head && !ag->loggers.use_global)
+		return;
+	for (const struct spoe_conn *c = ag->conns; c; c = c->next)
+		nconn++;
+	n = snprintf(line, sizeof(line), "SPOE: [%s] <%s> sid=%llu st=%d %ld/%ld %d %llu/%llu",
+		     ag->id, w->snd->what, (unsigned long long)s->uniq_id, err,
+		     (long)(tick_now_ms() - w->t0),
+		     w->t_sent && !err ? (long)(tick_now_ms() - w->t_sent) : -1L, nconn,
+		     (unsigned long long)ag->n_err, (unsigned long long)ag->n_proc);
+	if (n > 0)
+		log_send(&ag->loggers, LOG_L_INFO, line, (size_t)n < sizeof(line) ? (size_t)n :
+			 sizeof(line) - 1);
+}
+
 /* The end of a wait: variables set, times and errors recorded. */
 static void spoe_done(struct spoe_strm *st, struct stream *s, struct spoe_wait *w)
 {
-	const struct spoe_agent *ag = w->snd->ag;
+	struct spoe_agent *ag = w->snd->ag;
 	int err = w->err;
 
 	if (!err && spoe_apply(ag, s, w->frame, w->len) == -1)
@@ -630,6 +654,9 @@ static void spoe_done(struct spoe_strm *st, struct stream *s, struct spoe_wait *
 		spoe_set_int(ag, s, ag->var_err, err);
 	if (err && !ag->continue_on_error && st->noff < (int)ARRAY_SIZE(st->off))
 		st->off[st->noff++] = ag;
+	ag->n_proc++;
+	ag->n_err += err != 0;
+	spoe_log(ag, w, s, err);
 }
 
 static enum act_ret spoe_act_run(void *priv, struct stream *s, unsigned where,
@@ -829,6 +856,7 @@ static int spoe_filter_parse(struct cfg_ctx *ctx, int argc, char **argv)
 		snd->msgs = ag->ev[ev];
 		snd->n = ag->nev[ev];
 		snd->event = ev;
+		snd->what = spoe_ev_rows[ev].name;
 		snd->next = spoe_sends;   /* kept with the others: the rule does not own it */
 		spoe_sends = snd;
 		snd->px = px;
@@ -867,6 +895,8 @@ static int spoe_postparse(void)
 				  tcp ? "tcp" : "http", ag->px->name);
 			errors++;
 		}
+		if (log_open(&ag->loggers) == -1)
+			errors++;
 		ag->be = proxy_find(ag->be_name, PR_CAP_BE);
 		if (!ag->be) {
 			log_alert("%s:%d: spoe-agent '%s': use-backend '%s': no such backend",
@@ -915,6 +945,7 @@ static int spoe_postparse(void)
 			snd->ag = ag;
 			snd->msgs = g->msgs;
 			snd->n = g->n;
+			snd->what = g->id;
 		}
 	}
 	return errors;

@@ -12,6 +12,7 @@
 #include <sluice/cfg.h>
 #include <sluice/common.h>
 #include <sluice/lexer.h>
+#include <sluice/log.h>
 #include <sluice/proxy.h>
 #include <sluice/spop.h>
 #include <sluice/str.h>
@@ -204,6 +205,12 @@ static int ag_capability(struct spoe_file *f, int argc, char **argv, size_t off)
 	return 0;
 }
 
+/* log global | <target> ...: the agent's own log targets, as a proxy's. */
+static int ag_log(struct spoe_file *f, int argc, char **argv, size_t off)
+{
+	return log_cfg_parse(f->ctx, &f->ag->loggers, argc, argv);
+}
+
 /* ---- spoe-message ---- */
 
 static int msg_args(struct spoe_file *f, int argc, char **argv, size_t off)
@@ -342,14 +349,14 @@ static const struct spoe_kw spoe_kws[] = {
 	  "sluice never fragments a payload: a message that does not fit max-frame-size "
 	  "is an error (status 3)" },
 	{ "option dontlog-normal", SPOE_S_AGENT, NULL, 0,
-	  "SPOE log lines are not built in sluice" },
+	  "sluice logs every processing of an agent with a 'log' line" },
 	{ "maxconnrate", SPOE_S_AGENT, ag_maxconnrate, 0, NULL },
 	{ "maxerrrate", SPOE_S_AGENT, NULL, 0,
 	  "the error rate limit of SPOE agents is not built in sluice" },
 	{ "max-frame-size", SPOE_S_AGENT, ag_max_frame, 0, NULL },
 	{ "max-waiting-frames", SPOE_S_AGENT, ag_max_waiting, 0, NULL },
 	{ "register-var-names", SPOE_S_AGENT, ag_reg_vars, 0, NULL },
-	{ "log", SPOE_S_AGENT, NULL, 0, "SPOE log lines are not built in sluice" },
+	{ "log", SPOE_S_AGENT, ag_log, 0, NULL },
 	{ "args", SPOE_S_MSG, msg_args, 0, NULL },
 	{ "event", SPOE_S_MSG, msg_event, 0, NULL },
 	{ "acl", SPOE_S_MSG, msg_acl, 0, NULL },
@@ -463,6 +470,7 @@ static void spoe_line(struct spoe_file *f, int argc, char **argv)
 		cfg_alert(f->ctx, "unknown keyword");
 		return;
 	}
+	f->ctx->kw = k->name;   /* both words of "option var-prefix" */
 	if (k->refused) {
 		cfg_alert(f->ctx, "not supported by sluice: %s", k->refused);
 		return;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <sluice/conn.h>
+#include <sluice/log.h>
 #include <sluice/sample.h>
 
 struct proxy;
@@ -84,6 +85,8 @@ struct spoe_agent {
 	int                nev[SPOE_EV_COUNT];
 	struct spoe_group *groups;
 	char              *engine_id;     /* sent in the HELLO */
+	struct log_list    loggers;       /* "log": a line per processing */
+	uint64_t           n_proc, n_err; /* processings done, failed (for the log line) */
 	/* run time */
 	struct spoe_conn  *conns;         /* open connections to its agents */
 	struct server     *rr;            /* the last server connected to */
@@ -96,6 +99,7 @@ struct spoe_send {
 	struct spoe_msg  **msgs;
 	int                n;
 	int                event;     /* enum spoe_event, -1 for a group */
+	const char        *what;      /* the event's or the group's name, for logs */
 	/* send-spoe-group: its rule's proxy and the names it resolves at post-parse */
 	struct spoe_send  *next;
 	struct proxy      *px;
