@@ -403,26 +403,30 @@ static struct spoe_conn *sc_new(struct spoe_agent *ag)
 
 /* ---- the stream side ---- */
 
+/* Frees wait <w>, which its stream gives up, finished or not. */
+static void wait_free(struct spoe_wait *w)
+{
+	ev_timer_stop(global.loop, &w->timer);
+	wait_pending_del(w);
+	if (w->sc) {
+		/* its ACK would come for nobody: the connection goes */
+		struct spoe_conn *sc = w->sc;
+
+		sc->w = NULL;
+		if (sc->st == SC_BUSY)
+			sc_fail(sc, 0, 0);
+	}
+	free(w->frame);
+	free(w);
+}
+
 static void strm_free(struct stream *s)
 {
 	struct spoe_strm *st = s->ext[spoe_slot];
-	struct spoe_wait *w = st->w;
 
 	s->ext[spoe_slot] = NULL;
-	if (w) {
-		ev_timer_stop(global.loop, &w->timer);
-		wait_pending_del(w);
-		if (w->sc) {
-			/* its ACK would come for nobody: the connection goes */
-			struct spoe_conn *sc = w->sc;
-
-			sc->w = NULL;
-			if (sc->st == SC_BUSY)
-				sc_fail(sc, 0, 0);
-		}
-		free(w->frame);
-		free(w);
-	}
+	if (st->w)
+		wait_free(st->w);
 	free(st);
 }
 
@@ -674,8 +678,7 @@ static enum act_ret spoe_act_run(void *priv, struct stream *s, unsigned where,
 			return ACT_RET_YIELD;   /* woken by something else */
 		spoe_done(st, s, w);
 		st->w = NULL;
-		free(w->frame);
-		free(w);
+		wait_free(w);
 		return ACT_RET_CONT;
 	}
 	if (!snd->ag || !res->can_yield)
@@ -685,13 +688,8 @@ static enum act_ret spoe_act_run(void *priv, struct stream *s, unsigned where,
 		s->ext[spoe_slot] = st;
 	}
 	if (st->w) {   /* what another rule left */
-		struct spoe_strm keep = *st;
-
-		keep.w = NULL;
-		strm_free(s);
-		st = xcalloc(1, sizeof(*st));
-		*st = keep;
-		s->ext[spoe_slot] = st;
+		wait_free(st->w);
+		st->w = NULL;
 	}
 	for (int i = 0; i < st->noff; i++)
 		if (st->off[i] == snd->ag)
