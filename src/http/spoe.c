@@ -351,17 +351,10 @@ static struct spoe_conn *sc_new(struct spoe_agent *ag)
 	struct server *srv = ag->rr ? ag->rr->next : NULL;
 	struct spop_wr wr;
 	struct spoe_conn *sc;
-	unsigned sec = tick_now_ms() / 1000;
 	int r;
 
-	if (ag->maxconnrate) {
-		if (ag->conn_sec != sec) {
-			ag->conn_sec = sec;
-			ag->conn_cnt = 0;
-		}
-		if (ag->conn_cnt >= ag->maxconnrate)
-			return NULL;
-	}
+	if (ag->maxconnrate && freq_rate(&ag->conn_rate, tick_now_ms()) >= ag->maxconnrate)
+		return NULL;
 	for (int i = 0; i < 2 * ag->be->nsrv + 1; i++) {
 		if (!srv)
 			srv = ag->be->servers;
@@ -374,7 +367,7 @@ static struct spoe_conn *sc_new(struct spoe_agent *ag)
 	if (!srv || !server_usable(srv) || !srv->addrlen)
 		return NULL;
 	ag->rr = srv;
-	ag->conn_cnt++;
+	freq_add(&ag->conn_rate, (uint32_t)(tick_now_ms() / 1000));
 	sc = xcalloc(1, sizeof(*sc));
 	sc->ag = ag;
 	sc->rbuf = xcalloc(1, SPOP_FRAME_MAX + 4);
@@ -660,6 +653,8 @@ static void spoe_done(struct spoe_strm *st, struct stream *s, struct spoe_wait *
 		st->off[st->noff++] = ag;
 	ag->n_proc++;
 	ag->n_err += err != 0;
+	if (err && err != SPOE_E_ALLOC)   /* the agent's failures, not maxerrrate's */
+		freq_add(&ag->err_rate, (uint32_t)(tick_now_ms() / 1000));
 	spoe_log(ag, w, s, err);
 }
 
@@ -701,14 +696,21 @@ static enum act_ret spoe_act_run(void *priv, struct stream *s, unsigned where,
 	w->stream_id = s->uniq_id;
 	w->frame_id = ++spoe_frame_ids;
 	w->frame = xcalloc(1, snd->ag->max_frame + 4);
+	if (snd->ag->maxerrrate &&
+	    freq_rate(&snd->ag->err_rate, tick_now_ms()) >= snd->ag->maxerrrate) {
+		/* too many failures lately: the agent is left alone */
+		w->err = SPOE_E_ALLOC;
+		spoe_done(st, s, w);
+		wait_free(w);
+		return ACT_RET_CONT;
+	}
 	n = spoe_build(snd, s, w);
 	if (n <= 0) {
 		if (n < 0) {
 			w->err = SPOE_E_TOO_BIG;
 			spoe_done(st, s, w);
 		}
-		free(w->frame);
-		free(w);
+		wait_free(w);
 		return ACT_RET_CONT;
 	}
 	st->w = w;

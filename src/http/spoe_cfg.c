@@ -141,7 +141,12 @@ static int ag_uint(struct spoe_file *f, int argc, char **argv, long min, long ma
 	char *err = NULL;
 	long n;
 
-	if (cfg_opt_int(argc, argv, min, max, &n, &err) == -1) {
+	if (argc != 1) {
+		cfg_alert(f->ctx, "expects one integer");
+		return -1;
+	}
+	/* argv[-1] is the keyword's (last) word: cfg_opt_int() reads argv[1] */
+	if (cfg_opt_int(argc + 1, argv - 1, min, max, &n, &err) == -1) {
 		cfg_alert(f->ctx, "%s", err);
 		free(err);
 		return -1;
@@ -150,9 +155,10 @@ static int ag_uint(struct spoe_file *f, int argc, char **argv, long min, long ma
 	return 0;
 }
 
-static int ag_maxconnrate(struct spoe_file *f, int argc, char **argv, size_t off)
+/* maxconnrate, maxerrrate <n>: per second, 0 for no limit */
+static int ag_rate(struct spoe_file *f, int argc, char **argv, size_t off)
 {
-	return ag_uint(f, argc, argv, 0, 1000000, &f->ag->maxconnrate);
+	return ag_uint(f, argc, argv, 0, 1000000, (uint32_t *)((char *)f->ag + off));
 }
 
 static int ag_max_frame(struct spoe_file *f, int argc, char **argv, size_t off)
@@ -350,9 +356,8 @@ static const struct spoe_kw spoe_kws[] = {
 	  "is an error (status 3)" },
 	{ "option dontlog-normal", SPOE_S_AGENT, NULL, 0,
 	  "sluice logs every processing of an agent with a 'log' line" },
-	{ "maxconnrate", SPOE_S_AGENT, ag_maxconnrate, 0, NULL },
-	{ "maxerrrate", SPOE_S_AGENT, NULL, 0,
-	  "the error rate limit of SPOE agents is not built in sluice" },
+	{ "maxconnrate", SPOE_S_AGENT, ag_rate, AG(maxconnrate), NULL },
+	{ "maxerrrate", SPOE_S_AGENT, ag_rate, AG(maxerrrate), NULL },
 	{ "max-frame-size", SPOE_S_AGENT, ag_max_frame, 0, NULL },
 	{ "max-waiting-frames", SPOE_S_AGENT, ag_max_waiting, 0, NULL },
 	{ "register-var-names", SPOE_S_AGENT, ag_reg_vars, 0, NULL },

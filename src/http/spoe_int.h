@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <sluice/conn.h>
+#include <sluice/freq.h>
 #include <sluice/log.h>
 #include <sluice/sample.h>
 
@@ -78,6 +79,7 @@ struct spoe_agent {
 	int                continue_on_error;
 	uint32_t           max_frame;
 	unsigned           maxconnrate;   /* per second, 0: no limit */
+	unsigned           maxerrrate;    /* per second, 0: no limit */
 	char             **reg_vars;      /* register-var-names, NULL: any name */
 	int                n_reg_vars;
 	struct spoe_msg   *msgs;          /* the messages it sends */
@@ -90,7 +92,7 @@ struct spoe_agent {
 	/* run time */
 	struct spoe_conn  *conns;         /* open connections to its agents */
 	struct server     *rr;            /* the last server connected to */
-	unsigned           conn_sec, conn_cnt;   /* maxconnrate: this second's count */
+	struct freq_ctr    conn_rate, err_rate;  /* maxconnrate, maxerrrate */
 };
 
 /* What a rule runs: an event's messages, or a group's. */
