@@ -138,6 +138,8 @@ static void sc_free(struct spoe_conn *sc)
  * (best effort: one send on a connected socket). */
 static void sc_fail(struct spoe_conn *sc, int err, int status)
 {
+	struct spoe_agent *ag = sc->ag;
+
 	if (sc->w)
 		wait_finish(sc->w, err);
 	if (status >= 0 && sc->st != SC_CONNECTING && sc->c.fd >= 0) {
@@ -150,6 +152,15 @@ static void sc_fail(struct spoe_conn *sc, int err, int status)
 		}
 	}
 	sc_free(sc);
+	if (!ag->conns) {
+		/* no connection left to take the waits queued for one (this
+		 * one failed to connect or to say HELLO): they fail now */
+		for (struct spoe_wait *w = spoe_pending_head, *next; w; w = next) {
+			next = w->next;
+			if (w->snd->ag == ag)
+				wait_finish(w, err ? err : SPOE_E_SPOP + 1);
+		}
+	}
 }
 
 static void sc_update(struct spoe_conn *sc)
