@@ -812,6 +812,7 @@ static const struct {
 	[SPOE_EV_BE_HTTP_REQ] = { "on-backend-http-request", HTTP_RS_REQ, PR_CAP_BE },
 	[SPOE_EV_HTTP_RES]    = { "on-http-response", HTTP_RS_RES, PR_CAP_FE | PR_CAP_BE },
 	[SPOE_EV_CLI_SESS]    = { "on-client-session", -1, PR_CAP_FE },
+	[SPOE_EV_SRV_SESS]    = { "on-server-session", -1, PR_CAP_FE | PR_CAP_BE },
 };
 
 static int spoe_filter_parse(struct cfg_ctx *ctx, int argc, char **argv)
@@ -819,7 +820,7 @@ static int spoe_filter_parse(struct cfg_ctx *ctx, int argc, char **argv)
 	/* prepended last, runs first: the frontend's event before the backend's */
 	static const int order[] = { SPOE_EV_HTTP_RES, SPOE_EV_BE_HTTP_REQ, SPOE_EV_FE_HTTP_REQ,
 				     SPOE_EV_TCP_RES, SPOE_EV_BE_TCP_REQ, SPOE_EV_FE_TCP_REQ,
-				     SPOE_EV_CLI_SESS };
+				     SPOE_EV_CLI_SESS, SPOE_EV_SRV_SESS };
 	const char *engine = NULL, *file = NULL;
 	struct proxy *px = ctx->px;
 	struct spoe_agent *ag;
@@ -873,7 +874,7 @@ static int spoe_filter_parse(struct cfg_ctx *ctx, int argc, char **argv)
 		snd->px = px;
 		snd->file = xstrdup(ctx->file);
 		snd->line = ctx->line;
-		if (ev == SPOE_EV_CLI_SESS)
+		if (ev == SPOE_EV_CLI_SESS || ev == SPOE_EV_SRV_SESS)
 			continue;   /* at post-parse, where the mode is known */
 		if (SPOE_EV_IS_TCP(ev))
 			tcp_rules_prepend_action(px, (enum tcp_rule_set)spoe_ev_rows[ev].set,
@@ -896,7 +897,15 @@ static int spoe_postparse(void)
 		for (int ev = 0; ev < SPOE_EV_COUNT; ev++) {
 			int tcp = SPOE_EV_IS_TCP(ev);
 
-			if (!ag->nev[ev] || ev == SPOE_EV_CLI_SESS ||
+			if (ev == SPOE_EV_SRV_SESS && ag->nev[ev] && ag->px->mode == PR_MODE_TCP &&
+			    !(ag->px->cap & PR_CAP_BE)) {
+				log_alert("%s:%d: spoe-agent '%s': event on-server-session in mode tcp "
+					  "runs with the tcp-response content rules, which '%s' has not "
+					  "(put the filter in a backend or listen)", ag->file, ag->line,
+					  ag->id, ag->px->name);
+				errors++;
+			}
+			if (!ag->nev[ev] || ev == SPOE_EV_CLI_SESS || ev == SPOE_EV_SRV_SESS ||
 			    (ag->px->mode == PR_MODE_TCP) == tcp)
 				continue;
 			/* HTTP events need HTTP; the content rules of an HTTP
@@ -923,16 +932,18 @@ static int spoe_postparse(void)
 		struct spoe_agent *ag;
 		struct spoe_group *g = NULL;
 
-		if (snd->event == SPOE_EV_CLI_SESS) {
-			/* the first rule of the sets its mode runs, before the
-			 * frontend's own events (prepended after them) */
+		if (snd->event == SPOE_EV_CLI_SESS || snd->event == SPOE_EV_SRV_SESS) {
+			/* the first rule of the request (response) sets its mode
+			 * runs, before the other events (prepended after them) */
 			struct cfg_ctx ctx = { .file = snd->file, .line = snd->line, .px = snd->px };
+			int res = snd->event == SPOE_EV_SRV_SESS;
 
 			if (snd->px->mode == PR_MODE_TCP)
-				tcp_rules_prepend_action(snd->px, TCP_RS_REQ, &spoe_event_act, snd);
+				tcp_rules_prepend_action(snd->px, res ? TCP_RS_RES : TCP_RS_REQ,
+							 &spoe_event_act, snd);
 			else
-				http_rules_prepend_action(&ctx, snd->px, HTTP_RS_REQ, &spoe_event_act,
-							  snd);
+				http_rules_prepend_action(&ctx, snd->px, res ? HTTP_RS_RES : HTTP_RS_REQ,
+							  &spoe_event_act, snd);
 			continue;
 		}
 		if (snd->event >= 0)

@@ -40,7 +40,7 @@ struct spoe_file {
 	int                force_set_var;
 };
 
-/* The events of HAProxy's SPOE; those sluice does not run are refused. */
+/* The events of HAProxy's SPOE. */
 static const struct { const char *name; int ev; } spoe_events[] = {
 	{ "on-frontend-http-request", SPOE_EV_FE_HTTP_REQ },
 	{ "on-backend-http-request", SPOE_EV_BE_HTTP_REQ },
@@ -49,7 +49,7 @@ static const struct { const char *name; int ev; } spoe_events[] = {
 	{ "on-backend-tcp-request", SPOE_EV_BE_TCP_REQ },
 	{ "on-tcp-response", SPOE_EV_TCP_RES },
 	{ "on-client-session", SPOE_EV_CLI_SESS },
-	{ "on-server-session", -1 },
+	{ "on-server-session", SPOE_EV_SRV_SESS },
 };
 
 static void names_add(char ***v, int *n, int argc, char **argv)
@@ -273,11 +273,6 @@ static int msg_event(struct spoe_file *f, int argc, char **argv, size_t off)
 		;
 	if (i == ARRAY_SIZE(spoe_events)) {
 		cfg_alert(f->ctx, "unknown event '%s'", argv[0]);
-		return -1;
-	}
-	if (spoe_events[i].ev < 0) {
-		cfg_alert(f->ctx, "event '%s' is not run by sluice's SPOE (it sends messages on "
-			  "the session, HTTP and TCP content events and by send-spoe-group)", argv[0]);
 		return -1;
 	}
 	m->event = spoe_events[i].ev;

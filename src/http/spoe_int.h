@@ -17,8 +17,7 @@ struct stream;
 struct acl_cond;
 struct cfg_ctx;
 
-/* The events a spoe-message may be sent on; sluice runs all but
- * on-server-session. */
+/* The events a spoe-message may be sent on. */
 enum spoe_event {
 	SPOE_EV_FE_TCP_REQ,    /* on-frontend-tcp-request */
 	SPOE_EV_BE_TCP_REQ,    /* on-backend-tcp-request */
@@ -28,6 +27,8 @@ enum spoe_event {
 	SPOE_EV_HTTP_RES,      /* on-http-response */
 	SPOE_EV_CLI_SESS,      /* on-client-session: first of the content rules (mode
 	                          tcp) or of the http-request rules (mode http) */
+	SPOE_EV_SRV_SESS,      /* on-server-session: first of the tcp-response content
+	                          rules (mode tcp) or of the http-response rules */
 	SPOE_EV_COUNT
 };
 
