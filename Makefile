@@ -22,7 +22,8 @@ DEPS_BUILD := gcc make pkg-config libev-dev libssl-dev libpcre2-dev \
               libsystemd-dev libcrypt-dev zlib1g-dev libnghttp2-dev liblua5.4-dev \
               libc-ares-dev
 DEPS_TEST  := varnish libcmocka-dev socat python3 procps \
-              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio python3-dnslib haproxy
+              dpkg-dev groff-base man-db systemd curl nghttp2-client python3-h2 python3-grpcio python3-dnslib haproxy \
+              php-fpm
 
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
                -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
@@ -182,26 +183,27 @@ define run_clients
 	fi
 endef
 
+# One script suite of make test (tests/run-suite): it records its own
+# PASS/FAIL lines; a crash, a timeout, an exit 1 without a recorded failure
+# or nothing recorded is one more FAIL. $(call suite,NAME,SECONDS,SCRIPT)
+suite = @RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice tests/run-suite $(1) $(2) $(3)
+
 # The TLS checks (curl, openssl s_client against ./sluice; tests/tls/run,
 # tests/tls/options for the options and runtime commands, tests/tls/globals
 # for the global keywords): also under
 # SANITIZE=1, where they report sanitizer findings. They record their own
 # PASS/FAIL lines; a crash or a timeout of the script is one more FAIL.
 define run_tls
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/tls/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tls:run (exit $$rc)" >> $(BUILD)/results.txt
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 400 tests/tls/options >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tlsopt:run (exit $$rc)" >> $(BUILD)/results.txt
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 400 tests/tls/globals >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL tlsglob:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,tls,300,tests/tls/run)
+	$(call suite,tlsopt,400,tests/tls/options)
+	$(call suite,tlsglob,400,tests/tls/globals)
 endef
 
 # The HTTP/2 checks (tests/h2/run, Debian's /usr/bin/python3 with
 # python3-h2; curl, h2load, nginx): also under SANITIZE=1. Same contract as
 # run_tls.
 define run_h2
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/h2/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL h2:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,h2,300,tests/h2/run)
 endef
 
 # DNS at run time (tests/dns/run, Debian's /usr/bin/python3 with
@@ -210,8 +212,7 @@ endef
 # hold rules, hostile answers, do-resolve; also under SANITIZE=1. Same
 # contract as run_tls.
 define run_dns
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/dns/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL dns:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,dns,300,tests/dns/run)
 endef
 
 # HTTP/2 to servers (tests/h2back/run, with Debian's /usr/bin/python3 for
@@ -219,8 +220,14 @@ endef
 # multiplexing, hostile servers, ALPN; also under SANITIZE=1. Same contract
 # as run_tls.
 define run_h2back
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/h2back/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL h2back:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,h2back,300,tests/h2back/run)
+endef
+
+# FastCGI to servers (tests/fcgi/run): python responders written in the
+# test (one of them lying on purpose), and Debian's php-fpm end to end;
+# also under SANITIZE=1. Same contract as run_tls.
+define run_fcgi
+	$(call suite,fcgi,300,tests/fcgi/run)
 endef
 
 # The runtime API checks varnishtest cannot express (descriptors run out,
@@ -228,31 +235,27 @@ endef
 # SANITIZE=1. They record their own PASS/FAIL lines; a crash or a timeout of
 # the script is one more FAIL.
 define run_cli
-	@RESULTS=$(BUILD)/results.txt timeout 120 tests/cli/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL cli:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,cli,120,tests/cli/run)
 endef
 
 # HTTP compression checks (streamed bodies inflated with Python's zlib, a
 # body cut short): also under SANITIZE=1. Same contract as run_cli.
 define run_comp
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/compression/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL comp:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,comp,200,tests/compression/run)
 endef
 
 # Master-worker checks (systemd notify, signals during reloads, crashes,
 # the master's descriptors, keep-alive clients across reloads): also under
 # SANITIZE=1. Same contract as run_cli.
 define run_mworker
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/mworker/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL mworker:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,mworker,300,tests/mworker/run)
 endef
 
 # Stick-table replication (tests/peers/run): sluice and Debian's haproxy 2.6
 # nodes on loopback ports, a Python peer, reloads through the local peer;
 # about 15 s. Also under SANITIZE=1. Same contract as run_cli.
 define run_peers
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/peers/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL peers:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,peers,300,tests/peers/run)
 endef
 
 # The scale-out recipe (tests/scaleout/run, doc/scale-out.md): network
@@ -260,31 +263,27 @@ endef
 # backends; under a minute. Root, nft, conntrack and ip netns, else SKIP.
 # Also under SANITIZE=1. Same contract as run_cli.
 define run_scaleout
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/scaleout/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL scaleout:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,scaleout,300,tests/scaleout/run)
 endef
 
 # Health checks varnishtest cannot watch (connect rule options, external
 # checks, e-mail alerts; tests/checks/run): also under SANITIZE=1. Same
 # contract as run_cli.
 define run_checks
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/checks/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL checks:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,checks,200,tests/checks/run)
 endef
 
 # SPOE against SPOP agents written in the test (tests/spoe/run): also under
-# SANITIZE=1. Same contract as run_cli.
+# SANITIZE=1. Same contract as run_checks.
 define run_spoe
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 200 tests/spoe/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL spoe:run (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,spoe,240,tests/spoe/run)
 endef
 
 # Installation and the Debian package (tests/pkg/run): make install, the man
 # page, the systemd unit, `make deb`; about 15 s. Plain build only.
 define run_pkg
 	@if [ "$(SANITIZE)" != 1 ]; then \
-	  RESULTS=$(BUILD)/results.txt timeout 120 tests/pkg/run >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL pkg:run (exit $$rc)" >> $(BUILD)/results.txt; \
+	  RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice tests/run-suite pkg 120 tests/pkg/run; \
 	fi
 endef
 
@@ -316,8 +315,7 @@ endef
 # header case, source addresses, namespaces, SOCKS4, PROXY TLVs...): also
 # under SANITIZE=1. Same contract as run_cli.
 define run_connect
-	@RESULTS=$(BUILD)/results.txt SLUICE=$(CURDIR)/$(BUILD)/sluice timeout 300 tests/dropin/connect >/dev/null; \
-	  rc=$$?; [ $$rc -le 1 ] || echo "FAIL dropin:connect (exit $$rc)" >> $(BUILD)/results.txt
+	$(call suite,dropin-connect,300,tests/dropin/connect)
 endef
 
 # Includes must point down the layers (tests/check-layers, doc/design.md).
@@ -336,6 +334,7 @@ test: deps deps-clients deps-scaleout
 	$(run_tls)
 	$(run_h2)
 	$(run_h2back)
+	$(run_fcgi)
 	$(run_dns)
 	$(run_cli)
 	$(run_comp)

@@ -12,6 +12,7 @@
 #include <sluice/buf.h>
 #include <sluice/ccexpr.h>
 #include <sluice/check.h>
+#include <sluice/fcgi_app.h>
 #include <sluice/cfg.h>
 #include <sluice/cli.h>
 #include <sluice/common.h>
@@ -216,6 +217,8 @@ static int open_loggers(void)
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		if (log_open(&px->loggers) == -1)
 			ret = -1;
+	if (fcgi_app_open_logs() == -1)
+		ret = -1;
 	if (peers_open_logs() == -1)
 		ret = -1;
 	return ret;
@@ -413,6 +416,7 @@ int main(int argc, char **argv)
 	lua_deinit();
 	peers_free_all();
 	proxy_free_all();
+	fcgi_app_free_all();
 	dns_free_all();
 	log_list_free(&global.loggers);
 	ev_loop_destroy(global.loop);

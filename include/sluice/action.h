@@ -62,6 +62,13 @@ enum act_ret {
 
 struct http_reply;
 
+/* Where a rule was written: the last one that ended its rule set is
+ * s->last_rule (fetches last_rule_file, last_rule_line). */
+struct act_loc {
+	char *file;
+	int   line;
+};
+
 /* What run() leaves for its engine besides its code. */
 struct act_res {
 	const struct http_reply *reply;   /* ACT_RET_DONE in http: sent to the client;

@@ -21,6 +21,7 @@ struct proxy;
 #define CFG_SEC_PEERS    0x100    /* peers NAME (proxy/peers_cfg.c) */
 #define CFG_SEC_RESOLVERS 0x800   /* resolvers NAME: refused (server.c) */
 #define CFG_SEC_PROGRAM  0x2000   /* program NAME (sys/mprog.c) */
+#define CFG_SEC_FCGI_APP 0x4000   /* fcgi-app NAME (http/fcgi_app.c) */
 #define CFG_SEC_REFUSED  0x1000   /* a section sluice does not run (cfg_section.refused) */
 #define CFG_SEC_PROXIES  (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN)
 #define CFG_SEC_FE       (CFG_SEC_DEFAULTS | CFG_SEC_FRONTEND | CFG_SEC_LISTEN)

@@ -53,6 +53,7 @@ struct chk_http {
 };
 
 struct chk_h2;
+struct httpchk_req;
 
 struct check {
 	struct server          *srv;
@@ -96,6 +97,8 @@ struct check {
 	struct ssl_st          *ssl;         /* TLS session of the running check (check-ssl) */
 	int                     ssl_hs;      /* its handshake is in progress */
 	struct chk_h2          *h2;          /* check-proto h2: the running check's session */
+	void                   *xp;          /* the running check's state in the protocol of
+	                                        chk_xport_of() (FastCGI), NULL: none */
 	/* check-via-socks4: the CONNECT through the server's SOCKS4 proxy */
 	uint8_t                 socks_st;    /* 0: none, 1: to send once connected, 2: reply awaited */
 	uint8_t                 socks_got;   /* reply bytes received */
@@ -222,5 +225,33 @@ double extchk_timeout(const struct check *c);
 /* Makes the servers that track <srv> ("track") follow its state after a
  * change: DOWN while it is DOWN or in maintenance, UP otherwise. */
 void check_track_sync(struct server *srv);
+
+/* A protocol carrying the HTTP requests of health checks that a module above
+ * the checks speaks (FastCGI, src/http/fcgi_check.c), registered once. */
+struct chk_xport {
+	/* Sends request <q> over the check's fresh connection, its state in
+	 * c->xp. Returns 0, or -1 when it could not be sent. */
+	int  (*send)(struct check *c, const struct httpchk_req *q);
+	/* Reads what came; once the answer is whole (or the server closed),
+	 * lays it out in c->rbuf as an HTTP/1.1 response with its
+	 * Content-Length and sets c->rclosed. Returns 0, or -1 on a socket or
+	 * protocol error. */
+	int  (*read)(struct check *c);
+	/* Frees c->xp (NULL accepted). */
+	void (*free)(struct check *c);
+};
+
+void chk_xport_register(const struct chk_xport *x);
+
+/* Whether the HTTP checks of <srv> speak FastCGI by default (check-proto
+ * fcgi, or proto fcgi without check-proto). */
+int chk_srv_speaks_fcgi(const struct server *srv);
+
+/* The protocol the HTTP checks of the running connection of <c> go through
+ * (its TCPCHK_CO_FCGI), NULL: HTTP itself. */
+const struct chk_xport *chk_xport_of(const struct check *c);
+
+/* Frees what the running check of <c> holds in such a protocol. */
+void chk_xport_free(struct check *c);
 
 #endif

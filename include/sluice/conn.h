@@ -84,10 +84,12 @@ void conn_io_take_over(ev_io *w, void (*cb)(struct ev_loop *, ev_io *, int), int
  * instead. */
 void conn_close(struct conn *c);
 
-/* Makes the coming conn_close() reset a TCP connection (RST, nothing
- * more sent: "silent-drop"); no effect on other sockets, nor on a CO_F_MUX
- * endpoint (its stream is reset, the connection lives). */
-void conn_set_rst(struct conn *c);
+/* Makes the coming conn_close() of a TCP connection silent ("silent-drop"):
+ * nothing is sent, not even a FIN or an RST (TCP_REPAIR, which needs
+ * CAP_NET_ADMIN); without the privilege, an RST whose TTL (hop limit) of 1
+ * keeps it from passing the first router. No effect on other sockets, nor
+ * on a CO_F_MUX endpoint (its stream is reset, the connection lives). */
+void conn_set_drop(struct conn *c);
 
 /* What a proxy asks of its TCP sockets besides TCP_NODELAY. */
 struct conn_tcp_opts {

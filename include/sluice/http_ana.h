@@ -21,6 +21,7 @@ struct lf_expr;
 struct http_reply;
 struct comp_ctx;
 struct cache_txn;
+struct fcgi_txn;
 struct http_service;
 
 /* Connection modes (option http-keep-alive / http-server-close / httpclose). */
@@ -142,6 +143,7 @@ struct http_txn {
 	struct comp_ctx    *comp;
 	uint64_t            comp_byp_mark;
 	struct cache_txn   *cache;       /* the HTTP cache's state (cache.c), NULL when unused */
+	struct fcgi_txn    *fcgi;        /* what set-param/pass-header gave (fcgi_app.h), NULL: none */
 	/* rules suspended by an action that waits (Lua), with the head they
 	 * run on set aside; NULL when none */
 	struct http_yield  *yld;

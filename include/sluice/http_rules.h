@@ -30,6 +30,8 @@ enum http_act_ret {
 	HTTP_ACT_ABORT,    /* the exchange ends without a reply: the client is closed */
 	HTTP_ACT_YIELD,    /* an action waits (http_rules_exec_at()): run the set again
 	                      from where it stopped once the stream is woken */
+	HTTP_ACT_TIMEOUT,  /* an action waited too long for the message (wait-for-body):
+	                      408 for a request, 504 for a response */
 };
 
 struct http_act_out {
@@ -69,6 +71,7 @@ enum http_act_ret http_rules_exec(const struct http_rules *rules, struct stream 
 struct http_rules_pos {
 	const struct http_rule *at[2];
 	int                     n;
+	int                     soft;   /* strict-mode off when it waited */
 };
 
 /* As http_rules_exec(), but an action may wait: HTTP_ACT_YIELD is returned

@@ -4,6 +4,7 @@
 #define SLUICE_LISTENER_H
 
 #include <ev.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -33,6 +34,7 @@ struct ssl_bind_opts;
 #define LI_F_TFO        0x8000  /* "tfo": TCP fast open accepted */
 #define LI_F_TRANSPARENT 0x10000 /* "transparent": may bind a foreign address */
 #define LI_F_SSL        0x20000 /* bind_conf: "ssl" (maxsslconn, maxsslrate apply) */
+#define LI_F_ACCEPT_CIP 0x40000 /* connections start with a NetScaler CIP header */
 
 /* Where a unix socket of ours is during start-up (listener.ux_state). */
 #define LI_UX_NONE      0       /* not ours on disk (inherited, published or closed) */
@@ -58,6 +60,8 @@ struct bind_conf {
 	int      tcp_ut;       /* "tcp-ut": TCP_USER_TIMEOUT (ms), 0: kernel's */
 	char    *iface;        /* "interface": SO_BINDTODEVICE, NULL: any */
 	char    *netns;        /* "namespace": the network namespace (netns.h), NULL: own */
+	uint32_t ns_cip_magic; /* "accept-netscaler-cip": the CIP header's magic number */
+	int      nice;         /* "nice": its connections' nice (stream_set_nice()) */
 };
 
 /* Called for each accepted connection; owns <fd> from then on. */

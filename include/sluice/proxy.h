@@ -24,6 +24,7 @@ struct comp_px;
 struct tcp_px;
 struct httpchk_px;
 struct chk_px;
+struct fcgi_app;
 
 #define PR_CAP_FE  0x01
 #define PR_CAP_BE  0x02
@@ -139,6 +140,7 @@ struct proxy {
 	struct stk_px         *stk;          /* stick table and stick rules (stktable.c) */
 	struct comp_px        *comp;         /* compression settings (comp.h) */
 	struct conn_src       *conn_src;     /* "source" of a backend (srv_src.c, conn.h) */
+	const struct fcgi_app *fcgi_app;     /* use-fcgi-app (fcgi_app.h), NULL: none */
 	struct pxlog_px       *pxlog;        /* log-tag, log-format-sd, error-log-format (px_log.c) */
 	struct px_tcp         *tcp;          /* socket options of each side (px_tcp.c) */
 
@@ -167,6 +169,10 @@ void proxy_register_ext(struct proxy_ext *e);
  * Reports each violation naming <what> rules ("HTTP", "TCP"). Returns the
  * number of errors. */
 int proxy_check_rules_def(const char *what, const struct proxy *(*def_of)(const struct proxy *));
+
+/* Frees proxy <px>, which no list holds (the private ACLs of a section
+ * that is not a proxy: fcgi-app); NULL accepted. */
+void proxy_free_detached(struct proxy *px);
 
 /* Looks a proxy up by name among those having any of <cap>. */
 struct proxy *proxy_find(const char *name, unsigned cap);

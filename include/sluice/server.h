@@ -43,6 +43,10 @@ struct conn_src;
 #define SRV_F_NON_STICK  0x200000 /* "non-stick": never stored in a stick table */
 #define SRV_F_CHECK_SOCKS4 0x400000 /* "check-via-socks4": checks go through the socks4 proxy */
 #define SRV_F_CHECK_SEND_PROXY 0x800000 /* "check-send-proxy": checks send a PROXY header */
+#define SRV_F_PROTO_FCGI 0x1000000 /* "proto fcgi": FastCGI to it (src/http/fcgi.c) */
+#define SRV_F_CHECK_FCGI 0x2000000 /* "check-proto fcgi": HTTP checks speak FastCGI */
+#define SRV_F_CHECK_PSET 0x4000000 /* "check-proto" given: the server's "proto" does not
+                                      choose the checks' */
 
 /* proxy-v2-options: what a PROXY v2 header to the server carries (srv_pp.h) */
 #define SRV_PP_SSL       0x01  /* the client's TLS (PP2_TYPE_SSL) with its version */
@@ -124,6 +128,7 @@ struct server {
 	                                             its first one, -1: unlimited */
 	uint32_t                pool_purge_delay; /* ms */
 	void                   *h2_conns;    /* HTTP/2 connections to it (src/http/h2.c) */
+	void                   *fcgi_conns;  /* FastCGI connections to it (src/http/fcgi.c) */
 
 	struct ssl_srv         *ssl;         /* TLS options (ssl_cfg.h), NULL: none given */
 	struct sockaddr_storage socks4;      /* "socks4": the SOCKS4 proxy connections go
@@ -198,6 +203,17 @@ struct srv_kw {
 
 void srv_register_keywords(struct srv_kw *kws, size_t n);
 
+/* A server option taking one of a few names, each standing for flags: the
+ * row's <arg> points to a table of them ending with a NULL name; the
+ * flags of the name given replace the row's <clr> bits, and the row's <set>
+ * bits are added ("proto h2", "check-proto fcgi"). */
+struct srv_kw_choice {
+	const char *name;
+	unsigned    flags;
+};
+int srv_kw_choose(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                  char **err);
+
 /* Calls <fn> on every registered server option row. For listings and the
  * documentation test. */
 void srv_kw_foreach(void (*fn)(const struct srv_kw *kw, void *arg), void *arg);
@@ -223,8 +239,9 @@ int server_set_state(struct server *srv, const char *state);
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
                         uint16_t port);
 
-/* Registers the one function told when a server's address changed (the
- * HTTP/2 layer: its connections to the server get no more streams). */
+/* Registers a function told when a server's address changed (the HTTP/2
+ * and FastCGI layers: their connections to the server get no more
+ * requests); at most 3, at start-up. */
 void server_on_addr_change(void (*fn)(struct server *srv));
 
 /* Puts <srv> in maintenance for want of an address (<on>, logged with

@@ -50,7 +50,12 @@ void srv_idle_foreach(const struct server *srv,
                       void (*fn)(int fd, int reused, int parked, double idle_s, void *arg),
                       void *arg);
 
-/* Closes every idle connection (stop, exit). */
+/* Closes every idle connection (stop, exit), those of the pools and those
+ * the registered closers hold. */
 void srv_idle_close_all(void);
+
+/* Registers <fn>, which closes the idle server connections a multiplexer
+ * keeps outside the pools (FastCGI): srv_idle_close_all() calls it. */
+void srv_idle_register_closer(void (*fn)(void));
 
 #endif

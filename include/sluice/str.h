@@ -24,6 +24,9 @@ struct dstr {
  * is left as it was). */
 int dstr_printf(struct dstr *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int dstr_vprintf(struct dstr *d, const char *fmt, va_list ap);
+/* Makes room for <extra> more bytes (and the NUL) without changing the
+ * content. Returns 0, or -1 on allocation failure. */
+int dstr_reserve(struct dstr *d, size_t extra);
 /* Appends <len> raw bytes. Returns 0 or -1. */
 int dstr_add(struct dstr *d, const char *s, size_t len);
 /* Drops the first <n> bytes (already sent). */

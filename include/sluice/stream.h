@@ -21,10 +21,11 @@ struct srv_idle;
 struct stktable;
 struct stksess;
 struct buf;
+struct act_loc;
 
 /* The stream's phase; where its server side stands is s->ss.st. */
 enum stream_state {
-	ST_PROXY,      /* waiting for the client's PROXY protocol header */
+	ST_PROXY,      /* waiting for the client's PROXY protocol (or NetScaler CIP) header */
 	ST_SSL,        /* waiting for the client's TLS handshake (before anything else) */
 	ST_INSPECT,    /* mode tcp: tcp-request content rules read the request data */
 	ST_FWD,        /* mode tcp: the server side runs (queue, connect, forward) */
@@ -47,6 +48,15 @@ enum stream_state {
                                      on (the protocol clears it when it looked) */
 #define STRM_F_MUX_START    0x400 /* STRM_F_MUX: its first pass has not run yet */
 #define STRM_F_SVC_DONE     0x800 /* its service (s->svc) is done: its output leaves */
+#define STRM_F_ACT_EXP      0x1000 /* s->act_exp passed: the action waiting for it goes on */
+#define STRM_F_EXPECT_CIP   0x2000 /* "expect-netscaler-cip layer4" (or the bind line's
+                                      accept-netscaler-cip): a CIP header comes first */
+#define STRM_F_CIP_READ     0x4000 /* ST_PROXY: the CIP header was read (a PROXY one follows) */
+#define STRM_F_HTTP_SWITCH  0x8000 /* "switch-mode http": a mode tcp stream goes on in HTTP,
+                                      its requests only go to backends in mode http */
+#define STRM_F_PROTO_H1     0x10000 /* "switch-mode http proto h1": no HTTP/2 preface */
+#define STRM_F_PROTO_H2     0x20000 /* "switch-mode http proto h2": HTTP/2 from the start */
+#define STRM_F_NICE         0x40000 /* its nice was set once: its watchers follow s->nice */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
@@ -95,6 +105,7 @@ enum strm_timer {
 	STRM_T_INSPECT,    /* the end of an inspect-delay (tcp-request/response content) */
 	STRM_T_PROTO,      /* a deadline of the protocol's own (stream_proto.deadline) */
 	STRM_T_STOP,       /* soft stop: an idle stream's turn to close (close-spread-time) */
+	STRM_T_ACT,        /* the end of a rule action's wait (wait-for-body) */
 };
 
 /* A stream's protocol: what runs between the client and the server once
@@ -161,11 +172,15 @@ void stream_proto_register(int mode, const struct stream_proto *sp);
 /* The protocol of mode <mode> streams (NULL: none registered). */
 const struct stream_proto *stream_proto_of(int mode);
 
+/* 1 when <s> runs mode tcp's protocol (not switched to HTTP), else 0. */
+int stream_is_tcp(const struct stream *s);
+
 /* A service answering a mode tcp stream in place of a server (Lua's
  * AppletTCP), chosen by "tcp-request content use-service <name>". A row
  * registered by the module that owns it. */
 struct stream_service {
 	const char *name;
+	const char *log_name;   /* "<name>": the server named in its streams' logs */
 	/* The stream is given to the service: 0, or -1 (the stream closes). */
 	int       (*start)(struct stream *s);
 	/* After every event: it reads s->req and writes s->res. Returns 0
@@ -227,6 +242,12 @@ struct stream {
 	                                   (LOG_L_*), STRM_LOG_SILENT: no log line */
 	int               prio_class;   /* set-priority-class: its class in queues */
 	int               prio_offset;  /* set-priority-offset: ms added to its queue time */
+	uint32_t          tmo[3];       /* set-timeout, STRM_TMO_*: ms, 0 for the proxy's */
+	ev_tstamp         act_exp;      /* a rule action waits until then at most (then
+	                                   STRM_F_ACT_EXP is set, the stream woken), 0: none */
+	const struct act_loc *last_rule; /* the last rule that ended its set (action.h),
+	                                   NULL: none yet */
+	short             nice;         /* set-nice, the bind line's "nice": -1024..1024 */
 	const struct stream_service *svc; /* mode tcp: the service answering it, NULL: a server */
 	void             *ext[STRM_EXT_MAX]; /* modules' state for this stream (Lua: its
 	                                   running actions, services, private data;
@@ -241,6 +262,9 @@ struct stream {
 	struct stream_pp *pp;           /* the PROXY v2 TLVs kept for fc_pp_* (stream_pp.c),
 	                                   NULL when none */
 };
+
+/* The timeouts a stream may have of its own (set-timeout): s->tmo[]. */
+enum { STRM_TMO_SERVER, STRM_TMO_TUNNEL, STRM_TMO_CLIENT, STRM_TMO_COUNT };
 
 /* Keeps the TLVs fc_pp_authority and fc_pp_unique_id read from the PROXY
  * header <hdr> (<len> bytes, complete) the client of <s> sent, when the
@@ -294,6 +318,18 @@ void stream_set_mark(struct stream *s, int mark);
  * set-priority-offset (1: -524287..524287 ms), for the queues. */
 void stream_set_priority(struct stream *s, int offset, long v);
 
+/* set-nice (the bind line's "nice" at accept): <nice>, bounded to
+ * -1024..1024, becomes the libev priority of the stream's watchers (its
+ * client and server sockets and its timer), EV_MAXPRI for -1024 down to
+ * EV_MINPRI for 1024: in each loop iteration, the ready watchers of a
+ * higher priority are served first. */
+void stream_set_nice(struct stream *s, int nice);
+
+/* Gives the watchers of <s> the priority its nice asks for, those that
+ * were made again since (a new server connection) included. Called by
+ * stream_update() once a nice was set. */
+void stream_nice_apply(struct stream *s);
+
 /* Wakes <s> from the loop: its protocol runs in this loop pass, with
  * STRM_F_WOKEN set (an action or a service that waited, Lua, goes on). */
 void stream_wake(struct stream *s);
@@ -309,6 +345,10 @@ void stream_ext_release(struct stream *s);
 
 /* Whether stream_kill_all() runs: no new work is started. */
 int stream_killing(void);
+
+/* Counts <n> bytes the stream's service (s->svc) put in s->res as
+ * received from a server: its response total, the byte counters. */
+void stream_count_made(struct stream *s, uint64_t n);
 
 /* Runs one direction (client->server when <is_req>) and records activity. */
 enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,

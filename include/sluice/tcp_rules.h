@@ -61,6 +61,11 @@ struct act_kw;
 void tcp_rules_prepend_action(struct proxy *px, enum tcp_rule_set set, const struct act_kw *kw,
                               void *priv);
 
+/* Whether <px> (a mode tcp frontend) has "tcp-request content switch-mode
+ * http" rules: its HTTP settings, rules and backends in mode http are then
+ * meant for the connections that switch. */
+int tcp_rules_switch_http(const struct proxy *px);
+
 /* Gives back what the rules left in <s> (captures); at the end of a
  * stream. */
 void tcp_rules_stream_release(struct stream *s);

@@ -78,6 +78,8 @@ typedef enum tcpchk_res (*tcpchk_proto_fn)(struct check *c, const struct tcpchk_
 #define TCPCHK_CO_LINGER  0x10 /* "linger": a clean close (FIN) instead of a reset */
 #define TCPCHK_CO_H2      0x20 /* "proto h2": HTTP checks over HTTP/2 */
 #define TCPCHK_CO_H1      0x40 /* "proto h1" / "proto none": not HTTP/2 */
+#define TCPCHK_CO_FCGI    0x80 /* "proto fcgi": HTTP checks over FastCGI (check.h chk_xport) */
+#define TCPCHK_CO_PROTOS  (TCPCHK_CO_H1 | TCPCHK_CO_H2 | TCPCHK_CO_FCGI)
 
 struct tcpchk_rule {
 	struct tcpchk_rule *next;

@@ -17,6 +17,7 @@
 #include <sluice/cli_cmd.h>
 #include <sluice/common.h>
 #include <sluice/conn.h>
+#include <sluice/fcgi.h>
 #include <sluice/global.h>
 #include <sluice/h2.h>
 #include <sluice/listener.h>
@@ -121,6 +122,13 @@ static void fd_h2(const struct conn *c, int back, const struct proxy *px,
 	       srv ? " srv=" : "", srv ? srv->name : "", nstreams, fd_xprt(c));
 }
 
+static void fd_fcgi(const struct conn *c, const struct proxy *px, const struct server *srv,
+                    int nreqs, int timer_on, void *arg)
+{
+	fd_add(arg, c->fd, "ev=%s owner=%p type=fcgi be=%s srv=%s reqs=%d xprt=%s",
+	       fd_ev(c->events), (const void *)c, px->name, srv->name, nreqs, fd_xprt(c));
+}
+
 struct fd_idle_arg {
 	struct fd_dump      *d;
 	const struct server *srv;
@@ -197,6 +205,7 @@ static int cli_show_fd(struct cli_ctx *ctx, int argc, char **argv)
 		fd_stream_side(&d, s, &s->srv, 1);
 	}
 	h2_conn_foreach(fd_h2, &d);
+	fcgi_conn_foreach(fd_fcgi, &d);
 	cli_client_foreach(fd_cli, &d);
 	if (d.n)
 		qsort(d.rows, d.n, sizeof(*d.rows), fd_row_cmp);
@@ -213,7 +222,7 @@ static int cli_show_fd(struct cli_ctx *ctx, int argc, char **argv)
 
 /* The armed timers of the loop, by owner. */
 struct task_counts {
-	int stream, h2, check, agent, slowstart, cli;
+	int stream, h2, fcgi, check, agent, slowstart, cli;
 };
 
 static void task_cli(int fd, int events, int timer_on, const struct cli_ctx *ctx, void *arg)
@@ -228,6 +237,12 @@ static void task_h2(const struct conn *c, int back, const struct proxy *px,
 	((struct task_counts *)arg)->h2++;
 }
 
+static void task_fcgi(const struct conn *c, const struct proxy *px, const struct server *srv,
+                      int nreqs, int timer_on, void *arg)
+{
+	((struct task_counts *)arg)->fcgi += !!timer_on;
+}
+
 static int task_count(struct task_counts *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -240,8 +255,9 @@ static int task_count(struct task_counts *t)
 			t->slowstart += ev_is_active(&srv->ss_timer) ? 1 : 0;
 		}
 	h2_conn_foreach(task_h2, t);
+	fcgi_conn_foreach(task_fcgi, t);
 	cli_client_foreach(task_cli, t);
-	return t->stream + t->h2 + t->check + t->agent + t->slowstart + t->cli;
+	return t->stream + t->h2 + t->fcgi + t->check + t->agent + t->slowstart + t->cli;
 }
 
 /* show tasks: the events ready to run, then the timers armed, by owner. */
@@ -251,6 +267,7 @@ static int cli_show_tasks(struct cli_ctx *ctx, int argc, char **argv)
 	int total;
 	const struct { const char *name; const int *n; } rows[] = {
 		{ "stream_timer", &t.stream }, { "h2_conn_timer", &t.h2 },
+		{ "fcgi_conn_timer", &t.fcgi },
 		{ "check_timer", &t.check }, { "agent_timer", &t.agent },
 		{ "slowstart_timer", &t.slowstart }, { "cli_timer", &t.cli },
 	};
@@ -330,6 +347,12 @@ static void srv_conn_h2(const struct conn *c, int back, const struct proxy *px,
 		(*n)++;
 }
 
+static void srv_conn_fcgi(const struct conn *c, const struct proxy *px,
+                          const struct server *srv, int nreqs, int timer_on, void *arg)
+{
+	srv_conn_h2(c, 1, px, srv, nreqs, arg);
+}
+
 static void srv_conn_row(struct cli_ctx *ctx, const struct server *srv)
 {
 	struct conn_counts c = { 0 };
@@ -342,6 +365,7 @@ static void srv_conn_row(struct cli_ctx *ctx, const struct server *srv)
 		    !s->ss.park)
 			used++;
 	h2_conn_foreach(srv_conn_h2, h2arg);
+	fcgi_conn_foreach(srv_conn_fcgi, h2arg);
 	used += h2;
 	srv_idle_foreach(srv, srv_conn_idle, &c);
 	dstr_printf(&ctx->out, "%s/%s %d/%d %s %u - %u %d %u %d %d %d %d %d %d\n",

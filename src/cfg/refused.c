@@ -11,7 +11,6 @@ static struct cfg_section refused_sections[] = {
 	{ "ring", .refused = "ring buffers (log targets 'ring@', 'show events') are not "
 	  "built yet" },
 	{ "log-forward", .refused = "sluice does not receive and forward syslog messages" },
-	{ "fcgi-app", .refused = "FastCGI to servers is not built yet" },
 	{ "crt-store", .refused = "a section of HAProxy 3.0, not of the 2.6 language "
 	  "sluice reads (use 'crt' on bind lines)" },
 	{ "traces", .refused = "a section of HAProxy 3.1, not of the 2.6 language sluice "

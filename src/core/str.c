@@ -7,7 +7,7 @@
 #include <sluice/common.h>
 #include <sluice/str.h>
 
-static int dstr_reserve(struct dstr *d, size_t extra)
+int dstr_reserve(struct dstr *d, size_t extra)
 {
 	size_t need = d->len + extra + 1;
 	size_t cap;

@@ -20,6 +20,7 @@
 #include <sluice/common.h>
 #include <sluice/comp.h>
 #include <sluice/errors.h>
+#include <sluice/fcgi_app.h>
 #include <sluice/global.h>
 #include <sluice/h2.h>
 #include <sluice/hdr_case.h>
@@ -188,6 +189,10 @@ static void http_txn_clear(struct stream *s, struct http_txn *txn)
 	txn->reqline = txn->uniq_id = NULL;
 	if (unlikely(txn->cache))
 		cache_txn_free(s);
+	if (unlikely(txn->fcgi)) {
+		fcgi_txn_free(txn->fcgi);
+		txn->fcgi = NULL;
+	}
 	var_store_free(&txn->vars);
 	stk_txn_end(s);
 	http_retry_drop(s);
@@ -297,16 +302,16 @@ static long http_head_replace(struct channel *ch, const struct http_head *h, uin
 static int http_put_msg(struct channel *ch, const struct http_head *h, const char *body,
                         size_t blen)
 {
-	size_t nl = http_head_len(h);
+	size_t nl = http_head_len(h), keep = (size_t)http_chan_clear(ch);
+	char *p;
 
-	chan_release(ch);
-	if (nl + blen > buf_size() || !(ch->buf = buf_get()))
+	if (nl + blen > buf_size() - keep || (!ch->buf && !(ch->buf = buf_get())))
 		return -1;
-	http_head_write(h, ch->buf->area);
-	memcpy(ch->buf->area + nl, body, blen);
-	ch->buf->head = 0;
-	ch->buf->data = (uint32_t)(nl + blen);
-	ch->to_forward = nl + blen;
+	p = ch->buf->area + ch->buf->head + keep;
+	http_head_write(h, p);
+	memcpy(p + nl, body, blen);
+	ch->buf->data = (uint32_t)(keep + nl + blen);
+	ch->to_forward = keep + nl + blen;
 	return 0;
 }
 
@@ -564,9 +569,8 @@ static size_t http_svc_refill(struct stream *s)
  * takes it. */
 static void http_svc_start(struct stream *s, struct dstr *d)
 {
-	chan_release(&s->res);
 	s->res.reserve = 0;
-	s->res.to_forward = d->len;
+	s->res.to_forward = http_chan_clear(&s->res) + d->len;
 	s->txn->svc_out = d;
 	s->txn->res_st = HTTP_MSG_DONE;
 	http_count_status(s, s->txn->status, 0);
@@ -687,12 +691,16 @@ static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct 
 	case HTTP_ACT_INVALID:
 		http_req_error(s, 400, SE_PROXY);
 		return 1;
+	case HTTP_ACT_TIMEOUT:
+		s->fe->fe_counters.failed_req++;
+		http_reply(s, 408, NULL, NULL, SE_CLI_TO, SF_DATA);
+		return 1;
 	case HTTP_ACT_ABORT:
 		/* ended by an action without a reply: the client is closed */
 		http_log_snapshot(s, 0);
 		http_srv_abort(s);
-		s->term_err = SE_LOCAL;
-		s->term_fin = SF_REQ;
+		s->term_err = s->term_err ? s->term_err : SE_LOCAL;   /* reject: PR */
+		s->term_fin = s->term_fin ? s->term_fin : SF_REQ;
 		txn->flags |= TX_F_LOCAL | TX_F_CLI_CLOSE;
 		txn->res_st = HTTP_MSG_DONE;
 		return 1;
@@ -875,7 +883,7 @@ static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
 	const struct h1_msg *m = &txn->req;
 	const unsigned mf = m->flags;
 	const struct http_px *fh = http_px_of(s->fe);
-	struct http_rules_pos pos = { { NULL, NULL }, 0 };
+	struct http_rules_pos pos = { { NULL, NULL }, 0, 0 };
 	enum http_yld_phase phase = y ? y->phase : HTTP_Y_REQ_FE;
 	long nl = hlen;
 	int answered = 0;
@@ -890,6 +898,11 @@ static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
 			/* the frontend let it through: its backend's rules come next */
 			stream_set_backend(s, use_backend_select(s->fe, s));
 			txn->flags |= TX_F_BE_SET;
+			/* switch-mode http: no mode tcp server takes it (HAProxy neither) */
+			if (unlikely(s->tcp_flags & STRM_F_HTTP_SWITCH) && s->be->mode != PR_MODE_HTTP) {
+				http_reply(s, 503, NULL, NULL, SE_PROXY, SF_REQ);
+				answered = 1;
+			}
 		}
 		pos.n = 0;
 	}
@@ -927,6 +940,14 @@ static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
 			s->req.buf = NULL;
 		}
 		return 0;
+	}
+	if (unlikely(s->be->fcgi_app) && fcgi_req_prepare(s, h) == -1) {
+		/* a path the FastCGI application's path-info cannot take */
+		b->head += (uint32_t)hlen;
+		b->data -= (uint32_t)hlen;
+		s->fe->fe_counters.failed_req++;
+		s->li->counters.failed_req++;
+		return http_reply(s, 400, NULL, NULL, SE_PROXY, SF_REQ);
 	}
 	if (http_unique_id(s) && fh->uniqid_hdr) {
 		if (http_head_add(h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), txn->uniq_id,
@@ -995,31 +1016,6 @@ static int http_req_resume(struct stream *s)
 	if (ret == 0)
 		txn->req_head = NULL;
 	return ret;
-}
-
-/* option http-buffer-request on a request whose client waits for "100
- * Continue" before it sends the body: the rules must see that body before
- * anything reaches a server, so the 100 is answered from here (as HAProxy
- * does) and the Expect field is not forwarded. */
-static void http_send_100(struct stream *s)
-{
-	static const char msg[] = "HTTP/1.1 100 Continue\r\n\r\n";
-	struct channel *res = &s->res;
-
-	s->txn->flags |= TX_F_SENT_100;
-	/* The response channel carries the 100 now: a server connection kept
-	 * from the previous request goes to the idle pool rather than have
-	 * these bytes taken for its own (http_check_kept). */
-	if (s->ss.st == SS_KEPT)
-		http_pool_kept(s);
-	chan_release(res);
-	res->flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
-	if (!(res->buf = buf_get()))
-		return;   /* no buffer now: the client sends its body after its own wait */
-	memcpy(res->buf->area, msg, sizeof(msg) - 1);
-	res->buf->head = 0;
-	res->buf->data = sizeof(msg) - 1;
-	res->to_forward = sizeof(msg) - 1;
 }
 
 /* Waits for a complete request head. Returns 0 or -1 (closed). */
@@ -1111,7 +1107,7 @@ static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
 {
 	struct http_act_out out;
 	enum http_act_ret r = HTTP_ACT_CONT;
-	struct http_rules_pos pos = { { NULL, NULL }, 0 }, *pp = can_wait ? &pos : NULL;
+	struct http_rules_pos pos = { { NULL, NULL }, 0, 0 }, *pp = can_wait ? &pos : NULL;
 	enum http_yld_phase phase = y ? y->phase : HTTP_Y_RES_BE;
 
 	memset(&out, 0, sizeof(out));
@@ -1156,9 +1152,13 @@ static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
 		http_reply(s, 500, NULL, NULL, SE_INTERNAL, SF_HDRS);
 		return 1;
 	case HTTP_ACT_INVALID:
+	case HTTP_ACT_TIMEOUT:
 		http_count_resp_failed(s, 0);
 		s->txn->flags |= TX_F_CLI_CLOSE;
-		http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
+		if (r == HTTP_ACT_TIMEOUT)
+			http_reply(s, 504, NULL, NULL, SE_SRV_TO, SF_DATA);
+		else
+			http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
 		return 1;
 	case HTTP_ACT_ABORT:
 		/* ended by an action without a reply: the client is closed */
@@ -1166,16 +1166,20 @@ static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
 		http_srv_abort(s);
 		chan_release(&s->res);
 		s->res.to_forward = 0;
-		s->term_err = SE_LOCAL;
-		s->term_fin = SF_HDRS;
+		s->term_err = s->term_err ? s->term_err : SE_LOCAL;   /* silent-drop: PH */
+		s->term_fin = s->term_fin ? s->term_fin : SF_HDRS;
 		s->txn->flags |= TX_F_LOCAL | TX_F_CLI_CLOSE;
 		s->txn->res_st = HTTP_MSG_DONE;
 		return 1;
 	default:
 		break;
 	}
-	http_after_rules(s, h);
-	return 0;
+	if (http_after_rules(s, h) != HTTP_ACT_ERR)
+		return 0;
+	s->fe->fe_counters.failed_rewrites++;   /* strict-mode: the response becomes a 500 */
+	s->txn->flags |= TX_F_CLI_CLOSE;
+	http_reply(s, 500, NULL, NULL, SE_PROXY, SF_HDRS);
+	return 1;
 }
 
 /* A stored answer up to this size is copied after its head and sent with
@@ -1577,7 +1581,7 @@ static int http_process_idle(struct stream *s)
 
 	if (unlikely(!s->nreq) && s->req.buf && s->req.buf->data && !s->cli.ssl &&
 	    !(s->tcp_flags & STRM_F_MUX) &&
-	    !(http_px_of(s->fe)->options & HTTP_O_NO_H2_UPG)) {
+	    !(http_px_of(s->fe)->options & HTTP_O_NO_H2_UPG) && !(s->tcp_flags & STRM_F_PROTO_H1)) {
 		/* a clear-text connection may start with the HTTP/2 preface */
 		int m = h2_preface_match(s->req.buf->area + s->req.buf->head, s->req.buf->data);
 
@@ -2052,7 +2056,7 @@ static int http_srv_waiting(const struct stream *s)
 static int http_stream_start(struct stream *s)
 {
 	s->state = ST_HTTP;
-	if (unlikely(s->li->bc->flags & LI_F_PROTO_H2)
+	if (unlikely((s->li->bc->flags & LI_F_PROTO_H2) || (s->tcp_flags & STRM_F_PROTO_H2))
 #ifdef USE_OPENSSL
 	    || unlikely(s->cli.ssl && ssl_sock_alpn_is(&s->cli, "h2"))
 #endif

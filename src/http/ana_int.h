@@ -194,4 +194,23 @@ int http_req_body_buffered(struct stream *s, size_t *len);
  * answers the 100 itself. */
 int http_req_body_waited(struct stream *s, int hlen);
 
+/* Whether the body of message <m>, whose head of <hlen> bytes is at the
+ * start of the data of <ch>, was waited for long enough: it is all there
+ * (or it has none), <at_least> bytes of it are (0: no such bound), the
+ * buffer is full (tune.maxrewrite kept), or its sender stopped sending. */
+int http_body_waited(const struct channel *ch, const struct h1_msg *m, size_t hlen,
+                     uint64_t at_least);
+
+/* The client of <s> waits for "100 Continue" before it sends its request
+ * body, which the rules must see (option http-buffer-request,
+ * wait-for-body): the 100 is answered from here, as HAProxy does, and the
+ * Expect field is not forwarded (TX_F_SENT_100). */
+void http_send_100(struct stream *s);
+
+/* Empties <ch> for an answer made here, but for the bytes already granted
+ * to leave at its head (interim responses: 100 Continue, 103 Early Hints),
+ * which stay first, at the start of its buffer. Returns how many were
+ * kept. */
+uint64_t http_chan_clear(struct channel *ch);
+
 #endif

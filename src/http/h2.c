@@ -793,30 +793,6 @@ static struct bind_kw h2_bind_kws[] = {
 	{ "proto", .parse = h2_bind_proto },
 };
 
-/* server "proto h2|h1": the protocol spoken to the server (h2: HTTP/2 from
- * the first byte, multiplexed). */
-static int h2_srv_proto(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-                        char **err)
-{
-	if (argc < 2) {
-		*err = str_fmt("expects a protocol name ('h2' or 'h1')");
-		return -1;
-	}
-	if (strcmp(argv[1], "h2") == 0) {
-		srv->flags |= SRV_F_PROTO_H2;
-	} else if (strcmp(argv[1], "h1") == 0) {
-		srv->flags &= ~SRV_F_PROTO_H2;
-	} else {
-		*err = str_fmt("unknown protocol '%s' (sluice knows 'h2' and 'h1')", argv[1]);
-		return -1;
-	}
-	return 2;
-}
-
-static struct srv_kw h2_srv_kws[] = {
-	{ "proto", .parse = h2_srv_proto },
-};
-
 /* A server's address changed: its connections finish their streams and
  * take no new one (they go to the old address); the idle ones close. */
 static void h2_srv_addr_changed(struct server *srv)
@@ -832,7 +808,6 @@ SLUICE_INIT(h2_register)
 	server_on_addr_change(h2_srv_addr_changed);
 	cfg_register(h2_kws, ARRAY_SIZE(h2_kws));
 	bind_register_keywords(h2_bind_kws, ARRAY_SIZE(h2_bind_kws));
-	srv_register_keywords(h2_srv_kws, ARRAY_SIZE(h2_srv_kws));
 }
 
 void h2_conn_foreach(void (*fn)(const struct conn *c, int back, const struct proxy *px,

@@ -178,18 +178,64 @@ int http_req_body_buffered(struct stream *s, size_t *len)
 	return 0;
 }
 
-int http_req_body_waited(struct stream *s, int hlen)
+int http_body_waited(const struct channel *ch, const struct h1_msg *m, size_t hlen,
+                     uint64_t at_least)
 {
-	const struct h1_msg *m = &s->txn->req;
-	const struct buf *b = s->req.buf;
+	const struct buf *b = ch->buf;
 	struct h1_chunk ck = { 0 };
 	const char *err;
 	size_t used;
 
-	if ((m->flags & H1_F_NO_BODY) || (s->req.flags & CH_F_SHUTR) ||
-	    b->data + global.maxrewrite >= buf_size())
+	if ((m->flags & H1_F_NO_BODY) || (ch->flags & CH_F_SHUTR) || !b ||
+	    b->data + global.maxrewrite >= buf_size() || (at_least && b->data - hlen >= at_least))
 		return 1;
 	if (m->flags & H1_F_CHUNKED)
-		return h1_chunk_scan(&ck, b->area + hlen, b->data - (size_t)hlen, &used, &err) != 0;
-	return !(m->flags & H1_F_CLEN) || b->data - (size_t)hlen >= m->clen;
+		return h1_chunk_scan(&ck, b->area + b->head + hlen, b->data - hlen, &used, &err) != 0;
+	if (m->flags & H1_F_CLEN)
+		return b->data - hlen >= m->clen;
+	/* a response delimited by the close ends with it; a request has no body */
+	return !(m->flags & H1_F_RESP);
+}
+
+int http_req_body_waited(struct stream *s, int hlen)
+{
+	return http_body_waited(&s->req, &s->txn->req, (size_t)hlen, 0);
+}
+
+void http_send_100(struct stream *s)
+{
+	static const char msg[] = "HTTP/1.1 100 Continue\r\n\r\n";
+	struct channel *res = &s->res;
+
+	s->txn->flags |= TX_F_SENT_100;
+	/* The response channel carries the 100 now: a server connection kept
+	 * from the previous request goes to the idle pool rather than have
+	 * these bytes taken for its own (http_check_kept). */
+	if (s->ss.st == SS_KEPT)
+		http_pool_kept(s);
+	chan_release(res);
+	res->flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
+	if (!(res->buf = buf_get()))
+		return;   /* no buffer now: the client sends its body after its own wait */
+	memcpy(res->buf->area, msg, sizeof(msg) - 1);
+	res->buf->head = 0;
+	res->buf->data = sizeof(msg) - 1;
+	res->to_forward = sizeof(msg) - 1;
+}
+
+uint64_t http_chan_clear(struct channel *ch)
+{
+	struct buf *b = ch->buf;
+	uint64_t keep = ch->to_forward;
+
+	if (!b || !keep || keep > b->data || (ch->pipe && ch->pipe->data)) {
+		chan_release(ch);
+		return 0;
+	}
+	if (b->head) {
+		memmove(b->area, b->area + b->head, (size_t)keep);
+		b->head = 0;
+	}
+	b->data = (uint32_t)keep;
+	return keep;
 }

@@ -30,6 +30,8 @@
 #include <sluice/logformat.h>
 #include <sluice/proxy.h>
 #include <sluice/str.h>
+#include <sluice/stream.h>
+#include <sluice/tcp_rules.h>
 #include <sluice/units.h>
 
 #include "rules_int.h"
@@ -137,7 +139,7 @@ static void rule_free(struct http_rule *r)
 		http_redirect_free(r->redir);
 	if (r->gact && r->gact->free)
 		r->gact->free(r->gpriv);
-	free(r->conf_file);
+	free(r->loc.file);
 	free(r);
 }
 
@@ -262,7 +264,7 @@ int http_fmt_parse(struct http_rule_parse *p, struct http_fmt *f, const char *te
 	return 0;
 }
 
-static int p_regex(struct http_rule_parse *p, const char *pattern)
+int http_rule_regex(struct http_rule_parse *p, const char *pattern)
 {
 #ifdef USE_PCRE2
 	struct http_rule *r = p->r;
@@ -352,9 +354,7 @@ static int mem_has_ci(const char *h, size_t hl, const char *n, size_t nl)
 	return 0;
 }
 
-/* Matches regex <re> (a pcre2_code, <md> its match data) on <s>: the
- * number of groups set plus one, 0 when it does not match. */
-static int re_exec(void *re, void *md, const char *s, size_t len)
+int http_re_exec(void *re, void *md, const char *s, size_t len)
 {
 #ifdef USE_PCRE2
 	int rc = pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, NULL);
@@ -365,12 +365,8 @@ static int re_exec(void *re, void *md, const char *s, size_t len)
 #endif
 }
 
-/* Writes the replacement <repl> of the last re_exec() on <subj> (which
- * returned <rc>) into buf[*n]: "\0" to "\9" are the groups (empty when
- * unset), "\\" is one backslash, other bytes are copied. Returns 0 or -1
- * (full). */
-static int re_expand(void *md, int rc, const char *subj, const char *repl, size_t rlen, char *buf,
-                     size_t size, size_t *n)
+int http_re_expand(void *md, int rc, const char *subj, const char *repl, size_t rlen, char *buf,
+                   size_t size, size_t *n)
 {
 #ifdef USE_PCRE2
 	const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
@@ -434,8 +430,7 @@ static enum http_act_ret exec_allow(const struct http_rule *r, struct http_rule_
 	return HTTP_ACT_ALLOW;
 }
 
-/* set-header / add-header <name> <fmt> */
-static int parse_hdr_fmt(struct http_rule_parse *p)
+int http_parse_hdr_fmt(struct http_rule_parse *p)
 {
 	if (http_rule_need(p, 2) == -1 || p_hdr_name(p, p->argv[p->idx]) == -1 ||
 	    http_fmt_parse(p, &p->r->fmt, p->argv[p->idx + 1], 1) == -1)
@@ -487,7 +482,7 @@ static int parse_del_header(struct http_rule_parse *p)
 	}
 	if (p->r->how == HM_REG) {
 		p->r->name = xstrdup(name);
-		return p_regex(p, name);
+		return http_rule_regex(p, name);
 	}
 	return p_hdr_name(p, name);
 }
@@ -503,7 +498,7 @@ static int hdr_name_matches(const struct http_rule *r, const struct http_str *n)
 	case HM_SUB:
 		return mem_has_ci(n->p, n->len, r->name, r->nlen);
 	case HM_REG:
-		return re_exec(r->re, r->md, n->p, n->len) > 0;
+		return http_re_exec(r->re, r->md, n->p, n->len) > 0;
 	default:
 		return n->len == r->nlen && strncasecmp(n->p, r->name, r->nlen) == 0;
 	}
@@ -530,7 +525,7 @@ static enum http_act_ret exec_del_header(const struct http_rule *r, struct http_
 static int parse_replace(struct http_rule_parse *p)
 {
 	if (http_rule_need(p, 3) == -1 || p_hdr_name(p, p->argv[p->idx]) == -1 ||
-	    p_regex(p, p->argv[p->idx + 1]) == -1 ||
+	    http_rule_regex(p, p->argv[p->idx + 1]) == -1 ||
 	    http_fmt_parse(p, &p->r->fmt, p->argv[p->idx + 2], 1) == -1)
 		return -1;
 	p->idx += 3;
@@ -564,11 +559,11 @@ int http_head_replace_re(struct http_head *h, const char *name, size_t nlen, voi
 			if (http_buf_put(out, sizeof(out), &n, v.p + pos, a - pos) == -1)
 				return -1;
 			if (b > a || !per_value)
-				rc = re_exec(re, md, v.p + a, b - a);
+				rc = http_re_exec(re, md, v.p + a, b - a);
 			if (rc) {
 				/* the replacement, made on the first match only */
 				if ((!rv && repl(arg, &rv, &rlen) == -1) ||
-				    re_expand(md, rc, v.p + a, rv, rlen, out, sizeof(out), &n) == -1)
+				    http_re_expand(md, rc, v.p + a, rv, rlen, out, sizeof(out), &n) == -1)
 					return -1;
 				changed = 1;
 			} else if (http_buf_put(out, sizeof(out), &n, v.p + a, b - a) == -1) {
@@ -1044,7 +1039,7 @@ static const struct http_act_kw http_act_shared = {
 
 /* set-var and unset-var are stream-only rows of the registry (vars.c) */
 static const struct http_act_kw http_acts[] = {
-	{ HA("add-header", W_ALL, "<name> <format>"), 0, parse_hdr_fmt, exec_put_header },
+	{ HA("add-header", W_ALL, "<name> <format>"), 0, http_parse_hdr_fmt, exec_put_header },
 	{ HA("allow", W_ALL, "nothing"), 0, parse_none, exec_allow },
 	{ HA("auth", W_REQ, "[realm <realm>]"), 0, parse_auth, exec_auth },
 	{ HA("capture", W_ALL, "<sample> len <length> | id <id>"), 0, parse_capture,
@@ -1058,7 +1053,7 @@ static const struct http_act_kw http_acts[] = {
 	{ HA("replace-header", W_ALL, "<name> <regex> <format>"), 0, parse_replace, exec_replace },
 	{ HA("replace-value", W_ALL, "<name> <regex> <format>"), 1, parse_replace, exec_replace },
 	{ HA("return", W_REQ | W_RES, "[reply arguments]"), 0, parse_return, exec_return },
-	{ HA("set-header", W_ALL, "<name> <format>"), 1, parse_hdr_fmt, exec_put_header },
+	{ HA("set-header", W_ALL, "<name> <format>"), 1, http_parse_hdr_fmt, exec_put_header },
 	{ HA("set-method", W_REQ, "<format>"), 0, parse_fmt, exec_set_method },
 	{ HA("set-path", W_REQ, "<format>"), HTTP_TP_PATH, parse_fmt, exec_set_uri },
 	{ HA("set-pathq", W_REQ, "<format>"), HTTP_TP_PATHQ, parse_fmt, exec_set_uri },
@@ -1094,8 +1089,8 @@ struct http_rule *http_rule_new(struct cfg_ctx *ctx, const struct http_act_kw *k
 
 	r->act = kw;
 	r->cap_id = -1;
-	r->conf_file = xstrdup(ctx->file);
-	r->conf_line = ctx->line;
+	r->loc.file = xstrdup(ctx->file);
+	r->loc.line = ctx->line;
 	return r;
 }
 
@@ -1204,20 +1199,33 @@ enum http_act_ret http_rules_run(const struct http_rules *rs, struct http_rule_e
 
 		if (resumed)
 			pos->n = 0;
-		if (!r->act)
+		if (!r->act) {
 			ret = http_rules_run(r->inc, x, depth + 1);
-		else if (!resumed && r->cond && !acl_cond_exec(r->cond, x->s))
+		} else if (!resumed && r->cond && !acl_cond_exec(r->cond, x->s)) {
 			continue;
-		else
+		} else {
+			if (unlikely(x->group) && r->act != x->group)
+				http_rules_group_end(x);
 			ret = r->act->exec(r, x);
+			if (ret == HTTP_ACT_ERR && x->soft) {
+				/* strict-mode off: a failed rewrite is counted, then ignored */
+				if (x->s)
+					x->s->fe->fe_counters.failed_rewrites++;
+				ret = HTTP_ACT_CONT;
+			}
+		}
 		if (ret == HTTP_ACT_YIELD) {
 			pos->at[depth] = r;
+			pos->soft = x->soft;
 			if (r->act)
 				pos->n = depth + 1;
 			return ret;
 		}
-		if (ret != HTTP_ACT_CONT)
+		if (ret != HTTP_ACT_CONT) {
+			if (r->act && x->s)
+				x->s->last_rule = &r->loc;   /* last_rule_file/line */
 			return ret;
+		}
 	}
 	return HTTP_ACT_CONT;
 }
@@ -1243,9 +1251,26 @@ enum http_act_ret http_rules_exec_at(const struct http_rules *rules, struct stre
                                      struct http_rules_pos *pos)
 {
 	struct http_rule_exec x = { .s = s, .h = h, .out = out, .pos = pos };
+	enum http_act_ret ret;
 
 	http_act_out_reset(out);
-	return rules->head ? http_rules_run(rules, &x, 0) : HTTP_ACT_CONT;
+	if (!rules->head)
+		return HTTP_ACT_CONT;
+	if (pos && pos->n)
+		x.soft = pos->soft;   /* strict-mode as it was when the run waited */
+	ret = http_rules_run(rules, &x, 0);
+	if (unlikely(x.group))
+		http_rules_group_end(&x);
+	return ret;
+}
+
+void http_rules_group_end(struct http_rule_exec *x)
+{
+	void (*end)(struct http_rule_exec *x) = x->group_end;
+
+	x->group = NULL;
+	x->group_end = NULL;
+	end(x);
 }
 
 /* ---- post-parse checks ---- */
@@ -1296,8 +1321,8 @@ static int rules_check_captures(struct proxy *px)
 			continue;   /* not a new slot, or made by an earlier post-parse */
 		if (!w) {
 			log_alert("%s:%d: 'http-request capture ... len' in '%s': the proxy has "
-				  "no HTTP settings to hold the capture slot", r->conf_file,
-				  r->conf_line, px->name);
+				  "no HTTP settings to hold the capture slot", r->loc.file,
+				  r->loc.line, px->name);
 			errors++;
 			continue;
 		}
@@ -1316,7 +1341,7 @@ static int rules_check_captures(struct proxy *px)
 			if (!is_capture(r) || r->cap_len || r->cap_id < n)
 				continue;
 			log_alert("%s:%d: '%s capture': no %s capture slot %d in '%s' (it has %d)",
-				  r->conf_file, r->conf_line, set_kw[set],
+				  r->loc.file, r->loc.line, set_kw[set],
 				  set == HTTP_RS_REQ ? "request" : "response", r->cap_id, px->name, n);
 			errors++;
 		}
@@ -1355,7 +1380,7 @@ static int rules_merge(struct http_rules *rs)
 			    &last, &failed, &err) == -1) {
 		const struct http_rule *r = failed;
 
-		log_alert("%s:%d: merging rules: %s", r->conf_file, r->conf_line, err);
+		log_alert("%s:%d: merging rules: %s", r->loc.file, r->loc.line, err);
 		free(err);
 		return -1;
 	}
@@ -1375,8 +1400,8 @@ static int rules_postparse(void)
 		errors += rules_check_captures(px);
 		for (int set = 0; set < HTTP_RS_COUNT; set++)
 			errors += -rules_merge(&pr->sets[set]);
-		if (px->mode == PR_MODE_HTTP)
-			continue;
+		if (px->mode == PR_MODE_HTTP || tcp_rules_switch_http(px))
+			continue;   /* (switch-mode http: for the connections that switch) */
 		for (int set = 0; set < HTTP_RS_COUNT; set++)
 			if (pr->sets[set].head)
 				log_warning("%s:%d: '%s' rules ignored for proxy '%s' as they require "

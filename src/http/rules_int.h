@@ -67,9 +67,10 @@ struct http_rule {
 	const struct http_service *svc;    /* use-service */
 	int                       cap_id;  /* capture slot, -1 until known */
 	int                       cap_len; /* "capture ... len N", 0 for the id form */
+	uint32_t                  ms;      /* wait-for-body: the time */
+	uint32_t                  bytes;   /* wait-for-body: at-least, 0: none */
+	struct act_loc            loc;     /* where it was written */
 	struct smp_expr          *expr;    /* capture of any other sample (CAP_EXPR) */
-	char                     *conf_file;
-	int                       conf_line;
 	const struct act_kw      *gact;    /* a stream-only action (action.h), run by <act> */
 	void                     *gpriv;   /* its parsed arguments */
 };
@@ -96,6 +97,14 @@ struct http_rule_exec {
 	struct lf_ctx        lf;        /* filled on first use */
 	int                  lf_ready;
 	unsigned             lf_needs;  /* LF_N_* it was filled for */
+	int                  soft;      /* strict-mode off: failed rewrites are ignored */
+	/* A run of rules of one action building one thing together (the
+	 * fields of a 103 Early Hints response): <group> is their action;
+	 * <group_end> finishes what they built once a rule of another
+	 * action runs, or the set ends. NULL: none open. */
+	const struct http_act_kw *group;
+	void               (*group_end)(struct http_rule_exec *x);
+	uint32_t             group_len; /* what the group wrote so far (its own use) */
 };
 
 /* Offsets in a request URI: the path starts at <path>, the '?' is at
@@ -132,6 +141,28 @@ void http_fmt_free(struct http_fmt *f);
  * <buf> (<size> bytes). Returns 0, or -1 when it may not have fit. */
 int http_fmt_render(struct http_rule_exec *x, const struct http_fmt *f, char *buf, size_t size,
                     const char **v, size_t *vlen);
+
+/* set-header / add-header / early-hint <name> <fmt>: the name in r->name,
+ * the value in r->fmt. Returns 0 or -1 after cfg_alert(). */
+int http_parse_hdr_fmt(struct http_rule_parse *p);
+
+/* Compiles <pattern> (PCRE2, JIT when possible) into p->r->re and its
+ * match data p->r->md. Returns 0 or -1 after cfg_alert(). */
+int http_rule_regex(struct http_rule_parse *p, const char *pattern);
+
+/* Matches regex <re> (a pcre2_code, <md> its match data) on <s>: the
+ * number of groups set plus one, 0 when it does not match. */
+int http_re_exec(void *re, void *md, const char *s, size_t len);
+
+/* Writes the replacement <repl> (<rlen> bytes) of the last http_re_exec()
+ * on <subj> (which returned <rc>) into buf[*n] (<size> bytes): "\0" to
+ * "\9" are the groups (empty when unset), "\\" is one backslash, other
+ * bytes are copied. Returns 0 or -1 (full). */
+int http_re_expand(void *md, int rc, const char *subj, const char *repl, size_t rlen, char *buf,
+                   size_t size, size_t *n);
+
+/* Ends the group of rules open in <x> (x->group_end() runs). */
+void http_rules_group_end(struct http_rule_exec *x);
 
 /* Appends <len> bytes at buf[*n] (<size> bytes). Returns 0 or -1 (full). */
 int http_buf_put(char *buf, size_t size, size_t *n, const char *s, size_t len);

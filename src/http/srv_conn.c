@@ -8,6 +8,7 @@
 #include <sluice/backend.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
+#include <sluice/fcgi.h>
 #include <sluice/h2.h>
 #include <sluice/http_ana.h>
 #include <sluice/lb.h>
@@ -91,6 +92,8 @@ void http_reuse_conn(struct stream *s, int fd, struct ssl_st *ssl, int reused)
  * requests unless http-reuse never. Returns 0, or -1 (failed). */
 int http_srv_ready(struct stream *s)
 {
+	if (unlikely(s->ss.target->flags & SRV_F_PROTO_FCGI))
+		return fcgi_back_take_over(s, http_px_of(s->be)->reuse == HTTP_REUSE_NEVER);
 	if (!h2_srv_wants(s->ss.target, &s->srv))
 		return 0;
 	if (unlikely(http_ws_over_h1(s))) {
@@ -138,8 +141,16 @@ static int srv_ws_kw(struct server *srv, const struct srv_kw *kw, int argc, char
 	return -1;
 }
 
+/* proto h1|h2|fcgi: the protocol spoken to the server (h2: HTTP/2 from the
+ * first byte, multiplexed; fcgi: FastCGI records, the backend's fcgi-app). */
+static const struct srv_kw_choice srv_protos[] = {
+	{ "h1", 0 }, { "h2", SRV_F_PROTO_H2 }, { "fcgi", SRV_F_PROTO_FCGI }, { NULL, 0 },
+};
+
 static struct srv_kw srv_conn_kws[] = {
 	{ "ws", .parse = srv_ws_kw },
+	{ "proto", .parse = srv_kw_choose, .clr = SRV_F_PROTO_H2 | SRV_F_PROTO_FCGI,
+	  .arg = (uintptr_t)srv_protos },
 };
 
 SLUICE_INIT(srv_conn_register)
@@ -184,6 +195,16 @@ int http_connect(struct stream *s)
 	}
 	if (kept_fd >= 0)
 		http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
+	/* FastCGI: a connection that takes one more request */
+	if (unlikely(srv->flags & SRV_F_PROTO_FCGI)) {
+		if (srv->fcgi_conns && fcgi_back_attach(s, (int)reuse) == 0) {
+			s->txn->flags |= TX_F_REUSED;
+			s->be->be_counters.reuse++;
+			srv->counters.reuse++;
+			return 0;
+		}
+		return stream_connect(s);
+	}
 	/* HTTP/2 to this server: a stream of a connection that has room */
 	if (srv->h2_conns && reuse != HTTP_REUSE_NEVER && !http_ws_over_h1(s) &&
 	    h2_back_attach(s, 0) == 0) {

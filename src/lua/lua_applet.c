@@ -30,6 +30,7 @@ struct lua_svc {
 	int                   http;       /* mode http (else tcp) */
 	char                  name[64];   /* "lua.<name>" */
 	char                  desc[80];   /* "service 'lua.x'" */
+	char                  log_name[68]; /* "<lua.x>", its server name in logs */
 	struct http_service   hs;         /* its row, mode http */
 	struct stream_service ts;         /* its row, mode tcp */
 };
@@ -476,6 +477,7 @@ int lua_core_register_service(lua_State *L)
 		return luaL_error(L, "out of memory");
 	snprintf(svc->name, sizeof(svc->name), "lua.%s", name);
 	snprintf(svc->desc, sizeof(svc->desc), "service '%s'", svc->name);
+	snprintf(svc->log_name, sizeof(svc->log_name), "<%s>", svc->name);
 	if (http_service_find(svc->name) || stream_service_find(svc->name)) {
 		lua_pushfstring(L, "core.register_service(): '%s' is registered already", svc->name);
 		free(svc);
@@ -492,6 +494,7 @@ int lua_core_register_service(lua_State *L)
 		http_service_register(&svc->hs);
 	} else {
 		svc->ts.name = svc->name;
+		svc->ts.log_name = svc->log_name;
 		svc->ts.start = applet_tcp_start;
 		svc->ts.run = applet_run;
 		stream_service_register(&svc->ts);

@@ -108,12 +108,24 @@ void conn_close(struct conn *c)
 	c->flags = 0;
 }
 
-void conn_set_rst(struct conn *c)
+void conn_set_drop(struct conn *c)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int one = 1;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
 
-	if (c->fd >= 0 && (c->flags & CO_F_TCP))
-		(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	if (c->fd < 0 || !(c->flags & CO_F_TCP))
+		return;
+	/* in repair mode a socket goes away without a packet (CAP_NET_ADMIN) */
+	if (setsockopt(c->fd, IPPROTO_TCP, TCP_REPAIR, &one, sizeof(one)) == 0)
+		return;
+	/* else the reset dies at the first router */
+	if (getsockname(c->fd, (struct sockaddr *)&ss, &sl) == 0 && ss.ss_family == AF_INET6)
+		(void)setsockopt(c->fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &one, sizeof(one));
+	else
+		(void)setsockopt(c->fd, IPPROTO_IP, IP_TTL, &one, sizeof(one));
+	(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
 void conn_setup_tcp(int fd, const struct conn_tcp_opts *o, int server)

@@ -1151,21 +1151,20 @@ static int bind_thread_set(struct bind_conf *bc, const struct bind_kw *kw, int a
 	return -1;
 }
 
-/* nice <n>: the priority of a line's connections among tasks; sluice has no
- * task scheduler (each event runs as it comes): checked, no effect. */
-static int bind_nice(struct bind_conf *bc, const struct bind_kw *kw, int argc, char **argv,
-                     char **err)
+
+/* accept-netscaler-cip <magic>: every connection starts with a NetScaler
+ * CIP header with that magic number (netscaler.h), whose addresses become
+ * the connection's. */
+static int bind_ns_cip(struct bind_conf *bc, const struct bind_kw *kw, int argc, char **argv,
+                       char **err)
 {
 	long v;
 
-	return cfg_opt_int(argc, argv, -1024, 1024, &v, err) == -1 ? -1 : 2;
-}
-
-static int bind_refused(struct bind_conf *bc, const struct bind_kw *kw, int argc, char **argv,
-                        char **err)
-{
-	*err = str_fmt("not supported by sluice: %s", (const char *)kw->priv);
-	return -1;
+	if (cfg_opt_int(argc, argv, 0, 0xffffffffL, &v, err) == -1)
+		return -1;
+	bc->ns_cip_magic = (uint32_t)v;
+	bc->flags |= LI_F_ACCEPT_CIP;
+	return 2;
 }
 
 static struct bind_kw listener_bind_kws[] = {
@@ -1192,9 +1191,8 @@ static struct bind_kw listener_bind_kws[] = {
 	{ "thread", .parse = bind_thread_set },
 	{ "process", .parse = bind_thread_set },
 	{ "shards", .parse = bind_thread_set },
-	{ "nice", .parse = bind_nice },
-	{ "accept-netscaler-cip", .parse = bind_refused,
-	  .priv = "the NetScaler client IP header is not built" },
+	{ "nice", .off = offsetof(struct bind_conf, nice), .min = -1024, .max = 1024 },
+	{ "accept-netscaler-cip", .parse = bind_ns_cip },
 	{ "namespace", .parse = bind_namespace },
 };
 

@@ -405,6 +405,7 @@ static void check_close_conn(struct check *c)
 	c->ssl = NULL;
 	c->ssl_hs = 0;
 	chk_h2_free(c);
+	chk_xport_free(c);
 	close(c->fd);
 	c->fd = -1;
 }

@@ -248,27 +248,39 @@ int chk_h2_read(struct check *c)
 	return 0;
 }
 
-/* server "check-proto h2|h1": the protocol of HTTP health checks. */
-static int chk_srv_proto(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
-                         char **err)
+/* server "check-proto h1|h2|fcgi": the protocol of HTTP health checks,
+ * whatever the server's "proto" says. */
+static const struct srv_kw_choice chk_protos[] = {
+	{ "h1", 0 }, { "h2", SRV_F_CHECK_H2 }, { "fcgi", SRV_F_CHECK_FCGI }, { NULL, 0 },
+};
+
+static const struct chk_xport *chk_xport;
+
+void chk_xport_register(const struct chk_xport *x)
 {
-	if (argc < 2) {
-		*err = str_fmt("expects a protocol name ('h2' or 'h1')");
-		return -1;
-	}
-	if (strcmp(argv[1], "h2") == 0) {
-		srv->flags |= SRV_F_CHECK_H2;
-	} else if (strcmp(argv[1], "h1") == 0) {
-		srv->flags &= ~SRV_F_CHECK_H2;
-	} else {
-		*err = str_fmt("unknown protocol '%s' (sluice knows 'h2' and 'h1')", argv[1]);
-		return -1;
-	}
-	return 2;
+	chk_xport = x;
+}
+
+int chk_srv_speaks_fcgi(const struct server *srv)
+{
+	return (srv->flags & SRV_F_CHECK_FCGI) ||
+	       (srv->flags & (SRV_F_PROTO_FCGI | SRV_F_CHECK_PSET)) == SRV_F_PROTO_FCGI;
+}
+
+const struct chk_xport *chk_xport_of(const struct check *c)
+{
+	return (c->conn_opts & TCPCHK_CO_FCGI) ? chk_xport : NULL;
+}
+
+void chk_xport_free(struct check *c)
+{
+	if (c->xp && chk_xport)
+		chk_xport->free(c);
 }
 
 static struct srv_kw chk_h2_srv_kws[] = {
-	{ "check-proto", .parse = chk_srv_proto },
+	{ "check-proto", .parse = srv_kw_choose, .clr = SRV_F_CHECK_H2 | SRV_F_CHECK_FCGI,
+	  .set = SRV_F_CHECK_PSET, .arg = (uintptr_t)chk_protos },
 };
 
 SLUICE_INIT(chk_h2_register)

@@ -132,7 +132,7 @@ static pid_t spawn_check(const struct check *c)
 	env_add(envp, &n, "HAPROXY_SERVER_NAME", srv->name);
 	env_add(envp, &n, "HAPROXY_SERVER_PORT", strcmp(sp, "NOT_USED") ? sp : "");
 	env_add(envp, &n, "HAPROXY_SERVER_PROTO", (srv->flags & SRV_F_PROTO_H2) ? "h2" :
-		srv->px->mode == PR_MODE_HTTP ? "h1" : "tcp");
+		(srv->flags & SRV_F_PROTO_FCGI) ? "fcgi" : srv->px->mode == PR_MODE_HTTP ? "h1" : "tcp");
 	env_add(envp, &n, "HAPROXY_SERVER_SSL", num[4]);
 	env_add(envp, &n, "PATH", cp->ext_path);
 	envp[n] = NULL;

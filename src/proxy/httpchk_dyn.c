@@ -83,11 +83,14 @@ static struct httpchk_req *req_render(struct check *c, const struct httpchk_req 
 int httpchk_send(struct check *c, const struct tcpchk_rule *r)
 {
 	const struct httpchk_req *q = r->req;
+	const struct chk_xport *xp = chk_xport_of(c);
 	char *data;
 	size_t len;
 	ssize_t n;
 
 	if (!q->dynamic && !(chk_px_of(c->srv->px)->options & CHK_O_SEND_STATE)) {
+		if (xp)
+			return xp->send(c, q);
 		if (c->conn_opts & TCPCHK_CO_H2)
 			return chk_h2_send(c, q);
 		return tcpchk_io_send(c, r->data, r->len) == (ssize_t)r->len ? 0 : -1;
@@ -95,6 +98,8 @@ int httpchk_send(struct check *c, const struct tcpchk_rule *r)
 	/* kept until the next request: an HTTP/2 body is sent from it */
 	httpchk_req_free(c->req_sent);
 	c->req_sent = req_render(c, q);
+	if (xp)
+		return xp->send(c, c->req_sent);
 	if (c->conn_opts & TCPCHK_CO_H2)
 		return chk_h2_send(c, c->req_sent);
 	data = httpchk_req_build(c->req_sent, &len);

@@ -538,7 +538,8 @@ static int proxy_postparse(void)
 				log_alert("%s:%d: proxy '%s': default_backend '%s' does not exist",
 					  px->conf_file, px->conf_line, px->name, px->defbe_name);
 				errors++;
-			} else if (px->defbe->mode != px->mode) {
+			} else if (px->defbe->mode != px->mode &&
+				   !(px->defbe->mode == PR_MODE_HTTP && tcp_rules_switch_http(px))) {
 				log_alert("%s:%d: proxy '%s': default_backend '%s' is in %s mode but "
 					  "the frontend is in %s mode", px->conf_file, px->conf_line,
 					  px->name, px->defbe_name, proxy_mode_str(px->defbe),
@@ -621,6 +622,12 @@ static void proxy_free(struct proxy *px)
 	free(px->desc);
 	free(px->state_file);
 	free(px);
+}
+
+void proxy_free_detached(struct proxy *px)
+{
+	if (px)
+		proxy_free(px);
 }
 
 void proxy_free_all(void)

@@ -32,6 +32,26 @@ struct srv_kw_table {
 
 static struct srv_kw_table *srv_kws;
 
+int srv_kw_choose(struct server *srv, const struct srv_kw *kw, int argc, char **argv,
+                  char **err)
+{
+	const struct srv_kw_choice *c = (const struct srv_kw_choice *)kw->arg;
+	struct dstr names = { 0 };
+
+	for (size_t i = 0; c[i].name; i++) {
+		if (argc > 1 && strcmp(argv[1], c[i].name) == 0) {
+			srv->flags = (srv->flags & ~(unsigned)kw->clr) | c[i].flags | (unsigned)kw->set;
+			dstr_free(&names);
+			return 2;
+		}
+		dstr_printf(&names, "%s'%s'", i ? (c[i + 1].name ? ", " : " or ") : "", c[i].name);
+	}
+	*err = argc > 1 ? str_fmt("unknown protocol '%s' (sluice knows %s)", argv[1], names.p)
+			: str_fmt("expects one of %s", names.p);
+	dstr_free(&names);
+	return -1;
+}
+
 void srv_register_keywords(struct srv_kw *kws, size_t n)
 {
 	struct srv_kw_table *t = xcalloc(1, sizeof(*t));
@@ -961,11 +981,17 @@ static int server_set_weight(struct cli_ctx *ctx, struct server *srv, const char
 	return 0;
 }
 
-static void (*srv_addr_hook)(struct server *srv);
+/* the multiplexers' (HTTP/2, FastCGI) */
+static void (*srv_addr_hooks[4])(struct server *srv);
 
 void server_on_addr_change(void (*fn)(struct server *srv))
 {
-	srv_addr_hook = fn;
+	size_t i = 0;
+
+	while (srv_addr_hooks[i])
+		i++;
+	BUG_ON(i >= ARRAY_SIZE(srv_addr_hooks) - 1, "too many server_on_addr_change() hooks");
+	srv_addr_hooks[i] = fn;
 }
 
 void server_set_address(struct server *srv, const struct sockaddr_storage *ss, socklen_t len,
@@ -989,8 +1015,8 @@ void server_set_address(struct server *srv, const struct sockaddr_storage *ss, s
 	srv->addr_str = xstrdup(addr_to_str(&srv->addr, text, sizeof(text)));
 	/* what is kept open still goes to the old address */
 	srv_idle_purge(srv, 0);
-	if (srv_addr_hook)
-		srv_addr_hook(srv);
+	for (size_t i = 0; srv_addr_hooks[i]; i++)
+		srv_addr_hooks[i](srv);
 	if (srv->flags & SRV_F_RMAINT)
 		server_set_rmaint(srv, 0, NULL);
 }
@@ -1323,7 +1349,9 @@ static int cli_del_server(struct cli_ctx *ctx, int argc, char **argv)
 		dstr_printf(&ctx->out, "Only a server in maintenance mode can be deleted.\n");
 		return -1;
 	}
-	if (srv->counters.cur_sess) {
+	/* (the multiplexed connections kept to it, HTTP/2 and FastCGI, point
+	 * to it until they close: pool-purge-delay after their last request) */
+	if (srv->counters.cur_sess || srv->h2_conns || srv->fcgi_conns) {
 		dstr_printf(&ctx->out, "Server still has connections attached to it, cannot remove it.\n");
 		return -1;
 	}

@@ -200,11 +200,26 @@ int srv_idle_total(void)
 	return idle.total;
 }
 
+/* Closers of the idle connections that multiplexers keep themselves. */
+static void (*idle_closers[4])(void);
+
+void srv_idle_register_closer(void (*fn)(void))
+{
+	for (size_t i = 0; i < ARRAY_SIZE(idle_closers); i++)
+		if (!idle_closers[i]) {
+			idle_closers[i] = fn;
+			return;
+		}
+	BUG_ON(1, "too many idle connection closers");
+}
+
 void srv_idle_close_all(void)
 {
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		for (struct server *srv = px->servers; srv; srv = srv->next)
 			srv_idle_purge(srv, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(idle_closers) && idle_closers[i]; i++)
+		idle_closers[i]();
 }
 
 static int srv_kw_pool_purge_delay(struct server *srv, const struct srv_kw *kw, int argc,

@@ -24,6 +24,7 @@
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
 #include <sluice/proxy.h>
+#include <sluice/netscaler.h>
 #include <sluice/px_tcp.h>
 #include <sluice/proxyproto.h>
 #include <sluice/sample.h>
@@ -92,6 +93,7 @@ const struct stream_proto *stream_proto_of(int mode)
 static void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents);
 static int stream_read_proxy(struct stream *s);
+static int stream_cip_awaited(const struct stream *s);
 static int stream_fail(struct stream *s, enum strm_err t0, enum strm_fin t1);
 static int stream_start(struct stream *s);
 static int stream_ssl_handshake(struct stream *s, struct conn *c);
@@ -129,6 +131,8 @@ static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *whi
 	const struct proxy_timeouts *fe = &s->fe->timeout, *be = &s->be->timeout;
 	ev_tstamp d = 0, x;
 	uint32_t ct, st;
+	/* set-timeout gives the stream its own */
+	uint32_t tun = s->tmo[STRM_TMO_TUNNEL] ? s->tmo[STRM_TMO_TUNNEL] : be->tunnel;
 
 	*which = STRM_T_NONE;
 	if (s->proto->deadline && (d = s->proto->deadline(s, kind))) {
@@ -150,11 +154,11 @@ static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *whi
 	}
 	/* The tunnel timeout covers both sides, until one half-closes and a
 	 * client-fin/server-fin timeout takes over, as in HAProxy. */
-	if (s->ss.st == SS_EST && be->tunnel &&
+	if (s->ss.st == SS_EST && tun &&
 	    s->proto->tunnel(s) &&
 	    !(((s->req.flags | s->res.flags) & (CH_F_SHUTR | CH_F_SHUTW)) &&
 	      (fe->client_fin || be->server_fin))) {
-		x = side_deadline(MAX(s->cli.last_act, s->srv.last_act), be->tunnel);
+		x = side_deadline(MAX(s->cli.last_act, s->srv.last_act), tun);
 		*which = STRM_T_CLI;
 		return x;
 	}
@@ -165,7 +169,7 @@ static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *whi
 	/* A side's timeout runs only while we wait for that side: a peer
 	 * stalled because the other one is slow is not to blame. */
 	ct = ((s->req.flags & CH_F_SHUTR) || (s->res.flags & CH_F_SHUTW)) && fe->client_fin ?
-	     fe->client_fin : fe->client;
+	     fe->client_fin : s->tmo[STRM_TMO_CLIENT] ? s->tmo[STRM_TMO_CLIENT] : fe->client;
 	if ((s->cli.flags & CO_F_WAITING) && (x = side_deadline(s->cli.last_act, ct)) &&
 	    (!d || x < d)) {
 		d = x;
@@ -173,7 +177,7 @@ static ev_tstamp stream_deadline_io(const struct stream *s, enum strm_timer *whi
 	}
 	if (s->ss.st == SS_EST && (s->srv.flags & CO_F_WAITING)) {
 		st = ((s->res.flags & CH_F_SHUTR) || (s->req.flags & CH_F_SHUTW)) && be->server_fin ?
-		     be->server_fin : be->server;
+		     be->server_fin : s->tmo[STRM_TMO_SERVER] ? s->tmo[STRM_TMO_SERVER] : be->server;
 		if ((x = side_deadline(s->srv.last_act, st)) && (!d || x < d)) {
 			d = x;
 			*which = STRM_T_SRV;
@@ -209,6 +213,10 @@ static ev_tstamp stream_deadline(const struct stream *s, enum strm_timer *which,
 	    (!d || s->inspect_end < d)) {
 		*which = STRM_T_INSPECT;
 		return s->inspect_end;
+	}
+	if (unlikely(s->act_exp) && (!d || s->act_exp < d)) {
+		*which = STRM_T_ACT;
+		return s->act_exp;
 	}
 	return d;
 }
@@ -272,6 +280,11 @@ void stream_end_backend(struct stream *s)
 {
 	stream_be_uncount(s);
 	s->be = s->fe->defbe ? s->fe->defbe : s->fe;
+	memset(s->tmo, 0, sizeof(s->tmo));   /* set-timeout was the request's */
+	s->act_exp = 0;                      /* and any wait of its rules */
+	s->last_rule = NULL;
+	s->nice = s->li ? (short)s->li->bc->nice : 0;   /* (stream_update() applies it) */
+	s->tcp_flags &= ~STRM_F_ACT_EXP;
 }
 
 /* The stream asks for <srv> (persistence) and it is full: waits in its
@@ -562,7 +575,7 @@ void stream_close(struct stream *s, enum strm_err t0, enum strm_fin t1)
 
 	ev_timer_stop(global.loop, &s->timer);
 	if (s->tcp_flags & STRM_F_DROP)
-		conn_set_rst(&s->cli);
+		conn_set_drop(&s->cli);
 	conn_close(&s->cli);
 	/* an event fed to a stopped watcher (a protocol's process) must not outlive it */
 	ev_clear_pending(global.loop, &s->cli.io);
@@ -807,6 +820,8 @@ void stream_update(struct stream *s)
 	int cev = 0, sev = 0;
 
 	ss_check(s);
+	if (unlikely(s->tcp_flags & STRM_F_NICE))
+		stream_nice_apply(s);
 	if (!(s->req.flags & CH_F_SHUTR) && chan_has_room(&s->req))
 		cev |= EV_READ;
 	if (chan_pending(&s->res))
@@ -890,6 +905,12 @@ static void stream_count_bytes(struct stream *s, int is_req, uint64_t in)
 		if (s->ss.conn_srv)
 			s->ss.conn_srv->counters.bytes_out += in;
 	}
+}
+
+void stream_count_made(struct stream *s, uint64_t n)
+{
+	s->res.total += n;
+	stream_count_bytes(s, 0, n);
 }
 
 enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *src,
@@ -1075,6 +1096,12 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	case STRM_T_TURNAROUND:
 		stream_connect(s);
 		return;
+	case STRM_T_ACT:
+		/* the action's wait is over: it goes on in this loop pass */
+		s->act_exp = 0;
+		s->tcp_flags |= STRM_F_ACT_EXP;
+		stream_wake(s);
+		return;
 	case STRM_T_CONNECT:
 		stream_conn_failed(s, 1);
 		return;
@@ -1088,8 +1115,8 @@ static void stream_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			stream_ssl_failed(s, "timeout");
 			return;
 		}
-		if (s->state == ST_PROXY)
-			s->fc_err = 13;   /* timeout while waiting for the PROXY header */
+		if (s->state == ST_PROXY)   /* timeout while waiting for the PROXY (CIP) header */
+			s->fc_err = stream_cip_awaited(s) ? 20 : 13;
 		stream_fail(s, SE_CLI_TO, s->ss.st == SS_EST ? SF_DATA :
 			    s->state == ST_PROXY || s->state == ST_INSPECT ? SF_REQ : SF_CONN);
 		return;
@@ -1136,18 +1163,6 @@ static int stream_start(struct stream *s)
 	return s->proto->start(s);
 }
 
-/* ST_PROXY: looks for the PROXY header in what the client sent. Returns 0
- * (waiting, or the stream moved on), or -1 when the stream was closed. */
-/* The PROXY header is bad or missing: counted, closed. Returns -1. */
-static int stream_proxy_failed(struct stream *s, int err)
-{
-	s->fc_err = (uint8_t)err;   /* HAProxy's CO_ER_PRX_* numbers (fc_err) */
-	s->fe->fe_counters.failed_req++;
-	s->li->counters.failed_req++;
-	stream_close(s, SE_PROXY, SF_REQ);
-	return -1;
-}
-
 /* The addresses of a PROXY header become the stream's (unless LOCAL). */
 static void stream_proxy_apply(struct stream *s, const struct sockaddr_storage *src,
                                const struct sockaddr_storage *dst, int local)
@@ -1160,6 +1175,65 @@ static void stream_proxy_apply(struct stream *s, const struct sockaddr_storage *
 	}
 }
 
+/* Whether <s> starts with a PROXY header, with a NetScaler CIP header (the
+ * CIP one comes first when both do, as in HAProxy). */
+static int stream_wants_pp(const struct stream *s)
+{
+	return (s->li->flags & LI_F_ACCEPT_PROXY) || (s->tcp_flags & STRM_F_EXPECT_PROXY);
+}
+
+static int stream_wants_cip(const struct stream *s)
+{
+	return (s->li->flags & LI_F_ACCEPT_CIP) || (s->tcp_flags & STRM_F_EXPECT_CIP);
+}
+
+static int stream_cip_awaited(const struct stream *s)
+{
+	return stream_wants_cip(s) && !(s->tcp_flags & STRM_F_CIP_READ);
+}
+
+/* The fc_err number of the header error <err> stream_hdr_parse() gave. */
+static int stream_hdr_err_code(const struct stream *s, const char *err)
+{
+	return stream_cip_awaited(s) ? ns_cip_err_code(err) : pp_err_code(err);
+}
+
+/* The PROXY header is bad or missing: counted, closed. <err> is HAProxy's
+ * CO_ER_PRX_* number (fc_err), made the CIP one (18..21: closed, error,
+ * timeout, truncated) when a NetScaler CIP header was awaited. Returns -1. */
+static int stream_proxy_failed(struct stream *s, int err)
+{
+	if (stream_cip_awaited(s) && err >= 11 && err <= 14)
+		err += 18 - 11;
+	s->fc_err = (uint8_t)err;
+	s->fe->fe_counters.failed_req++;
+	s->li->counters.failed_req++;
+	stream_close(s, SE_PROXY, SF_REQ);
+	return -1;
+}
+
+/* Parses the header <s> expects now at p[0..len), as pp_parse() does. */
+static int stream_hdr_parse(const struct stream *s, const char *p, size_t len,
+                            struct sockaddr_storage *src, struct sockaddr_storage *dst,
+                            int *local, const char **err)
+{
+	if (!stream_cip_awaited(s))
+		return pp_parse(p, len, src, dst, local, err);
+	*local = 0;
+	return ns_cip_parse(p, len, s->li->bc->ns_cip_magic, src, dst, err);
+}
+
+/* A header was read: 1 when it was the CIP one and a PROXY one follows. */
+static int stream_hdr_more(struct stream *s)
+{
+	if ((s->tcp_flags & STRM_F_CIP_READ) || !stream_wants_pp(s) || !stream_wants_cip(s))
+		return 0;
+	s->tcp_flags |= STRM_F_CIP_READ;
+	return 1;
+}
+
+/* ST_PROXY: looks for the PROXY (or CIP) header in what the client sent. Returns 0
+ * (waiting, or the stream moved on), or -1 when the stream was closed. */
 static int stream_read_proxy(struct stream *s)
 {
 	struct buf *b = s->req.buf;
@@ -1168,11 +1242,11 @@ static int stream_read_proxy(struct stream *s)
 	int local, n = 0;
 
 	if (b)
-		n = pp_parse(b->area + b->head, b->data, &src, &dst, &local, &err);
+		n = stream_hdr_parse(s, b->area + b->head, b->data, &src, &dst, &local, &err);
 	if (n == 0 && !(s->req.flags & CH_F_SHUTR) && (!b || chan_has_room(&s->req)))
 		return 0;
 	if (n < 0)    /* garbage */
-		return stream_proxy_failed(s, pp_err_code(err));
+		return stream_proxy_failed(s, stream_hdr_err_code(s, err));
 	if (n == 0)   /* the client left (11: before a byte) or filled a buffer without a header */
 		return stream_proxy_failed(s, b && b->data ? 14 : 11);
 	stream_pp_keep(s, b->area + b->head, (size_t)n);
@@ -1183,6 +1257,8 @@ static int stream_read_proxy(struct stream *s)
 		s->req.buf = NULL;
 	}
 	stream_proxy_apply(s, &src, &dst, local);
+	if (stream_hdr_more(s))
+		return s->req.buf ? stream_read_proxy(s) : 0;
 	return stream_start(s);
 }
 
@@ -1198,7 +1274,7 @@ static int stream_accept_rules(struct stream *s)
 	s->fe->fe_counters.denied_conn++;
 	s->li->counters.denied_conn++;
 	if (s->tcp_flags & STRM_F_DROP)
-		conn_set_rst(&s->cli);
+		conn_set_drop(&s->cli);
 	conn_close(&s->cli);
 	stk_stream_end(s);   /* what track-sc rules tracked */
 	if (s->dst)
@@ -1254,9 +1330,9 @@ static int stream_read_proxy_exact(struct stream *s)
 	}
 	if (n <= 0)
 		return stream_proxy_failed(s, n == 0 ? (have ? 14 : 11) : 12);
-	r = pp_parse(b->area + b->head, have + (size_t)n, &src, &dst, &local, &err);
+	r = stream_hdr_parse(s, b->area + b->head, have + (size_t)n, &src, &dst, &local, &err);
 	if (r < 0)
-		return stream_proxy_failed(s, pp_err_code(err));
+		return stream_proxy_failed(s, stream_hdr_err_code(s, err));
 	/* incomplete: every byte seen belongs to the header */
 	take = r > 0 ? r - (ssize_t)have : n;
 	if (recv(s->cli.fd, b->area + b->head + have, (size_t)take, 0) != take)
@@ -1270,6 +1346,8 @@ static int stream_read_proxy_exact(struct stream *s)
 	stream_pp_keep(s, b->area + b->head, (size_t)r);
 	chan_release(&s->req);
 	stream_proxy_apply(s, &src, &dst, local);
+	if (stream_hdr_more(s))
+		return stream_read_proxy_exact(s);
 	return stream_ssl_begin(s);
 }
 
@@ -1310,6 +1388,8 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		s->cli.flags |= CO_F_TCP;
 		conn_setup_tcp(fd, px_tcp_opts(fe, 0), 0);
 	}
+	if (unlikely(li->bc->nice))
+		stream_set_nice(s, li->bc->nice);
 	if (tcp_rules_has(fe, TCP_RS_CONN) && stream_accept_rules(s) == -1)
 		return;
 
@@ -1332,13 +1412,13 @@ void stream_accept(struct listener *li, int fd, struct sockaddr_storage *addr, s
 		s->be = fe;
 	if (s->proto->init(s) == -1)
 		return;
-	if (unlikely(ssl_bind_enabled(li->bc)) && !(li->flags & LI_F_ACCEPT_PROXY) &&
-	    !(s->tcp_flags & STRM_F_EXPECT_PROXY)) {
+	if (unlikely(ssl_bind_enabled(li->bc)) && !stream_wants_pp(s) && !stream_wants_cip(s)) {
 		stream_ssl_begin(s);
 		return;
 	}
-	if ((li->flags & LI_F_ACCEPT_PROXY) || (s->tcp_flags & STRM_F_EXPECT_PROXY)) {
-		/* Nothing moves before the PROXY header says who the client is. */
+	if (stream_wants_pp(s) || stream_wants_cip(s)) {
+		/* Nothing moves before the PROXY (or CIP) header says who the
+		 * client is. */
 		s->state = ST_PROXY;
 		stream_update(s);
 		return;

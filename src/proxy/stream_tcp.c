@@ -65,7 +65,7 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
 	}
 #endif
 	c.be_name = s->be->name;
-	c.srv_name = s->ss.target ? s->ss.target->name : "<NOSRV>";
+	c.srv_name = s->ss.target ? s->ss.target->name : s->svc ? s->svc->log_name : "<NOSRV>";
 	c.Tw = s->t_queue || s->ss.target ? s->tw : -1;
 	c.Tc = s->t_est ? tick_ev_to_ms(s->t_est - s->t_conn) : -1;
 	c.Tt = tick_ev_to_ms(now - s->t_accept);
@@ -225,6 +225,8 @@ static int tcp_service_process(struct stream *s)
 		if (ret == 1)
 			s->tcp_flags |= STRM_F_SVC_DONE;
 		wrote = s->res.buf && s->res.buf->data > before;
+		if (wrote)
+			stream_count_made(s, s->res.buf->data - before);
 		if (stream_forward(s, &s->res, &s->srv, &s->cli, 0) != CHN_OK) {
 			stream_close(s, SE_CLI_ABORT, SF_DATA);
 			return -1;
@@ -239,6 +241,22 @@ static int tcp_service_process(struct stream *s)
 	}
 	stream_update(s);
 	return 0;
+}
+
+/* "switch-mode http": the stream goes on as a mode http one, its client's
+ * bytes read so far being the start of its first request (or of an
+ * HTTP/2 connection). Returns 0, or -1 when the stream was closed. */
+static int tcp_switch_http(struct stream *s)
+{
+	const struct stream_proto *hp = stream_proto_of(PR_MODE_HTTP);
+
+	s->inspect_end = 0;
+	s->tcp_pos = 0;
+	s->req.to_forward = s->res.to_forward = 0;
+	s->proto = hp;
+	if (hp->init(s) == -1)
+		return -1;
+	return hp->start(s);
 }
 
 /* ST_INSPECT (mode tcp): runs the frontend's tcp-request content rules,
@@ -279,9 +297,14 @@ static int tcp_inspect(struct stream *s)
 				return -1;
 			}
 		}
+		if (unlikely(s->tcp_flags & STRM_F_HTTP_SWITCH))
+			return tcp_switch_http(s);
 		if (unlikely(s->svc)) {
-			/* use-service: the service answers, no backend */
-			stream_set_backend(s, s->fe);
+			/* use-service: the service answers in place of a server;
+			 * the backend is chosen as for one (HAProxy logs
+			 * "be/<lua.name>"), its tcp-request rules do not run */
+			if (px == s->fe)
+				stream_set_backend(s, use_backend_select(s->fe, s));
 			return tcp_service_start(s) == -1 ? -1 : tcp_service_process(s);
 		}
 		if (s->tcp_flags & STRM_F_BE_RULES)
@@ -432,6 +455,11 @@ static const struct stream_proto tcp_proto = {
 	.srv_waiting = tcp_always,
 	.tunnel      = tcp_always,
 };
+
+int stream_is_tcp(const struct stream *s)
+{
+	return s->proto == &tcp_proto;
+}
 
 SLUICE_INIT(stream_tcp_register)
 {

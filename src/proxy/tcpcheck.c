@@ -175,6 +175,7 @@ const char *tcpchk_conn_error(const struct check *c, const char *err)
 static void tcpchk_forget_input(struct check *c)
 {
 	chk_h2_free(c);
+	chk_xport_free(c);
 	c->rlen = 0;
 	c->rclosed = 0;
 	memset(&c->http, 0, sizeof(c->http));
@@ -430,15 +431,19 @@ enum tcpchk_res tcpchk_run(struct check *c, enum chk_result *res, const char **i
 {
 	static char msg[160], withcomment[256];
 	const struct tcpchk_rule *rules = tcpchk_rules(c->srv->px);
+	const int httpchk = !!(chk_px_of(c->srv->px)->options & CHK_O_HTTPCHK);
+	const struct chk_xport *xp = httpchk ? chk_xport_of(c) : NULL;
 
 	*res = CHK_R_L7RSP;
 	*info = "";
 	if (!c->step_no)   /* a new run (c->step is NULL at its end too) */
 		tcpchk_start(c);
-	/* HTTP/2 checks: the server's frames are the session's, which the
-	 * send rule starts (they wait in the socket until then) */
-	if (((c->conn_opts & TCPCHK_CO_H2) && (chk_px_of(c->srv->px)->options & CHK_O_HTTPCHK) ?
-	     (c->h2 ? chk_h2_read(c) : 0) : tcpchk_read(c)) == -1) {
+	/* HTTP/2 and FastCGI checks: the server's frames or records are the
+	 * session's, which the send rule starts (they wait in the socket until
+	 * then) */
+	if ((xp ? (c->xp ? xp->read(c) : 0) :
+	     (c->conn_opts & TCPCHK_CO_H2) && httpchk ? (c->h2 ? chk_h2_read(c) : 0) :
+	     tcpchk_read(c)) == -1) {
 		*info = strerror(errno);
 		return TCPCHK_FAIL;
 	}

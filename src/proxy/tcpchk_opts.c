@@ -527,18 +527,17 @@ static int parse_connect_value(struct cfg_ctx *ctx, struct tcpchk_rule *r, int w
 		}
 		return 0;
 	case CO_PROTO:
-		r->conn_opts &= ~(TCPCHK_CO_H1 | TCPCHK_CO_H2);
+		r->conn_opts &= ~TCPCHK_CO_PROTOS;
 		if (http && strcmp(v, "h2") == 0)
 			r->conn_opts |= TCPCHK_CO_H2;
+		else if (http && strcmp(v, "fcgi") == 0)
+			r->conn_opts |= TCPCHK_CO_FCGI;   /* the backend's fcgi-app: fcgi_app.c */
 		else if ((http && strcmp(v, "h1") == 0) || (!http && strcmp(v, "none") == 0))
 			r->conn_opts |= TCPCHK_CO_H1;
-		else if (strcmp(v, "fcgi") == 0 && http)
-			return cfg_alert(ctx, "'proto fcgi': FastCGI to servers is not built in sluice"),
-			       -1;
 		else
 			return cfg_alert(ctx, "'proto' expects %s, but got '%s'", http ?
-					 "an HTTP protocol ('h1' or 'h2')" : "a TCP protocol ('none')",
-					 v), -1;
+					 "an HTTP protocol ('h1', 'h2' or 'fcgi')" :
+					 "a TCP protocol ('none')", v), -1;
 		return 0;
 	default:
 		free(r->comment);
@@ -597,11 +596,13 @@ unsigned tcpchk_conn_opts(const struct check *c, const struct tcpchk_rule *r)
 			o |= TCPCHK_CO_SOCKS4;
 		if (srv->flags & SRV_F_CHECK_H2)
 			o |= TCPCHK_CO_H2;
+		else if (chk_srv_speaks_fcgi(srv))
+			o |= TCPCHK_CO_FCGI;
 	}
 	if (!r)
 		return o;
-	if (r->conn_opts & (TCPCHK_CO_H1 | TCPCHK_CO_H2))
-		o &= ~(TCPCHK_CO_H1 | TCPCHK_CO_H2);
+	if (r->conn_opts & TCPCHK_CO_PROTOS)
+		o &= ~TCPCHK_CO_PROTOS;
 	return o | (r->conn_opts & ~TCPCHK_CO_DEFAULT);
 }
 

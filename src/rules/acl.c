@@ -810,7 +810,8 @@ static void acl_px_release(struct proxy *px)
 static struct proxy_ext acl_ext = { .release = acl_px_release };
 
 static struct cfg_kw acl_cfg_kws[] = {
-	{ .name = "acl", .sections = CFG_SEC_PROXIES, .type = CFG_T_FUNC, .parse = kw_acl,
+	{ .name = "acl", .sections = CFG_SEC_PROXIES | CFG_SEC_FCGI_APP, .type = CFG_T_FUNC,
+	  .parse = kw_acl,
 	  .usage = "<name> <criterion> [flags] [operator] <value> ..." },
 	{ .name = "use-server", .sections = CFG_SEC_BACKEND | CFG_SEC_LISTEN,
 	  .type = CFG_T_FUNC, .parse = kw_use_server,

@@ -804,6 +804,8 @@ static int pat_word(const char *h, size_t hl, const char *n, size_t nl, int icas
 
 #ifdef USE_PCRE2
 static pcre2_match_data *pat_md;
+static unsigned pat_md_set;   /* the groups (and the whole match) its last match set:
+                                 pairs past them hold an older match's offsets */
 #endif
 
 /* The first pattern of the list (in the order added) that matches. */
@@ -833,8 +835,15 @@ static const struct pat_lst *pat_match_lst(const struct pat_set *ps, const char 
 			break;
 		case PAT_M_REG:
 #ifdef USE_PCRE2
-			if (pcre2_match(p->re, (PCRE2_SPTR)s, l, 0, 0, pat_md, NULL) >= 0)
-				return p;
+			{
+				int rc = pcre2_match(p->re, (PCRE2_SPTR)s, l, 0, 0, pat_md, NULL);
+
+				if (rc >= 0) {
+					/* 0: more groups than pairs, all of them set */
+					pat_md_set = rc ? (unsigned)rc : pcre2_get_ovector_count(pat_md);
+					return p;
+				}
+			}
 #endif
 			break;
 		default:
@@ -960,7 +969,7 @@ size_t pat_regm_render(const char *subj, const char *val, char *out, size_t size
 			unsigned g = (unsigned)(v[1] - '0');
 
 			v++;
-			if (g < pcre2_get_ovector_count(pat_md) && ov[2 * g] != PCRE2_UNSET) {
+			if (g < pat_md_set && ov[2 * g] != PCRE2_UNSET) {
 				size_t n = ov[2 * g + 1] - ov[2 * g];
 
 				if (n > size - 1 - o)

@@ -186,24 +186,25 @@ static int fetch_url_param(const struct smp_arg *a, struct sample *smp, struct s
 			       smp);
 }
 
-/* ---- the request body (option http-buffer-request) ---- */
+/* ---- the bodies (option http-buffer-request, wait-for-body) ---- */
 
-/* The body bytes of the request under analysis that are in the buffer:
- * those after the head, at most Content-Length. NULL when there is no
- * request head being analysed. */
-static const char *req_body_raw(const struct stream *s, size_t *len)
+/* The body bytes of the request (<res> NULL) or response under analysis
+ * that are in the buffer: those after the head, at most Content-Length.
+ * NULL when there is no such head being analysed. */
+static const char *req_body_raw(const struct stream *s, size_t *len, const void *res)
 {
 	const struct http_txn *txn = s && s->txn ? s->txn : NULL;
-	const struct buf *b = s ? s->req.buf : NULL;
+	const struct buf *b = s ? (res ? s->res.buf : s->req.buf) : NULL;
+	const struct h1_msg *m = txn ? (res ? &txn->res : &txn->req) : NULL;
 
-	if (!txn || !txn->req_head || !b || b->data < txn->req.head_len)
+	if (!txn || !(res ? txn->res_head : txn->req_head) || !b || b->data < m->head_len)
 		return NULL;
-	*len = b->data - txn->req.head_len;
-	if ((txn->req.flags & H1_F_CLEN) && !(txn->req.flags & H1_F_CHUNKED) && *len > txn->req.clen)
-		*len = txn->req.clen;
-	if (txn->req.flags & H1_F_NO_BODY)
+	*len = b->data - m->head_len;
+	if ((m->flags & H1_F_CLEN) && !(m->flags & H1_F_CHUNKED) && *len > m->clen)
+		*len = m->clen;
+	if (m->flags & H1_F_NO_BODY)
 		*len = 0;
-	return b->area + b->head + txn->req.head_len;
+	return b->area + b->head + m->head_len;
 }
 
 /* Copies the data of the complete chunks of p[0..len) into <out> (at most
@@ -247,14 +248,14 @@ static size_t dechunk(const char *p, size_t len, char *out, size_t size, int *do
 }
 
 /* The body as the rules see it: chunked framing removed (into the scratch
- * area). */
-static const char *req_body(const struct stream *s, size_t *len)
+ * area). <res>: the response's (a fetch's priv). */
+static const char *req_body(const struct stream *s, size_t *len, const void *res)
 {
-	const char *p = req_body_raw(s, len);
+	const char *p = req_body_raw(s, len, res);
 	char *out;
 	int done;
 
-	if (!p || !(s->txn->req.flags & H1_F_CHUNKED))
+	if (!p || !((res ? s->txn->res.flags : s->txn->req.flags) & H1_F_CHUNKED))
 		return p;
 	out = smp_scratch_get();
 	*len = dechunk(p, *len, out, SMP_SCRATCH_SIZE, &done);
@@ -265,7 +266,7 @@ static int fetch_req_body(const struct smp_arg *a, struct sample *smp, struct st
 			  const void *priv)
 {
 	size_t len;
-	const char *p = req_body(s, &len);
+	const char *p = req_body(s, &len, priv);
 
 	if (!p)
 		return 0;
@@ -277,13 +278,14 @@ static int fetch_req_body(const struct smp_arg *a, struct sample *smp, struct st
 }
 
 /* req.body_len: the body bytes buffered; req.body_size: the announced
- * Content-Length, or what a chunked body holds so far. */
+ * Content-Length, or what a chunked body holds so far (res.*: the
+ * response's). */
 static int fetch_req_body_len(const struct smp_arg *a, struct sample *smp, struct stream *s,
 			      const void *priv)
 {
 	size_t len;
 
-	if (!req_body(s, &len))
+	if (!req_body(s, &len, priv))
 		return 0;
 	smp->type = SMP_T_SINT;
 	smp->u.sint = (int64_t)len;
@@ -293,10 +295,13 @@ static int fetch_req_body_len(const struct smp_arg *a, struct sample *smp, struc
 static int fetch_req_body_size(const struct smp_arg *a, struct sample *smp, struct stream *s,
 			       const void *priv)
 {
-	if (!fetch_req_body_len(a, smp, s, NULL))
+	const struct h1_msg *m;
+
+	if (!fetch_req_body_len(a, smp, s, priv))
 		return 0;
-	if ((s->txn->req.flags & H1_F_CLEN) && !(s->txn->req.flags & H1_F_CHUNKED))
-		smp->u.sint = (int64_t)s->txn->req.clen;
+	m = priv ? &s->txn->res : &s->txn->req;
+	if ((m->flags & H1_F_CLEN) && !(m->flags & H1_F_CHUNKED))
+		smp->u.sint = (int64_t)m->clen;
 	return 1;
 }
 
@@ -306,7 +311,7 @@ static int fetch_req_body_param(const struct smp_arg *a, struct sample *smp, str
 				const void *priv)
 {
 	size_t len;
-	const char *p = req_body(s, &len);
+	const char *p = req_body(s, &len, NULL);
 
 	if (!p)
 		return 0;
@@ -1155,6 +1160,9 @@ static const struct smp_fetch_kw smp_http_fetches[] = {
 	{ "req.body_len",  fetch_req_body_len, { 0 }, 0, SMP_T_SINT, RQ, NULL, NULL },
 	{ "req.body_size", fetch_req_body_size, { 0 }, 0, SMP_T_SINT, RQ, NULL, NULL },
 	{ "req.body_param", fetch_req_body_param, { ARGT_STR }, 0, SMP_T_STR, RQ, NULL, NULL },
+	{ "res.body",      fetch_req_body,    { 0 }, 0, SMP_T_BIN, RS, NULL, "res" },
+	{ "res.body_len",  fetch_req_body_len, { 0 }, 0, SMP_T_SINT, RS, NULL, "res" },
+	{ "res.body_size", fetch_req_body_size, { 0 }, 0, SMP_T_SINT, RS, NULL, "res" },
 	{ "urlp_val",      fetch_urlp_val,    { ARGT_STR, ARGT_STR }, 1, SMP_T_SINT, RQ, NULL,
 	  NULL },
 	{ "res.ver",       fetch_res_ver,     { 0 }, 0, SMP_T_STR, RS, NULL, NULL },

@@ -2,13 +2,11 @@
  * tcp-response content keywords, their inspect-delay, the actions only they
  * offer (rows of the one registry, action.h), rules inherited from named
  * defaults sections, and the engine the stream calls. */
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sluice/acl.h>
-#include <sluice/addr.h>
 #include <sluice/action.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
@@ -33,12 +31,8 @@ struct tcp_act_kw {
 	int              stop;    /* it ends the rule set with <verdict> */
 	int            (*parse)(struct act_parse *p, struct tcp_rule *r);  /* NULL: no argument */
 	void           (*exec)(const struct tcp_rule *r, struct stream *s); /* NULL: nothing */
-	unsigned         arg;     /* the row's own value for <exec> (TCP_A_* for set-src...) */
+	unsigned         arg;     /* the row's own value for <exec> */
 };
-
-/* What set-src, set-dst, set-src-port and set-dst-port change. */
-#define TCP_A_DST  0x1   /* the destination address (else the source) */
-#define TCP_A_PORT 0x2   /* only the port (else only the address) */
 
 struct tcp_rule {
 	const struct act_kw     *kw;      /* its row of the registry */
@@ -46,9 +40,10 @@ struct tcp_rule {
 	void                    *gpriv;   /* a stream-only action's arguments */
 	unsigned                 where;   /* the ACT_W_* bit of its set */
 	struct acl_cond         *cond;
-	struct smp_expr         *expr;    /* capture, set-src... */
+	struct smp_expr         *expr;    /* capture */
+	struct act_loc           loc;     /* where it was written */
 	const struct stream_service *svc; /* use-service */
-	int                      cap;     /* capture: its slot */
+	int                      cap;     /* capture: its slot; switch-mode: STRM_F_* */
 };
 
 /* Capture slots of a frontend (tcp-request content capture ... len N), mode
@@ -66,6 +61,7 @@ struct tcp_px {
 	uint32_t            delay[2];      /* inspect-delay, request and response, ms */
 	int                 ncap;          /* capture slots */
 	uint16_t            cap_len[TCP_CAP_MAX], cap_off[TCP_CAP_MAX];
+	int                 switches;      /* has a switch-mode rule */
 	const struct proxy *def;           /* defaults section whose rules run first */
 };
 
@@ -86,25 +82,6 @@ static struct tcp_px *tcp_px_make(struct proxy *px)
 }
 
 /* ---- actions ---- */
-
-/* <expr>: the sample expression of set-src... */
-static int parse_expr(struct act_parse *p, struct tcp_rule *r)
-{
-	char *err = NULL;
-
-	if (p->idx >= p->argc) {
-		cfg_alert(p->ctx, "action '%s' expects a sample expression", p->argv[0]);
-		return -1;
-	}
-	r->expr = xcalloc(1, sizeof(*r->expr));
-	if (smp_expr_parse(p->argv[p->idx], r->expr, NULL, &err) == -1) {
-		cfg_alert(p->ctx, "action '%s': %s", p->argv[0], err);
-		free(err);
-		return -1;
-	}
-	p->idx++;
-	return 0;
-}
 
 /* use-service <name>: a service answers the stream (mode tcp) */
 static int parse_use_service(struct act_parse *p, struct tcp_rule *r)
@@ -128,20 +105,22 @@ static void exec_use_service(const struct tcp_rule *r, struct stream *s)
 	s->svc = r->svc;
 }
 
-/* expect-proxy layer4 */
+/* expect-proxy layer4, expect-netscaler-cip layer4 */
 static int parse_expect_proxy(struct act_parse *p, struct tcp_rule *r)
 {
 	if (p->idx >= p->argc || strcmp(p->argv[p->idx], "layer4") != 0) {
-		cfg_alert(p->ctx, "action 'expect-proxy' expects 'layer4'");
+		cfg_alert(p->ctx, "action '%s' expects 'layer4'", p->argv[0]);
 		return -1;
 	}
 	p->idx++;
 	return 0;
 }
 
+/* The header the row names (its arg: a STRM_F_EXPECT_* flag) is read
+ * before anything else (stream.c, ST_PROXY). */
 static void exec_expect_proxy(const struct tcp_rule *r, struct stream *s)
 {
-	s->tcp_flags |= STRM_F_EXPECT_PROXY;
+	s->tcp_flags |= r->act->arg;
 }
 
 /* capture <sample> len <length> */
@@ -245,47 +224,48 @@ static const struct smp_fetch_kw tcp_fetches[] = {
 	  SMP_USE_L4, NULL, NULL },
 };
 
-/* set-src|set-dst|set-src-port|set-dst-port <expr>. As in HAProxy, an
- * address keeps the port and a port keeps the address;
- * a sample that is no address (resp. port) changes nothing. */
-static void exec_set_addr(const struct tcp_rule *r, struct stream *s)
+/* switch-mode http [proto h1|h2]: the rule's row value is its stream
+ * flags, kept in r->cap (the rules are run by a frontend). */
+static int parse_switch_mode(struct act_parse *p, struct tcp_rule *r)
 {
-	struct sockaddr_storage *a = (r->act->arg & TCP_A_DST) ?
-				     (struct sockaddr_storage *)stream_dst(s) : &s->cli_addr;
-	struct sample smp = { 0 };
-	int port = addr_get_port(a);
-
-	if (!smp_expr_eval(r->expr, s, &smp))
-		return;
-	if (r->act->arg & TCP_A_PORT) {
-		if (smp_cast(&smp, SMP_T_SINT) && smp.u.sint >= 0 && smp.u.sint <= 65535)
-			addr_set_port(a, (int)smp.u.sint);
-		return;
+	if (p->idx >= p->argc || strcmp(p->argv[p->idx], "http") != 0) {
+		cfg_alert(p->ctx, "action 'switch-mode' expects 'http' (the only mode a connection "
+			  "may switch to)");
+		return -1;
 	}
-	if (smp.type == SMP_T_STR || smp.type == SMP_T_BIN) {
-		char ip[64];
-		size_t n = MIN(smp.u.str.len, sizeof(ip) - 1);
-
-		memcpy(ip, smp.u.str.p, n);
-		if (!smp_parse_ip(ip, n, &smp))
-			return;
+	p->idx++;
+	if (!(p->px->cap & PR_CAP_FE)) {
+		cfg_alert(p->ctx, "action 'switch-mode' is only possible in a proxy that may be a "
+			  "frontend");
+		return -1;
 	}
-	if (smp.type == SMP_T_IPV4) {
-		struct sockaddr_in *in = (struct sockaddr_in *)a;
+	r->cap = STRM_F_HTTP_SWITCH;
+	if (p->idx < p->argc && strcmp(p->argv[p->idx], "proto") == 0) {
+		const char *n = p->idx + 1 < p->argc ? p->argv[p->idx + 1] : "";
 
-		memset(a, 0, sizeof(*a));
-		in->sin_family = AF_INET;
-		in->sin_addr = smp.u.ipv4;
-	} else if (smp.type == SMP_T_IPV6) {
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)a;
-
-		memset(a, 0, sizeof(*a));
-		in6->sin6_family = AF_INET6;
-		in6->sin6_addr = smp.u.ipv6;
-	} else {
-		return;
+		if (strcmp(n, "h1") != 0 && strcmp(n, "h2") != 0) {
+			cfg_alert(p->ctx, "action 'switch-mode': unknown protocol '%s' (expects h1 or "
+				  "h2)", n);
+			return -1;
+		}
+		r->cap |= strcmp(n, "h1") == 0 ? STRM_F_PROTO_H1 : STRM_F_PROTO_H2;
+		p->idx += 2;
 	}
-	addr_set_port(a, port);
+	tcp_px_make(p->px)->switches = 1;
+	return 0;
+}
+
+/* The stream goes on in mode http (stream_tcp.c) once the rules stop. */
+static void exec_switch_mode(const struct tcp_rule *r, struct stream *s)
+{
+	s->tcp_flags |= (unsigned)r->cap;
+}
+
+int tcp_rules_switch_http(const struct proxy *px)
+{
+	const struct tcp_px *tp = px->tcp_rules;
+
+	return tp && (tp->switches || (tp->def && tcp_rules_switch_http(tp->def)));
 }
 
 static void exec_drop(const struct tcp_rule *r, struct stream *s)
@@ -303,16 +283,14 @@ static const struct tcp_act_kw tcp_acts[] = {
 	{ TA("capture", ACT_W_TCP_REQ, "<sample> len <length>"), TCP_V_ACCEPT, 0, parse_capture,
 	  exec_capture, 0 },
 	{ TA("close", ACT_W_TCP_RES, "nothing"), TCP_V_CLOSE, 1, NULL, NULL, 0 },
+	{ TA("expect-netscaler-cip", ACT_W_TCP_CONN, "layer4"), TCP_V_ACCEPT, 0,
+	  parse_expect_proxy, exec_expect_proxy, STRM_F_EXPECT_CIP },
 	{ TA("expect-proxy", ACT_W_TCP_CONN, "layer4"), TCP_V_ACCEPT, 0, parse_expect_proxy,
-	  exec_expect_proxy, 0 },
+	  exec_expect_proxy, STRM_F_EXPECT_PROXY },
 	{ TA("reject", ACT_W_TCP_ALL, "nothing"), TCP_V_REJECT, 1, NULL, NULL, 0 },
-	{ TA("set-dst", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, TCP_A_DST },
-	{ TA("set-dst-port", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr,
-	  TCP_A_DST | TCP_A_PORT },
-	{ TA("set-src", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr, 0 },
-	{ TA("set-src-port", W_REQ_ALL, "<expr>"), TCP_V_ACCEPT, 0, parse_expr, exec_set_addr,
-	  TCP_A_PORT },
 	{ TA("silent-drop", ACT_W_TCP_ALL, "nothing"), TCP_V_DROP, 1, NULL, exec_drop, 0 },
+	{ TA("switch-mode", ACT_W_TCP_REQ, "http [proto h1|h2]"), TCP_V_ACCEPT, 1,
+	  parse_switch_mode, exec_switch_mode, 0 },
 	{ TA("use-service", ACT_W_TCP_REQ, "<service name>"), TCP_V_ACCEPT, 1, parse_use_service,
 	  exec_use_service, 0 },
 };
@@ -332,6 +310,7 @@ static void rule_free(struct tcp_rule *r)
 	if (!r->act && r->kw->free)
 		r->kw->free(r->gpriv);
 	acl_cond_free(r->cond);
+	free(r->loc.file);
 	if (r->expr) {
 		smp_expr_free(r->expr);
 		free(r->expr);
@@ -367,6 +346,8 @@ static int rules_kw(struct cfg_ctx *ctx, enum tcp_rule_set set, int argc, char *
 	r->kw = kw;
 	r->act = act_is_own(kw) ? container_of(kw, struct tcp_act_kw, kw) : NULL;
 	r->where = set_w[set];
+	r->loc.file = xstrdup(ctx->file);
+	r->loc.line = ctx->line;
 	ap = (struct act_parse){ ctx, px, set_w[set], argc, argv, 1, NULL,
 				 act_digit(kw, argv[0]), kw };
 	if (!r->act) {
@@ -499,6 +480,15 @@ static enum tcp_verdict shared_verdict(enum act_ret ar, int *stop)
 	}
 }
 
+/* Rule <r> of <set> ended its set: recorded for last_rule_file/line, for
+ * the content sets only, as in HAProxy (a connection or session rule
+ * runs before there is a stream to HAProxy). */
+static void tcp_last_rule(struct stream *s, enum tcp_rule_set set, const struct tcp_rule *r)
+{
+	if (set == TCP_RS_REQ || set == TCP_RS_RES)
+		s->last_rule = &r->loc;
+}
+
 enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
                                 struct stream *s, int *pos, int flags)
 {
@@ -533,8 +523,11 @@ enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
 			BUG_ON(v == TCP_V_WAIT && !(flags & TCP_X_YIELD), "an action waited where it cannot");
 			if (v == TCP_V_WAIT)
 				s->tcp_flags |= STRM_F_ACT_WAIT;
-			if (stop)
+			if (stop) {
+				if (v != TCP_V_WAIT)
+					tcp_last_rule(s, set, r);
 				break;
+			}
 			continue;
 		}
 		if (!r->act) {
@@ -545,6 +538,7 @@ enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
 			r->act->exec(r, s);
 		if (r->act->stop) {
 			v = r->act->verdict;
+			tcp_last_rule(s, set, r);
 			break;
 		}
 	}
@@ -613,6 +607,16 @@ static int tcp_postparse(void)
 			errors++;
 			break;
 		}
+		if (tp && tp->switches && px->mode == PR_MODE_HTTP)
+			log_warning("%s:%d: proxy '%s': 'tcp-request content switch-mode http' does "
+				    "nothing in mode http (the connection is HTTP already)",
+				    px->conf_file, px->conf_line, px->name);
+		else if (tp && tp->switches && (px->cap & PR_CAP_BE) && !px->defbe_name)
+			log_warning("%s:%d: proxy '%s': 'switch-mode http' in a mode tcp proxy that is "
+				    "its own backend: the connections upgraded to HTTP get a 503 unless "
+				    "'use_backend' sends them to a backend in mode http (as in HAProxy, "
+				    "they cannot go to its TCP servers)", px->conf_file, px->conf_line,
+				    px->name);
 		if (tp && tp->ncap && px->mode == PR_MODE_HTTP) {
 			log_alert("%s:%d: proxy '%s': 'tcp-request content capture' is not supported "
 				  "in mode http yet (use 'http-request capture')", px->conf_file,

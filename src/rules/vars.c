@@ -1,5 +1,5 @@
-/* Variables (vars.h): the stores of each scope, the set-var and unset-var
- * actions of every rule set, the var() fetch, the set-var() and unset-var()
+/* Variables (vars.h): the stores of each scope, the set-var, set-var-fmt
+ * and unset-var actions of every rule set, the var() fetch, the set-var() and unset-var()
  * converters, and strcmp()/concat()/add_item() which read variables.
  * Memory is bounded: one value per configured name, at most VAR_MAX_LEN
  * bytes. */
@@ -98,20 +98,6 @@ int var_ref_parse(const char *s, size_t len, struct var_ref *ref, char **err)
 	return -1;
 }
 
-int var_ref_parse_word(const char *w, struct var_ref *ref, char **err)
-{
-	const char *open = strchr(w, '('), *close = strrchr(w, ')');
-
-	if (!open || !close || close < open || close[1]) {
-		*err = str_fmt("expects '%.*s(<scope>.<name>)'", (int)strcspn(w, "("), w);
-		return -1;
-	}
-	if (var_ref_parse(open + 1, (size_t)(close - open - 1), ref, err) == -1)
-		return -1;
-	var_name_declare(ref);
-	return 0;
-}
-
 void var_ref_release(struct var_ref *ref)
 {
 	free(ref->name);
@@ -146,7 +132,10 @@ static struct var_store *var_store_of(const struct var_ref *ref, struct stream *
 	}
 	if (ref->scope == VAR_CHECK)
 		return NULL;
-	if (ref->scope == VAR_SESS)
+	/* a mode tcp stream is its own transaction: its txn/req/res
+	 * variables live as long as it, beside its sess ones */
+	if (ref->scope == VAR_SESS ||
+	    (!s->txn && stream_is_tcp(s)))
 		sp = &s->vars;
 	else if (s->txn)
 		sp = &s->txn->vars;
@@ -495,13 +484,30 @@ static int conv_secure_memcmp(const struct smp_arg *a, struct sample *smp, const
 }
 
 /* ------------------------------------------------------------------------
- * Actions: set-var(<scope>.<name>) <expr> and unset-var(<scope>.<name>), the
- * name in the action word (argv[0]).
+ * Actions: set-var(<scope>.<name>[,<cond>...]) <expr>, set-var-fmt(...)
+ * <format> and unset-var(<scope>.<name>), the name in the action word
+ * (argv[0]).
  */
+
+/* The conditions a set-var or set-var-fmt rule sets its variable under
+ * (all must hold), as the set-var converter's: bits of var_act.conds, in
+ * the order of var_conds[]. */
+enum {
+	VAR_C_EXISTS = 0x01, VAR_C_NOTEXISTS = 0x02, VAR_C_EMPTY = 0x04, VAR_C_NOTEMPTY = 0x08,
+	VAR_C_SET = 0x10, VAR_C_NOTSET = 0x20, VAR_C_GT = 0x40, VAR_C_LT = 0x80,
+};
+
+static const char *const var_conds[] = {
+	"ifexists", "ifnotexists", "ifempty", "ifnotempty", "ifset", "ifnotset", "ifgt", "iflt",
+};
+
+#define VAR_COND_MAX 4   /* as HAProxy: at most four conditions */
 
 struct var_act {
 	struct var_ref   ref;
+	unsigned         conds;  /* VAR_C_* */
 	struct smp_expr *expr;   /* set-var */
+	struct lf_expr  *lf;     /* set-var-fmt */
 };
 
 static void var_act_free(void *priv)
@@ -515,16 +521,68 @@ static void var_act_free(void *priv)
 		smp_expr_free(a->expr);
 		free(a->expr);
 	}
+	if (a->lf) {
+		lf_free(a->lf);
+		free(a->lf);
+	}
 	free(a);
 }
 
-static int var_act_parse_unset(struct act_parse *p)
+/* "<name>(<scope>.<name>[,<cond>...])": the variable, then the conditions
+ * (only for the actions that set it: <conds> not NULL). Returns 0, or -1
+ * with an allocated <err>. */
+static int var_act_parse_word(const char *w, struct var_ref *ref, unsigned *conds, char **err)
+{
+	const char *open = strchr(w, '('), *close = strrchr(w, ')'), *c;
+	int n = 0;
+
+	if (!open || !close || close < open || close[1]) {
+		*err = str_fmt("expects '%.*s(<scope>.<name>%s)'", (int)strcspn(w, "("), w,
+			       conds ? "[,<cond>...]" : "");
+		return -1;
+	}
+	c = memchr(open + 1, ',', (size_t)(close - open - 1));
+	if (c && !conds) {
+		*err = str_fmt("takes no condition after the variable name ('%.*s')",
+			       (int)(close - c - 1), c + 1);
+		return -1;
+	}
+	for (const char *p = c; p && p < close; p = memchr(p + 1, ',', (size_t)(close - p - 1))) {
+		const char *e = memchr(p + 1, ',', (size_t)(close - p - 1));
+		size_t len = (size_t)((e ? e : close) - p - 1), i;
+
+		for (i = 0; i < ARRAY_SIZE(var_conds); i++)
+			if (strlen(var_conds[i]) == len && memcmp(var_conds[i], p + 1, len) == 0)
+				break;
+		if (i == ARRAY_SIZE(var_conds) || ++n > VAR_COND_MAX) {
+			*err = i == ARRAY_SIZE(var_conds) ?
+			       str_fmt("unknown condition '%.*s' (expects ifexists, ifnotexists, "
+				       "ifempty, ifnotempty, ifset, ifnotset, ifgt or iflt)", (int)len, p + 1) :
+			       str_fmt("at most %d conditions", VAR_COND_MAX);
+			return -1;
+		}
+		*conds |= 1u << i;
+	}
+	if (var_ref_parse(open + 1, (size_t)((c ? c : close) - open - 1), ref, err) == -1)
+		return -1;
+	var_name_declare(ref);
+	return 0;
+}
+
+int var_ref_parse_word(const char *w, struct var_ref *ref, char **err)
+{
+	return var_act_parse_word(w, ref, NULL, err);
+}
+
+/* The rule's arguments in p->priv, its action word read (with conditions
+ * when <set>). Returns 0 or -1 after the message. */
+static int var_act_new(struct act_parse *p, int set)
 {
 	struct var_act *a = xcalloc(1, sizeof(*a));
 	char *err = NULL;
 
 	p->priv = a;
-	if (var_ref_parse_word(p->argv[0], &a->ref, &err) == -1) {
+	if (var_act_parse_word(p->argv[0], &a->ref, set ? &a->conds : NULL, &err) == -1) {
 		act_alert(p, "%s", err);
 		free(err);
 		return -1;
@@ -532,30 +590,80 @@ static int var_act_parse_unset(struct act_parse *p)
 	return 0;
 }
 
+/* unset-var(<var>) */
+static int var_act_parse_unset(struct act_parse *p)
+{
+	return var_act_new(p, 0);
+}
+
+static void var_act_exec_set_fmt(void *priv, struct stream *s, unsigned where);
+
+/* set-var(<var>[,<cond>...]) <expr>, set-var-fmt(<var>[,<cond>...]) <format> */
 static int var_act_parse_set(struct act_parse *p)
 {
+	int fmt = p->kw->exec == var_act_exec_set_fmt;
 	struct var_act *a;
+	const char *w;
 	char *err = NULL;
 
-	if (var_act_parse_unset(p) == -1)
+	if (var_act_new(p, 1) == -1)
 		return -1;
 	a = p->priv;
 	if (p->idx >= p->argc) {
 		/* each engine worded it its own way before they shared this parser */
-		if (p->where & ACT_W_HTTP_ALL)
-			act_alert(p, "expects (<scope>.<name>) <expr>");
+		if ((p->where & ACT_W_HTTP_ALL) || fmt)
+			act_alert(p, "expects %s", fmt ? p->kw->usage : "(<scope>.<name>) <expr>");
 		else
 			cfg_alert(p->ctx, "action '%s' expects a sample expression", p->argv[0]);
 		return -1;
 	}
-	a->expr = xcalloc(1, sizeof(*a->expr));
-	if (smp_expr_parse(p->argv[p->idx], a->expr, NULL, &err) == -1) {
+	w = p->argv[p->idx++];
+	if (fmt) {
+		a->lf = xcalloc(1, sizeof(*a->lf));
+		if (lf_compile(w, a->lf, &err) == 0)
+			return 0;
+		act_alert(p, "invalid log-format string '%s': %s", w, err ? err : "syntax error");
+	} else {
+		a->expr = xcalloc(1, sizeof(*a->expr));
+		if (smp_expr_parse(w, a->expr, NULL, &err) == 0)
+			return 0;
 		act_alert(p, "%s", err);
-		free(err);
-		return -1;
 	}
-	p->idx++;
-	return 0;
+	free(err);
+	return -1;
+}
+
+/* Whether the conditions of <a> allow setting its variable of <s> to
+ * <smp>. */
+static int var_act_conds_hold(const struct var_act *a, struct stream *s, const struct sample *smp)
+{
+	struct sample cur = { 0 };
+	int set, empty;
+
+	if (!a->conds)
+		return 1;
+	set = var_get(&a->ref, s, &cur);
+	/* a process-wide variable exists once the configuration names it */
+	if ((a->conds & VAR_C_EXISTS) && !set && a->ref.scope != VAR_PROC)
+		return 0;
+	if ((a->conds & VAR_C_NOTEXISTS) && (set || a->ref.scope == VAR_PROC))
+		return 0;
+	if ((a->conds & VAR_C_SET) && !set)
+		return 0;
+	if ((a->conds & VAR_C_NOTSET) && set)
+		return 0;
+	/* scalar samples are never empty */
+	empty = (smp->type == SMP_T_STR || smp->type == SMP_T_BIN) && !smp->u.str.len;
+	if ((a->conds & VAR_C_EMPTY) && !empty)
+		return 0;
+	if ((a->conds & VAR_C_NOTEMPTY) && empty)
+		return 0;
+	/* ifgt/iflt compare integers only, and hold otherwise */
+	if (set && cur.type == SMP_T_SINT && smp->type == SMP_T_SINT &&
+	    (((a->conds & VAR_C_GT) && !(cur.u.sint > smp->u.sint)) ||
+	     ((a->conds & VAR_C_LT) && !(cur.u.sint < smp->u.sint))))
+		return 0;
+	return 1;
 }
 
 static void var_act_exec_set(void *priv, struct stream *s, unsigned where)
@@ -563,7 +671,23 @@ static void var_act_exec_set(void *priv, struct stream *s, unsigned where)
 	const struct var_act *a = priv;
 	struct sample smp = { 0 };
 
-	if (smp_expr_eval(a->expr, s, &smp))
+	if (smp_expr_eval(a->expr, s, &smp) && var_act_conds_hold(a, s, &smp))
+		var_set(&a->ref, s, &smp);
+}
+
+/* The rendered format is a string; one cut at VAR_MAX_LEN bytes is stored
+ * cut, as any longer value is. */
+static void var_act_exec_set_fmt(void *priv, struct stream *s, unsigned where)
+{
+	static char out[VAR_MAX_LEN + 1];
+	const struct var_act *a = priv;
+	struct sample smp = { 0 };
+	long n = act_render(s, a->lf, out, sizeof(out));
+
+	smp.type = SMP_T_STR;
+	smp.u.str.p = out;
+	smp.u.str.len = n < 0 ? strlen(out) : (size_t)n;
+	if (var_act_conds_hold(a, s, &smp))
 		var_set(&a->ref, s, &smp);
 }
 
@@ -574,7 +698,9 @@ static void var_act_exec_unset(void *priv, struct stream *s, unsigned where)
 
 static const struct act_kw var_acts[] = {
 	{ "set-var", 0, ACT_W_TCP_ALL | ACT_W_HTTP_ALL, var_act_parse_set, var_act_exec_set,
-	  var_act_free, "(<scope>.<name>) <expr>", NULL },
+	  var_act_free, "(<scope>.<name>[,<cond>...]) <expr>", NULL },
+	{ "set-var-fmt", 0, ACT_W_TCP_ALL | ACT_W_HTTP_ALL, var_act_parse_set,
+	  var_act_exec_set_fmt, var_act_free, "(<scope>.<name>[,<cond>...]) <log format>", NULL },
 	{ "unset-var", 0, ACT_W_TCP_ALL | ACT_W_HTTP_ALL, var_act_parse_unset, var_act_exec_unset,
 	  var_act_free, "(<scope>.<name>)", NULL },
 };

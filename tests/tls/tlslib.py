@@ -36,6 +36,9 @@ def record(status, name, why=""):
     if status == "FAIL":
         failed += 1
     if RESULTS:
+        # a failure keeps its reason on its line (the suite's stdout is not kept)
+        if status == "FAIL" and why:
+            line += " (%s)" % " ".join(str(why).split())[:400]
         with open(RESULTS, "a") as f:
             f.write(line + "\n")
 

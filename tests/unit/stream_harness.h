@@ -37,6 +37,7 @@
 #include <sluice/buf.h>
 #include <sluice/cfg.h>
 #include <sluice/check.h>
+#include <sluice/fcgi_app.h>
 #include <sluice/global.h>
 #include <sluice/listener.h>
 #include <sluice/log.h>
@@ -395,6 +396,7 @@ static inline void h_start(const char *cfg)
 	log_open(&global.loggers);
 	for (struct proxy *px = global.proxies; px; px = px->next)
 		log_open(&px->loggers);
+	fcgi_app_open_logs();
 	check_start_all();
 	memset(h.cli, 0, sizeof(h.cli));
 	memset(h.srv, 0, sizeof(h.srv));
@@ -739,6 +741,7 @@ static inline const char *h_stop(void)
 	pipe_flush();
 	pool_flush_all();
 	proxy_free_all();
+	fcgi_app_free_all();
 	log_list_free(&global.loggers);
 	free(global.pidfile);
 	free(global.chroot);

@@ -75,11 +75,9 @@ static void test_refused_sections(void **state)
 {
 	PARSE_ERRORS("ring r\n    size 32764\n"
 		     "log-forward lf\n    dgram-bind 127.0.0.1:514\n"
-		     "fcgi-app php\n    docroot /var/www\n"
-		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 3);
+		     "listen x\n    bind 127.0.0.1:8001\n    server a 127.0.0.1:80\n", 2);
 	expect_msg("t.cfg:1: section 'ring r'");
 	expect_msg("t.cfg:3: section 'log-forward lf'");
-	expect_msg("t.cfg:5: section 'fcgi-app php'");
 	expect_no_msg("t.cfg:2");
 	expect_no_msg("t.cfg:4");
 	/* the proxy after them is read as usual */
@@ -338,12 +336,15 @@ static void test_bind_socket_options(void **state)
 	 * its queue is visible only where the kernel enables server TFO */
 	close(li->fd);
 	li->fd = -1;
+	assert_int_equal(li->bc->nice, 10);
 	PARSE_ERRORS("listen y\n bind 127.0.0.1:8001 thread 2\n"
 		     "listen z\n bind 127.0.0.1:8002 namespace a/b\n"
-		     "listen w\n bind 127.0.0.1:8003 accept-netscaler-cip 1234\n", 3);
+		     "listen w\n bind 127.0.0.1:8003 accept-netscaler-cip x\n"
+		     "listen v\n bind 127.0.0.1:8004 nice 2000\n", 4);
 	expect_msg("sluice runs one thread in one process");
 	expect_msg("'namespace': expects a network namespace name");
-	expect_msg("the NetScaler client IP header is not built");
+	expect_msg("option 'accept-netscaler-cip'");
+	expect_msg("option 'nice'");
 }
 
 /* no-check, no-backup, no-send-proxy undo what default-server set. */

@@ -24,8 +24,8 @@
  * Where. Bind options must be documented in section 8 of
  * configuration.md (those only valid on stats sockets: section 8 or 10),
  * server options in section 9, keywords valid only in the global section
- * in section 6, keywords valid only in an http-errors, userlist, cache, peers or
- * resolvers section in section 5 or in section 12 (differences from
+ * in section 6, keywords valid only in an http-errors, userlist, cache, peers,
+ * fcgi-app or resolvers section in section 5 or in section 12 (differences from
  * HAProxy, where refused keywords are listed); every other name anywhere
  * in its document; runtime API commands in section 6 of management.md.
  *
@@ -397,7 +397,7 @@ static void report(struct misses *m)
 static void cfg_kw_cb(const struct cfg_kw *kw, void *arg)
 {
 	unsigned own = CFG_SEC_HTTP_ERRORS | CFG_SEC_USERLIST | CFG_SEC_CACHE | CFG_SEC_RESOLVERS |
-	                CFG_SEC_PEERS;
+	                CFG_SEC_PEERS | CFG_SEC_FCGI_APP;
 
 	if (kw->sections == CFG_SEC_GLOBAL)
 		check(arg, &conf, kw->name, SEC(6), "configuration.md section 6");

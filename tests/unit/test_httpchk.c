@@ -245,8 +245,8 @@ static const struct {
 	{ "http-check connect port", "'port' expects a TCP port (1 to 65535) or a sample "
 	  "expression as argument" },
 	{ "http-check connect addr", "'addr' expects an IP address" },
-	{ "http-check connect proto h3", "'proto' expects an HTTP protocol ('h1' or 'h2'), but got "
-	  "'h3'" },
+	{ "http-check connect proto h3", "'proto' expects an HTTP protocol ('h1', 'h2' or "
+	  "'fcgi'), but got 'h3'" },
 	{ "http-check connect alpn ,", "'alpn' expects a comma-separated list of protocol names" },
 	{ "http-check connect foo", "'connect' expects default, port, addr, send-proxy, "
 	  "via-socks4, ssl, sni, alpn, linger, proto or comment, but got 'foo'" },

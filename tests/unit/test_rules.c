@@ -612,8 +612,10 @@ static void test_parse_errors(void **state)
 {
 	static const struct bad_rule bad[] = {
 		{ "http-request", "expects an action (add-header, allow, auth, capture, del-header, deny, "
-		  "redirect, replace-header, replace-value, return, set-header, set-method, set-path, "
-		  "set-pathq, set-query, set-uri, set-var, tarpit, unset-var, use-service" },
+		  "early-hint, normalize-uri, redirect, reject, replace-header, replace-path, "
+		  "replace-pathq, replace-uri, replace-value, return, set-header, set-method, set-path, "
+		  "set-pathq, set-query, set-uri, set-var, set-var-fmt, silent-drop, strict-mode, "
+		  "tarpit, unset-var, use-service" },
 		{ "http-request set-hedaer X 1", "unknown action 'set-hedaer'; did you mean 'set-header'?" },
 		/* a stream-only action is named by its own name, not the engine's row */
 		{ "http-request unset-var(txn.x) foo", "'unset-var': unexpected argument 'foo'" },
@@ -621,8 +623,27 @@ static void test_parse_errors(void **state)
 		{ "http-request frobnicate", "unknown action 'frobnicate' (expects add-header," },
 		{ "http-response set-pathq /", "action 'set-pathq' is not possible in http-response "
 		  "rules (expects add-header, allow, capture, del-header, deny, redirect, "
-		  "replace-header, replace-value, return, set-header, set-status, set-var, unset-var" },
+		  "replace-header, replace-value, return, set-header, set-status, set-var, set-var-fmt, "
+		  "silent-drop, strict-mode, unset-var" },
 		{ "http-request set-status 200", "action 'set-status' is not possible in http-request rules" },
+		{ "http-request normalize-uri path-strip-dots", "'normalize-uri': unknown "
+		  "'path-strip-dots' normalizer" },
+		{ "http-request normalize-uri path-strip-dot full", "'normalize-uri': unexpected argument 'full'" },
+		{ "http-request replace-path ( x", "'replace-path': invalid regex '('" },
+		{ "http-request replace-uri x", "'replace-uri': expects <regex> <format>" },
+		{ "http-request strict-mode maybe", "'strict-mode': expects 'on' or 'off', got 'maybe'" },
+		{ "http-request early-hint \"bad name\" x", "'early-hint': invalid header name" },
+		{ "http-request set-var-fmt(txn.x,ifnotexist) a", "'set-var-fmt': unknown condition "
+		  "'ifnotexist'" },
+		{ "http-request set-var-fmt(txn.x)", "'set-var-fmt': expects (<scope>.<name>[,<cond>...]) "
+		  "<log format>" },
+		{ "http-request unset-var(txn.x,ifset)", "'unset-var': takes no condition" },
+		{ "http-request set-timeout queue 1s", "'set-timeout': unknown timeout 'queue'" },
+		{ "http-response reject", "action 'reject' is not possible in http-response rules" },
+		{ "http-request set-nice high", "'set-nice': expects a nice value, -1024 (first "
+		  "served) to 1024 (last), got 'high'" },
+		{ "http-after-response set-nice 1", "action 'set-nice' is not possible in "
+		  "http-after-response rules" },
 		{ "http-response tarpit", "action 'tarpit' is not possible in http-response rules" },
 		{ "http-after-response deny", "action 'deny' is not possible in http-after-response rules" },
 		{ "http-request set-header X-A", "'http-request' in frontend section: 'set-header': "

@@ -60,6 +60,14 @@ static void test_errors(void **state)
 		{ " tcp-request content set-src\n", "action 'set-src' expects a sample expression" },
 		{ " tcp-request content set-src-port nosuch\n", "unknown fetch" },
 		{ " tcp-response content set-src src\n", "tcp-response content" },
+		{ " tcp-request connection expect-netscaler-cip\n", "action 'expect-netscaler-cip' "
+		  "expects 'layer4'" },
+		{ " tcp-request content switch-mode tcp\n", "action 'switch-mode' expects 'http'" },
+		{ " tcp-request content switch-mode http proto h3\n", "unknown protocol 'h3'" },
+		{ " tcp-request session switch-mode http\n", "action 'switch-mode' is not possible in "
+		  "tcp-request session rules" },
+		{ " tcp-request content set-var-fmt(sess.x)\n", "expects (<scope>.<name>" },
+		{ " tcp-request content set-var-fmt(sess.x) %[nosuch]\n", "invalid log-format" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
