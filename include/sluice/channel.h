@@ -21,6 +21,8 @@ struct conn;
 #define CH_F_SPLICE      0x04  /* forward with splice() */
 #define CH_F_SPLICE_AUTO 0x08  /* switch to splice once a read fills a buffer */
 #define CH_F_NOSPLICE    0x10  /* splice failed on these sockets: copy only */
+#define CH_F_NODELAY     0x20  /* never MSG_MORE: every send leaves at once
+                                  (option http-no-delay) */
 
 struct channel {
 	struct buf       *buf;

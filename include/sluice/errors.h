@@ -7,7 +7,8 @@ struct stream;
 
 /* Records the message of <s> that failed to parse (<is_req>: the request,
  * captured on the frontend; else the response, on the backend). Does
- * nothing when the parser reported no error for it. */
+ * nothing when the parser reported no error for it and let nothing through
+ * only because it was relaxed (H1_F_RELAXED, accept-invalid-http-*). */
 void errors_capture(struct stream *s, int is_req);
 
 /* Number of events captured since start (all proxies, both directions). */

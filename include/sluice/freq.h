@@ -45,6 +45,27 @@ static inline uint32_t freq_rate(struct freq_ctr *f, uint64_t now_ms)
 	return f->curr + (uint32_t)((uint64_t)f->prev * (1000 - frac) / 1000);
 }
 
+/* Milliseconds from <now_ms> until freq_rate() of <f> falls below <lim>
+ * (> 0), if nothing more is counted: 0 when it is below already. */
+static inline uint32_t freq_wait_ms(struct freq_ctr *f, uint32_t lim, uint64_t now_ms)
+{
+	uint32_t frac = (uint32_t)(now_ms % 1000), wait = 0, curr, prev;
+
+	if (freq_rate(f, now_ms) < lim)
+		return 0;
+	curr = f->curr;
+	prev = f->prev;
+	if (curr >= lim) {
+		/* the next second's previous count is this one's */
+		wait = 1000 - frac;
+		frac = 0;
+		prev = curr;
+		curr = 0;
+	}
+	/* the first millisecond where curr + prev * (1000 - t) / 1000 < lim */
+	return wait + (uint32_t)(1000 - (uint64_t)(lim - curr) * 1000 / prev) - frac + 1;
+}
+
 /* Event rate over a sliding period of <period> ms (stick-table rates):
  * the count of the current period plus the previous period's count
  * weighted by the part of it still inside the window. <start> is when the

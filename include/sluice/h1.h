@@ -42,6 +42,17 @@ enum h1_target { H1_T_ORIGIN, H1_T_ABSOLUTE, H1_T_AUTHORITY, H1_T_ASTERISK };
 #define H1_F_CLEN_DROPPED 0x1000 /* CL ignored because TE is present: close after */
 #define H1_F_BODY_CLOSE  0x2000  /* response body ends at connection close */
 #define H1_F_NO_BODY     0x4000  /* the message has no body */
+/* Set by the caller after h1_msg_init(): option accept-invalid-http-request
+ * (or -response). Relaxed: any byte but CTLs, SP, HTAB, DEL and ':' in a
+ * field name; in a request target '#' and bytes above 0x7F; a version
+ * other than HTTP/1.x (another protocol name, several digits, or none:
+ * HTTP/0.9) read as HTTP/1.0. Never relaxed: anything that frames the
+ * message (Content-Length, Transfer-Encoding, line ends, whitespace before
+ * ':', CTLs), so that no relaxed message can be read two ways. */
+#define H1_F_RELAX       0x8000
+#define H1_F_RELAXED     0x10000 /* out: something only H1_F_RELAX accepts was accepted
+                                    (err_pos, err_msg say the first) */
+#define H1_F_VER_NONE    0x20000 /* out: a request line without version (HTTP/0.9) */
 
 /* The largest Content-Length accepted: far from 2^64, so that adding a
  * head and a few buffers to it can never wrap. */
@@ -56,6 +67,7 @@ struct h1_msg {
 	enum h1_target  target;
 	int             status;      /* response */
 	struct h1_slice reason;      /* response */
+	struct h1_slice ver;         /* the version ("HTTP/1.1"; empty with H1_F_VER_NONE) */
 	/* headers, in a caller-owned array */
 	struct h1_hdr  *hdrs;
 	int             maxhdr;

@@ -23,6 +23,7 @@ struct comp_ctx;
 struct cache_txn;
 struct fcgi_txn;
 struct http_service;
+struct acl_cond;
 
 /* Connection modes (option http-keep-alive / http-server-close / httpclose). */
 enum http_conn_mode { HTTP_KAL, HTTP_SCL, HTTP_CLO };
@@ -48,6 +49,14 @@ struct http_capture {
 #define HTTP_O_NO_H2_UPG      0x40ULL  /* option disable-h2-upgrade: no HTTP/2 preface on HTTP/1 */
 #define HTTP_O_CASE_CLI       0x80ULL  /* option h1-case-adjust-bogus-client (hdr_case.h) */
 #define HTTP_O_CASE_SRV       0x100ULL /* option h1-case-adjust-bogus-server (hdr_case.h) */
+#define HTTP_O_ACC_INV_REQ    0x200ULL /* option accept-invalid-http-request (h1.h H1_F_RELAX) */
+#define HTTP_O_ACC_INV_RES    0x400ULL /* option accept-invalid-http-response */
+#define HTTP_O_USE_PXHDR      0x800ULL /* option http-use-proxy-header (px_http.c) */
+#define HTTP_O_CHECKCACHE     0x1000ULL /* option checkcache (px_http.c) */
+#define HTTP_O_NO_DELAY       0x2000ULL /* option http-no-delay: no MSG_MORE (CH_F_NODELAY) */
+
+/* option http-restrict-req-hdr-names (struct http_px.hdr_names) */
+enum { HTTP_HN_PRESERVE, HTTP_HN_DELETE, HTTP_HN_REJECT };
 
 struct http_px {
 	uint64_t              options;         /* HTTP_O_* */
@@ -70,6 +79,12 @@ struct http_px {
 	int                   n_req_cap, n_res_cap;
 	char                 *uniqid_fmt_str, *uniqid_hdr;
 	struct lf_expr       *uniqid_fmt;
+	unsigned char         hdr_names;       /* HTTP_HN_* */
+	struct acl_cond     **monitor_fail;    /* monitor fail if|unless: any true gives 503 */
+	int                   n_monitor_fail;
+	char                 *send_name;       /* http-send-name-header <name> (px_http.c) */
+	char                 *ck_cap_name;     /* capture cookie <name> len <n> (px_http.c) */
+	int                   ck_cap_len;
 };
 
 /* Where a message is in its life. */
@@ -96,6 +111,8 @@ enum http_msg_state {
 #define TX_F_NO_L7_RETRY 0x2000  /* http-request disable-l7-retry */
 #define TX_F_REUSE_RETRIED 0x4000 /* sent again after a reused connection failed */
 #define TX_F_SENT_100    0x8000  /* "100 Continue" answered here (http-buffer-request) */
+#define TX_F_PX_AUTH     0x10000 /* a proxied request under option http-use-proxy-header:
+                                    Proxy-Authorization, 407 (px_http.c) */
 
 /* Interim (1xx) responses one exchange may receive: beyond, a 502. */
 #define HTTP_MAX_INTERIM 100
@@ -114,6 +131,7 @@ struct http_txn {
 	char               *reqline;     /* copy of the request line for the log (pool) */
 	uint32_t            reqline_len;
 	char              **req_cap, **res_cap; /* captured header values (pool strings) */
+	char               *ck_cap[2];   /* capture cookie: request, response (pool strings) */
 	char              **lf_snap;     /* the log format's %[...] of the heads (lf_snapshot()) */
 	char               *uniq_id;
 	ev_tstamp           t_req;       /* first byte of the request */
@@ -178,6 +196,10 @@ void http_count_bytes(struct stream *s, int is_req, uint64_t in, uint64_t out);
 /* The stream's HTTP settings for proxy <px>, never NULL (defaults if the
  * section set nothing). */
 const struct http_px *http_px_of(const struct proxy *px);
+
+/* <px>'s own HTTP settings for a keyword parser to change (made from the
+ * defaults on first use). */
+struct http_px *http_px_edit(struct proxy *px);
 
 /* Fills <c> for stream <s> (log lines, lf-strings); <c> then points into
  * <s>, so it is valid until the stream changes. <needs> (LF_N_*, the

@@ -41,6 +41,8 @@ struct http_act_out {
 	struct http_str          cookie;    /* redirect set-cookie: Set-Cookie value */
 	const struct http_service *service; /* use-service: answered by this service */
 	struct http_str          www_auth;  /* auth: WWW-Authenticate value added to the reply */
+	int                      proxy_auth; /* ... as Proxy-Authenticate (a 407: a proxied
+	                                        request, option http-use-proxy-header) */
 };
 
 /* Which rule set of a proxy. */

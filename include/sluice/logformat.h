@@ -13,8 +13,10 @@
 
 struct stream;
 
-/* The formats behind "option httplog", "option tcplog", "option httplog clf". */
+/* The formats behind "option httplog", "option tcplog", "option httplog clf",
+ * "option httpslog". */
 extern const char LF_HTTPLOG[];
+extern const char LF_HTTPSLOG[];
 extern const char LF_TCPLOG[];
 extern const char LF_HTTPLOG_CLF[];
 
@@ -68,6 +70,8 @@ struct lf_ctx {
 	const char     *ssl_ciphers;    /* %sslc, NULL: "-" */
 	const char     *ssl_version;    /* %sslv, NULL: "-" */
 	int             li_id;          /* %cp/%fp of a UNIX socket: the listener's id */
+	int             asap;           /* option logasap: %Ta %Tt %Tu %B get a '+' (they stop
+	                                   where the line is made, before the end) */
 	struct stream  *strm;           /* %[...] sample expressions; NULL: they give nothing */
 	int             log;            /* a log line: a missing %[...] sample gives "-" (in
 	                                   header values, bodies, IDs it gives nothing, as

@@ -150,8 +150,8 @@ struct peer_tdef {
  * fields are ignored (later versions may add some). */
 int peer_tdef_decode(const unsigned char *p, size_t n, struct peer_tdef *d);
 
-/* Appends definition message <d> (scalar and frequency types only).
- * Returns 0 or -1. */
+/* Appends definition message <d> (every data type: arrays with their size
+ * and, for rates, their period). Returns 0 or -1. */
 int peer_msg_put_define(struct dstr *out, const struct peer_tdef *d);
 
 /* One data value of an update. */

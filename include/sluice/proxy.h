@@ -73,6 +73,14 @@ enum pr_mode { PR_MODE_TCP, PR_MODE_HTTP };
                                          for a request answered at once (mode http) */
 #define PR_O_NOLINGER     0x10000000ULL /* option nolinger: closing resets (px_tcp.c) */
 #define PR_O_SMART_CON    0x20000000ULL /* option tcp-smart-connect: no bare ACK to the server */
+#define PR_O_INDEP_STR    0x40000000ULL /* option independent-streams: a side's timeout is not
+                                           refreshed by what is sent to it (stream.c) */
+#define PR_O_IDLE_CLOSE   0x80000000ULL /* option idle-close-on-response: a soft stop's
+                                           close-spread-time leaves its idle clients be */
+#define PR_O_PREF_LAST    0x100000000ULL /* option prefer-last-server (backend.c) */
+#define PR_O_TRANSP       0x400000000ULL /* option transparent (px_dispatch.c) */
+#define PR_O_LOGASAP      0x200000000ULL /* option logasap: logged once the response head (mode
+                                            http) or the server connection (tcp) is there */
 
 struct proxy_timeouts {
 	uint32_t client, server, connect, tunnel, client_fin, server_fin, queue, check;
@@ -102,6 +110,9 @@ struct proxy {
 	int                    maxconn;      /* frontend: 0 = global maxconn */
 	int                    fullconn;
 	int                    backlog;
+	int                    fe_sps_lim;   /* rate-limit sessions (0: none) */
+	char                  *dispatch;     /* dispatch <addr>:<port> (px_dispatch.c) */
+	int                    max_ka_queue; /* max-keep-alive-queue (-1: no limit) */
 	struct lb_conf         lb;           /* balance, hash-type (lb.h) */
 	char                  *defbe_name;   /* default_backend */
 	struct log_list        loggers;

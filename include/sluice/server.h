@@ -47,6 +47,8 @@ struct conn_src;
 #define SRV_F_CHECK_FCGI 0x2000000 /* "check-proto fcgi": HTTP checks speak FastCGI */
 #define SRV_F_CHECK_PSET 0x4000000 /* "check-proto" given: the server's "proto" does not
                                       choose the checks' */
+#define SRV_F_ORIG_DST   0x8000000 /* option transparent's server: connects to the client's
+                                      original destination (px_dispatch.c) */
 
 /* proxy-v2-options: what a PROXY v2 header to the server carries (srv_pp.h) */
 #define SRV_PP_SSL       0x01  /* the client's TLS (PP2_TYPE_SSL) with its version */
@@ -224,6 +226,14 @@ struct cli_ctx;
  * (NULL accepted), or writes HAProxy's error line to ctx->out and returns
  * NULL. */
 struct server *cli_server(struct cli_ctx *ctx, const char *arg);
+
+/* Adds to backend <px> the server a keyword implies (dispatch, option
+ * transparent): <name> at <addr>, without the default-server settings or
+ * options, declared at the backend's line. Returns it; <err> is allocated
+ * when it failed (it may still be declared: the configuration is then in
+ * error). At post-parse, before the servers are set up. */
+struct server *server_add_implied(struct proxy *px, const char *name, const char *addr,
+                                  char **err);
 
 /* The administrative state of <srv> as "set server <srv> state <state>"
  * sets it: "ready", "drain" or "maint" (logged, LB recomputed). Returns 0,

@@ -49,6 +49,11 @@ struct srv_side {
 	uint32_t         lb_hash;
 	int              lb_hashed;
 	struct server   *persist;    /* the server a persistence cookie names, or NULL */
+	/* mode http: the server of the connection kept from the previous
+	 * request, preferred by load balancing (option prefer-last-server,
+	 * or <prefer_auth>: the last response asked for credentials), or NULL */
+	struct server   *prefer;
+	int              prefer_auth;
 };
 
 /* Whether queued <a> is served before queued <b>: the lower priority class

@@ -40,6 +40,11 @@ void dstr_free(struct dstr *d);
  * which case nothing is appended. */
 int str_cli_quote(struct dstr *d, const char *s, size_t len);
 
+/* Turns every control character of <s> (below ' ', and DEL) into a space,
+ * in place: for text a peer wrote (a check's info) that goes into log
+ * lines, CSV rows or mail. */
+void str_blank_ctl(char *s);
+
 /* Levenshtein distance between two strings, capped at 255. */
 int str_distance(const char *a, const char *b);
 

@@ -57,6 +57,10 @@ enum stream_state {
 #define STRM_F_PROTO_H1     0x10000 /* "switch-mode http proto h1": no HTTP/2 preface */
 #define STRM_F_PROTO_H2     0x20000 /* "switch-mode http proto h2": HTTP/2 from the start */
 #define STRM_F_NICE         0x40000 /* its nice was set once: its watchers follow s->nice */
+#define STRM_F_AUTH_LAST    0x80000 /* mode http: the last response was a 401 or a 407: the
+                                     next request prefers its server (backend.c) */
+#define STRM_F_TARGET_HOOK  0x100000 /* the protocol's redirect hook runs for every server
+                                     (http-send-name-header) */
 
 #define STRM_PARTIAL_REQ    0x01  /* s->smp_partial: request data may still grow */
 #define STRM_PARTIAL_RES    0x02  /* response data may still grow */
@@ -134,9 +138,11 @@ struct stream_proto {
 	 * Returns 0, or -1 when the connection is to be counted as failed.
 	 * NULL: nothing to do. */
 	int (*srv_ready)(struct stream *s);
-	/* A server with "redir" is assigned (SS_ASSIGNED) and a connection to
-	 * it is about to be made: returns 1 when the protocol answered the
-	 * client instead (no connection is made), 0 to go on. NULL: go on. */
+	/* A server with "redir" is assigned (SS_ASSIGNED), or any server when
+	 * the stream has STRM_F_TARGET_HOOK, and a connection to it is about
+	 * to be made (each attempt, retries included): returns 1 when the
+	 * protocol answered the client instead (no connection is made), 0 to
+	 * go on. NULL: go on. */
 	int (*redirect)(struct stream *s);
 	/* The protocol's own deadline (0: none), which then takes precedence
 	 * over the stream's I/O timeouts; <kind> is the protocol's code for

@@ -77,8 +77,8 @@ void errors_capture(struct stream *s, int is_req)
 		return;
 	m = is_req ? &s->txn->req : &s->txn->res;
 	b = is_req ? s->req.buf : s->res.buf;
-	if (!m->err_status || !b)
-		return;
+	if ((!m->err_status && !(m->flags & H1_F_RELAXED)) || !b)
+		return;   /* (H1_F_RELAXED: accepted by option accept-invalid-http-*) */
 	e = err_slot(is_req ? s->fe : s->be, is_req);
 	if (!e)
 		return;

@@ -198,7 +198,7 @@ static void row_frontend(struct stats_row *r, const struct proxy *px)
 	setu(r, ST_F_EREQ, c->failed_req);
 	sets(r, ST_F_STATUS, (global.flags & GLB_F_STOPPING) || px->disabled ? "STOP" : "OPEN");
 	setu(r, ST_F_RATE, freq_rate((struct freq_ctr *)&c->sess_rate, now));
-	setu(r, ST_F_RATE_LIM, 0);
+	setu(r, ST_F_RATE_LIM, (unsigned)px->fe_sps_lim);
 	setu(r, ST_F_RATE_MAX, c->max_sess_rate);
 	setu(r, ST_F_REQ_RATE, 0);
 	setu(r, ST_F_REQ_RATE_MAX, 0);

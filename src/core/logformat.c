@@ -20,6 +20,11 @@
 const char LF_HTTPLOG[] =
 	"%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC "
 	"%CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r";
+const char LF_HTTPSLOG[] =
+	"%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC "
+	"%CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r "
+	"%[fc_err]/%[ssl_fc_err,hex]/%[ssl_c_err]/"
+	"%[ssl_c_ca_err]/%[ssl_fc_is_resumed] %[ssl_fc_sni]/%sslv/%sslc";
 const char LF_TCPLOG[] =
 	"%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt %B %ts "
 	"%ac/%fc/%bc/%sc/%rc %sq/%bq";
@@ -875,6 +880,13 @@ static void out_num_x(struct lf_out *o, uint64_t v, int w, unsigned opts)
 		out_u64(o, v);
 }
 
+/* option logasap: the figures that go on growing after the line get a '+'. */
+static void out_asap(struct lf_out *o, const struct lf_ctx *c)
+{
+	if (c->asap)
+		out_chr(o, '+');
+}
+
 /* Renders one variable node. Returns 0 when it left itself out (empty
  * capture lists), 1 otherwise, even when it wrote nothing (%HQ without a
  * query string still separates its neighbours). */
@@ -923,15 +935,15 @@ static int lf_render_var(struct lf_out *o, const struct lf_node *nd, const struc
 	case LF_V_Tw: out_long(o, c->Tw); break;
 	case LF_V_Tc: out_long(o, c->Tc); break;
 	case LF_V_Tr: out_long(o, c->Tr); break;
-	case LF_V_Ta: out_long(o, c->Ta); break;
-	case LF_V_Tt: out_long(o, c->Tt); break;
+	case LF_V_Ta: out_asap(o, c); out_long(o, c->Ta); break;
+	case LF_V_Tt: out_asap(o, c); out_long(o, c->Tt); break;
 	case LF_V_Th: out_long(o, c->Th); break;
 	case LF_V_Ti: out_long(o, c->Ti); break;
 	case LF_V_Tq: out_long(o, c->Tq); break;
 	case LF_V_Td: out_long(o, c->Td); break;
-	case LF_V_Tu: out_long(o, c->Tu); break;
+	case LF_V_Tu: out_asap(o, c); out_long(o, c->Tu); break;
 	case LF_V_ST: out_long(o, c->status); break;
-	case LF_V_B: out_u64(o, c->bytes_out); break;
+	case LF_V_B: out_asap(o, c); out_u64(o, c->bytes_out); break;
 	case LF_V_U: out_u64(o, c->bytes_in); break;
 	case LF_V_CC: out_cstr(o, c->req_cookie, opts); break;
 	case LF_V_CS: out_cstr(o, c->res_cookie, opts); break;

@@ -63,6 +63,13 @@ int dstr_add(struct dstr *d, const char *s, size_t len)
 	return 0;
 }
 
+void str_blank_ctl(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			*s = ' ';
+}
+
 int str_cli_quote(struct dstr *d, const char *s, size_t len)
 {
 	size_t start = d->len;

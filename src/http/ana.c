@@ -234,6 +234,15 @@ static void http_wait_next(struct stream *s)
 	s->state = ST_HTTP;
 }
 
+/* Prepares the request (<res> 0) or response parser <m> of <s>, relaxed by
+ * option accept-invalid-http-request (frontend) or -response (backend). */
+static void http_msg_init(struct stream *s, struct h1_msg *m, int res, enum h1_meth meth)
+{
+	h1_msg_init(m, ha.hdrs, HTTP_MAXFIELDS, res, meth);
+	if (http_px_of(res ? s->be : s->fe)->options & (res ? HTTP_O_ACC_INV_RES : HTTP_O_ACC_INV_REQ))
+		m->flags |= H1_F_RELAX;
+}
+
 struct http_txn *http_txn_new(struct stream *s)
 {
 	struct http_txn *txn = pool_alloc(ha.txn_pool);
@@ -243,7 +252,7 @@ struct http_txn *http_txn_new(struct stream *s)
 	memset(txn, 0, sizeof(*txn));
 	txn->status = -1;
 	s->tcp_flags &= ~STRM_F_WOKEN;   /* (a wake-up of the previous exchange) */
-	h1_msg_init(&txn->req, ha.hdrs, HTTP_MAXFIELDS, 0, H1_M_OTHER);
+	http_msg_init(s, &txn->req, 0, H1_M_OTHER);
 	s->txn = txn;
 	return txn;
 }
@@ -367,12 +376,9 @@ int http_res_conn_hdr(struct stream *s, struct http_head *h)
 	return 0;
 }
 
-/* Answers the current request from here with <status> (<r>: the reply to
- * use, NULL for the proxy's error page; <out>: a redirect, or the challenge
- * of "http-request auth" added to the page). The server side is let go.
- * <t0><t1> are the termination flags for the log. Returns 0. */
-static int http_reply(struct stream *s, int status, const struct http_reply *r,
-                      const struct http_act_out *out, enum strm_err t0, enum strm_fin t1)
+/* (contract in ana_int.h) */
+int http_reply(struct stream *s, int status, const struct http_reply *r,
+               const struct http_act_out *out, enum strm_err t0, enum strm_fin t1)
 {
 	struct http_txn *txn = s->txn;
 	struct http_head h;
@@ -464,9 +470,9 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 		http_fill_lf_ctx(s, &lc, http_reply_lf_needs(r));
 		/* "http-request auth": its challenge follows the error page's fields. */
 		if (http_reply_to_head(r, &lc, &h, &body, &blen) == -1 ||
-		    (out && out->www_auth.p &&
-		     http_head_add(&h, "www-authenticate", 16, out->www_auth.p,
-				   out->www_auth.len) == -1)) {
+		    (out && out->www_auth.p && http_head_add(&h, out->proxy_auth ? "proxy-authenticate" :
+							      "www-authenticate", out->proxy_auth ? 18 : 16,
+							      out->www_auth.p, out->www_auth.len) == -1)) {
 			r = http_error_reply(epx, 500);
 			h.nf = 0;
 			h.arena_used = 0;
@@ -492,49 +498,6 @@ static int http_reply(struct stream *s, int status, const struct http_reply *r,
 int http_reply_error(struct stream *s, int status, enum strm_err t0, enum strm_fin t1)
 {
 	return http_reply(s, status, NULL, NULL, t0, t1);
-}
-
-/* "redir <prefix>" on the server just assigned: a GET or HEAD request is
- * answered "302 Found" with Location <prefix> followed by its path (from
- * its first '/'), read from the request line as it leaves (the rules may
- * have changed it); other methods go to the server. Returns 1 when
- * answered. */
-int http_srv_redirect(struct stream *s)
-{
-	const struct server *srv = s->ss.target;
-	const struct buf *b = s->req.buf;
-	struct http_act_out out = { 0 };
-	const char *p, *end, *uri, *path;
-	struct dstr loc = { 0 };
-	size_t mlen;
-
-	if (!srv || !srv->redir || !s->txn || !b || !b->data)
-		return 0;
-	p = b->area + b->head;
-	end = memchr(p, '\n', b->data);
-	if (!end || !(uri = memchr(p, ' ', (size_t)(end - p))))
-		return 0;
-	mlen = (size_t)(uri - p);
-	if (!((mlen == 3 && memcmp(p, "GET", 3) == 0) || (mlen == 4 && memcmp(p, "HEAD", 4) == 0)))
-		return 0;
-	uri++;
-	if (!(end = memchr(uri, ' ', (size_t)(end - uri))))
-		return 0;
-	path = uri;
-	if (*uri != '/') {
-		/* absolute form: the path starts after "scheme://authority" */
-		const char *auth = memmem(uri, (size_t)(end - uri), "://", 3);
-
-		path = auth ? memchr(auth + 3, '/', (size_t)(end - auth - 3)) : NULL;
-		if (!path)
-			path = end;
-	}
-	if (dstr_printf(&loc, "%s%.*s", srv->redir, (int)(end - path), path) == -1)
-		return 0;
-	out.location = (struct http_str){ loc.p, (uint32_t)loc.len };
-	http_reply(s, 302, NULL, &out, SE_LOCAL, SF_CONN);
-	dstr_free(&loc);
-	return 1;
 }
 
 /* ---- services ---- */
@@ -720,20 +683,20 @@ static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *
 	enum http_act_ret r;
 	const struct http_service *svc;
 
-	if (!px->http_rules) {
-		svc = http_service_match(px, h);
-		return svc ? (http_serve(s, svc, px, h), 1) : 0;
+	if (px->http_rules) {
+		memset(&out, 0, sizeof(out));
+		r = http_rules_exec_at(&px->http_rules[HTTP_RS_REQ], s, h, &out, pos);
+		if (r == HTTP_ACT_YIELD)
+			return 2;
+		if (http_req_verdict(s, r, &out, px))
+			return 1;
+		memset(&out, 0, sizeof(out));
+		r = http_redirect_exec(px, s, h, &out);
+		if (http_req_verdict(s, r, &out, px))
+			return 1;
 	}
-	memset(&out, 0, sizeof(out));
-	r = http_rules_exec_at(&px->http_rules[HTTP_RS_REQ], s, h, &out, pos);
-	if (r == HTTP_ACT_YIELD)
-		return 2;
-	if (http_req_verdict(s, r, &out, px))
-		return 1;
-	memset(&out, 0, sizeof(out));
-	r = http_redirect_exec(px, s, h, &out);
-	if (http_req_verdict(s, r, &out, px))
-		return 1;
+	if (unlikely(http_px_of(px)->hdr_names) && http_hdr_names_apply(s, px, h))
+		return 1;   /* option http-restrict-req-hdr-names reject */
 	svc = http_service_match(px, h);
 	return svc ? (http_serve(s, svc, px, h), 1) : 0;
 }
@@ -780,7 +743,7 @@ static int http_process_req_head(struct stream *s, int hlen)
 		s->fe->fe_counters.max_req_rate = rate;
 	if (s->fe->logformat) {
 		/* the request line, for %r */
-		uint32_t l = m->uri.off + m->uri.len + 9 - m->skip;
+		uint32_t l = m->ver.off + m->ver.len - m->skip;
 
 		txn->reqline = http_line_dup(base + m->skip, l, global.logurilen ?
 					     (size_t)global.logurilen : HTTP_LINE_MAX - 1);
@@ -831,8 +794,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *h, int hle
 	struct http_txn *txn = s->txn;
 	struct buf *b = s->req.buf;
 	const struct h1_msg *m = &txn->req;
-	const unsigned mf = m->flags;
 	const struct http_px *fh = http_px_of(s->fe);
+	const unsigned mf = unlikely(fh->options & HTTP_O_USE_PXHDR) ? http_pxconn_flags(s, m, h) : m->flags;
 	enum http_conn_mode mode = http_mode(s);
 
 	if (http_px_of(s->fe)->conn_mode == HTTP_CLO || http_conn_close_wanted(mf) ||
@@ -854,7 +817,8 @@ static int http_process_req_rules(struct stream *s, struct http_head *h, int hle
 		txn->req_st = (mf & H1_F_NO_BODY) || ((mf & H1_F_CLEN) && !m->clen) ?
 			      HTTP_MSG_DONE : HTTP_MSG_BODY;
 		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
-		return http_reply(s, 200, NULL, NULL, SE_LOCAL, SF_REQ);
+		return http_reply(s, unlikely(fh->n_monitor_fail) ? http_monitor_status(s, fh) : 200,
+				  NULL, NULL, SE_LOCAL, SF_REQ);
 	}
 	return http_req_decide(s, h, hlen, NULL);
 }
@@ -1057,8 +1021,11 @@ static int http_wait_req(struct stream *s)
 			http_send_100(s);
 		return 0;   /* timeout http-request runs meanwhile */
 	}
-	if (n > 0)
+	if (n > 0) {
+		if (unlikely(txn->req.flags & H1_F_RELAXED))
+			errors_capture(s, 1);   /* let through by accept-invalid-http-request */
 		return http_process_req_head(s, n);
+	}
 	if (n < 0) {
 		http_req_error(s, txn->req.err_status, SE_PROXY);
 		return 0;
@@ -1174,6 +1141,8 @@ static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
 	default:
 		break;
 	}
+	if (unlikely(http_px_of(s->be)->options & HTTP_O_CHECKCACHE) && http_checkcache_block(s, h))
+		return 1;
 	if (http_after_rules(s, h) != HTTP_ACT_ERR)
 		return 0;
 	s->fe->fe_counters.failed_rewrites++;   /* strict-mode: the response becomes a 500 */
@@ -1340,7 +1309,7 @@ static int http_process_res_head(struct stream *s, int hlen)
 			http_res_failed(s, SE_PROXY, 1);
 			return 0;
 		}
-		h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
+		http_msg_init(s, &txn->res, 1, txn->meth);
 		txn->flags &= ~TX_F_WAIT_100;
 		return 0;
 	}
@@ -1466,9 +1435,8 @@ static int http_wait_res(struct stream *s)
 		}
 		if (s->res.to_forward)
 			return 0;   /* an interim response is still leaving */
-		if (!txn->res.hdrs) {
-			h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
-		}
+		if (!txn->res.hdrs)
+			http_msg_init(s, &txn->res, 1, txn->meth);
 		txn->res.hdrs = ha.hdrs;
 		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
 		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
@@ -1478,6 +1446,8 @@ static int http_wait_res(struct stream *s)
 		}
 		if (n == 0)
 			return 0;
+		if (unlikely(txn->res.flags & H1_F_RELAXED))
+			errors_capture(s, 0);   /* let through by accept-invalid-http-response */
 		http_process_res_head(s, n);
 		if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL) || txn->yld)
 			return 0;
@@ -1524,6 +1494,8 @@ static int http_end_txn(struct stream *s)
 	}
 	http_count_lat(s);
 	http_log(s);
+	s->tcp_flags = (s->tcp_flags & ~STRM_F_AUTH_LAST) |
+		       (txn->status == 401 || txn->status == 407 ? STRM_F_AUTH_LAST : 0);
 	/* A server connection that can carry another request is kept (and
 	 * offered to other streams while this client is idle); the slot is
 	 * freed either way. */

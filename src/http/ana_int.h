@@ -12,6 +12,8 @@
 struct stream;
 struct http_head;
 struct http_txn;
+struct proxy;
+struct h1_msg;
 
 #define HTTP_LINE_MAX 1024   /* request line and captures kept for the log */
 
@@ -72,6 +74,55 @@ enum http_act_ret http_after_rules(struct stream *s, struct http_head *h);
  * keep-alive, as the transaction goes on). Returns 0 or -1 (no room). */
 int http_res_conn_hdr(struct stream *s, struct http_head *h);
 
+/* Answers the current request from here with <status> (<r>: the reply to
+ * use, NULL for the proxy's error page; <out>: a redirect, or the challenge
+ * of "http-request auth" added to the page). The server side is let go.
+ * <t0><t1> are the termination flags for the log. Returns 0. */
+struct http_reply;
+struct http_act_out;
+int http_reply(struct stream *s, int status, const struct http_reply *r,
+               const struct http_act_out *out, enum strm_err t0, enum strm_fin t1);
+
+/* ---- px_http.c: per-proxy options acting on the heads ---- */
+
+/* option http-restrict-req-hdr-names delete|reject of <px> (the frontend or
+ * the backend whose request rules just ran) on request head <h>: fields
+ * whose name holds a byte other than a letter, a digit or '-' are removed,
+ * or the request gets a 403 (PR--). Returns 1 when it was answered. */
+int http_hdr_names_apply(struct stream *s, const struct proxy *px, struct http_head *h);
+
+/* option http-use-proxy-header: the parser's flags of request <m> of <s>
+ * with the Connection tokens (close, keep-alive) read from Proxy-Connection
+ * instead when the request is a proxied one (absolute target) carrying it;
+ * a proxied request is marked TX_F_PX_AUTH ("http-request auth" answers it
+ * 407, http_auth() reads its Proxy-Authorization). */
+unsigned http_pxconn_flags(struct stream *s, const struct h1_msg *m, const struct http_head *h);
+
+/* option checkcache: when response head <h> (from the server) sets a
+ * cookie and may be cached, it is replaced by a 502 (PH--, a denied
+ * response) and an alert is logged. Returns 1 when it was blocked. */
+int http_checkcache_block(struct stream *s, const struct http_head *h);
+
+/* http-send-name-header of <s>'s backend: the field of that name in the
+ * request head at the start of the request buffer (the last field, added
+ * here) is set to the name of the server assigned. Returns 0, or -1 when
+ * the buffer has no room for it (the caller answers 500). */
+int http_name_hdr_set(struct stream *s);
+
+/* The request head <h> of <s> is final but for the server's name: the
+ * fields named as the backend's http-send-name-header are removed (that
+ * field is added when a server is assigned: STRM_F_TARGET_HOOK). */
+void http_name_hdr_prep(struct stream *s, struct http_head *h);
+
+/* capture cookie: the first cookie of head <h> (Cookie fields of a request,
+ * Set-Cookie of a response <res>) whose name starts as configured is kept
+ * as "name=value", cut to the configured length, for %CC (%CS). */
+void http_capture_cookie(struct stream *s, const struct http_head *h, int res);
+
+/* The status of a monitor-uri request to frontend settings <fh>: 503 when
+ * a "monitor fail" condition says so, else 200. */
+int http_monitor_status(struct stream *s, const struct http_px *fh);
+
 /* Answers the current request with the proxy's error page for <status>;
  * <t0><t1> are the termination flags for the log. Returns 0. */
 int http_reply_error(struct stream *s, int status, enum strm_err t0, enum strm_fin t1);
@@ -90,8 +141,10 @@ int http_applet_begin(struct stream *s, const struct http_service *svc, struct p
 /* Runs the service of <s> after an event. Returns 0, or -1 when the
  * stream was closed. */
 int http_applet_step(struct stream *s);
-/* "redir" on the server assigned to <s>'s request: a GET or HEAD is
- * answered with a 302 to the server's prefix and the request's path
+/* A server is assigned to <s>'s request and a connection to it is about
+ * to be used (stream_proto.redirect; also before a reused one): the
+ * http-send-name-header field gets its name, and "redir" on it answers a
+ * GET or HEAD with a 302 to the server's prefix and the request's path
  * instead of reaching it. Returns 1 when answered, 0 to go on. */
 int http_srv_redirect(struct stream *s);
 

@@ -127,13 +127,57 @@ static enum h1_meth h1_meth_id(const char *s, uint32_t len)
 	return H1_M_OTHER;
 }
 
-/* "HTTP/1.0" or "HTTP/1.1" at buf[p]. Returns 0, or -1 after h1_fail(). */
+/* Records the first thing only H1_F_RELAX lets through (the caller shows
+ * the message in "show errors"). */
+static void h1_relaxed(struct h1_msg *m, uint32_t pos, const char *msg)
+{
+	if (!(m->flags & H1_F_RELAXED)) {
+		m->flags |= H1_F_RELAXED;
+		m->err_pos = pos;
+		m->err_msg = msg;
+	}
+}
+
+/* Length of "1*DIGIT . 1*DIGIT" at buf[p..p+len), 0 when it is not. */
+static uint32_t h1_digits_dot(const char *buf, uint32_t p, uint32_t len)
+{
+	uint32_t i = 0, a, b;
+
+	while (i < len && buf[p + i] >= '0' && buf[p + i] <= '9')
+		i++;
+	a = i;
+	if (!a || i >= len || buf[p + i] != '.')
+		return 0;
+	i++;
+	while (i < len && buf[p + i] >= '0' && buf[p + i] <= '9')
+		i++;
+	b = i - a - 1;
+	return b ? i : 0;
+}
+
+/* "HTTP/1.0" or "HTTP/1.1" at buf[p], <len> bytes. With H1_F_RELAX, also
+ * "HTTP/" with several digits and, in a request, another protocol name
+ * ("RTSP/1.0"): read as HTTP/1.0. Returns 0, or -1 after h1_fail(). */
 static int h1_parse_version(const char *buf, uint32_t p, uint32_t len, struct h1_msg *m)
 {
+	m->ver.off = p;
+	m->ver.len = len;
 	if (len == 8 && memcmp(buf + p, "HTTP/1.", 7) == 0 && (buf[p + 7] == '0' || buf[p + 7] == '1')) {
 		if (buf[p + 7] == '1')
 			m->flags |= H1_F_VER_11;
 		return 0;
+	}
+	if (m->flags & H1_F_RELAX) {
+		uint32_t n = 0;
+
+		while (n < len && h1_tchar[(unsigned char)buf[p + n]] && buf[p + n] != '/')
+			n++;
+		if (n && n < len && buf[p + n] == '/' &&
+		    ((n == 4 && memcmp(buf + p, "HTTP", 4) == 0) || !(m->flags & H1_F_RESP)) &&
+		    h1_digits_dot(buf, p + n + 1, len - n - 1) == len - n - 1) {
+			h1_relaxed(m, p, "invalid HTTP version");
+			return 0;
+		}
 	}
 	if (len == 8 && memcmp(buf + p, "HTTP/", 5) == 0 && buf[p + 5] >= '0' && buf[p + 5] <= '9' &&
 	    buf[p + 6] == '.' && buf[p + 7] >= '0' && buf[p + 7] <= '9')
@@ -153,15 +197,29 @@ static int h1_parse_request_line(const char *buf, uint32_t p, uint32_t eol, stru
 	m->meth.len = p - s;
 	m->meth_id = h1_meth_id(buf + s, p - s);
 	u = ++p;
-	/* Visible ASCII only: no CTL, no SP, no DEL, no 8-bit bytes. */
-	while (p < eol && (unsigned char)buf[p] > 0x20 && (unsigned char)buf[p] < 0x7f)
-		p++;
-	if (p == u || p >= eol || buf[p] != ' ')
+	/* Visible ASCII only: no CTL, no SP, no DEL, no 8-bit bytes, no
+	 * fragment ('#': a client never sends one). H1_F_RELAX lets the last
+	 * two through; CTLs, SP and DEL, which would cut the line, never. */
+	for (; p < eol && (unsigned char)buf[p] > 0x20 && (unsigned char)buf[p] != 0x7f; p++) {
+		if ((unsigned char)buf[p] < 0x7f && buf[p] != '#')
+			continue;
+		if (!(m->flags & H1_F_RELAX))
+			break;
+		h1_relaxed(m, p, "invalid character in request target");
+	}
+	if (p == u || (p < eol && buf[p] != ' ') || (p >= eol && !(m->flags & H1_F_RELAX)))
 		return h1_fail(m, 400, p, p == u ? "empty request target" : "invalid character in request target");
 	m->uri.off = u;
 	m->uri.len = p - u;
-	if (h1_parse_version(buf, p + 1, eol - p - 1, m) == -1)
+	if (p >= eol || ((m->flags & H1_F_RELAX) && p + 1 == eol)) {
+		/* HTTP/0.9: no version (H1_F_RELAX only), forwarded as 1.0 */
+		h1_relaxed(m, p, "request line without HTTP version");
+		m->flags |= H1_F_VER_NONE;
+		m->ver.off = p;
+		m->ver.len = 0;
+	} else if (h1_parse_version(buf, p + 1, eol - p - 1, m) == -1) {
 		return -1;
+	}
 	if (m->meth_id == H1_M_CONNECT) {
 		m->target = H1_T_AUTHORITY;
 		if (buf[u] == '/' || buf[u] == '*')
@@ -200,11 +258,16 @@ static int h1_parse_request_line(const char *buf, uint32_t p, uint32_t eol, stru
 static int h1_parse_status_line(const char *buf, uint32_t p, uint32_t eol, struct h1_msg *m)
 {
 	int st = 0;
+	uint32_t v = 8;   /* the version's length: "HTTP/1.1", more digits when relaxed */
 
-	if (eol - p < 12 || buf[p + 8] != ' ')
+	if (m->flags & H1_F_RELAX)
+		while (p + v < eol && buf[p + v] != ' ')
+			v++;
+	if (eol - p < v + 4 || buf[p + v] != ' ')
 		return h1_fail(m, 502, p, "invalid status line");
-	if (h1_parse_version(buf, p, 8, m) == -1)
+	if (h1_parse_version(buf, p, v, m) == -1)
 		return -1;
+	p += v - 8;   /* the positions below are those after an 8-byte version */
 	for (int i = 9; i < 12; i++) {
 		if (buf[p + i] < '0' || buf[p + i] > '9')
 			return h1_fail(m, 502, p + (uint32_t)i, "invalid status code");
@@ -455,6 +518,14 @@ static uint32_t h1_parse_header(char *buf, uint32_t p, uint32_t end, struct h1_m
 
 	while (p < end && h1_tchar[(unsigned char)buf[p]])
 		p++;
+	/* H1_F_RELAX: any other byte but CTLs, SP, HTAB, DEL and ':' (no
+	 * whitespace: "Transfer-Encoding :" must never pass as some name) */
+	while ((m->flags & H1_F_RELAX) && p < end && (unsigned char)buf[p] > 0x20 &&
+	       (unsigned char)buf[p] != 0x7f && buf[p] != ':') {
+		if (!h1_tchar[(unsigned char)buf[p]])
+			h1_relaxed(m, p, "invalid character in header name");
+		p++;
+	}
 	if (p == s || p >= end || buf[p] != ':') {
 		const char *why = p == s ? "empty header name" :
 				  p >= end ? "truncated header" :

@@ -26,15 +26,17 @@ int http_head_init(struct http_head *h, const char *buf, const struct h1_msg *m,
 	h->arena = arena;
 	h->arena_size = arena_size;
 	if (resp) {
-		/* "HTTP/1.x SSS reason": the version and status sit at fixed
-		 * places after the leading empty lines. */
-		h->sl[HTTP_SL_RSVER] = (struct http_str){ buf + m->skip, 8 };
-		h->sl[HTTP_SL_STATUS] = (struct http_str){ buf + m->skip + 9, 3 };
+		/* "HTTP/1.x SSS reason": the status follows the version */
+		h->sl[HTTP_SL_RSVER] = slice_str(buf, m->ver);
+		h->sl[HTTP_SL_STATUS] = (struct http_str){ buf + m->ver.off + m->ver.len + 1, 3 };
 		h->sl[HTTP_SL_REASON] = slice_str(buf, m->reason);
 	} else {
 		h->sl[HTTP_SL_METH] = slice_str(buf, m->meth);
 		h->sl[HTTP_SL_URI] = slice_str(buf, m->uri);
-		h->sl[HTTP_SL_RQVER] = (struct http_str){ buf + m->uri.off + m->uri.len + 1, 8 };
+		/* an HTTP/0.9 request (option accept-invalid-http-request)
+		 * leaves as HTTP/1.0 */
+		h->sl[HTTP_SL_RQVER] = (m->flags & H1_F_VER_NONE) ? (struct http_str){ "HTTP/1.0", 8 } :
+				       slice_str(buf, m->ver);
 	}
 	for (int i = 0; i < m->nhdrs && i < maxf; i++) {
 		h->f[i].n = slice_str(buf, m->hdrs[i].name);

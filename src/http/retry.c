@@ -193,6 +193,9 @@ int http_retry_try(struct stream *s, unsigned cond)
 	be->be_counters.retries++;
 	srv->counters.retries++;
 	backend_retry_redispatch(s, 0);
+	/* (the server's name in http-send-name-header, on a redispatch) */
+	if (unlikely(s->tcp_flags & STRM_F_TARGET_HOOK) && http_srv_redirect(s))
+		return 1;
 	/* an idle connection to the server chosen goes first, as a request
 	 * after the first one of a client would take it (http-reuse) */
 	if (s->ss.target && http_px_of(be)->reuse != HTTP_REUSE_NEVER &&

@@ -801,6 +801,12 @@ static enum http_act_ret exec_auth(const struct http_rule *r, struct http_rule_e
 	x->out->status = r->status;
 	x->out->reply = NULL;
 	x->out->www_auth = (struct http_str){ r->name, r->nlen };
+	/* option http-use-proxy-header: a proxied request is asked for proxy
+	 * credentials (userlist.c reads Proxy-Authorization then) */
+	if (unlikely(x->s->txn->flags & TX_F_PX_AUTH)) {
+		x->out->status = 407;
+		x->out->proxy_auth = 1;
+	}
 	return HTTP_ACT_REPLY;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sluice/acl.h>
 #include <sluice/addr.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
@@ -39,6 +40,11 @@ static struct http_px *http_px_w(struct proxy *px)
 	return px->http;
 }
 
+struct http_px *http_px_edit(struct proxy *px)
+{
+	return http_px_w(px);
+}
+
 static void http_px_release(struct proxy *px)
 {
 	struct http_px *h = px->http;
@@ -61,6 +67,11 @@ static void http_px_release(struct proxy *px)
 	free(h->res_cap);
 	free(h->uniqid_fmt_str);
 	free(h->uniqid_hdr);
+	free(h->send_name);
+	free(h->ck_cap_name);
+	for (int i = 0; i < h->n_monitor_fail; i++)
+		acl_cond_free(h->monitor_fail[i]);
+	free(h->monitor_fail);
 	if (h->uniqid_fmt) {
 		lf_free(h->uniqid_fmt);
 		free(h->uniqid_fmt);
@@ -89,10 +100,14 @@ static void http_px_inherit(struct proxy *px, const struct proxy *def)
 	h->monitor_uri = dup_or_null(d->monitor_uri);
 	h->uniqid_fmt_str = dup_or_null(d->uniqid_fmt_str);
 	h->uniqid_hdr = dup_or_null(d->uniqid_hdr);
+	h->send_name = dup_or_null(d->send_name);
 	h->uniqid_fmt = NULL;
+	h->monitor_fail = NULL;   /* (frontends only: none in defaults) */
+	h->n_monitor_fail = 0;
 	/* captures are frontend settings: not passed on (as in HAProxy) */
 	h->req_cap = h->res_cap = NULL;
 	h->n_req_cap = h->n_res_cap = 0;
+	h->ck_cap_name = NULL;
 }
 
 static struct proxy_ext http_px_ext = {
@@ -283,24 +298,30 @@ static int kw_unique_id(struct cfg_ctx *ctx, void *target, int argc, char **argv
 	return 0;
 }
 
-/* option httplog [clf] | log-format FMT (row value 1) */
+/* option httplog [clf] | log-format FMT (row value 1) | option httpslog (2) */
 static int kw_log_format(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	struct proxy *px = ctx->px;
 	const char *fmt;
 
-	if (ctx->kw_row->arg) {
+	if (ctx->kw_row->arg != 1 && ctx->inverted) {
+		free(px->logformat_str);
+		px->logformat_str = NULL;
+		return 0;
+	}
+	if (ctx->kw_row->arg == 2) {
+		if (argc) {
+			cfg_alert(ctx, "takes no argument");
+			return -1;
+		}
+		fmt = LF_HTTPSLOG;
+	} else if (ctx->kw_row->arg) {
 		if (argc != 1) {
 			cfg_alert(ctx, "expects one format string (quote it if it has spaces)");
 			return -1;
 		}
 		fmt = argv[0];
 	} else {
-		if (ctx->inverted) {
-			free(px->logformat_str);
-			px->logformat_str = NULL;
-			return 0;
-		}
 		if (argc > 1 || (argc == 1 && strcmp(argv[0], "clf") != 0)) {
 			cfg_alert(ctx, "only takes the optional argument 'clf'");
 			return -1;
@@ -337,6 +358,8 @@ static struct cfg_kw http_px_kws[] = {
 	  .flags = CFG_KW_F_NO, .usage = "[except <net>] [header <name>]", .arg = 0 },
 	{ "option httplog", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format,
 	  .flags = CFG_KW_F_NO, .usage = "[clf]", .arg = 0 },
+	{ "option httpslog", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format,
+	  .flags = CFG_KW_F_NO, .arg = 2 },
 	{ "log-format", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_log_format, .usage = "<format>",
 	  .arg = 1 },
 	{ "http-reuse", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_http_reuse,
@@ -363,6 +386,11 @@ static struct cfg_kw http_px_kws[] = {
 	HTTP_OPTION("disable-h2-upgrade", HTTP_O_NO_H2_UPG, CFG_SEC_FE),
 	HTTP_OPTION("h1-case-adjust-bogus-client", HTTP_O_CASE_CLI, CFG_SEC_FE),
 	HTTP_OPTION("h1-case-adjust-bogus-server", HTTP_O_CASE_SRV, CFG_SEC_BE),
+	HTTP_OPTION("accept-invalid-http-request", HTTP_O_ACC_INV_REQ, CFG_SEC_FE),
+	HTTP_OPTION("accept-invalid-http-response", HTTP_O_ACC_INV_RES, CFG_SEC_BE),
+	HTTP_OPTION("http-use-proxy-header", HTTP_O_USE_PXHDR, CFG_SEC_FE),
+	HTTP_OPTION("checkcache", HTTP_O_CHECKCACHE, CFG_SEC_BE),
+	HTTP_OPTION("http-no-delay", HTTP_O_NO_DELAY, CFG_SEC_PROXIES),
 	HTTP_TIMEOUT("http-request", http_request, CFG_SEC_FE),
 	HTTP_TIMEOUT("http-keep-alive", http_keep_alive, CFG_SEC_FE),
 	HTTP_TIMEOUT("tarpit", tarpit, CFG_SEC_PROXIES),
@@ -395,8 +423,9 @@ static int http_px_postparse(void)
 
 		if ((px->cap & PR_CAP_FE) && px->mode == PR_MODE_TCP &&
 		    px->logformat_str && (strcmp(px->logformat_str, LF_HTTPLOG) == 0 ||
-					  strcmp(px->logformat_str, LF_HTTPLOG_CLF) == 0)) {
-			log_warning("%s:%d: 'option httplog' not usable with proxy '%s' (needs "
+					  strcmp(px->logformat_str, LF_HTTPLOG_CLF) == 0 ||
+					  strcmp(px->logformat_str, LF_HTTPSLOG) == 0)) {
+			log_warning("%s:%d: 'option httplog' (or httpslog) not usable with proxy '%s' (needs "
 				    "'mode http'); falling back to 'option tcplog'",
 				    px->conf_file, px->conf_line, px->name);
 			free(px->logformat_str);

@@ -8,9 +8,11 @@
 #include <sluice/backend.h>
 #include <sluice/cfg.h>
 #include <sluice/common.h>
+#include <sluice/buf.h>
 #include <sluice/fcgi.h>
 #include <sluice/h2.h>
 #include <sluice/http_ana.h>
+#include <sluice/http_rules.h>
 #include <sluice/lb.h>
 #include <sluice/persist.h>
 #include <sluice/proxy.h>
@@ -74,7 +76,58 @@ int http_req_server_prep(struct stream *s, struct http_head *h)
 		return 0;
 	s->ss.lb_hashed = lb_http_hash(s->be, h, &s->ss.lb_hash) ||
 			  lb_http_hash_post(s->be, &txn->req, s->req.buf, &s->ss.lb_hash);
+	http_name_hdr_prep(s, h);
 	return persist_req(s, h, &s->ss.persist);
+}
+
+/* "redir <prefix>" on the server just assigned: a GET or HEAD request is
+ * answered "302 Found" with Location <prefix> followed by its path (from
+ * its first '/'), read from the request line as it leaves (the rules may
+ * have changed it); other methods go to the server. Returns 1 when
+ * answered. */
+int http_srv_redirect(struct stream *s)
+{
+	const struct server *srv = s->ss.target;
+	const struct buf *b;
+	struct http_act_out out = { 0 };
+	const char *p, *end, *uri, *path;
+	struct dstr loc = { 0 };
+	size_t mlen;
+
+	if (unlikely(s->tcp_flags & STRM_F_TARGET_HOOK) && s->txn && s->ss.target &&
+	    http_name_hdr_set(s) == -1) {
+		s->fe->fe_counters.failed_rewrites++;
+		http_reply(s, 500, NULL, NULL, SE_PROXY, SF_CONN);
+		return 1;
+	}
+	b = s->req.buf;
+	if (!srv || !srv->redir || !s->txn || !b || !b->data)
+		return 0;
+	p = b->area + b->head;
+	end = memchr(p, '\n', b->data);
+	if (!end || !(uri = memchr(p, ' ', (size_t)(end - p))))
+		return 0;
+	mlen = (size_t)(uri - p);
+	if (!((mlen == 3 && memcmp(p, "GET", 3) == 0) || (mlen == 4 && memcmp(p, "HEAD", 4) == 0)))
+		return 0;
+	uri++;
+	if (!(end = memchr(uri, ' ', (size_t)(end - uri))))
+		return 0;
+	path = uri;
+	if (*uri != '/') {
+		/* absolute form: the path starts after "scheme://authority" */
+		const char *auth = memmem(uri, (size_t)(end - uri), "://", 3);
+
+		path = auth ? memchr(auth + 3, '/', (size_t)(end - auth - 3)) : NULL;
+		if (!path)
+			path = end;
+	}
+	if (dstr_printf(&loc, "%s%.*s", srv->redir, (int)(end - path), path) == -1)
+		return 0;
+	out.location = (struct http_str){ loc.p, (uint32_t)loc.len };
+	http_reply(s, 302, NULL, &out, SE_LOCAL, SF_CONN);
+	dstr_free(&loc);
+	return 1;
 }
 
 /* Takes an established connection to the target for the request: <fd>
@@ -167,9 +220,18 @@ int http_connect(struct stream *s)
 	struct server *srv, *kept = NULL;
 	struct ssl_st *ssl = NULL, *kept_ssl = NULL;
 	int fd, kept_fd = -1, kept_reused = 0, reused = 0;
+	enum be_assign r;
 
 	s->res.flags &= ~(CH_F_SHUTR | CH_F_SHUTW);
 	s->req.flags &= ~CH_F_SHUTW;
+	/* option http-no-delay in the frontend or the backend: both ways */
+	if (unlikely((http_px_of(s->fe)->options | http_px_of(s->be)->options) & HTTP_O_NO_DELAY)) {
+		s->req.flags |= CH_F_NODELAY;
+		s->res.flags |= CH_F_NODELAY;
+	} else if (unlikely(s->req.flags & CH_F_NODELAY)) {
+		s->req.flags &= ~CH_F_NODELAY;   /* (the previous request's backend) */
+		s->res.flags &= ~CH_F_NODELAY;
+	}
 	/* The kept connection leaves the server side while the server is
 	 * chosen: it is taken again if the same server is picked. */
 	if (s->ss.st == SS_KEPT) {
@@ -177,14 +239,20 @@ int http_connect(struct stream *s)
 		kept_reused = s->ss.reused;
 		/* taken again below, or pooled: either way another watcher */
 		conn_io_hand_off(&s->srv.io);
+		/* option prefer-last-server, or after a 401/407: its server first */
+		s->ss.prefer_auth = !!(s->tcp_flags & STRM_F_AUTH_LAST);
+		if ((s->be->options & PR_O_PREF_LAST) || s->ss.prefer_auth)
+			s->ss.prefer = kept;
 	}
-	if (!(s->be->cap & PR_CAP_BE) || backend_assign_server(s, BE_PICK_ANY) != BE_ASSIGNED) {
+	r = (s->be->cap & PR_CAP_BE) ? backend_assign_server(s, BE_PICK_ANY) : BE_NONE;
+	s->ss.prefer = NULL;
+	if (r != BE_ASSIGNED) {
 		if (kept_fd >= 0)
 			http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
 		return stream_connect(s);   /* queues, or answers 503 */
 	}
 	srv = s->ss.target;
-	if (unlikely(srv->redir) && http_srv_redirect(s)) {
+	if (unlikely(srv->redir || (s->tcp_flags & STRM_F_TARGET_HOOK)) && http_srv_redirect(s)) {
 		if (kept_fd >= 0)
 			http_pool_conn(kept, kept_fd, kept_ssl, kept_reused);
 		return 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <sluice/buf.h>
 #include <sluice/cache.h>
 #include <sluice/common.h>
 #include <sluice/global.h>
@@ -144,6 +145,8 @@ void http_capture_head(struct stream *s, const struct http_head *h, int res)
 		if (last >= 0)
 			http_capture_set(s, res, i, h->f[last].v.p, h->f[last].v.len);
 	}
+	if (unlikely(hp->ck_cap_name))
+		http_capture_cookie(s, h, res);
 }
 
 /* ---- log ---- */
@@ -216,7 +219,9 @@ void http_fill_lf_ctx(struct stream *s, struct lf_ctx *c, unsigned needs)
 	c->redispatched = s->ss.redispatched;
 	c->srv_queue = s->srv_qpos;
 	c->be_queue = s->be_qpos;
-	c->req_cookie = c->res_cookie = "-";
+	c->req_cookie = txn->ck_cap[0] ? txn->ck_cap[0] : "-";
+	c->res_cookie = txn->ck_cap[1] ? txn->ck_cap[1] : "-";
+	c->asap = !!(s->fe->options & PR_O_LOGASAP);
 	c->reqline = txn->reqline;
 	c->reqline_len = txn->reqline_len;
 	c->req_cap = (const char **)txn->req_cap;
@@ -268,7 +273,9 @@ SLUICE_INIT(http_txn_log_register)
 	srv_pp_register_unique_id(http_pp_unique_id);
 }
 
-void http_log(struct stream *s)
+/* The transaction's log line, with <more_out> bytes added to %B (those of
+ * the response already on their way to the client, under logasap). */
+static void http_log_line(struct stream *s, uint64_t more_out)
 {
 	struct http_txn *txn = s->txn;
 	const struct proxy *fe = s->fe;
@@ -287,6 +294,7 @@ void http_log(struct stream *s)
 	if (!err && (http_px_of(fe)->options & HTTP_O_DONTLOG_NORMAL))
 		return;
 	http_fill_lf_ctx(s, &c, fe->logformat->needs | px_log_needs(fe));
+	c.bytes_out += more_out;
 	c.log = 1;
 	c.use_snap = 1;
 	c.snap = txn->lf_snap;
@@ -296,6 +304,19 @@ void http_log(struct stream *s)
 		return;   /* set-log-level silent */
 	n = lf_render(px_log_format(fe, err), &c, line, sizeof(line));
 	px_log_send(fe, &c, level, line, n);
+}
+
+void http_log(struct stream *s)
+{
+	http_log_line(s, 0);
+}
+
+/* option logasap: the server's response head is through the response
+ * rules and leaves now: the line is made, its %B counting the head (and
+ * what of the body came with it), %Ta/%Tt/%Tu stopping here. */
+static void http_log_asap(struct stream *s)
+{
+	http_log_line(s, s->res.buf ? s->res.buf->data : 0);
 }
 
 /* ---- counters ---- */
@@ -334,6 +355,8 @@ void http_count_status(struct stream *s, int status, int to_server)
 		stk_http_status(s, status);
 
 	s->fe->fe_counters.http_rsp[k]++;
+	if (to_server && unlikely(s->fe->options & PR_O_LOGASAP))
+		http_log_asap(s);
 	if (to_server) {
 		s->be->be_counters.http_rsp[k]++;
 		if (s->ss.target)
@@ -376,5 +399,8 @@ void http_captures_free(struct stream *s, struct http_txn *txn)
 	http_line_table_free(txn->res_cap, h->n_res_cap);
 	http_line_table_free(txn->lf_snap, s->fe->logformat ? s->fe->logformat->nslots : 0);
 	txn->req_cap = txn->res_cap = txn->lf_snap = NULL;
+	http_line_free(txn->ck_cap[0]);
+	http_line_free(txn->ck_cap[1]);
+	txn->ck_cap[0] = txn->ck_cap[1] = NULL;
 }
 

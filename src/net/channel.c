@@ -162,8 +162,10 @@ static ssize_t chan_send(struct channel *ch, struct conn *dst)
 		/* More of this message is on its way (a head whose body has not
 		 * arrived yet): MSG_MORE lets the kernel send both in one segment
 		 * instead of a small one now. TCP_NODELAY pushes what is left at
-		 * the next send without it, or at the next ACK. */
-		more = ch->to_forward != CHN_INFINITE && ch->to_forward > len;
+		 * the next send without it, or at the next ACK. Not with
+		 * CH_F_NODELAY (interactive bodies, option http-no-delay). */
+		more = ch->to_forward != CHN_INFINITE && ch->to_forward > len &&
+		       !(ch->flags & CH_F_NODELAY);
 		if (unlikely(dst->flags & CO_F_MUX)) {
 			n = dst->mux->send(dst->mux_ctx, ch->buf->area + ch->buf->head, len);
 			if (n <= 0)

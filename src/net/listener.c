@@ -749,15 +749,22 @@ static int listener_rate_reached(void)
 	return global.conn_rate.curr >= (uint32_t)lim;
 }
 
-/* Whether <li> waits for the next second: maxconnrate, or maxsslrate on a
- * TLS bind line. */
-static int listener_rate_blocked(const struct listener *li)
+/* How long (ms) <li> waits for a rate to drop, 0 if none holds it:
+ * maxconnrate, maxsslrate on a TLS bind line (until the next second), or
+ * its frontend's rate-limit sessions (until the estimated session rate
+ * falls below it). */
+static uint32_t listener_rate_wait(const struct listener *li)
 {
+	tick_ms now = tick_now_ms();
 	int rate;
 
 	if (li->px && listener_rate_reached())
-		return 1;
-	return (li->bc->flags & LI_F_SSL) && ssl_sock_fe_limited(&rate) && rate;
+		return 1000 - now % 1000;
+	if ((li->bc->flags & LI_F_SSL) && ssl_sock_fe_limited(&rate) && rate)
+		return 1000 - now % 1000;
+	if (li->px && li->px->fe_sps_lim)
+		return freq_wait_ms(&li->px->fe_counters.sess_rate, li->px->fe_sps_lim, now);
+	return 0;
 }
 
 static int listener_full(const struct listener *li)
@@ -765,6 +772,10 @@ static int listener_full(const struct listener *li)
 	int rate;
 
 	if (li->px && listener_rate_reached())
+		return 1;
+	/* rate-limit sessions: its frontend's session rate */
+	if (li->px && li->px->fe_sps_lim &&
+	    freq_rate(&li->px->fe_counters.sess_rate, tick_now_ms()) >= (uint32_t)li->px->fe_sps_lim)
 		return 1;
 	/* maxsslconn, maxsslrate: a TLS bind line stops accepting */
 	if ((li->bc->flags & LI_F_SSL) && ssl_sock_fe_limited(&rate))
@@ -881,23 +892,31 @@ static void listener_res_retry_cb(struct ev_loop *loop, ev_timer *w, int revents
 	listener_resume_ready();
 }
 
-/* Whether a paused listener waits for maxsslrate's next second. */
-static int listener_paused_by_rate(void)
+/* Arms the rate retry to fire in <ms> unless it fires sooner already. */
+static void listener_retry_in(uint32_t ms)
 {
-	for (const struct listener *li = lis.paused; li; li = li->wait_next)
-		if (listener_rate_blocked(li))
-			return 1;
-	return 0;
+	if (ev_is_active(&lis.retry) &&
+	    ev_timer_remaining(global.loop, &lis.retry) <= tick_to_ev(ms) + 0.001)
+		return;
+	ev_timer_stop(global.loop, &lis.retry);
+	ev_timer_set(&lis.retry, tick_to_ev(ms) + 0.001, 0.);
+	ev_timer_start(global.loop, &lis.retry);
 }
 
 static void listener_retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
+	uint32_t wait = 0;
+
 	listener_resume_ready();
-	if (lis.paused && (listener_rate_reached() || listener_paused_by_rate())) {
-		/* the loop clock lagged: try again a little later */
-		ev_timer_set(&lis.retry, 0.01, 0.);
-		ev_timer_start(loop, &lis.retry);
+	/* still held by a rate (the loop clock may lag): the soonest wait */
+	for (const struct listener *li = lis.paused; li; li = li->wait_next) {
+		uint32_t w1 = listener_rate_wait(li);
+
+		if (w1 && (!wait || w1 < wait))
+			wait = w1;
 	}
+	if (wait)
+		listener_retry_in(wait < 10 ? 10 : wait);
 }
 
 void listener_release(struct listener *li)
@@ -920,13 +939,11 @@ static void listener_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 		int fd;
 
 		if (listener_full(li)) {
+			uint32_t wait = listener_rate_wait(li);
+
 			listener_pause(li);
-			if (listener_rate_blocked(li)) {
-				/* resume at the start of the next second */
-				ev_timer_stop(loop, &lis.retry);
-				ev_timer_set(&lis.retry, tick_to_ev(1000 - tick_now_ms() % 1000) + 0.001, 0.);
-				ev_timer_start(loop, &lis.retry);
-			}
+			if (wait)
+				listener_retry_in(wait);
 			return;
 		}
 		fd = accept4(li->fd, (struct sockaddr *)&addr, &alen, SOCK_NONBLOCK | SOCK_CLOEXEC);

@@ -40,6 +40,32 @@ static enum be_assign backend_assigned(const struct stream *s)
 	return lb_has_usable(s->be) ? BE_ALL_FULL : BE_NONE;
 }
 
+/* What backend_prefer_last() returns when the stream is to wait for the
+ * server it prefers (SS_WANT). */
+static struct server backend_queued;
+
+/* The server of the connection kept from the previous request (mode http,
+ * s->ss.prefer) when load balancing may keep it: an algorithm that is no
+ * hash of the request or client, the server usable, and a slot free or, if
+ * not, its queue shorter than max-keep-alive-queue (-1: no limit, 0: never
+ * queue; no limit after a 401 or 407). Returns it, &backend_queued when the
+ * stream waits for it, or NULL (load balancing decides). */
+static struct server *backend_prefer_last(struct stream *s)
+{
+	struct server *srv = s->ss.prefer;
+	const struct proxy *be = s->be;
+
+	if (be->lb.algo == LB_SOURCE || be->lb.algo >= LB_URI || srv->px != be ||
+	    !server_usable(srv))
+		return NULL;
+	if (srv_has_slot(srv))
+		return srv;
+	if (!s->ss.prefer_auth && be->max_ka_queue >= 0 && srv->nbpend >= be->max_ka_queue)
+		return NULL;
+	backend_want(s, srv);
+	return &backend_queued;
+}
+
 enum be_assign backend_assign_server(struct stream *s, enum be_pick how)
 {
 	struct lb_key key = { .src = &s->cli_addr };
@@ -89,6 +115,10 @@ enum be_assign backend_assign_server(struct stream *s, enum be_pick how)
 			prev->flags &= ~SRV_F_AVOID;
 		return backend_want(s, srv);   /* stuck to a full server: wait for it */
 	}
+	if (!srv && how == BE_PICK_ANY && unlikely(s->ss.prefer))
+		srv = backend_prefer_last(s);
+	if (srv == &backend_queued)
+		return BE_FULL_SRV;
 	if (!srv)
 		srv = lb_pick(s->be, &key);
 	if (prev)

@@ -430,6 +430,7 @@ static void check_finish(struct check *c, enum chk_result res, const char *info)
 	c->duration = tick_ev_to_ms(tick_ev_now() - c->start);
 	c->last_check = tick_wall();
 	snprintf(c->info, sizeof(c->info), "%s", info ? info : "");
+	str_blank_ctl(c->info);   /* a server's words: no line breaks in logs and stats */
 	if (check_result_passed(res)) {
 		if (was_down) {
 			if (++c->health >= c->rise)
@@ -476,6 +477,7 @@ void check_health_analyze(struct server *srv, const char *info)
 		c->code = 0;
 		c->last_check = tick_wall();
 		snprintf(c->info, sizeof(c->info), "%s", info);
+		str_blank_ctl(c->info);
 		c->failed++;
 		if (c->on_error == CHK_OE_MARK_DOWN)
 			c->health = 0;

@@ -313,6 +313,9 @@ void email_alert_send(const struct proxy *px, int level, const char *msg)
 	n = (size_t)snprintf(text, sizeof(text), "%s", msg);
 	if (n && n < sizeof(text) && text[n - 1] == '.')
 		text[n - 1] = 0;   /* as HAProxy: the line without its final dot */
+	/* a server's words (a check's info) may be in it: no CR or LF may end
+	 * the Subject or the DATA and start SMTP commands of theirs */
+	str_blank_ctl(text);
 	for (const struct mailer *m = e->mailers->list; m; m = m->next)
 		smtp_start(e, m, text);
 }

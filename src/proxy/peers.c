@@ -232,7 +232,10 @@ static void sess_want(struct peer_sess *ps)
 
 	if (ps->c.fd < 0)
 		return;
-	if (ps->st != PS_CLOSING && ps->st != PS_CONNECTING)
+	/* a peer that does not read what its messages make us answer is not
+	 * read either (what we queue stays bounded) */
+	if (ps->st != PS_CLOSING && ps->st != PS_CONNECTING &&
+	    ps->out.len - ps->out_off < PEERS_OUT_MAX)
 		ev |= EV_READ;
 	if (ps->st == PS_CONNECTING || ps->out.len > ps->out_off)
 		ev |= EV_WRITE;
@@ -668,7 +671,7 @@ static uint64_t kt_of(const struct stktable *t)
 }
 
 /* A definition: which table the updates that follow are for. Returns 0 or
- * -1 (malformed). */
+ * -1 (malformed, or a table id past PEERS_RT_MAX). */
 static int msg_define(struct peer_sess *ps, const struct peer_msg *m)
 {
 	struct peers_sec *s = ps->sec;
@@ -684,6 +687,12 @@ static int msg_define(struct peer_sess *ps, const struct peer_msg *m)
 	for (size_t i = 0; i < ps->nrt; i++)
 		if (ps->rt[i].id == d.id)
 			rt = &ps->rt[i];
+	if (!rt && ps->nrt >= PEERS_RT_MAX) {
+		/* each is kept for the session and searched at each definition */
+		ps_log(s, LOG_L_WARNING, "%s defines more than %d tables",
+		       ps_who(ps, who, sizeof(who)), PEERS_RT_MAX);
+		return -1;
+	}
 	if (!rt) {
 		ps->rt = xrealloc(ps->rt, (ps->nrt + 1) * sizeof(*ps->rt));
 		rt = &ps->rt[ps->nrt++];
@@ -942,6 +951,8 @@ static int sess_read(struct peer_sess *ps)
 		sess_input(ps);
 		if (ps->st == PS_CLOSING)
 			return 0;
+		if (ps->out.len - ps->out_off >= PEERS_OUT_MAX)
+			return 0;   /* sess_flush() reads again once the peer took some */
 	}
 }
 

@@ -23,6 +23,8 @@ struct peer_sess;
 #define PEERS_RESYNC_WAIT   5.0    /* s to wait for a teacher (old process, then a peer) */
 #define PEERS_RETRY_MAX     5.0    /* s: the longest backoff between connection attempts */
 #define PEERS_OUT_HWM       65536  /* bytes queued before messages wait for the socket */
+#define PEERS_OUT_MAX       (4 * PEERS_OUT_HWM)  /* bytes unsent: stop reading the peer */
+#define PEERS_RT_MAX        256    /* distinct table ids a peer may define on a session */
 
 /* One table a section replicates. */
 struct peers_table {

@@ -78,6 +78,7 @@ static void proxy_init_defaults(struct proxy *px)
 	px->lb.algo = LB_ROUNDROBIN;
 	px->lb.draws = 2;
 	px->options = PR_O_SMART_ACC;
+	px->max_ka_queue = -1;
 }
 
 static struct proxy_ext *proxy_exts;
@@ -132,6 +133,8 @@ static void proxy_inherit(struct proxy *px, const struct proxy *def)
 	px->maxconn = def->maxconn;
 	px->fullconn = def->fullconn;
 	px->backlog = def->backlog;
+	px->fe_sps_lim = def->fe_sps_lim;
+	px->max_ka_queue = def->max_ka_queue;
 	px->lb = def->lb;
 	px->lb.ring = NULL;
 	px->lb.ring_n = 0;
@@ -372,29 +375,10 @@ static int kw_opt_redispatch(struct cfg_ctx *ctx, void *target, int argc, char *
 
 #define PX_TIMEOUT(kw, field, secs) \
 	{ "timeout " kw, secs, CFG_T_TIME, CFG_PX_OFF(timeout.field), .usage = "<time>" }
-/* dispatch, option transparent, transparent: a connection no server takes
- * would go to an address that is not a server; sluice's server side always
- * has a server (srv_side.h). Refused with the row's reason. */
-static int kw_px_not_yet(struct cfg_ctx *ctx, void *target, int argc, char **argv)
-{
-	cfg_alert(ctx, "not supported yet by sluice: %s", ctx->kw_row->hint);
-	return -1;
-}
-
 #define PX_OPTION(kw, flag, secs) \
 	{ "option " kw, secs, CFG_T_FLAG, CFG_PX_OFF(options), .mask = flag }
 
 static struct cfg_kw proxy_kws[] = {
-	{ "dispatch", CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_FUNC, 0, .parse = kw_px_not_yet,
-	  .hint = "it sends the connections no server takes to an address that is no "
-		  "server; write that address as a 'server' line ('backup' for what the "
-		  "others do not take)" },
-	{ "option transparent", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_px_not_yet,
-	  .flags = CFG_KW_F_NO, .hint = "it sends the connections without a persistence "
-		  "cookie to their original destination, an address that is no server" },
-	{ "transparent", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_px_not_yet,
-	  .hint = "the deprecated form of 'option transparent', which sends the connections "
-		  "without a persistence cookie to their original destination" },
 	{ "mode", CFG_SEC_PROXIES, CFG_T_FUNC, 0, .parse = kw_mode, .usage = "tcp|http" },
 	{ "default_backend", CFG_SEC_FE, CFG_T_FUNC, 0, .parse = kw_default_backend,
 	  .usage = "<backend>" },
@@ -406,6 +390,8 @@ static struct cfg_kw proxy_kws[] = {
 	  .usage = "a connection limit" },
 	{ "fullconn", CFG_SEC_BE, CFG_T_INT, CFG_PX_OFF(fullconn), .min = 0, .max = 10000000,
 	  .usage = "a connection count" },
+	{ "rate-limit sessions", CFG_SEC_FE, CFG_T_INT, CFG_PX_OFF(fe_sps_lim), .min = 0,
+	  .max = 0x7fffffff, .usage = "a number of sessions per second" },
 	{ "backlog", CFG_SEC_FE, CFG_T_INT, CFG_PX_OFF(backlog), .min = 1, .max = 1 << 24,
 	  .usage = "a queue length" },
 	{ "id", CFG_SEC_FRONTEND | CFG_SEC_BACKEND | CFG_SEC_LISTEN, CFG_T_INT, CFG_PX_OFF(id),
@@ -427,6 +413,7 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("tcplog", PR_O_TCPLOG, CFG_SEC_FE),
 	PX_OPTION("tcp-smart-accept", PR_O_SMART_ACC, CFG_SEC_FE),
 	PX_OPTION("dontlognull", PR_O_DONTLOGNULL, CFG_SEC_FE),
+	PX_OPTION("logasap", PR_O_LOGASAP, CFG_SEC_FE),
 	{ "option redispatch", CFG_SEC_BE, CFG_T_FUNC, 0, .parse = kw_opt_redispatch,
 	  .flags = CFG_KW_F_NO, .usage = "[<interval>]" },
 	PX_OPTION("tcpka", PR_O_TCP_KA, CFG_SEC_PROXIES),
@@ -434,6 +421,11 @@ static struct cfg_kw proxy_kws[] = {
 	PX_OPTION("srvtcpka", PR_O_SRV_KA, CFG_SEC_BE),
 	PX_OPTION("socket-stats", PR_O_SOCKET_STATS, CFG_SEC_FE),
 	PX_OPTION("allbackups", PR_O_ALLBACKUPS, CFG_SEC_BE),
+	PX_OPTION("independent-streams", PR_O_INDEP_STR, CFG_SEC_PROXIES),
+	PX_OPTION("idle-close-on-response", PR_O_IDLE_CLOSE, CFG_SEC_FE),
+	PX_OPTION("prefer-last-server", PR_O_PREF_LAST, CFG_SEC_BE),
+	{ "max-keep-alive-queue", CFG_SEC_BE, CFG_T_INT, CFG_PX_OFF(max_ka_queue), .min = -1,
+	  .max = 10000000, .usage = "a queue length (-1: no limit)" },
 	/* no bit: traffic counters already grow as bytes pass (stream.c), what
 	 * the option asks HAProxy to do */
 	PX_OPTION("contstats", 0, CFG_SEC_FE),

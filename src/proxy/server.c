@@ -378,6 +378,21 @@ static int kw_server(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 	return 0;
 }
 
+struct server *server_add_implied(struct proxy *px, const char *name, const char *addr,
+                                  char **err)
+{
+	struct server *def = px->defsrv, *srv;
+
+	px->defsrv = NULL;
+	srv = server_create(px, name, addr, 0, NULL, 1, err);
+	px->defsrv = def;
+	if (srv) {
+		srv->conf_file = xstrdup(px->conf_file);
+		srv->conf_line = px->conf_line;
+	}
+	return srv;
+}
+
 /* server-template PREFIX <n>|<a>-<b> ADDR[:PORT] [options]: servers PREFIXa..b */
 static int kw_server_template(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {

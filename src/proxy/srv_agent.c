@@ -59,6 +59,7 @@ static void agent_done(struct check *a, enum chk_result res, const char *info)
 	a->duration = tick_ev_to_ms(tick_ev_now() - a->start);
 	a->last_check = tick_wall();
 	snprintf(a->info, sizeof(a->info), "%s", info ? info : "");
+	str_blank_ctl(a->info);   /* the agent's words */
 	agent_arm(a, tick_to_ev(a->inter));
 }
 

@@ -204,7 +204,7 @@ static ev_tstamp stream_deadline(const struct stream *s, enum strm_timer *which,
 	ev_tstamp d = stream_deadline_io(s, which, kind), x;
 
 	if (strm.spread_len > 0 && s->proto->idle && s->proto->idle(s) &&
-	    (x = stream_stop_turn(s)) && (!d || x < d)) {
+	    !(s->fe->options & PR_O_IDLE_CLOSE) && (x = stream_stop_turn(s)) && (!d || x < d)) {
 		*which = STRM_T_STOP;
 		return x;
 	}
@@ -352,6 +352,25 @@ const struct sockaddr_storage *stream_dst(struct stream *s)
 	return s->dst;
 }
 
+#ifndef SO_ORIGINAL_DST
+#define SO_ORIGINAL_DST 80   /* linux/netfilter_ipv4.h (IP6T_SO_ORIGINAL_DST: the same) */
+#endif
+
+/* option transparent: where the client meant to connect, the address
+ * before a netfilter REDIRECT/DNAT (SO_ORIGINAL_DST), else the accepting
+ * socket's own (TPROXY, or no NAT). Returns its length. */
+static socklen_t stream_orig_dst(struct stream *s, struct sockaddr_storage *out)
+{
+	socklen_t l = sizeof(*out);
+	int v6 = stream_dst(s)->ss_family == AF_INET6;
+
+	if (getsockopt(s->cli.fd, v6 ? SOL_IPV6 : SOL_IP, SO_ORIGINAL_DST, out, &l) == 0 &&
+	    out->ss_family == stream_dst(s)->ss_family)
+		return l;
+	*out = *stream_dst(s);
+	return out->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
 /* The server's TLS handshake starts (the connection stays in SS_CONN until it
  * completes). Returns 0, or -1 (a connection failure). */
 static int stream_ssl_connect(struct stream *s)
@@ -454,6 +473,7 @@ int stream_connect(struct stream *s)
 {
 	struct server *srv;
 	struct sockaddr_storage addr;
+	socklen_t alen;
 	int rc;
 
 	if (s->ss.st == SS_NONE || s->ss.st == SS_WANT) {
@@ -481,20 +501,24 @@ int stream_connect(struct stream *s)
 		}
 	}
 	srv = s->ss.target;
-	if (unlikely(srv->redir) && s->proto->redirect && s->proto->redirect(s)) {
+	if (unlikely(srv->redir || (s->tcp_flags & STRM_F_TARGET_HOOK)) && s->proto->redirect &&
+	    s->proto->redirect(s)) {
 		stream_update(s);
 		return 0;
 	}
 	addr = srv->addr;
+	alen = srv->addrlen;
 	if (srv->flags & SRV_F_SAMEPORT)
 		addr_set_port(&addr, addr_get_port(stream_dst(s)));
+	if (unlikely(srv->flags & SRV_F_ORIG_DST))
+		alen = stream_orig_dst(s, &addr);
 	s->t_conn = tick_ev_now();
 	s->be->be_counters.connect++;
 	srv->counters.connect++;
 	if (unlikely(srv->socks4_len) && socks4_request(&addr, s->socks) < 0)
 		return stream_conn_failed(s, 0);   /* not IPv4: "init-addr" gave another */
 	rc = conn_connect_src(&s->srv, srv->socks4_len ? &srv->socks4 : &addr,
-			      srv->socks4_len ? srv->socks4_len : srv->addrlen,
+			      srv->socks4_len ? srv->socks4_len : alen,
 			      px_tcp_opts(s->be, 1), srv->src,
 			      &s->cli_addr, stream_io_cb, s);
 	s->bc_err = rc == -1 ? (uint8_t)conn_err_code(errno, s->srv.fd < 0 && srv->src) : 0;
@@ -926,7 +950,12 @@ enum chan_res stream_forward(struct stream *s, struct channel *ch, struct conn *
 		src->flags &= ~CO_F_RD_READY;
 	if (in || (ch->flags & CH_F_SHUTR))
 		src->last_act = now;
-	if (out)
+	/* option independent-streams (of the frontend for the client, of the
+	 * backend for the server): bytes sent refresh a side's timeout only
+	 * while more wait for it (its write timeout), not while it is only
+	 * read from */
+	if (out && (likely(!((is_req ? s->be : s->fe)->options & PR_O_INDEP_STR)) ||
+		    chan_pending(ch)))
 		dst->last_act = now;
 	if (in || (is_req && s->req.total != s->srv_bin_mark))
 		stream_count_bytes(s, is_req, in);
@@ -1502,4 +1531,5 @@ void stream_kill_all(void)
 	strm.killing = 1;
 	while (strm.list)
 		stream_close(strm.list, SE_KILLED, strm.list->ss.st == SS_EST ? SF_DATA : SF_CONN);
+	strm.killing = 0;   /* (a test harness starts again) */
 }

@@ -85,6 +85,7 @@ void stream_fill_lf_ctx(struct stream *s, struct lf_ctx *c_, unsigned needs)
 	c.srv_queue = s->srv_qpos;
 	c.be_queue = s->be_qpos;
 	c.req_cookie = c.res_cookie = "-";
+	c.asap = !!(fe->options & PR_O_LOGASAP);
 	c.uniq_num = s->uniq_id;
 	c.hostname = global.node;
 	c.pid = (int)global.pid;
@@ -416,6 +417,17 @@ static int tcp_start(struct stream *s)
 static void tcp_connected(struct stream *s)
 {
 	uint32_t delay;
+
+	/* option logasap: logged now, unless dontlognull waits for data */
+	if (unlikely(s->fe->options & PR_O_LOGASAP) && !(s->tcp_flags & STRM_F_NOLOG) &&
+	    (!(s->fe->options & PR_O_DONTLOGNULL) || s->req.total)) {
+		ev_tstamp est = s->t_est;
+
+		s->t_est = tick_ev_now();   /* (set just after this call: %Tc) */
+		tcp_log(s);
+		s->t_est = est;
+		s->tcp_flags |= STRM_F_NOLOG;
+	}
 
 	if (!tcp_rules_has(s->be, TCP_RS_RES))
 		return;

@@ -251,7 +251,21 @@ int smp_cast(struct sample *smp, enum smp_type t)
 			return 1;
 		}
 		buf = smp_scratch_get();
-		smp->u.str.len = smp_to_text(smp, buf, SMP_SCRATCH_SIZE);
+		if (t == SMP_T_BIN && (f == SMP_T_SINT || f == SMP_T_BOOL)) {
+			/* as HAProxy: the 64-bit value, most significant byte first */
+			for (int i = 0; i < 8; i++)
+				buf[i] = (char)((uint64_t)smp->u.sint >> (56 - 8 * i));
+			smp->u.str.len = 8;
+		} else if (t == SMP_T_BIN && (f == SMP_T_IPV4 || f == SMP_T_IPV6)) {
+			/* the address' bytes in network order (read before
+			 * u.str, which shares their place, is written) */
+			size_t n = f == SMP_T_IPV4 ? 4 : 16;
+
+			memcpy(buf, f == SMP_T_IPV4 ? (void *)&smp->u.ipv4 : (void *)&smp->u.ipv6, n);
+			smp->u.str.len = n;
+		} else {
+			smp->u.str.len = smp_to_text(smp, buf, SMP_SCRATCH_SIZE);
+		}
 		smp->u.str.p = buf;
 		smp->type = t;
 		smp->flags &= ~SMP_F_CONST;

@@ -139,7 +139,10 @@ static int fetch_is_resumed(const struct smp_arg *a, struct sample *smp, struct 
 {
 	SSL *ssl = smp_ssl(s, priv);
 
-	return ssl ? smp_set_bool(smp, SSL_session_reused(ssl)) : 0;
+	/* false on a connection without TLS (as HAProxy: option httpslog shows 0) */
+	if (!ssl && *(const int *)priv == SIDE_BC && s->srv.fd < 0)
+		return 0;
+	return smp_set_bool(smp, ssl && SSL_session_reused(ssl));
 }
 
 /* ssl_fc_client_random, ssl_bc_client_random (row arg 0), the server

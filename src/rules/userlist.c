@@ -340,10 +340,13 @@ static int ul_get_creds(const struct stream *s, struct ul_creds *c, int decode)
 {
 	const struct http_head *h = s && s->txn ? s->txn->req_head : NULL;
 	const char *p, *end, *sp;
+	/* option http-use-proxy-header: a proxied request's proxy credentials */
+	int px = h && (s->txn->flags & TX_F_PX_AUTH);
 	int i;
 
 	memset(c, 0, sizeof(*c));
-	if (!h || (i = http_head_find(h, "authorization", 13, 0)) < 0)
+	if (!h || (i = http_head_find(h, px ? "proxy-authorization" : "authorization",
+				      px ? 19 : 13, 0)) < 0)
 		return 0;
 	p = h->f[i].v.p;
 	end = p + h->f[i].v.len;

@@ -127,7 +127,6 @@ static struct cfg_kw compat_kws[] = {
 	NOEFFECT("tune.recv_enough", CA_SIZE, "a read takes what the buffer holds"),
 	NOEFFECT("tune.runqueue-depth", CA_INT, WHY_NOSCHED),
 	NOEFFECT("tune.sched.low-latency", CA_ONOFF, WHY_NOSCHED),
-	NOEFFECT("tune.http.cookielen", CA_INT, "'capture cookie' is not built"),
 	NOEFFECT("tune.vars.global-max-size", CA_INT, "variables exist only under the names "
 		 "the configuration gives, each bounded"),
 	NOEFFECT("tune.vars.proc-max-size", CA_INT, "variables exist only under the names "

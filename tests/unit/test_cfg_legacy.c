@@ -72,21 +72,28 @@ static void test_removed_keywords(void **state)
 	assert_int_equal(global.defaults->timeout.client, 1000);
 }
 
-/* Keywords sending connections to an address that is no server: refused
- * with the reason (the deprecated "transparent" too). */
+/* Keywords sending connections to an address that is no server line:
+ * "transparent" is "option transparent", "no option" takes it back;
+ * dispatch wants a port; neither belongs to a frontend. */
 static void test_not_server_addresses(void **state)
 {
-	PARSE_ERRORS("backend b\n transparent\n option transparent\n no option transparent\n"
-		     " dispatch 127.0.0.1:80\n", 4);
-	expect_msg("t.cfg:2: 'transparent' in backend section: not supported yet by sluice: the "
-		   "deprecated form of 'option transparent'");
-	expect_msg("t.cfg:3: 'option transparent' in backend section: not supported yet by sluice: "
-		   "it sends the connections without a persistence cookie to their original "
-		   "destination");
-	expect_msg("t.cfg:5: 'dispatch' in backend section: not supported yet by sluice: it sends "
-		   "the connections no server takes to an address that is no server");
-	PARSE_FRESH("frontend f\n option transparent\n", 1);
+	struct proxy *px;
+
+	PARSE_ERRORS("backend b\n transparent\n dispatch 127.0.0.1:80\n"
+		     "backend c\n option transparent\n no option transparent\n", 0);
+	px = proxy_find("b", PR_CAP_BE);
+	assert_non_null(px);
+	assert_true(px->options & PR_O_TRANSP);
+	assert_string_equal(px->dispatch, "127.0.0.1:80");
+	px = proxy_find("c", PR_CAP_BE);
+	assert_non_null(px);
+	assert_false(px->options & PR_O_TRANSP);
+	PARSE_FRESH("backend b\n dispatch 127.0.0.1\n dispatch 127.0.0.1:1 x\n", 2);
+	expect_msg("t.cfg:2: 'dispatch' in backend section: '127.0.0.1': missing ':<port>'");
+	expect_msg("t.cfg:3: 'dispatch' in backend section: expects <address>:<port>");
+	PARSE_FRESH("frontend f\n option transparent\n dispatch 127.0.0.1:80\n", 2);
 	expect_msg("'option transparent' is not valid in a frontend section");
+	expect_msg("'dispatch' is not valid in a frontend section");
 }
 
 /* nbproc is refused whatever its value, as in HAProxy 2.6. */

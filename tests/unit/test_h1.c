@@ -87,6 +87,7 @@ struct h1_row {
 	uint32_t        skip;
 	struct hexp     h[4];
 	const char     *bug;     /* KNOWN BUG: a mismatch skips instead of failing */
+	int             relax;   /* parsed with H1_F_RELAX (accept-invalid-http-*) */
 };
 
 /* A message whose bytes are all head, or a head followed by other bytes. */
@@ -132,6 +133,43 @@ static struct h1_row h1_rows[] = {
 	{ .name = "incomplete_final_cr", M(L1 HOST "\r"), .err = NEED },
 	{ .name = "incomplete_only_empty_lines", M("\r\n\r\n\n"), .err = NEED },
 	{ .name = "cr_cr_lf_is_not_the_empty_line", M(L1 HOST "\r\r\n\r\n"), .err = 400 },
+
+	/* --- option accept-invalid-http-request|response (H1_F_RELAX) --- */
+#define RLX (H1_F_RELAX | H1_F_RELAXED)
+	{ .name = "fragment_refused", M("GET /a#f HTTP/1.1\r\nHost: a\r\n\r\n"), .err = 400, .epos = 7 },
+	{ .name = "relax_fragment", M("GET /a#f HTTP/1.1\r\nHost: a\r\n\r\n"), .relax = 1,
+	  .meth = H1_M_GET, .uri = "/a#f", .nh = 1, .flags = RQ11NB | RLX },
+	{ .name = "relax_8bit_uri", M("GET /\xc3\xa9 HTTP/1.1\r\nHost: a\r\n\r\n"), .relax = 1,
+	  .meth = H1_M_GET, .uri = "/\xc3\xa9", .nh = 1, .flags = RQ11NB | RLX },
+	{ .name = "relax_uri_still_no_del", M("GET /\x7f HTTP/1.1\r\nHost: a\r\n\r\n"),
+	  .relax = 1, .err = 400 },
+	{ .name = "relax_clean_request_not_flagged", M(L1 HOST "\r\n"), .relax = 1,
+	  .meth = H1_M_GET, .uri = "/", .nh = 1, .flags = RQ11NB | H1_F_RELAX },
+	{ .name = "relax_hdr_name", M(L1 HOST "X@y(z): 1\r\n\r\n"), .relax = 1,
+	  .meth = H1_M_GET, .uri = "/", .nh = 2, .flags = RQ11NB | RLX,
+	  .h = { { "X@y(z)", "1", 1 } } },
+	{ .name = "relax_hdr_name_no_space", M(L1 HOST "X y: 1\r\n\r\n"), .relax = 1, .err = 400 },
+	{ .name = "relax_hdr_name_no_tab", M(L1 HOST "X\ty: 1\r\n\r\n"), .relax = 1, .err = 400 },
+	{ .name = "relax_te_space_colon_refused", M(POST1 "Transfer-Encoding : chunked\r\n\r\n"),
+	  .relax = 1, .err = 400 },
+	{ .name = "relax_te_ctl_refused", M(POST1 "Transfer-Encoding\x0b: chunked\r\n\r\n"),
+	  .relax = 1, .err = 400 },
+	{ .name = "relax_version_digits", M("GET / HTTP/1.10\r\nHost: a\r\n\r\n"), .relax = 1,
+	  .meth = H1_M_GET, .uri = "/", .nh = 1, .flags = H1_F_HOST | H1_F_NO_BODY | RLX },
+	{ .name = "relax_version_rtsp", M("GET / RTSP/1.0\r\nHost: a\r\n\r\n"), .relax = 1,
+	  .meth = H1_M_GET, .uri = "/", .nh = 1, .flags = H1_F_HOST | H1_F_NO_BODY | RLX },
+	{ .name = "relax_version_09", M("GET /x\r\n\r\n"), .relax = 1,
+	  .meth = H1_M_GET, .uri = "/x", .nh = 0, .flags = H1_F_NO_BODY | H1_F_VER_NONE | RLX },
+	{ .name = "version_09_refused", M("GET /x\r\n\r\n"), .err = 400 },
+	{ .name = "relax_version_no_te", M("POST / HTTP/1.10\r\nHost: a\r\n"
+	  "Transfer-Encoding: chunked\r\n\r\n"), .relax = 1, .err = 400 },
+	{ .name = "relax_response_version_digits", M("HTTP/1.10 200 OK\r\nX@y: 1\r\n\r\n"),
+	  .relax = 1, .resp = 1, .rmeth = H1_M_GET, .status = 200, .reason = "OK", .nh = 1,
+	  .flags = H1_F_RESP | H1_F_BODY_CLOSE | RLX },
+	{ .name = "response_version_digits_refused", M("HTTP/1.10 200 OK\r\n\r\n"), .resp = 1,
+	  .rmeth = H1_M_GET, .err = 502 },
+	{ .name = "relax_response_rtsp_refused", M("RTSP/1.0 200 OK\r\n\r\n"), .relax = 1,
+	  .resp = 1, .rmeth = H1_M_GET, .err = 502 },
 
 	/* --- methods and targets --- */
 	METH("GET", H1_M_GET), METH("HEAD", H1_M_HEAD), METH("POST", H1_M_POST),
@@ -553,7 +591,9 @@ static int check_invariants(const char *buf, size_t len, const struct h1_msg *m,
 		    (uint64_t)h->value.off + h->value.len > (uint64_t)ret)
 			return WHY("header %d slice out of the head", i);
 		for (uint32_t k = 0; k < h->name.len; k++)
-			if (!is_tchar((unsigned char)buf[h->name.off + k]))
+			if (!is_tchar((unsigned char)buf[h->name.off + k]) &&
+			    (!(m->flags & H1_F_RELAX) || (unsigned char)buf[h->name.off + k] <= 0x20 ||
+			     buf[h->name.off + k] == ':' || buf[h->name.off + k] == 0x7f))
 				return WHY("header %d name has a non-tchar", i);
 		for (uint32_t k = 0; k < h->value.len; k++) {
 			unsigned char c = (unsigned char)buf[h->value.off + k];
@@ -693,6 +733,7 @@ static int h1_row_check(const struct h1_row *r, char *why, size_t whylen)
 	/* (a) whole, from an exactly-sized heap buffer */
 	memcpy(wa, r->msg, r->len);
 	h1_msg_init(&ma, ha, maxhdr, r->resp, r->rmeth);
+	ma.flags |= r->relax ? H1_F_RELAX : 0;
 	ra = h1_parse(wa, r->len, limit, &ma);
 	if (check_result(r, wa, r->len, &ma, ra, sub, sizeof(sub))) {
 		WHY("whole: %s", sub);
@@ -702,6 +743,7 @@ static int h1_row_check(const struct h1_row *r, char *why, size_t whylen)
 	/* (b) resumable: prefixes 1..n of one buffer, the same h1_msg */
 	memcpy(wb, r->msg, r->len);
 	h1_msg_init(&mb, hb, maxhdr, r->resp, r->rmeth);
+	mb.flags |= r->relax ? H1_F_RELAX : 0;
 	for (k = 1, rb = 0; k <= r->len; k++)
 		if ((rb = h1_parse(wb, k, limit, &mb)) != 0)
 			break;
@@ -720,6 +762,7 @@ static int h1_row_check(const struct h1_row *r, char *why, size_t whylen)
 	/* (b') resumable again, each prefix copied to end on the guard page */
 	memset(hb, 0, (size_t)maxhdr * sizeof(*hb));
 	h1_msg_init(&mb, hb, maxhdr, r->resp, r->rmeth);
+	mb.flags |= r->relax ? H1_F_RELAX : 0;
 	for (k = 1, rb = 0; k <= r->len; k++) {
 		char *p = guard_place(&g, r->msg, k);
 
@@ -740,6 +783,7 @@ static int h1_row_check(const struct h1_row *r, char *why, size_t whylen)
 
 		memset(hb, 0, (size_t)maxhdr * sizeof(*hb));
 		h1_msg_init(&mb, hb, maxhdr, r->resp, r->rmeth);
+	mb.flags |= r->relax ? H1_F_RELAX : 0;
 		rb = h1_parse(p, r->len, limit, &mb);
 		if (check_result(r, p, r->len, &mb, rb, sub, sizeof(sub)) ||
 		    same_msg(&ma, wa, &mb, p, ra, sub, sizeof(sub))) {

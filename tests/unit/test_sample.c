@@ -631,6 +631,22 @@ static void test_casts(void **state)
 	assert_int_equal(smp_can_cast(SMP_T_ADDR, SMP_T_STR), 1);
 	assert_int_equal(smp_can_cast(SMP_T_IPV4, SMP_T_SINT), 0);
 	assert_string_equal(smp_type_name(SMP_T_IPV6), "ipv6");
+	/* made binary as HAProxy does: 8 bytes big-endian, an address' bytes */
+	s = (struct sample){ .type = SMP_T_SINT, .u.sint = 0x0102 };
+	assert_int_equal(smp_cast(&s, SMP_T_BIN), 1);
+	assert_int_equal(s.u.str.len, 8);
+	assert_memory_equal(s.u.str.p, "\0\0\0\0\0\0\x01\x02", 8);
+	s = (struct sample){ .type = SMP_T_STR, .u.str = { "::1", 3 } };
+	assert_int_equal(smp_cast(&s, SMP_T_IPV6), 1);
+	assert_int_equal(smp_cast(&s, SMP_T_BIN), 1);
+	assert_int_equal(s.u.str.len, 16);
+	assert_memory_equal(s.u.str.p, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
+	s = (struct sample){ .type = SMP_T_SINT, .u.sint = -3 };
+	assert_int_equal(smp_cast(&s, SMP_T_STR), 1);
+	assert_int_equal(s.u.str.len, 2);
+	assert_memory_equal(s.u.str.p, "-3", 2);
+	EV("int(1),hex", "str:0000000000000001");
+	EV("ipv4(127.0.0.1),hex", "str:7F000001");
 }
 
 static void test_logformat(void **state)

@@ -260,6 +260,36 @@ static void test_freq_period(void **state)
 	assert_int_equal(freq_prd_read(&f, 1000, base + 5000), 1);
 }
 
+/* freq_wait_ms() (rate-limit sessions): the wait ends at the first
+ * millisecond where freq_rate() is below the limit again. */
+static void test_freq_wait(void **state)
+{
+	struct freq_ctr f = { 0 };
+	uint64_t t = 5000250, w;
+
+	(void)state;
+	assert_int_equal(freq_wait_ms(&f, 2, t), 0);
+	freq_add(&f, (uint32_t)(t / 1000));
+	assert_int_equal(freq_wait_ms(&f, 2, t), 0);
+	freq_add(&f, (uint32_t)(t / 1000));
+	/* 2 this second: the next second, where 2 x (1000 - ms) / 1000 < 2 at once */
+	w = freq_wait_ms(&f, 2, t);
+	assert_int_equal(w, 751);
+	assert_int_equal(freq_rate(&f, t + w - 1), 2);
+	assert_int_equal(freq_rate(&f, t + w), 1);
+	/* 4 the last second, none in this one, limit 3: from 250 ms on */
+	f = (struct freq_ctr){ .sec = 6001, .curr = 0, .prev = 4 };
+	w = freq_wait_ms(&f, 3, 6001100);
+	assert_int_equal(freq_rate(&f, 6001100 + w), 2);
+	assert_int_equal(freq_rate(&f, 6001100 + w - 1), 3);
+	/* 10 this second, limit 5: half-way through the next one */
+	f = (struct freq_ctr){ .sec = 7000, .curr = 10, .prev = 0 };
+	w = freq_wait_ms(&f, 5, 7000900);
+	assert_true(freq_rate(&f, 7000900 + w) < 5);
+	f = (struct freq_ctr){ .sec = 7000, .curr = 10, .prev = 0 };
+	assert_int_equal(freq_rate(&f, 7000900 + w - 1), 5);
+}
+
 /* The layout of the legacy types is what it was (8 bytes a counter, 16 a
  * rate after an 8-byte aligned key); arrays take <nb> elements; the legacy
  * types are found in the arrays' first elements. */
@@ -394,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_data),
 		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_freq_period),
+		cmocka_unit_test(test_freq_wait),
 		cmocka_unit_test(test_cut_every_byte),
 		cmocka_unit_test(test_config_errors),
 	};
