@@ -281,6 +281,12 @@ define run_checks
 	$(call suite,checks,200,tests/checks/run)
 endef
 
+# SPOE against SPOP agents written in the test (tests/spoe/run): also under
+# SANITIZE=1. Same contract as run_checks.
+define run_spoe
+	$(call suite,spoe,240,tests/spoe/run)
+endef
+
 # Installation and the Debian package (tests/pkg/run): make install, the man
 # page, the systemd unit, `make deb`; about 15 s. Plain build only.
 define run_pkg
@@ -345,6 +351,7 @@ test: deps deps-clients deps-scaleout
 	$(run_peers)
 	$(run_scaleout)
 	$(run_checks)
+	$(run_spoe)
 	$(run_clients)
 	$(run_pkg)
 	$(run_dropin)

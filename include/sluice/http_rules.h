@@ -51,6 +51,16 @@ enum http_rule_set { HTTP_RS_REQ, HTTP_RS_RES, HTTP_RS_AFTER, HTTP_RS_COUNT };
 /* The rules of <px> for <set> (never NULL). */
 struct http_rules *http_rules_of(struct proxy *px, enum http_rule_set set);
 
+struct act_kw;
+struct cfg_ctx;
+
+/* Puts first in <px>'s rule set <set> a rule without condition running
+ * stream-only action <gact> (its run(), which may wait) with <priv>: a
+ * filter's event (SPOE) running before the rules written. <priv> stays
+ * the caller's unless <gact> has a free(). The rule names ctx's line. */
+void http_rules_prepend_action(struct cfg_ctx *ctx, struct proxy *px, enum http_rule_set set,
+                               const struct act_kw *gact, void *priv);
+
 /* Runs <rules> for stream <s> on head <h> (the request for HTTP_RS_REQ, the
  * response for the others). Returns what stopped it; <out> is filled for
  * DENY/TARPIT/REPLY. No action may wait: one that could is run to its end. */

@@ -210,8 +210,8 @@ struct stk_ctr {
 	unsigned         flags;   /* STK_CTR_F_* */
 };
 
-/* Modules that keep state in a stream (s->ext[]): Lua, do-resolve. */
-#define STRM_EXT_MAX 2
+/* Modules that keep state in a stream (s->ext[]): Lua, do-resolve, SPOE. */
+#define STRM_EXT_MAX 3
 
 struct stream {
 	struct stream    *prev, *next;  /* all live streams */

@@ -52,6 +52,15 @@ uint32_t tcp_inspect_delay(const struct proxy *px, enum tcp_rule_set set);
 enum tcp_verdict tcp_rules_exec(const struct proxy *px, enum tcp_rule_set set,
                                 struct stream *s, int *pos, int flags);
 
+struct act_kw;
+
+/* Puts first among <px>'s own rules of <set> a rule without condition
+ * running stream-only action <kw> (its run(), which may wait) with <priv>:
+ * a filter's event (SPOE). <priv> stays the caller's unless <kw> has a
+ * free(). A defaults section's rules still run before it. */
+void tcp_rules_prepend_action(struct proxy *px, enum tcp_rule_set set, const struct act_kw *kw,
+                              void *priv);
+
 /* Whether <px> (a mode tcp frontend) has "tcp-request content switch-mode
  * http" rules: its HTTP settings, rules and backends in mode http are then
  * meant for the connections that switch. */

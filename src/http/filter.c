@@ -69,8 +69,6 @@ static struct cfg_kw filter_kws[] = {
 static struct http_filter_kw refused_filters[] = {
 	{ "trace", NULL, "the trace filter is a debugging aid of HAProxy's filter API, "
 	  "which sluice does not have" },
-	{ "spoe", NULL, "the stream processing offload engine (SPOE, SPOP agents) is not "
-	  "built in sluice" },
 	{ "bwlim-in", NULL, "bandwidth limitation filters come with HAProxy 2.7, not in "
 	  "the 2.6 language sluice reads" },
 	{ "bwlim-out", NULL, "bandwidth limitation filters come with HAProxy 2.7, not in "

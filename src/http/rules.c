@@ -1160,6 +1160,21 @@ static int rules_kw(struct cfg_ctx *ctx, enum http_rule_set set, int argc, char 
 	return 0;
 }
 
+void http_rules_prepend_action(struct cfg_ctx *ctx, struct proxy *px, enum http_rule_set set,
+                                const struct act_kw *gact, void *priv)
+{
+	struct http_rules *rs = &px_rules_make(px)->sets[set];
+	struct http_rule *r = http_rule_new(ctx, &http_act_shared);
+
+	r->gact = gact;
+	r->gpriv = priv;
+	r->how = (int)set_act_w[set];
+	r->next = rs->head;
+	rs->head = r;
+	if (!rs->tail)
+		rs->tail = r;
+}
+
 static int kw_http_request(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	return rules_kw(ctx, HTTP_RS_REQ, argc, argv);

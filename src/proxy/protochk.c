@@ -12,6 +12,7 @@
 #include <sluice/check.h>
 #include <sluice/common.h>
 #include <sluice/proxy.h>
+#include <sluice/spop.h>
 #include <sluice/str.h>
 #include <sluice/tcpcheck.h>
 
@@ -556,170 +557,44 @@ static int kw_ldap_check(struct cfg_ctx *ctx, void *target, int argc, char **arg
 
 /* ---- spop-check ---- */
 
-/* SPOP's variable-length integers (SPOE protocol 2.0, 3.1): 7 bits a byte
- * after a first byte of 4. Appends <v> at out[*n]. */
-static void spop_put_varint(unsigned char *out, size_t *n, uint64_t v)
-{
-	if (v < 240) {
-		out[(*n)++] = (unsigned char)v;
-		return;
-	}
-	out[(*n)++] = (unsigned char)(v | 240);
-	v = (v - 240) >> 4;
-	while (v >= 128) {
-		out[(*n)++] = (unsigned char)(v | 128);
-		v = (v - 128) >> 7;
-	}
-	out[(*n)++] = (unsigned char)v;
-}
-
-/* Reads one at p[*i] (end <len>). Returns 0, or -1 when cut short. */
-static int spop_get_varint(const unsigned char *p, size_t len, size_t *i, uint64_t *v)
-{
-	unsigned shift = 4;
-
-	if (*i >= len)
-		return -1;
-	*v = p[(*i)++];
-	if (*v < 240)
-		return 0;
-	for (;;) {
-		if (*i >= len || shift > 57)
-			return -1;
-		*v += (uint64_t)p[*i] << shift;
-		shift += 7;
-		if (p[(*i)++] < 128)
-			return 0;
-	}
-}
-
-static void spop_put_str(unsigned char *out, size_t *n, const char *str)
-{
-	size_t l = strlen(str);
-
-	spop_put_varint(out, n, l);
-	memcpy(out + *n, str, l);
-	*n += l;
-}
-
-#define SPOP_HAPROXY_HELLO   1
-#define SPOP_AGENT_HELLO     101
-#define SPOP_AGENT_DISCONNECT 102
-#define SPOP_T_BOOL   1
-#define SPOP_T_UINT32 3
-#define SPOP_T_STRING 8
-#define SPOP_F_TRUE   0x10   /* the value of a boolean, in its type byte */
-#define SPOP_FRAME_MAX 16380
-
-/* The words of SPOP's status codes (SPOE protocol 2.0, 3.2.7). */
-static const char *spop_status_str(uint64_t code)
-{
-	static const char *const words[] = {
-		"normal", "I/O error", "a timeout occurred", "frame is too big",
-		"invalid frame received", "version value not found",
-		"max-frame-size value not found", "capabilities value not found",
-		"unsupported version", "max-frame-size too big or too small",
-		"payload fragmentation is not supported", "invalid interlaced frames",
-		"frame-id not found", "resource allocation error",
-	};
-
-	return code < ARRAY_SIZE(words) ? words[code] : "an unknown error occurred";
-}
-
-/* What an agent frame's key-value list says: the version (string), the
- * max-frame-size and status-code (integers). */
-struct spop_kv {
-	const unsigned char *version;
-	uint64_t             version_len, max_frame, status;
-	int                  has_mfs, has_status;
-};
-
-/* Reads the key-value list of p[i..len). Returns 0, or -1 when malformed. */
-static int spop_read_kv(const unsigned char *p, size_t len, size_t i, struct spop_kv *kv)
-{
-	while (i < len) {
-		uint64_t kl, v;
-		const unsigned char *k;
-		int t;
-
-		if (spop_get_varint(p, len, &i, &kl) || kl >= len - i)
-			return -1;
-		k = p + i;
-		i += kl;
-		t = p[i++] & 15;
-		if (t == SPOP_T_STRING || t == 9) {   /* string, binary: length, bytes */
-			if (spop_get_varint(p, len, &i, &v) || v > len - i)
-				return -1;
-			if (t == SPOP_T_STRING && kl == 7 && memcmp(k, "version", 7) == 0) {
-				kv->version = p + i;
-				kv->version_len = v;
-			}
-			i += v;
-		} else if (t >= 2 && t <= 5) {        /* integers */
-			if (spop_get_varint(p, len, &i, &v))
-				return -1;
-			if (kl == 14 && memcmp(k, "max-frame-size", 14) == 0) {
-				kv->max_frame = v;
-				kv->has_mfs = 1;
-			} else if (kl == 11 && memcmp(k, "status-code", 11) == 0) {
-				kv->status = v;
-				kv->has_status = 1;
-			}
-		} else if (t != 0 && t != SPOP_T_BOOL) {  /* addresses: not in these frames */
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* The agent's answer to the HELLO: an AGENT-HELLO naming version 2.0 and
  * its max-frame-size passes; an AGENT-DISCONNECT fails with the words of
- * its status code; anything else is L7RSP, as HAProxy reports them. */
+ * its status code; anything else is L7RSP, as HAProxy reports them. The
+ * frame codec is spop.h's, shared with the SPOE filter. */
 static enum tcpchk_res expect_spop(struct check *c, const struct tcpchk_rule *r,
                                    enum chk_result *res, const char **info, char *buf,
                                    size_t sz)
 {
 	const unsigned char *p = (const unsigned char *)c->rbuf;
+	struct spop_frame f;
 	struct spop_kv kv = { 0 };
-	size_t len, i = 9;
-	uint64_t v;
+	long n;
+	int st;
 
 	*res = CHK_R_L7RSP;
 	*info = "";
 	if (c->rlen < 4)
 		return tcpchk_input_done(c) ? empty_answer(c, info, buf, sz) : TCPCHK_WAIT_READ;
-	len = get32(p);
-	if (len > SPOP_FRAME_MAX || len < 7) {
+	n = spop_frame_parse(p, c->rlen, SPOP_FRAME_MAX, &f);
+	if (n == 0 && !tcpchk_input_done(c))
+		return TCPCHK_WAIT_READ;
+	if (n == -1) {
 		*info = spop_status_str(3);
 		return TCPCHK_FAIL;
 	}
-	if (c->rlen < 4 + len) {
-		if (!tcpchk_input_done(c))
-			return TCPCHK_WAIT_READ;
+	if (n <= 0 || (f.type != SPOP_F_AGENT_HELLO && f.type != SPOP_F_AGENT_DISCONNECT) ||
+	    spop_read_kv(f.pl, f.pl_len, &kv) == -1) {
 		*info = spop_status_str(4);
 		return TCPCHK_FAIL;
 	}
-	len += 4;
-	if ((p[4] != SPOP_AGENT_HELLO && p[4] != SPOP_AGENT_DISCONNECT) ||
-	    spop_get_varint(p, len, &i, &v) || spop_get_varint(p, len, &i, &v) ||
-	    spop_read_kv(p, len, i, &kv) == -1) {
-		*info = spop_status_str(4);
-		return TCPCHK_FAIL;
-	}
-	if (p[4] == SPOP_AGENT_DISCONNECT) {
+	if (f.type == SPOP_F_AGENT_DISCONNECT) {
 		*info = spop_status_str(kv.has_status ? kv.status : 99);
 		return TCPCHK_FAIL;
 	}
-	if (!kv.version)
-		*info = spop_status_str(5);
-	else if (!memmem(kv.version, kv.version_len, "2.0", 3))
-		*info = spop_status_str(8);
-	else if (!kv.has_mfs)
-		*info = spop_status_str(6);
-	else if (kv.max_frame < 256 || kv.max_frame > SPOP_FRAME_MAX)
-		*info = spop_status_str(9);
-	else
+	st = spop_hello_check(&kv, SPOP_FRAME_MAX);
+	if (!st)
 		return TCPCHK_PASS;
+	*info = spop_status_str((uint64_t)st);
 	return TCPCHK_FAIL;
 }
 
@@ -727,32 +602,16 @@ static enum tcpchk_res expect_spop(struct check *c, const struct tcpchk_rule *r,
 static int kw_spop_check(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	unsigned char f[128];
+	struct spop_wr w = { f, sizeof(f), 0, 0 };
 	struct ruleset rs;
-	size_t n = 4;
 
 	if (argc) {
 		cfg_alert(ctx, "takes no argument (got '%s')", argv[0]);
 		return -1;
 	}
-	f[n++] = SPOP_HAPROXY_HELLO;
-	put32(f + n, 1);             /* FIN */
-	n += 4;
-	f[n++] = 0;                  /* stream-id */
-	f[n++] = 0;                  /* frame-id */
-	spop_put_str(f, &n, "supported-versions");
-	f[n++] = SPOP_T_STRING;
-	spop_put_str(f, &n, "2.0");
-	spop_put_str(f, &n, "max-frame-size");
-	f[n++] = SPOP_T_UINT32;
-	spop_put_varint(f, &n, SPOP_FRAME_MAX);
-	spop_put_str(f, &n, "capabilities");
-	f[n++] = SPOP_T_STRING;
-	spop_put_str(f, &n, "");
-	spop_put_str(f, &n, "healthcheck");
-	f[n++] = SPOP_T_BOOL | SPOP_F_TRUE;
-	put32(f, (uint32_t)(n - 4));
+	BUG_ON(spop_hello_build(&w, SPOP_FRAME_MAX, "", NULL, 1) == -1, "HELLO too big");
 	RS_INIT(rs);
-	rs_send(&rs, f, n, "SPOP HAPROXY-HELLO");
+	rs_send(&rs, f, w.n, "SPOP HAPROXY-HELLO");
 	rs_expect(&rs, expect_spop, "SPOP AGENT-HELLO");
 	rs_install(ctx, &rs);
 	return 0;

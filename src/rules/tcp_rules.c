@@ -377,6 +377,21 @@ fail:
 	return -1;
 }
 
+void tcp_rules_prepend_action(struct proxy *px, enum tcp_rule_set set, const struct act_kw *kw,
+                              void *priv)
+{
+	struct tcp_px *tp = tcp_px_make(px);
+	struct tcp_rule *r = xcalloc(1, sizeof(*r));
+
+	r->kw = kw;
+	r->gpriv = priv;
+	r->where = set_w[set];
+	tp->rules[set] = xrealloc(tp->rules[set], sizeof(*tp->rules[set]) * (size_t)(tp->n[set] + 1));
+	memmove(tp->rules[set] + 1, tp->rules[set], sizeof(*tp->rules[set]) * (size_t)tp->n[set]);
+	tp->rules[set][0] = r;
+	tp->n[set]++;
+}
+
 static int kw_req_connection(struct cfg_ctx *ctx, void *target, int argc, char **argv)
 {
 	return rules_kw(ctx, TCP_RS_CONN, argc, argv);

@@ -86,14 +86,14 @@ static void test_refused_sections(void **state)
 	assert_string_equal(global.proxies->name, "x");
 }
 
-/* filter lines: a refused filter gets its reason, an unknown one the list. */
+/* filter lines: a refused filter gets its reason, an unknown one the list;
+ * filter spoe reads its file at once. */
 static void test_refused_filters(void **state)
 {
 	PARSE_ERRORS("listen x\n mode http\n bind 127.0.0.1:8001\n"
 		     " filter spoe engine e config /x.conf\n filter trace\n filter bwlim-in x\n"
 		     " filter frob\n", 4);
-	expect_msg("filter 'spoe' is not supported by sluice: the stream processing offload "
-		   "engine");
+	expect_msg("t.cfg:4: 'filter' in listen section: cannot read SPOE file '/x.conf'");
 	expect_msg("filter 'trace' is not supported by sluice");
 	expect_msg("filter 'bwlim-in' is not supported by sluice: bandwidth limitation");
 	expect_msg("unknown filter 'frob'");
