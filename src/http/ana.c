@@ -2020,8 +2020,11 @@ static int http_cli_waiting(const struct stream *s, int cev)
 {
 	const struct http_txn *txn = s->txn;
 
+	/* (CO_F_SSL_EARLY: the end of its TLS handshake is awaited, as by
+	 * wait-for-handshake) */
 	return (cev & EV_WRITE) || (txn && (txn->req_st == HTTP_MSG_BODY ||
-					     txn->req_st == HTTP_MSG_TUNNEL));
+					     txn->req_st == HTTP_MSG_TUNNEL)) ||
+	       unlikely(s->cli.flags & CO_F_SSL_EARLY);
 }
 
 static int http_srv_waiting(const struct stream *s)

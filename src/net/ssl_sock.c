@@ -386,6 +386,11 @@ static ssize_t ssl_early_recv(struct conn *c, void *dst, size_t len)
 		n = MIN(len, e->len - e->off);
 		memcpy(dst, e->buf + e->off, n);
 		e->off += n;
+		/* The read that took the early data may have gone on with the
+		 * client's Finished (in the same segment): nothing is left in
+		 * the socket to wake the stream for it, so the handshake is
+		 * known to be done here, with the last of the kept bytes. */
+		ssl_early_end(c);
 		return (ssize_t)n;
 	}
 	if (e && e->state == SSL_EARLY_READING) {
