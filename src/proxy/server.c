@@ -554,13 +554,14 @@ static int srv_redir_kw(struct server *srv, const struct srv_kw *kw, int argc, c
 }
 
 /* log-proto legacy|octet-count: the framing of log messages sent to a
- * server of a ring section; sluice has neither rings nor TCP log targets. */
+ * server of a ring section (src/admin/ring_cfg.c takes it there); a proxy's
+ * server is sent no log message. */
 static int srv_log_proto_kw(struct server *srv, const struct srv_kw *kw, int argc,
 			    char **argv, char **err)
 {
-	*err = str_fmt("not supported by sluice: it frames the log messages sent to the servers "
-		       "of a 'ring' section over TCP, and sluice has neither ring sections nor "
-		       "TCP log targets (logs go to UDP syslog, a UNIX socket, stdout or stderr)");
+	*err = str_fmt("not supported on a proxy's server by sluice: it frames the log messages "
+		       "sent to the servers of a 'ring' section, where it is accepted (a proxy's "
+		       "server is sent no log message)");
 	return -1;
 }
 

@@ -121,8 +121,8 @@ static void test_errors(void **state)
 	expect_msg("t.cfg:8: 'source' in backend section: ");
 	expect_msg("t.cfg:9: 'source' in backend section: unexpected 'extra'");
 	expect_msg("t.cfg:10: 'server' in backend section: server 'g': option 'log-proto': not "
-		   "supported by sluice: it frames the log messages sent to the servers of a 'ring' "
-		   "section");
+		   "supported on a proxy's server by sluice: it frames the log messages sent to "
+		   "the servers of a 'ring' section, where it is accepted");
 	PARSE_FRESH("frontend f\n source 127.0.0.1\n", 1);
 	expect_msg("'source' is not valid in a frontend section");
 }
