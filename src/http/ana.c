@@ -1,128 +1,73 @@
-/* mode http analysers (http_ana.h): request and response heads parsed in
- * place, rules applied to an editable view, the head written out once (or
- * left untouched when nothing changed), bodies granted to the channels by
- * their framing so that they stream through (spliced when allowed), one
- * exchange at a time with keep-alive and server connection reuse. */
+/* mode http analysers (http_ana.h): one exchange at a time with keep-alive
+ * and server connection reuse; the heads are parsed in place and their
+ * rules run on an editable view (ana_req.c, ana_res.c), written out once
+ * (or left untouched when nothing changed), bodies granted to the channels
+ * by their framing so that they stream through (spliced when allowed).
+ * Here: the transaction's life, local answers and services, the steps of
+ * the exchange and the HTTP/1 stream protocol. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 
-#include <sluice/acl_px.h>
 #include <sluice/addr.h>
 #include <sluice/backend.h>
 #include <sluice/buf.h>
 #include <sluice/cache.h>
 #include <sluice/cfg.h>
-#include <sluice/common.h>
 #include <sluice/comp.h>
-#include <sluice/errors.h>
 #include <sluice/fcgi_app.h>
-#include <sluice/global.h>
 #include <sluice/h1_trace.h>
 #include <sluice/h2.h>
-#include <sluice/hdr_case.h>
-#include <sluice/http_ana.h>
 #include <sluice/http_retry.h>
 #include <sluice/ticks.h>
 #include <sluice/vars.h>
 #include <sluice/http_reply.h>
 #include <sluice/http_service.h>
 #include <sluice/listener.h>
-#include <sluice/log.h>
 #include <sluice/logformat.h>
-#include <sluice/persist.h>
 #include <sluice/stktable.h>
 #include <sluice/pipe.h>
 #include <sluice/pool.h>
-#include <sluice/proxy.h>
-#include <sluice/server.h>
-#include <sluice/srv_idle.h>
-#include <sluice/srv_observe.h>
 #include <sluice/ssl.h>
-#include <sluice/str.h>
-#include <sluice/stream.h>
-#include <sluice/tcp_rules.h>
 
 #include "ana_int.h"
 
 static int http_process(struct stream *s);
 static int http_fail(struct stream *s, enum strm_err t0, enum strm_fin t1);
 
-#define HTTP_EXTRA_FIELDS 32      /* room for fields added by rules */
-/* tune.http.maxhdr counts the start line too, as in HAProxy */
-#define HTTP_MAXFIELDS    (global.maxhdr > 1 ? global.maxhdr - 1 : 1)
-
-/* Scratch space for the head being analysed. The loop is single-threaded
- * and a head is parsed, rewritten and written out in one call, so one set
- * serves every stream. */
-static struct {
-	struct pool       *txn_pool;
-	struct h1_hdr     *hdrs;
-	struct http_field *fields;
-	int                maxf;
-	char              *arena;
-	char              *out;
-	uint32_t           size;
-	/* the head of an answer made by sluice (http-request return, error
-	 * pages): apart from the request head's, which its formats read */
-	struct http_field *rfields;
-	char              *rarena;
-} ha;
+struct http_scratch http_ha;
 
 /* Post-parse: the scratch space sized by the configuration (tune.bufsize,
  * tune.http.maxhdr), made again when a new configuration changed them. */
 static int http_scratch_init(void)
 {
-	if (!ha.txn_pool)
-		ha.txn_pool = pool_create("http_txn", sizeof(struct http_txn));
-	if (ha.hdrs && ha.maxf == global.maxhdr + HTTP_EXTRA_FIELDS && ha.size == global.bufsize)
+	if (!http_ha.txn_pool)
+		http_ha.txn_pool = pool_create("http_txn", sizeof(struct http_txn));
+	if (http_ha.hdrs && http_ha.maxf == global.maxhdr + HTTP_EXTRA_FIELDS && http_ha.size == global.bufsize)
 		return 0;
-	free(ha.hdrs);
-	free(ha.fields);
-	free(ha.arena);
-	free(ha.out);
-	free(ha.rfields);
-	free(ha.rarena);
-	ha.hdrs = xcalloc((size_t)global.maxhdr, sizeof(*ha.hdrs));
-	ha.maxf = global.maxhdr + HTTP_EXTRA_FIELDS;
-	ha.fields = xcalloc((size_t)ha.maxf, sizeof(*ha.fields));
-	ha.size = global.bufsize;
-	ha.arena = xcalloc(1, ha.size);
-	ha.out = xcalloc(1, ha.size);
-	ha.rfields = xcalloc((size_t)ha.maxf, sizeof(*ha.rfields));
-	ha.rarena = xcalloc(1, ha.size);
+	free(http_ha.hdrs);
+	free(http_ha.fields);
+	free(http_ha.arena);
+	free(http_ha.out);
+	free(http_ha.rfields);
+	free(http_ha.rarena);
+	http_ha.hdrs = xcalloc((size_t)global.maxhdr, sizeof(*http_ha.hdrs));
+	http_ha.maxf = global.maxhdr + HTTP_EXTRA_FIELDS;
+	http_ha.fields = xcalloc((size_t)http_ha.maxf, sizeof(*http_ha.fields));
+	http_ha.size = global.bufsize;
+	http_ha.arena = xcalloc(1, http_ha.size);
+	http_ha.out = xcalloc(1, http_ha.size);
+	http_ha.rfields = xcalloc((size_t)http_ha.maxf, sizeof(*http_ha.rfields));
+	http_ha.rarena = xcalloc(1, http_ha.size);
 	return 0;
 }
 
 /* ---- rules that wait ---- */
 
-/* Where the rules of a transaction stopped when an action waited (Lua):
- * which rule set, the rule, and the head they run on. The head view
- * points into the shared analysis areas (ha.fields, ha.arena) and its
- * message's buffer, which is left alone meanwhile: what the areas held
- * (the view's fields, the parser's, the arena) is set aside here and put
- * back, at the same addresses, when the rules go on. Made only when an
- * action waits. */
-enum http_yld_phase { HTTP_Y_REQ_FE, HTTP_Y_REQ_BE, HTTP_Y_RES_BE, HTTP_Y_RES_FE };
-
-struct http_yield {
-	enum http_yld_phase   phase;
-	struct http_rules_pos pos;
-	int                   hlen;      /* the head's length in its buffer */
-	struct http_head      h;
-	int                   nhdrs;     /* fields of the parser (ha.hdrs) */
-	size_t                size;      /* bytes of data[] */
-	char                  data[];    /* h.nf fields, nhdrs h1_hdr, the arena */
-};
-
 /* Sets aside head <h> (<hlen> bytes, parsed into <m>) of stream <s>'s
  * transaction, whose rules stopped at <pos> of <phase>. Returns 0, or -1
  * when memory is exhausted. */
-static int http_yield_save(struct stream *s, enum http_yld_phase phase, const struct http_head *h,
+int http_yield_save(struct stream *s, enum http_yld_phase phase, const struct http_head *h,
                            int hlen, const struct http_rules_pos *pos, const struct h1_msg *m)
 {
 	struct http_txn *txn = s->txn;
@@ -150,24 +95,24 @@ static int http_yield_save(struct stream *s, enum http_yld_phase phase, const st
 
 /* Puts the head set aside back into the analysis areas: <h> is the view
  * again, with what the parser found. */
-static void http_yield_restore(const struct http_yield *y, struct http_head *h)
+void http_yield_restore(const struct http_yield *y, struct http_head *h)
 {
-	size_t nf = (size_t)y->h.nf * sizeof(*y->h.f), nh = (size_t)y->nhdrs * sizeof(*ha.hdrs);
+	size_t nf = (size_t)y->h.nf * sizeof(*y->h.f), nh = (size_t)y->nhdrs * sizeof(*http_ha.hdrs);
 
 	*h = y->h;
-	BUG_ON(h->f != ha.fields || h->arena != ha.arena, "a head set aside outside the areas");
-	memcpy(ha.fields, y->data, nf);
-	memcpy(ha.hdrs, y->data + nf, nh);
-	memcpy(ha.arena, y->data + nf + nh, y->h.arena_used);
+	BUG_ON(h->f != http_ha.fields || h->arena != http_ha.arena, "a head set aside outside the areas");
+	memcpy(http_ha.fields, y->data, nf);
+	memcpy(http_ha.hdrs, y->data + nf, nh);
+	memcpy(http_ha.arena, y->data + nf + nh, y->h.arena_used);
 }
 
-static void http_yield_drop(struct http_txn *txn)
+void http_yield_drop(struct http_txn *txn)
 {
 	free(txn->yld);
 	txn->yld = NULL;
 }
 
-static enum http_conn_mode http_mode(const struct stream *s)
+enum http_conn_mode http_mode(const struct stream *s)
 {
 	enum http_conn_mode f = http_px_of(s->fe)->conn_mode, b = http_px_of(s->be)->conn_mode;
 
@@ -211,7 +156,7 @@ static void http_wait_next(struct stream *s)
 {
 	if (s->txn) {
 		http_txn_clear(s, s->txn);
-		pool_free(ha.txn_pool, s->txn);
+		pool_free(http_ha.txn_pool, s->txn);
 		s->txn = NULL;
 	}
 	stream_end_backend(s);
@@ -239,16 +184,16 @@ static void http_wait_next(struct stream *s)
 
 /* Prepares the request (<res> 0) or response parser <m> of <s>, relaxed by
  * option accept-invalid-http-request (frontend) or -response (backend). */
-static void http_msg_init(struct stream *s, struct h1_msg *m, int res, enum h1_meth meth)
+void http_msg_init(struct stream *s, struct h1_msg *m, int res, enum h1_meth meth)
 {
-	h1_msg_init(m, ha.hdrs, HTTP_MAXFIELDS, res, meth);
+	h1_msg_init(m, http_ha.hdrs, HTTP_MAXFIELDS, res, meth);
 	if (http_px_of(res ? s->be : s->fe)->options & (res ? HTTP_O_ACC_INV_RES : HTTP_O_ACC_INV_REQ))
 		m->flags |= H1_F_RELAX;
 }
 
 struct http_txn *http_txn_new(struct stream *s)
 {
-	struct http_txn *txn = pool_alloc(ha.txn_pool);
+	struct http_txn *txn = pool_alloc(http_ha.txn_pool);
 
 	if (!txn)
 		return NULL;
@@ -262,7 +207,7 @@ struct http_txn *http_txn_new(struct stream *s)
 
 static int http_stream_init(struct stream *s)
 {
-	BUG_ON(!ha.hdrs, "HTTP stream before the configuration's post-parse");
+	BUG_ON(!http_ha.hdrs, "HTTP stream before the configuration's post-parse");
 	http_wait_next(s);
 	s->t_idle = s->t_accept;
 	if (!(s->tcp_flags & STRM_F_MUX) && !s->fe->logformat &&
@@ -281,30 +226,20 @@ static int http_stream_init(struct stream *s)
 
 /* ---- writing heads ---- */
 
-/* option h1-case-adjust-bogus-client (<opt> HTTP_O_CASE_CLI, of the
- * frontend) or -server (HTTP_O_CASE_SRV, of the backend) of <px>: the head
- * of <len> bytes at <p>, as it leaves, gets the configured spellings of
- * its field names. One flag test per message when unused. */
-static inline void http_case_adjust(const struct proxy *px, uint64_t opt, char *p, size_t len)
-{
-	if (unlikely(http_px_of(px)->options & opt))
-		hdr_case_adjust(p, len);
-}
-
 /* Replaces the <old_len> head bytes at the start of <ch>'s buffer by the
  * wire form of <h>. Returns the new head length, or -1 when it does not fit
  * (tune.maxrewrite exceeded). */
-static long http_head_replace(struct channel *ch, const struct http_head *h, uint32_t old_len)
+long http_head_replace(struct channel *ch, const struct http_head *h, uint32_t old_len)
 {
 	struct buf *b = ch->buf;
 	size_t nl = http_head_len(h), rest = b->data - old_len;
 
-	if (nl + rest > buf_size() || nl > ha.size)
+	if (nl + rest > buf_size() || nl > http_ha.size)
 		return -1;
 	/* Write into scratch first: the view points into the buffer. */
-	http_head_write(h, ha.out);
+	http_head_write(h, http_ha.out);
 	memmove(b->area + nl, b->area + b->head + old_len, rest);
-	memcpy(b->area, ha.out, nl);
+	memcpy(b->area, http_ha.out, nl);
 	b->head = 0;
 	b->data = (uint32_t)(nl + rest);
 	return (long)nl;
@@ -332,10 +267,10 @@ static int http_put_msg(struct channel *ch, const struct http_head *h, const cha
 void http_answer_head(struct http_head *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->f = ha.rfields;
-	h->maxf = ha.maxf;
-	h->arena = ha.rarena;
-	h->arena_size = ha.size;
+	h->f = http_ha.rfields;
+	h->maxf = http_ha.maxf;
+	h->arena = http_ha.rarena;
+	h->arena_size = http_ha.size;
 }
 
 /* Runs the http-after-response rules (backend, then frontend) on a
@@ -434,12 +369,12 @@ int http_reply(struct stream *s, int status, const struct http_reply *r,
 				     status == 308 ? "Permanent Redirect" : http_reason(status);
 		char code[8];
 
-		if ((size_t)loc.len + ck.len <= ha.size) {
-			memcpy(ha.out, loc.p, loc.len);
-			loc.p = ha.out;
+		if ((size_t)loc.len + ck.len <= http_ha.size) {
+			memcpy(http_ha.out, loc.p, loc.len);
+			loc.p = http_ha.out;
 			if (ck.p) {
-				memcpy(ha.out + loc.len, ck.p, ck.len);
-				ck.p = ha.out + loc.len;
+				memcpy(http_ha.out + loc.len, ck.p, ck.len);
+				ck.p = http_ha.out + loc.len;
 			}
 		} else {
 			loc.len = ck.len = 0;
@@ -533,7 +468,7 @@ static size_t http_svc_refill(struct stream *s)
 /* Local answer <d> (owned from now on: a service's, a cache hit's) is the
  * response, txn->status set: it leaves from txn->svc_out as the client
  * takes it. */
-static void http_svc_start(struct stream *s, struct dstr *d)
+void http_svc_start(struct stream *s, struct dstr *d)
 {
 	s->res.reserve = 0;
 	s->res.to_forward = http_chan_clear(&s->res) + d->len;
@@ -545,7 +480,7 @@ static void http_svc_start(struct stream *s, struct dstr *d)
 
 /* Answers the request in <h> with service <svc> (selected by <px>'s
  * settings or a use-service rule). Returns 0. */
-static int http_serve(struct stream *s, const struct http_service *svc, struct proxy *px,
+int http_serve(struct stream *s, const struct http_service *svc, struct proxy *px,
                       const struct http_head *h)
 {
 	struct http_txn *txn = s->txn;
@@ -596,869 +531,6 @@ static int http_serve(struct stream *s, const struct http_service *svc, struct p
 	}
 	http_svc_start(s, d);
 	return 0;
-}
-
-/* ---- requests ---- */
-
-/* Makes <be> (NULL: the frontend's default backend) the backend of the
- * current request, moving the session counts. */
-static int http_conn_close_wanted(unsigned flags)
-{
-	return (flags & H1_F_CONN_CLOSE) || (!(flags & H1_F_VER_11) && !(flags & H1_F_CONN_KA));
-}
-
-static void http_req_error(struct stream *s, int status, enum strm_err t0);
-
-/* Applies a rule set's verdict. Returns 1 when it produced a reply (or a
- * tarpit, or ended the exchange), 0 to go on. */
-static int http_req_verdict(struct stream *s, enum http_act_ret r, const struct http_act_out *o,
-                            struct proxy *px)
-{
-	struct http_txn *txn = s->txn;
-
-	switch (r) {
-	case HTTP_ACT_DENY:
-		s->fe->fe_counters.denied_req++;
-		if (px != s->fe)
-			px->be_counters.denied_req++;
-		s->li->counters.denied_req++;
-		txn->flags |= TX_F_DENIED;
-		stk_http_err(s);
-		http_reply(s, o->status ? o->status : 403, o->reply, NULL, SE_PROXY, SF_REQ);
-		return 1;
-	case HTTP_ACT_TARPIT:
-		http_log_snapshot(s, 0);
-		s->fe->fe_counters.denied_req++;
-		txn->flags |= TX_F_TARPIT | TX_F_DENIED;
-		stk_http_err(s);
-		txn->tarpit_status = o->status ? o->status : 500;
-		txn->tarpit_reply = o->reply;
-		txn->t_tarpit = tick_ev_in(s->fe->timeout.tarpit ? s->fe->timeout.tarpit
-							   : s->be->timeout.connect);
-		return 1;
-	case HTTP_ACT_REPLY:
-		if (o->service) {
-			http_serve(s, o->service, px, s->txn->req_head);
-			return 1;
-		}
-		s->fe->fe_counters.intercepted++;
-		http_reply(s, o->status ? o->status : 200, o->reply,
-			   o->location.p || o->www_auth.p ? o : NULL, SE_LOCAL, SF_REQ);
-		return 1;
-	case HTTP_ACT_ERR:
-		s->fe->fe_counters.failed_rewrites++;
-		http_reply(s, 500, NULL, NULL, SE_PROXY, SF_REQ);
-		return 1;
-	case HTTP_ACT_INTERNAL:
-		s->fe->fe_counters.internal_errors++;
-		if (px != s->fe)
-			px->be_counters.internal_errors++;
-		http_reply(s, 500, NULL, NULL, SE_INTERNAL, SF_REQ);
-		return 1;
-	case HTTP_ACT_INVALID:
-		http_req_error(s, 400, SE_PROXY);
-		return 1;
-	case HTTP_ACT_TIMEOUT:
-		s->fe->fe_counters.failed_req++;
-		http_reply(s, 408, NULL, NULL, SE_CLI_TO, SF_DATA);
-		return 1;
-	case HTTP_ACT_ABORT:
-		/* ended by an action without a reply: the client is closed */
-		http_log_snapshot(s, 0);
-		http_srv_abort(s);
-		s->term_err = s->term_err ? s->term_err : SE_LOCAL;   /* reject: PR */
-		s->term_fin = s->term_fin ? s->term_fin : SF_REQ;
-		txn->flags |= TX_F_LOCAL | TX_F_CLI_CLOSE;
-		txn->res_st = HTTP_MSG_DONE;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* Runs the request rules of <px>: http-request, then redirect, then the
- * services its settings select (stats uri...); the http-request rules from
- * where <pos> says a suspended run stopped. Returns 1 when the request
- * was answered here, 2 when an action waits (<pos> records it), else 0. */
-static int http_req_rules(struct stream *s, struct proxy *px, struct http_head *h,
-                          struct http_rules_pos *pos)
-{
-	struct http_act_out out;
-	enum http_act_ret r;
-	const struct http_service *svc;
-
-	if (px->http_rules) {
-		memset(&out, 0, sizeof(out));
-		r = http_rules_exec_at(&px->http_rules[HTTP_RS_REQ], s, h, &out, pos);
-		if (r == HTTP_ACT_YIELD)
-			return 2;
-		if (http_req_verdict(s, r, &out, px))
-			return 1;
-		memset(&out, 0, sizeof(out));
-		r = http_redirect_exec(px, s, h, &out);
-		if (http_req_verdict(s, r, &out, px))
-			return 1;
-	}
-	if (unlikely(http_px_of(px)->hdr_names) && http_hdr_names_apply(s, px, h))
-		return 1;   /* option http-restrict-req-hdr-names reject */
-	svc = http_service_match(px, h);
-	return svc ? (http_serve(s, svc, px, h), 1) : 0;
-}
-
-static void http_req_error(struct stream *s, int status, enum strm_err t0)
-{
-	/* 414 and 431 have no page of their own in HAProxy: a too large
-	 * request gets its 400 */
-	if (!http_error_known(status))
-		status = 400;
-	s->fe->fe_counters.failed_req++;
-	s->li->counters.failed_req++;
-	stk_http_err(s);
-	if (t0 == SE_PROXY)
-		errors_capture(s, 1);   /* "show errors" */
-	http_reply(s, status, NULL, NULL, t0, SF_REQ);
-}
-
-/* A complete request head of <hlen> bytes is at the start of the request
- * buffer: rules, rewrite, framing, server. Returns 0 or -1 (closed). */
-static int http_process_req_rules(struct stream *s, struct http_head *hp, int hlen);
-
-static int http_process_req_head(struct stream *s, int hlen)
-{
-	struct http_txn *txn = s->txn;
-	struct buf *b = s->req.buf;
-	char *base = b->area + b->head;
-	const struct h1_msg *m = &txn->req;
-	const unsigned mf = m->flags;
-	struct http_head h;
-	uint32_t sec = tick_sec();
-	uint32_t rate;
-	int ret;
-
-	txn->t_head = tick_ev_now();
-	if (s->nreq++)
-		s->uniq_id = stream_next_id();
-	stk_http_req(s);
-	txn->meth = m->meth_id;
-	txn->req_ver11 = !!(mf & H1_F_VER_11);
-	s->fe->fe_counters.http_req++;
-	rate = freq_add(&s->fe->fe_counters.req_rate, sec);
-	if (rate > s->fe->fe_counters.max_req_rate)
-		s->fe->fe_counters.max_req_rate = rate;
-	if (s->fe->logformat) {
-		/* the request line, for %r */
-		uint32_t l = m->ver.off + m->ver.len - m->skip;
-
-		txn->reqline = http_line_dup(base + m->skip, l, global.logurilen ?
-					     (size_t)global.logurilen : HTTP_LINE_MAX - 1);
-		txn->reqline_len = txn->reqline ? (uint32_t)strlen(txn->reqline) : 0;
-		/* an HTTP/2 stream logs the version its client spoke */
-		if ((s->tcp_flags & STRM_F_MUX) && txn->reqline_len == l && l > 8)
-			memcpy(txn->reqline + l - 8, "HTTP/2.0", 8);
-	}
-	http_head_init(&h, base, m, ha.fields, ha.maxf, ha.arena, ha.size);
-	/* An HTTP/1.0 absolute-form request without Host: the target's
-	 * authority becomes its Host (RFC 9112 3.2.2), so that rules reading
-	 * Host and the server reading the target see the same host (h1.c
-	 * refuses a Host that differs from it). */
-	if (m->target == H1_T_ABSOLUTE && !(mf & H1_F_HOST) &&
-	    http_head_add(&h, "host", 4, base + m->authority.off, m->authority.len) == -1) {
-		s->fe->fe_counters.failed_rewrites++;
-		b->head += (uint32_t)hlen;
-		b->data -= (uint32_t)hlen;
-		return http_reply(s, 500, NULL, NULL, SE_PROXY, SF_REQ);
-	}
-	txn->req_head = &h;
-	http_capture_head(s, &h, 0);
-	if (tcp_rules_has(s->fe, TCP_RS_REQ)) {
-		/* tcp-request content rules: once per request, on its whole head */
-		int pos = 0;
-
-		if (tcp_rules_exec(s->fe, TCP_RS_REQ, s, &pos, 0) != TCP_V_ACCEPT) {
-			txn->req_head = NULL;
-			s->fe->fe_counters.denied_req++;
-			s->li->counters.denied_req++;
-			stream_close(s, SE_PROXY, SF_REQ);
-			return -1;
-		}
-	}
-	ret = http_process_req_rules(s, &h, hlen);
-	if (ret == 0)
-		txn->req_head = NULL;   /* (-1: the transaction is gone with the stream) */
-	return ret;
-}
-
-/* The rest of http_process_req_head(), with the head view <h> published
- * for sample fetches. */
-static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
-                           const struct http_yield *y);
-
-static int http_process_req_rules(struct stream *s, struct http_head *h, int hlen)
-{
-	struct http_txn *txn = s->txn;
-	struct buf *b = s->req.buf;
-	const struct h1_msg *m = &txn->req;
-	const struct http_px *fh = http_px_of(s->fe);
-	const unsigned mf = unlikely(fh->options & HTTP_O_USE_PXHDR) ? http_pxconn_flags(s, m, h) : m->flags;
-	enum http_conn_mode mode = http_mode(s);
-
-	if (http_px_of(s->fe)->conn_mode == HTTP_CLO || http_conn_close_wanted(mf) ||
-	    (mf & H1_F_CLEN_DROPPED) ||
-	    (global.flags & GLB_F_STOPPING))
-		txn->flags |= TX_F_CLI_CLOSE;
-	if (mode != HTTP_KAL || (mf & H1_F_CLEN_DROPPED))
-		txn->flags |= TX_F_SRV_CLOSE;
-	if (txn->meth == H1_M_CONNECT)
-		txn->flags |= TX_F_CONNECT;
-
-	/* the request is consumed from the buffer when answered here */
-	txn->req_st = HTTP_MSG_DONE;
-	if (fh->monitor_uri && h->sl[HTTP_SL_URI].len == strlen(fh->monitor_uri) &&
-	    memcmp(h->sl[HTTP_SL_URI].p, fh->monitor_uri, h->sl[HTTP_SL_URI].len) == 0) {
-		s->fe->fe_counters.intercepted++;
-		b->head += (uint32_t)hlen;
-		b->data -= (uint32_t)hlen;
-		txn->req_st = (mf & H1_F_NO_BODY) || ((mf & H1_F_CLEN) && !m->clen) ?
-			      HTTP_MSG_DONE : HTTP_MSG_BODY;
-		txn->flags |= TX_F_LOGGED;   /* monitor requests are not logged */
-		return http_reply(s, unlikely(fh->n_monitor_fail) ? http_monitor_status(s, fh) : 200,
-				  NULL, NULL, SE_LOCAL, SF_REQ);
-	}
-	return http_req_decide(s, h, hlen, NULL);
-}
-
-/* Sets the request rules of <s> aside while an action waits (Lua); they go
- * on from http_req_resume(). Returns 0, or -1 when the stream was closed
- * (no memory to set them aside). */
-static int http_req_wait(struct stream *s, enum http_yld_phase phase, struct http_head *h,
-                         int hlen, const struct http_rules_pos *pos)
-{
-	if (http_yield_save(s, phase, h, hlen, pos, &s->txn->req) == -1) {
-		stream_close(s, SE_RESOURCE, SF_REQ);
-		return -1;
-	}
-	return 0;
-}
-
-/* From the frontend's request rules (or from where a suspended run of them
- * or of the backend's stopped, <y>) to the request leaving for a server:
- * the rest of http_process_req_rules(). Returns 0 or -1 (closed). */
-static int http_req_decide(struct stream *s, struct http_head *h, int hlen,
-                           const struct http_yield *y)
-{
-	struct http_txn *txn = s->txn;
-	struct buf *b = s->req.buf;
-	const struct h1_msg *m = &txn->req;
-	const unsigned mf = m->flags;
-	const struct http_px *fh = http_px_of(s->fe);
-	struct http_rules_pos pos = { { NULL, NULL }, 0, 0 };
-	enum http_yld_phase phase = y ? y->phase : HTTP_Y_REQ_FE;
-	long nl = hlen;
-	int answered = 0;
-
-	if (y)
-		pos = y->pos;
-	if (phase == HTTP_Y_REQ_FE) {
-		answered = http_req_rules(s, s->fe, h, &pos);
-		if (answered == 2)
-			return http_req_wait(s, HTTP_Y_REQ_FE, h, hlen, &pos);
-		if (!answered) {
-			/* the frontend let it through: its backend's rules come next */
-			stream_set_backend(s, use_backend_select(s->fe, s));
-			txn->flags |= TX_F_BE_SET;
-			/* switch-mode http: no mode tcp server takes it (HAProxy neither) */
-			if (unlikely(s->tcp_flags & STRM_F_HTTP_SWITCH) && s->be->mode != PR_MODE_HTTP) {
-				http_reply(s, 503, NULL, NULL, SE_PROXY, SF_REQ);
-				answered = 1;
-			}
-		}
-		pos.n = 0;
-	}
-	if (!answered && s->be != s->fe) {
-		answered = http_req_rules(s, s->be, h, &pos);
-		if (answered == 2)
-			return http_req_wait(s, HTTP_Y_REQ_BE, h, hlen, &pos);
-	}
-	if (unlikely(y))
-		http_yield_drop(txn);   /* (<y> is not read any more) */
-	if (!answered)
-		answered = cache_req_answer(s);
-	if (!answered)
-		http_log_snapshot(s, 0);   /* an answer made here took it already */
-	if (answered) {
-		/* answered here (or tarpitted): the head is consumed, and a
-		 * Content-Length body already received with it too, so that the
-		 * connection can carry the next request */
-		size_t body;
-
-		b->head += (uint32_t)hlen;
-		b->data -= (uint32_t)hlen;
-		if (txn->applet) {
-			/* a service answering over time reads the body itself */
-			if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen))
-				txn->req_st = HTTP_MSG_BODY;
-		} else if (http_req_body_buffered(s, &body)) {
-			b->head += (uint32_t)body;
-			b->data -= (uint32_t)body;
-		} else if (!(mf & H1_F_NO_BODY) && !((mf & H1_F_CLEN) && !m->clen)) {
-			txn->req_st = HTTP_MSG_BODY;
-		}
-		if (!b->data) {
-			buf_put(b);
-			s->req.buf = NULL;
-		}
-		return 0;
-	}
-	if (unlikely(s->be->fcgi_app) && fcgi_req_prepare(s, h) == -1) {
-		/* a path the FastCGI application's path-info cannot take */
-		b->head += (uint32_t)hlen;
-		b->data -= (uint32_t)hlen;
-		s->fe->fe_counters.failed_req++;
-		s->li->counters.failed_req++;
-		return http_reply(s, 400, NULL, NULL, SE_PROXY, SF_REQ);
-	}
-	if (http_unique_id(s) && fh->uniqid_hdr) {
-		if (http_head_add(h, fh->uniqid_hdr, strlen(fh->uniqid_hdr), txn->uniq_id,
-				  strlen(txn->uniq_id)))
-			goto rewrite_failed;
-	}
-	comp_req_head(s, h);
-	if (http_add_fwd_headers(s, h) == -1 || http_req_server_prep(s, h) == -1 ||
-	    http_req_conn_hdr(s, h, mf) == -1)
-		goto rewrite_failed;
-	if (txn->flags & TX_F_SENT_100)
-		http_head_del(h, "expect", 6);   /* answered already, the body is here */
-	if (mf & H1_F_CLEN_DROPPED)
-		http_head_del(h, "content-length", 14);
-	else if (http_head_normalize(h, m, (uint32_t)hlen) == -1)
-		goto rewrite_failed;
-	if (h->flags & HTTP_HEAD_F_CHANGED) {
-		nl = http_head_replace(&s->req, h, (uint32_t)hlen);
-		if (nl < 0)
-			goto rewrite_failed;
-	}
-	http_case_adjust(s->be, HTTP_O_CASE_SRV, b->area + b->head, (size_t)nl);
-	if (http_grant_body(&s->req, m, nl, &txn->req_st, &txn->req_ck, &txn->req_chunked) == -1) {
-		/* chunks that came with the head are malformed: refused
-		 * before any byte of the request leaves */
-		http_req_error(s, 400, SE_PROXY);
-		return 0;
-	}
-	if (mf & H1_F_EXPECT_100) {
-		if (!(txn->flags & TX_F_SENT_100))
-			txn->flags |= TX_F_WAIT_100;
-		return http_connect(s);
-	}
-	if (s->be->retry_on & PR_RE_L7)
-		http_retry_save(s);
-	if (http_connect(s) == -1)
-		return -1;
-	/* The server may have closed a reused connection while it was idle:
-	 * the request is kept to be sent again on a new one. */
-	if ((txn->flags & TX_F_REUSED) && !txn->retry_buf)
-		http_retry_save(s);
-	return 0;
-
-rewrite_failed:
-	s->fe->fe_counters.failed_rewrites++;
-	b->head += (uint32_t)hlen;
-	b->data -= (uint32_t)hlen;
-	return http_reply(s, 500, NULL, NULL, SE_PROXY, SF_REQ);
-}
-
-/* The request rules of <s> waited (an action, Lua) and the stream was
- * woken: they go on from where they stopped, on the head set aside.
- * Returns 0 or -1 (closed). */
-static int http_req_resume(struct stream *s)
-{
-	struct http_txn *txn = s->txn;
-	struct http_yield *y = txn->yld;
-	struct http_head h;
-	int ret;
-
-	http_yield_restore(y, &h);
-	txn->req_head = &h;
-	ret = http_req_decide(s, &h, y->hlen, y);
-	/* the stream may be gone; when it waits again, its set-aside head was
-	 * replaced in place */
-	if (ret == 0)
-		txn->req_head = NULL;
-	return ret;
-}
-
-/* Waits for a complete request head. Returns 0 or -1 (closed). */
-static int http_wait_req(struct stream *s)
-{
-	struct http_txn *txn = s->txn;
-	struct buf *b = s->req.buf;
-	int n;
-
-	if (!b || !b->data) {
-		if (!(s->req.flags & CH_F_SHUTR))
-			return 0;
-		/* The client left between requests: a normal end. One that
-		 * never sent anything is logged as a bad request (HAProxy). */
-		if (s->nreq || (http_px_of(s->fe)->options & HTTP_O_IGNORE_PROBES) ||
-		    (s->fe->options & PR_O_DONTLOGNULL))
-			txn->flags |= TX_F_LOGGED;
-		txn->status = 400;
-		stream_close(s, SE_CLI_ABORT, SF_REQ);
-		return -1;
-	}
-	if (!(txn->flags & TX_F_REQ_SEEN)) {
-		txn->flags |= TX_F_REQ_SEEN;
-		txn->t_req = tick_ev_now();
-	}
-	if (b->head) {
-		/* A pipelined request starts mid-buffer: align it so that the
-		 * whole head can be received. */
-		memmove(b->area, b->area + b->head, b->data);
-		b->head = 0;
-	}
-	txn->req.hdrs = ha.hdrs;
-	/* a head already parsed (waiting for its body) is not parsed again */
-	n = txn->req.head_len ? (int)txn->req.head_len :
-	    h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->req);
-	if (n > 0 && (http_px_of(s->fe)->options & HTTP_O_BUFREQ) && !http_req_body_waited(s, n)) {
-		if ((txn->req.flags & (H1_F_EXPECT_100 | H1_F_VER_11)) ==
-		    (H1_F_EXPECT_100 | H1_F_VER_11) && !(txn->flags & TX_F_SENT_100))
-			http_send_100(s);
-		return 0;   /* timeout http-request runs meanwhile */
-	}
-	H1_TRACE_RX(s, b->area, &txn->req, n, 1);
-	if (n > 0) {
-		if (unlikely(txn->req.flags & H1_F_RELAXED))
-			errors_capture(s, 1);   /* let through by accept-invalid-http-request */
-		return http_process_req_head(s, n);
-	}
-	if (n < 0) {
-		http_req_error(s, txn->req.err_status, SE_PROXY);
-		return 0;
-	}
-	if (s->req.flags & CH_F_SHUTR) {
-		/* Gone in the middle of a request head. */
-		http_req_error(s, 400, SE_CLI_ABORT);
-		return 0;
-	}
-	return 0;
-}
-
-/* ---- responses ---- */
-
-/* A response that cannot be passed on: 502. <fail>: the server's fault, an
- * HTTP failure for the tracked entries (not a failed rewrite). */
-static void http_res_failed(struct stream *s, enum strm_err t0, int fail)
-{
-	comp_txn_end(s);
-	http_count_resp_failed(s, fail);
-	if (t0 == SE_PROXY)
-		errors_capture(s, 0);   /* "show errors" */
-	http_reply(s, 502, NULL, NULL, t0, SF_HDRS);
-}
-
-/* Sets the response rules of <s> aside while an action waits (Lua): they go
- * on from http_res_resume(). Returns 2, or 1 when they could not be set
- * aside (a 500 replaced the response). */
-static int http_res_wait(struct stream *s, enum http_yld_phase phase, struct http_head *h,
-                         int hlen, const struct http_rules_pos *pos)
-{
-	if (http_yield_save(s, phase, h, hlen, pos, &s->txn->res) == 0)
-		return 2;
-	s->txn->flags |= TX_F_CLI_CLOSE;
-	http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
-	return 1;
-}
-
-/* Runs the response rules: backend's http-response, then frontend's (from
- * where a suspended run of them stopped, <y>), then http-after-response.
- * With <can_wait>, an action may wait: the head of <hlen> bytes and the
- * rules are set aside. Returns 1 when a reply replaced the response, 2
- * when an action waits, else 0. */
-static int http_res_rules(struct stream *s, struct http_head *h, int hlen,
-                          const struct http_yield *y, int can_wait)
-{
-	struct http_act_out out;
-	enum http_act_ret r = HTTP_ACT_CONT;
-	struct http_rules_pos pos = { { NULL, NULL }, 0, 0 }, *pp = can_wait ? &pos : NULL;
-	enum http_yld_phase phase = y ? y->phase : HTTP_Y_RES_BE;
-
-	memset(&out, 0, sizeof(out));
-	if (y)
-		pos = y->pos;
-	if (phase == HTTP_Y_RES_BE && s->be->http_rules) {
-		r = http_rules_exec_at(&s->be->http_rules[HTTP_RS_RES], s, h, &out, pp);
-		if (r == HTTP_ACT_YIELD)
-			return http_res_wait(s, HTTP_Y_RES_BE, h, hlen, &pos);
-		pos.n = 0;
-	}
-	if ((r == HTTP_ACT_CONT || r == HTTP_ACT_ALLOW) && s->be != s->fe && s->fe->http_rules) {
-		r = http_rules_exec_at(&s->fe->http_rules[HTTP_RS_RES], s, h, &out, pp);
-		if (r == HTTP_ACT_YIELD)
-			return http_res_wait(s, HTTP_Y_RES_FE, h, hlen, &pos);
-	}
-	if (unlikely(y))
-		http_yield_drop(s->txn);
-	switch (r) {
-	case HTTP_ACT_DENY:
-	case HTTP_ACT_TARPIT:
-		s->fe->fe_counters.denied_resp++;
-		s->be->be_counters.denied_resp++;
-		if (s->ss.target)
-			s->ss.target->counters.denied_resp++;
-		s->txn->flags |= TX_F_CLI_CLOSE;
-		http_reply(s, 502, out.reply, NULL, SE_PROXY, SF_HDRS);
-		return 1;
-	case HTTP_ACT_REPLY:
-		s->txn->flags |= TX_F_CLI_CLOSE;
-		http_reply(s, out.status, out.reply, out.location.p ? &out : NULL, SE_LOCAL, SF_HDRS);
-		return 1;
-	case HTTP_ACT_ERR:
-		s->fe->fe_counters.failed_rewrites++;
-		s->txn->flags |= TX_F_CLI_CLOSE;
-		http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
-		return 1;
-	case HTTP_ACT_INTERNAL:
-		s->fe->fe_counters.internal_errors++;
-		s->be->be_counters.internal_errors++;
-		s->txn->flags |= TX_F_CLI_CLOSE;
-		http_reply(s, 500, NULL, NULL, SE_INTERNAL, SF_HDRS);
-		return 1;
-	case HTTP_ACT_INVALID:
-	case HTTP_ACT_TIMEOUT:
-		http_count_resp_failed(s, 0);
-		s->txn->flags |= TX_F_CLI_CLOSE;
-		if (r == HTTP_ACT_TIMEOUT)
-			http_reply(s, 504, NULL, NULL, SE_SRV_TO, SF_DATA);
-		else
-			http_reply(s, 502, NULL, NULL, SE_PROXY, SF_HDRS);
-		return 1;
-	case HTTP_ACT_ABORT:
-		/* ended by an action without a reply: the client is closed */
-		http_log_snapshot(s, 1);
-		http_srv_abort(s);
-		chan_release(&s->res);
-		s->res.to_forward = 0;
-		s->term_err = s->term_err ? s->term_err : SE_LOCAL;   /* silent-drop: PH */
-		s->term_fin = s->term_fin ? s->term_fin : SF_HDRS;
-		s->txn->flags |= TX_F_LOCAL | TX_F_CLI_CLOSE;
-		s->txn->res_st = HTTP_MSG_DONE;
-		return 1;
-	default:
-		break;
-	}
-	if (unlikely(http_px_of(s->be)->options & HTTP_O_CHECKCACHE) && http_checkcache_block(s, h))
-		return 1;
-	if (http_after_rules(s, h) != HTTP_ACT_ERR)
-		return 0;
-	s->fe->fe_counters.failed_rewrites++;   /* strict-mode: the response becomes a 500 */
-	s->txn->flags |= TX_F_CLI_CLOSE;
-	http_reply(s, 500, NULL, NULL, SE_PROXY, SF_HDRS);
-	return 1;
-}
-
-/* A stored answer up to this size is copied after its head and sent with
- * send(): cheaper than sendmsg()'s two iovecs for small objects (the
- * kernel's msghdr and iovec handling costs more than the copy). */
-#define HTTP_STORED_COPY_MAX 2048
-
-/* Sends a stored answer straight to the client: head <hd> (<nl> bytes, in
- * ha.out) and body <body> (<blen> bytes, in the cache's store) in one
- * system call, the body not copied into a buffer (but for a small one,
- * appended to the head), when the client is a plain socket and nothing
- * else is on its way to it. Returns the bytes sent (0: none, or not
- * possible here; an error is met again, and handled, by the buffered
- * path). The bytes are counted as chan_forward() counts them. */
-static size_t http_send_stored(struct stream *s, char *hd, size_t nl, const char *body,
-                               size_t blen)
-{
-	ssize_t n;
-
-	/* (an HTTP/2 stream's fd is its connection's: never written here) */
-	if (s->cli.fd < 0 || s->cli.ssl || (s->cli.flags & CO_F_MUX) || s->res.tap ||
-	    s->res.buf || s->res.pipe || (s->res.flags & CH_F_SHUTW))
-		return 0;
-	if (nl + blen <= HTTP_STORED_COPY_MAX && nl + blen <= ha.size) {
-		memcpy(hd + nl, body, blen);
-		n = send(s->cli.fd, hd, nl + blen, MSG_NOSIGNAL | MSG_DONTWAIT);
-	} else {
-		struct iovec iov[2] = { { hd, nl }, { (void *)body, blen } };
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = blen ? 2 : 1 };
-
-		n = sendmsg(s->cli.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-	}
-	if (n <= 0)
-		return 0;
-	global.copied_bytes += (uint64_t)n;
-	s->cli.last_act = tick_ev_now();
-	http_count_bytes(s, 0, 0, (uint64_t)n);
-	return (size_t)n;
-}
-
-int http_answer_stored(struct stream *s, char *head, size_t hlen, const char *body, size_t blen,
-                       const struct h1_msg *parsed)
-{
-	struct http_txn *txn = s->txn;
-	struct http_head h;
-	struct dstr *d;
-	size_t nl, sent, rest;
-
-	if (parsed) {
-		/* the store kept the head's parse: no second pass over it */
-		if (parsed->nhdrs > HTTP_MAXFIELDS)
-			return 0;
-		txn->res = *parsed;
-		txn->res.hdrs = ha.hdrs;
-		txn->res.maxhdr = HTTP_MAXFIELDS;
-		memcpy(ha.hdrs, parsed->hdrs, (size_t)parsed->nhdrs * sizeof(*parsed->hdrs));
-	} else {
-		h1_msg_init(&txn->res, ha.hdrs, HTTP_MAXFIELDS, 1, txn->meth);
-		if (h1_parse(head, hlen, hlen, &txn->res) != (int)hlen)
-			return 0;   /* not a head this parser takes: the server answers */
-	}
-	http_log_snapshot(s, 0);
-	http_srv_abort(s);
-	s->term_err = SE_NONE;
-	s->term_fin = SF_NONE;
-	txn->flags |= TX_F_LOCAL;
-	txn->t_res = tick_ev_now();
-	txn->status = txn->res.status;
-	http_head_init(&h, head, &txn->res, ha.fields, ha.maxf, ha.arena, ha.size);
-	txn->res_head = &h;
-	/* (no action waits here: the head lives in the cache's store) */
-	if (http_res_rules(s, &h, (int)hlen, NULL, 0)) {
-		txn->res_head = NULL;
-		return 1;   /* a rule replaced it */
-	}
-	http_log_snapshot(s, 1);
-	txn->res_head = NULL;
-	if (http_res_conn_hdr(s, &h) == -1 || (nl = http_head_len(&h)) > ha.size) {
-		http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
-		return 1;
-	}
-	chan_release(&s->res);
-	s->res.reserve = 0;
-	http_head_write(&h, ha.out);
-	http_case_adjust(s->fe, HTTP_O_CASE_CLI, ha.out, nl);
-	/* at once from the store; what the socket did not take is copied */
-	sent = http_send_stored(s, ha.out, nl, body, blen);
-	rest = nl + blen - sent;
-	if (rest <= buf_size() && (!rest || (s->res.buf = buf_get()))) {
-		/* the rest fits one buffer (or nothing is left) */
-		struct buf *b = s->res.buf;
-
-		if (b) {
-			size_t hrest = sent < nl ? nl - sent : 0;
-
-			b->head = 0;
-			memcpy(b->area, ha.out + nl - hrest, hrest);
-			memcpy(b->area + hrest, body + blen - (rest - hrest), rest - hrest);
-			b->data = (uint32_t)rest;
-		}
-		s->res.to_forward = rest;
-		txn->res_st = HTTP_MSG_DONE;
-		http_count_status(s, txn->status, 0);
-		return 1;
-	}
-	if (!(d = calloc(1, sizeof(*d)))) {
-		http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
-		return 1;
-	}
-	if ((sent < nl && dstr_add(d, ha.out + sent, nl - sent) == -1) ||
-	    dstr_add(d, body + blen - MIN(blen, rest), MIN(blen, rest)) == -1) {
-		dstr_free(d);
-		free(d);
-		http_reply(s, 500, NULL, NULL, SE_RESOURCE, SF_HDRS);
-		return 1;
-	}
-	http_svc_start(s, d);
-	return 1;
-}
-
-static int http_res_decide(struct stream *s, struct http_head *hp, int hlen,
-                           const struct http_yield *y);
-
-/* A complete response head of <hlen> bytes is at the start of the response
- * buffer. Returns 0. */
-static int http_process_res_head(struct stream *s, int hlen)
-{
-	struct http_txn *txn = s->txn;
-	struct buf *b = s->res.buf;
-	const struct h1_msg *m = &txn->res;
-	struct http_head h;
-	int status = m->status;
-
-	if (!txn->t_res)
-		txn->t_res = tick_ev_now();
-	if (status < 200) {
-		if (status == 101 && (txn->req.flags & H1_F_UPGRADE)) {
-			http_case_adjust(s->fe, HTTP_O_CASE_CLI, b->area + b->head, (size_t)hlen);
-			txn->req_st = txn->res_st = HTTP_MSG_TUNNEL;
-			txn->status = status;
-			http_count_status(s, status, 1);
-			s->res.to_forward = s->req.to_forward = CHN_INFINITE;
-			s->res.reserve = s->req.reserve = 0;
-			return 0;
-		}
-		if (status == 101 || ++txn->n_interim > HTTP_MAX_INTERIM) {
-			/* A 101 the request did not ask for would switch a
-			 * connection the client still reads as HTTP (HAProxy:
-			 * 502); endless interim responses would hold the
-			 * stream: both are refused. */
-			http_res_failed(s, SE_PROXY, 1);
-			return 0;
-		}
-		/* An interim response (100, 103): passed on as it is, then the
-		 * final one is awaited. */
-		http_case_adjust(s->fe, HTTP_O_CASE_CLI, b->area + b->head, (size_t)hlen);
-		if (http_grant(&s->res, (uint64_t)hlen) == -1) {
-			http_res_failed(s, SE_PROXY, 1);
-			return 0;
-		}
-		http_msg_init(s, &txn->res, 1, txn->meth);
-		txn->flags &= ~TX_F_WAIT_100;
-		return 0;
-	}
-	srv_observe(s->ss.target, srv_obs_status(status));
-	if (txn->retry_buf && http_retry_head(s, status))
-		return 0;   /* retry-on <status>: sent again */
-	txn->status = status;
-	http_head_init(&h, b->area + b->head, m, ha.fields, ha.maxf, ha.arena, ha.size);
-	http_capture_head(s, &h, 1);
-	txn->res_head = &h;
-	stk_stick_store(s, 1);
-	comp_res_head(s, &h);
-	return http_res_decide(s, &h, hlen, NULL);
-}
-
-/* The response rules of <s> waited (an action, Lua) and the stream was
- * woken: they go on from where they stopped, on the head set aside.
- * Returns 0. */
-static int http_res_resume(struct stream *s)
-{
-	struct http_txn *txn = s->txn;
-	struct http_head h;
-
-	http_yield_restore(txn->yld, &h);
-	txn->res_head = &h;
-	return http_res_decide(s, &h, txn->yld->hlen, txn->yld);
-}
-
-/* From the response rules (or from where a suspended run of them stopped,
- * <y>) to the response leaving for the client: the rest of
- * http_process_res_head(). Returns 0. */
-static int http_res_decide(struct stream *s, struct http_head *hp, int hlen,
-                           const struct http_yield *y)
-{
-	struct http_txn *txn = s->txn;
-	const struct h1_msg *m = &txn->res;
-	const unsigned mf = m->flags;
-	struct http_head h = *hp;
-	long nl = hlen;
-	int status = txn->status, r;
-
-	txn->res_head = &h;
-	r = http_res_rules(s, &h, hlen, y, 1);   /* (<y> is not read after) */
-	if (r) {
-		if (r == 1)
-			comp_txn_end(s);
-		txn->res_head = NULL;
-		return 0;
-	}
-	http_log_snapshot(s, 1);
-	txn->res_head = NULL;
-	if ((txn->flags & TX_F_CONNECT) && status >= 200 && status < 300) {
-		http_count_status(s, status, 1);
-		txn->req_st = txn->res_st = HTTP_MSG_TUNNEL;
-		if (h.flags & HTTP_HEAD_F_CHANGED && (nl = http_head_replace(&s->res, &h, (uint32_t)hlen)) < 0)
-			nl = hlen;
-		http_case_adjust(s->fe, HTTP_O_CASE_CLI, s->res.buf->area + s->res.buf->head,
-				 (size_t)nl);
-		s->res.to_forward = s->req.to_forward = CHN_INFINITE;
-		s->res.reserve = s->req.reserve = 0;
-		return 0;
-	}
-	if (http_conn_close_wanted(mf) || (mf & (H1_F_BODY_CLOSE | H1_F_CLEN_DROPPED)))
-		txn->flags |= TX_F_SRV_CLOSE;
-	if (mf & (H1_F_BODY_CLOSE | H1_F_CLEN_DROPPED))
-		txn->flags |= TX_F_CLI_CLOSE;
-	if (mf & H1_F_BODY_CLOSE)
-		txn->flags |= TX_F_RES_CLOSE_DELIM;
-	if (mf & H1_F_CLEN_DROPPED)
-		http_head_del(&h, "content-length", 14);
-	if (persist_res(s, &h) == -1) {
-		s->fe->fe_counters.failed_rewrites++;
-		http_res_failed(s, SE_PROXY, 0);
-		return 0;
-	}
-	if (http_res_conn_hdr(s, &h) == -1 ||
-	    (!(mf & H1_F_CLEN_DROPPED) && http_head_normalize(&h, m, (uint32_t)hlen) == -1)) {
-		http_res_failed(s, SE_PROXY, 1);
-		return 0;
-	}
-	if (h.flags & HTTP_HEAD_F_CHANGED) {
-		nl = http_head_replace(&s->res, &h, (uint32_t)hlen);
-		if (nl < 0) {
-			s->fe->fe_counters.failed_rewrites++;
-			http_res_failed(s, SE_PROXY, 0);
-			return 0;
-		}
-	}
-	http_case_adjust(s->fe, HTTP_O_CASE_CLI, s->res.buf->area + s->res.buf->head, (size_t)nl);
-	if (txn->comp ? comp_res_start(s, nl) == -1 :
-	    http_grant_body(&s->res, m, nl, &txn->res_st, &txn->res_ck, &txn->res_chunked) == -1) {
-		/* chunks that came with the head are malformed: nothing of
-		 * the response left yet, the client gets a 502 (PH) */
-		http_res_failed(s, SE_PROXY, 1);
-		return 0;
-	}
-	if (unlikely(txn->cache))
-		cache_res_begin(s, nl);
-	http_count_status(s, status, 1);
-	return 0;
-}
-
-static int http_wait_res(struct stream *s)
-{
-	struct http_txn *txn = s->txn;
-	struct buf *b;
-	int n;
-
-	for (;;) {
-		b = s->res.buf;
-		if (!b || !b->data) {
-			if (s->res.flags & CH_F_SHUTR) {
-				if (http_srv_failed(s, PR_RE_EMPTY))
-					return 0;
-				s->be->be_counters.srv_aborts++;
-				http_res_failed(s, SE_SRV_ABORT, 1);
-			}
-			return 0;
-		}
-		if (b->head && s->res.to_forward == 0) {
-			memmove(b->area, b->area + b->head, b->data);
-			b->head = 0;
-		}
-		if (s->res.to_forward)
-			return 0;   /* an interim response is still leaving */
-		if (!txn->res.hdrs)
-			http_msg_init(s, &txn->res, 1, txn->meth);
-		txn->res.hdrs = ha.hdrs;
-		n = h1_parse(b->area, b->data, buf_size() - global.maxrewrite, &txn->res);
-		if (n)
-			H1_TRACE_RX(s, b->area, &txn->res, n, 0);
-		if (n < 0 || (n == 0 && (s->res.flags & CH_F_SHUTR))) {
-			if (!http_srv_failed(s, PR_RE_JUNK))
-				http_res_failed(s, n < 0 ? SE_PROXY : SE_SRV_ABORT, 1);
-			return 0;
-		}
-		if (n == 0)
-			return 0;
-		if (unlikely(txn->res.flags & H1_F_RELAXED))
-			errors_capture(s, 0);   /* let through by accept-invalid-http-response */
-		http_process_res_head(s, n);
-		if (txn->res_st != HTTP_MSG_IDLE || (txn->flags & TX_F_LOCAL) || txn->yld)
-			return 0;
-	}
 }
 
 /* ---- the exchange ---- */
@@ -1935,7 +1007,7 @@ static void http_stream_release(struct stream *s)
 		http_pool_kept(s);
 	if (txn) {
 		http_txn_clear(s, txn);
-		pool_free(ha.txn_pool, txn);
+		pool_free(http_ha.txn_pool, txn);
 		s->txn = NULL;
 	}
 }

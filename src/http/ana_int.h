@@ -1,11 +1,15 @@
-/* Shared by the files of the HTTP analyser (ana.c, txn_log.c); not an API
- * for other modules. */
+/* Shared by the files of the HTTP analyser (ana.c: transactions and the
+ * exchange; ana_req.c: request heads; ana_res.c: response heads; txn_log.c
+ * ...); not an API for other modules. */
 #ifndef SLUICE_HTTP_ANA_INT_H
 #define SLUICE_HTTP_ANA_INT_H
 
 #include <stddef.h>
 
+#include <sluice/global.h>
+#include <sluice/hdr_case.h>
 #include <sluice/http_ana.h>
+#include <sluice/http_rules.h>
 #include <sluice/stream.h>
 #include <sluice/server.h>
 
@@ -82,6 +86,132 @@ struct http_reply;
 struct http_act_out;
 int http_reply(struct stream *s, int status, const struct http_reply *r,
                const struct http_act_out *out, enum strm_err t0, enum strm_fin t1);
+
+/* ---- ana.c: the analysis areas, waiting rules, shared steps ---- */
+
+#define HTTP_EXTRA_FIELDS 32      /* room for fields added by rules */
+/* tune.http.maxhdr counts the start line too, as in HAProxy */
+#define HTTP_MAXFIELDS    (global.maxhdr > 1 ? global.maxhdr - 1 : 1)
+
+/* Scratch space for the head being analysed. The loop is single-threaded
+ * and a head is parsed, rewritten and written out in one call, so one set
+ * serves every stream. */
+struct http_scratch {
+	struct pool       *txn_pool;
+	struct h1_hdr     *hdrs;
+	struct http_field *fields;
+	int                maxf;
+	char              *arena;
+	char              *out;
+	uint32_t           size;
+	/* the head of an answer made by sluice (http-request return, error
+	 * pages): apart from the request head's, which its formats read */
+	struct http_field *rfields;
+	char              *rarena;
+};
+
+extern struct http_scratch http_ha;
+
+/* Where the rules of a transaction stopped when an action waited (Lua):
+ * which rule set, the rule, and the head they run on. The head view
+ * points into the shared analysis areas (http_ha.fields, http_ha.arena) and its
+ * message's buffer, which is left alone meanwhile: what the areas held
+ * (the view's fields, the parser's, the arena) is set aside here and put
+ * back, at the same addresses, when the rules go on. Made only when an
+ * action waits. */
+enum http_yld_phase { HTTP_Y_REQ_FE, HTTP_Y_REQ_BE, HTTP_Y_RES_BE, HTTP_Y_RES_FE };
+
+struct http_yield {
+	enum http_yld_phase   phase;
+	struct http_rules_pos pos;
+	int                   hlen;      /* the head's length in its buffer */
+	struct http_head      h;
+	int                   nhdrs;     /* fields of the parser (http_ha.hdrs) */
+	size_t                size;      /* bytes of data[] */
+	char                  data[];    /* h.nf fields, nhdrs h1_hdr, the arena */
+};
+
+/* Sets aside head <h> (<hlen> bytes, parsed into <m>) of stream <s>'s
+ * transaction, whose rules stopped at <pos> of <phase>. Returns 0, or -1
+ * when memory is exhausted. */
+int http_yield_save(struct stream *s, enum http_yld_phase phase, const struct http_head *h,
+                    int hlen, const struct http_rules_pos *pos, const struct h1_msg *m);
+
+/* Puts the head set aside back into the analysis areas: <h> is the view
+ * again, with what the parser found. */
+void http_yield_restore(const struct http_yield *y, struct http_head *h);
+
+/* Forgets the head set aside of <txn>. */
+void http_yield_drop(struct http_txn *txn);
+
+/* The connection mode of <s>'s exchange: the most closing of the
+ * frontend's and the backend's. */
+enum http_conn_mode http_mode(const struct stream *s);
+
+/* Whether a message whose parser flags are <flags> asks to close the
+ * connection after it (Connection: close, or HTTP/1.0 without
+ * keep-alive). */
+static inline int http_conn_close_wanted(unsigned flags)
+{
+	return (flags & H1_F_CONN_CLOSE) || (!(flags & H1_F_VER_11) && !(flags & H1_F_CONN_KA));
+}
+
+/* option h1-case-adjust-bogus-client (<opt> HTTP_O_CASE_CLI, of the
+ * frontend) or -server (HTTP_O_CASE_SRV, of the backend) of <px>: the head
+ * of <len> bytes at <p>, as it leaves, gets the configured spellings of
+ * its field names. One flag test per message when unused. */
+static inline void http_case_adjust(const struct proxy *px, uint64_t opt, char *p, size_t len)
+{
+	if (unlikely(http_px_of(px)->options & opt))
+		hdr_case_adjust(p, len);
+}
+
+/* Prepares the request (<res> 0) or response parser <m> of <s>, relaxed by
+ * option accept-invalid-http-request (frontend) or -response (backend). */
+void http_msg_init(struct stream *s, struct h1_msg *m, int res, enum h1_meth meth);
+
+/* Replaces the <old_len> head bytes at the start of <ch>'s buffer by the
+ * wire form of <h>. Returns the new head length, or -1 when it does not fit
+ * (tune.maxrewrite exceeded). */
+struct channel;
+long http_head_replace(struct channel *ch, const struct http_head *h, uint32_t old_len);
+
+/* A rule chose service <svc> for the request of head <h> (rules of <px>):
+ * it answers. Returns 0. */
+struct http_service;
+int http_serve(struct stream *s, const struct http_service *svc, struct proxy *px,
+               const struct http_head *h);
+
+/* Starts sending the answer of a service made at once into <d>. */
+struct dstr;
+void http_svc_start(struct stream *s, struct dstr *d);
+
+/* ---- ana_req.c: the request head ---- */
+
+/* Answers the request with <status> (a malformed or refused request),
+ * <t0> the termination flag for the log. */
+void http_req_error(struct stream *s, int status, enum strm_err t0);
+
+/* Waits for, parses and analyses the request head, then runs the request
+ * rules and chooses the server. Returns 0, or -1 when the stream was
+ * closed. */
+int http_wait_req(struct stream *s);
+
+/* The request rules that waited go on (a wake-up). Returns 0 or -1. */
+int http_req_resume(struct stream *s);
+
+/* ---- ana_res.c: the response head ---- */
+
+/* A response that cannot be passed on: 502. <fail>: the server's fault, an
+ * HTTP failure for the tracked entries (not a failed rewrite). */
+void http_res_failed(struct stream *s, enum strm_err t0, int fail);
+
+/* Waits for, parses and analyses the response head, then runs the
+ * response rules. Returns 0, or -1 when the stream was closed. */
+int http_wait_res(struct stream *s);
+
+/* The response rules that waited go on (a wake-up). Returns 0 or -1. */
+int http_res_resume(struct stream *s);
 
 /* ---- px_http.c: per-proxy options acting on the heads ---- */
 
