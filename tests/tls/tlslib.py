@@ -21,12 +21,8 @@ failed = 0
 SUITE = "tls"
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from portlib import free_port  # noqa: E402
 
 
 def record(status, name, why=""):
