@@ -64,9 +64,6 @@ static int http_scratch_init(void)
 
 /* ---- rules that wait ---- */
 
-/* Sets aside head <h> (<hlen> bytes, parsed into <m>) of stream <s>'s
- * transaction, whose rules stopped at <pos> of <phase>. Returns 0, or -1
- * when memory is exhausted. */
 int http_yield_save(struct stream *s, enum http_yld_phase phase, const struct http_head *h,
                            int hlen, const struct http_rules_pos *pos, const struct h1_msg *m)
 {
@@ -93,8 +90,6 @@ int http_yield_save(struct stream *s, enum http_yld_phase phase, const struct ht
 	return 0;
 }
 
-/* Puts the head set aside back into the analysis areas: <h> is the view
- * again, with what the parser found. */
 void http_yield_restore(const struct http_yield *y, struct http_head *h)
 {
 	size_t nf = (size_t)y->h.nf * sizeof(*y->h.f), nh = (size_t)y->nhdrs * sizeof(*http_ha.hdrs);
@@ -182,8 +177,6 @@ static void http_wait_next(struct stream *s)
 	s->state = ST_HTTP;
 }
 
-/* Prepares the request (<res> 0) or response parser <m> of <s>, relaxed by
- * option accept-invalid-http-request (frontend) or -response (backend). */
 void http_msg_init(struct stream *s, struct h1_msg *m, int res, enum h1_meth meth)
 {
 	h1_msg_init(m, http_ha.hdrs, HTTP_MAXFIELDS, res, meth);
@@ -226,9 +219,6 @@ static int http_stream_init(struct stream *s)
 
 /* ---- writing heads ---- */
 
-/* Replaces the <old_len> head bytes at the start of <ch>'s buffer by the
- * wire form of <h>. Returns the new head length, or -1 when it does not fit
- * (tune.maxrewrite exceeded). */
 long http_head_replace(struct channel *ch, const struct http_head *h, uint32_t old_len)
 {
 	struct buf *b = ch->buf;

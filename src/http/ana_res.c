@@ -20,8 +20,6 @@
 
 #include "ana_int.h"
 
-/* A response that cannot be passed on: 502. <fail>: the server's fault, an
- * HTTP failure for the tracked entries (not a failed rewrite). */
 void http_res_failed(struct stream *s, enum strm_err t0, int fail)
 {
 	comp_txn_end(s);

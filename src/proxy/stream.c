@@ -263,9 +263,6 @@ uint64_t stream_next_id(void)
 	return strm.next_id++;
 }
 
-/* An error ended the exchange: the protocol may answer it (mode http: 503,
- * 504... when the response has not started); otherwise the stream closes.
- * Returns 0 when the stream lives on, -1 once it was closed (freed). */
 int stream_fail(struct stream *s, enum strm_err t0, enum strm_fin t1)
 {
 	if (s->proto->fail) {
@@ -520,8 +517,6 @@ void stream_attach_srv_mux(struct stream *s, const struct conn *c,
 	s->srv.last_act = tick_ev_now();
 }
 
-/* A fresh server connection is established: the protocol may wrap it.
- * Returns 0, or -1 when it failed. */
 int stream_srv_ready(struct stream *s)
 {
 	return s->proto->srv_ready ? s->proto->srv_ready(s) : 0;

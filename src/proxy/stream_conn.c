@@ -32,7 +32,6 @@ static void stream_be_count(struct stream *s)
 	s->tcp_flags |= STRM_F_BE_SESS;
 }
 
-/* It stops counting as one (end of stream, or of an HTTP exchange). */
 void stream_be_uncount(struct stream *s)
 {
 	if (!(s->tcp_flags & STRM_F_BE_SESS))
@@ -82,11 +81,6 @@ static int queue_on_server(struct stream *s, struct server *srv)
 	return stream_fail(s, SE_SRV_TO, SF_QUEUE);
 }
 
-/* The connection to the target failed (<timeout>: connect timeout, else
- * refused or reset): retried (another server when redispatch applies,
- * else the same one, after a turn-around when it refused at once), or the
- * exchange fails. Returns 0 while the stream lives on, -1 once it was
- * closed (freed). */
 int stream_conn_failed(struct stream *s, int timeout)
 {
 	struct server *srv = s->ss.target;
@@ -187,9 +181,6 @@ static int stream_established(struct stream *s)
 	return stream_srv_ready(s);
 }
 
-/* The TCP connection to the server is up: through a SOCKS4 proxy, the
- * request is sent and its reply awaited (stream_socks_reply()); else the
- * connection is established. Returns 0, or -1 (a connection failure). */
 int stream_srv_up(struct stream *s)
 {
 	if (likely(!(s->srv.flags & CO_F_SOCKS)))
@@ -204,9 +195,6 @@ int stream_srv_up(struct stream *s)
 	return 0;
 }
 
-/* Reads the SOCKS4 proxy's reply. Returns 1 while more is awaited, 0 once
- * the proxy connected the server (the connection goes on as established),
- * -1 when it refused or failed (a connection failure, logged). */
 int stream_socks_reply(struct stream *s)
 {
 	const char *why = "connection closed";

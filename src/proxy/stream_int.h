@@ -31,17 +31,20 @@ void stream_io_cb(struct ev_loop *loop, ev_io *w, int revents);
 void stream_be_uncount(struct stream *s);
 
 /* The connection to the target failed (<timeout>: connect timeout, else
- * refused or reset): retried, or the exchange fails. Returns 0 while the
- * stream lives on, -1 once it was closed (freed). */
+ * refused or reset): retried (another server when redispatch applies,
+ * else the same one, after a turn-around when it refused at once), or the
+ * exchange fails. Returns 0 while the stream lives on, -1 once it was
+ * closed (freed). */
 int stream_conn_failed(struct stream *s, int timeout);
 
 /* The TCP connection to the server is up: through a SOCKS4 proxy, the
- * request is sent and its reply awaited; else the connection is
- * established. Returns 0, or -1 (a connection failure). */
+ * request is sent and its reply awaited (stream_socks_reply()); else the
+ * connection is established. Returns 0, or -1 (a connection failure). */
 int stream_srv_up(struct stream *s);
 
 /* Reads the SOCKS4 proxy's reply. Returns 1 while more is awaited, 0 once
- * the proxy connected the server, -1 when it refused or failed (logged). */
+ * the proxy connected the server (the connection goes on as established),
+ * -1 when it refused or failed (a connection failure, logged). */
 int stream_socks_reply(struct stream *s);
 
 #endif
